@@ -1,0 +1,71 @@
+//! `admin-console`: the `/v1/admin` JSON API for scripts (and, from the console issue on,
+//! the HTML console under `/console` on top of the same services), plus `GET /health`.
+//!
+//! # Layout
+//! - [`routes`]: one module per admin feature, each a `router()` of thin handlers.
+//! - [`extract`]: the `AdminUser` and `SuperAdmin` extractors.
+//! - [`openapi`]: the OpenAPI 3.1 document at `/v1/admin/openapi.json`.
+//!
+//! [`app`] builds the router so tests can serve it on port 0; [`run`] is `main`.
+
+pub mod extract;
+pub mod openapi;
+pub mod routes;
+
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use axum::Router;
+use shared::config::Settings;
+use shared::context::AppContext;
+use shared::services::admin_auth;
+
+#[derive(Clone)]
+pub struct AppState {
+    pub ctx: Arc<AppContext>,
+}
+
+/// The whole admin router with its middleware.
+pub fn app(state: AppState) -> Router {
+    let (router, api) = routes::router().split_for_parts();
+    let router = router.merge(openapi::serve(api)).with_state(state);
+    shared::http::with_common_layers(router)
+}
+
+/// Creates the bootstrap super_admin if no admin exists yet; a generated password is
+/// printed once on standard error (never through the structured log).
+pub async fn bootstrap_admin(ctx: &AppContext) -> anyhow::Result<()> {
+    if let Some(password) = admin_auth::bootstrap(ctx).await? {
+        eprintln!(
+            "admin-console: created super_admin '{}' with the generated password: {password}\n\
+             admin-console: it is shown only this once; sign in and change it.",
+            ctx.settings.admin_bootstrap_username
+        );
+    }
+    Ok(())
+}
+
+/// Starts the service with `settings` until SIGINT/SIGTERM.
+pub async fn run(settings: Settings) -> anyhow::Result<()> {
+    let clock = AppContext::clock_for(&settings);
+    let addr = settings.admin_console_addr;
+    let ctx = AppContext::start(settings, clock).await?;
+    bootstrap_admin(&ctx).await?;
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("binding {addr}"))?;
+    tracing::info!(
+        engine = ctx.db.engine(),
+        "admin-console listening on http://{addr}"
+    );
+    let db = ctx.db.clone();
+    shared::http::serve(
+        listener,
+        app(AppState { ctx }),
+        shared::http::shutdown_signal(),
+    )
+    .await?;
+    db.close().await;
+    tracing::info!("admin-console stopped");
+    Ok(())
+}

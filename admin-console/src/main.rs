@@ -1,0 +1,22 @@
+use std::process::ExitCode;
+
+use shared::config::Settings;
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let settings = match Settings::from_env() {
+        Ok(settings) => settings,
+        Err(e) => {
+            eprintln!("admin-console: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    shared::telemetry::init(settings.log_format);
+    match admin_console::run(settings).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            tracing::error!(error = format!("{e:#}"), "admin-console failed");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,56 @@
+//! The OpenAPI 3.1 document of the admin API.
+
+use std::sync::Arc;
+
+use axum::routing::get;
+use axum::{Json, Router};
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::{Modify, OpenApi};
+
+use crate::AppState;
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Quiz Game — Admin API",
+        description = "Administration endpoints for scripts and the console. Every response is the envelope `{success, data, error, pagination?, meta?}`.",
+        version = "1.0.0"
+    ),
+    modifiers(&BearerAuth),
+    tags(
+        (name = "health", description = "Liveness"),
+        (name = "auth", description = "Admin sign-in and tokens"),
+        (name = "admins", description = "Admin accounts"),
+    )
+)]
+pub struct ApiDoc;
+
+/// The `admin_jwt` bearer scheme referenced by authenticated routes.
+struct BearerAuth;
+
+impl Modify for BearerAuth {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "admin_jwt",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .bearer_format("JWT")
+                    .build(),
+            ),
+        );
+    }
+}
+
+/// `GET /v1/admin/openapi.json`.
+pub fn serve(api: utoipa::openapi::OpenApi) -> Router<AppState> {
+    let api = Arc::new(api);
+    Router::new().route(
+        "/v1/admin/openapi.json",
+        get(move || {
+            let api = Arc::clone(&api);
+            async move { Json(api) }
+        }),
+    )
+}

@@ -1,0 +1,26 @@
+//! Every admin route, merged in one place. Paths inside `v1()` are relative to
+//! `/v1/admin`.
+
+pub mod accounts;
+pub mod auth;
+pub mod health;
+
+use utoipa::OpenApi;
+use utoipa_axum::router::OpenApiRouter;
+
+use crate::AppState;
+use crate::openapi::ApiDoc;
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::with_openapi(ApiDoc::openapi())
+        .merge(health::router())
+        .nest("/v1/admin", v1())
+}
+
+fn v1() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        // sign-in and tokens (open)
+        .merge(auth::router())
+        // admin accounts
+        .merge(accounts::router())
+}

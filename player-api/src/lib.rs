@@ -1,0 +1,58 @@
+//! `player-api`: the mobile player endpoints under `/v1`, plus `GET /health`.
+//!
+//! # Layout
+//! - [`routes`]: one module per feature, each a `router()` of thin handlers
+//!   (extract → call a `shared::services` function → respond).
+//! - [`extract`]: the `CurrentPlayer` and `GuestPlayer` extractors.
+//! - [`openapi`]: the OpenAPI 3.1 document, generated from the handlers' annotations and
+//!   served at `/v1/openapi.json`.
+//!
+//! [`app`] builds the router so tests can serve it on port 0; [`run`] is `main`.
+
+pub mod extract;
+pub mod openapi;
+pub mod routes;
+
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use axum::Router;
+use shared::config::Settings;
+use shared::context::AppContext;
+
+/// State of every handler.
+#[derive(Clone)]
+pub struct AppState {
+    pub ctx: Arc<AppContext>,
+}
+
+/// The whole player router with its middleware.
+pub fn app(state: AppState) -> Router {
+    let (router, api) = routes::router().split_for_parts();
+    let router = router.merge(openapi::serve(api)).with_state(state);
+    shared::http::with_common_layers(router)
+}
+
+/// Starts the service with `settings` until SIGINT/SIGTERM.
+pub async fn run(settings: Settings) -> anyhow::Result<()> {
+    let clock = AppContext::clock_for(&settings);
+    let addr = settings.player_api_addr;
+    let ctx = AppContext::start(settings, clock).await?;
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("binding {addr}"))?;
+    tracing::info!(
+        engine = ctx.db.engine(),
+        "player-api listening on http://{addr}"
+    );
+    let db = ctx.db.clone();
+    shared::http::serve(
+        listener,
+        app(AppState { ctx }),
+        shared::http::shutdown_signal(),
+    )
+    .await?;
+    db.close().await;
+    tracing::info!("player-api stopped");
+    Ok(())
+}

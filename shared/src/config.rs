@@ -1,0 +1,534 @@
+//! Configuration, read once from the environment at start and validated.
+//!
+//! Every variable is listed in the README's configuration table. A bad value stops the
+//! process with a message that names the variable.
+
+use std::fmt;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use chrono::{DateTime, Utc};
+
+use crate::domain::rules::GameRules;
+
+/// A secret value: never printed by `Debug`.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn new(value: impl Into<String>) -> Self {
+        Self(value.into())
+    }
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Secret(***)")
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AppEnv {
+    Development,
+    Production,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogFormat {
+    Pretty,
+    Json,
+}
+
+/// Where the data lives.
+#[derive(Clone, PartialEq, Eq)]
+pub enum DatabaseUrl {
+    /// An SQLite file (created with its folder on first start).
+    Sqlite(PathBuf),
+    /// A `postgres://` URL.
+    Postgres(String),
+}
+
+impl fmt::Debug for DatabaseUrl {
+    // The PostgreSQL URL may carry a password.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Sqlite(path) => write!(f, "Sqlite({})", path.display()),
+            Self::Postgres(_) => f.write_str("Postgres(***)"),
+        }
+    }
+}
+
+impl DatabaseUrl {
+    /// Parses a `DATABASE_URL` value: `postgres://…`, `postgresql://…` or `sqlite:path`.
+    pub fn parse(url: &str) -> Option<Self> {
+        if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            Some(Self::Postgres(url.to_string()))
+        } else if url.starts_with("sqlite:") {
+            let path = url
+                .trim_start_matches("sqlite://")
+                .trim_start_matches("sqlite:");
+            Some(Self::Sqlite(PathBuf::from(path)))
+        } else {
+            None
+        }
+    }
+}
+
+/// The SMS provider behind phone sign-in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SmsProvider {
+    /// `SMS_PROVIDER` unset: phone sign-in answers 503 SERVICE_UNAVAILABLE.
+    None,
+    /// Development only: codes are made here and written to the log.
+    Console,
+    /// Alibaba Cloud Phone Number Verification Service.
+    Aliyun(AliyunSettings),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AliyunSettings {
+    pub access_key_id: String,
+    pub access_key_secret: Secret,
+    pub sign_name: String,
+    pub template_code: String,
+    pub endpoint: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HuaweiSettings {
+    pub client_id: String,
+    pub client_secret: Secret,
+    pub token_url: String,
+    pub jwks_url: String,
+    pub issuer: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AppleSettings {
+    pub client_id: String,
+    pub jwks_url: String,
+    pub issuer: String,
+}
+
+/// The whole configuration of either binary.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// `APP_ENV`: production refuses dev-only features and requires real secrets.
+    pub app_env: AppEnv,
+    /// `PLAYER_API_ADDR`.
+    pub player_api_addr: SocketAddr,
+    /// `ADMIN_CONSOLE_ADDR`.
+    pub admin_console_addr: SocketAddr,
+    /// `DATABASE_URL`; default the SQLite file `data/quiz.db`.
+    pub database_url: DatabaseUrl,
+    /// `JWT_SECRET`; outside production, generated once and stored in the database.
+    pub jwt_secret: Option<Secret>,
+    /// `ADMIN_JWT_SECRET`; as above.
+    pub admin_jwt_secret: Option<Secret>,
+    /// `ADMIN_BOOTSTRAP_USERNAME`: the first super_admin (default `admin`).
+    pub admin_bootstrap_username: String,
+    /// `ADMIN_BOOTSTRAP_PASSWORD`: absent, a random one is generated and logged once.
+    pub admin_bootstrap_password: Option<Secret>,
+    /// `ADMIN_STATIC_TOKEN`: what `POST /v1/admin/auth` compares against.
+    pub admin_static_token: Option<Secret>,
+    /// `TRUST_FORWARDED_FOR`: rate-limit by the first `X-Forwarded-For` entry.
+    pub trust_forwarded_for: bool,
+    /// `QUIZ_CLOCK_START`: where the service clock starts (refused in production).
+    pub clock_start: Option<DateTime<Utc>>,
+    /// `DEMO_CONTENT`: load the demo tracks (idempotent).
+    pub demo_content: bool,
+    /// `LOG_FORMAT`.
+    pub log_format: LogFormat,
+    /// `REDIS_URL`: optional rank index for large leaderboards.
+    pub redis_url: Option<Secret>,
+    /// `SMS_PROVIDER` and the `ALIYUN_*` variables.
+    pub sms: SmsProvider,
+    /// `HUAWEI_*`: absent client id or secret, HUAWEI sign-in answers 503.
+    pub huawei: Option<HuaweiSettings>,
+    /// `APPLE_*`: absent client id, Apple sign-in answers 503.
+    pub apple: Option<AppleSettings>,
+    /// The game-rule defaults of operations.md §6, each overridable (`RULE_*`).
+    pub rules: GameRules,
+}
+
+/// Every problem found in the environment, reported together.
+#[derive(Debug, thiserror::Error)]
+#[error("invalid configuration:\n  - {}", .0.join("\n  - "))]
+pub struct ConfigError(pub Vec<String>);
+
+/// Reads variables by name; `std::env::var` in the binaries, a map in tests.
+pub trait Lookup {
+    fn get(&self, name: &str) -> Option<String>;
+}
+
+impl<F: Fn(&str) -> Option<String>> Lookup for F {
+    fn get(&self, name: &str) -> Option<String> {
+        self(name).filter(|v| !v.trim().is_empty())
+    }
+}
+
+pub(crate) struct Reader<'a> {
+    lookup: &'a dyn Lookup,
+    pub(crate) errors: Vec<String>,
+}
+
+impl<'a> Reader<'a> {
+    pub(crate) fn new(lookup: &'a dyn Lookup) -> Self {
+        Self {
+            lookup,
+            errors: Vec::new(),
+        }
+    }
+
+    pub(crate) fn string(&self, name: &str) -> Option<String> {
+        self.lookup.get(name).map(|v| v.trim().to_string())
+    }
+
+    pub(crate) fn string_or(&self, name: &str, default: &str) -> String {
+        self.string(name).unwrap_or_else(|| default.to_string())
+    }
+
+    pub(crate) fn parsed<T: std::str::FromStr>(&mut self, name: &str, default: T) -> T
+    where
+        T::Err: fmt::Display,
+    {
+        match self.string(name) {
+            None => default,
+            Some(raw) => raw.parse().unwrap_or_else(|e| {
+                self.errors.push(format!("{name}={raw:?}: {e}"));
+                default
+            }),
+        }
+    }
+
+    pub(crate) fn flag(&mut self, name: &str, default: bool) -> bool {
+        match self.string(name).map(|v| v.to_ascii_lowercase()) {
+            None => default,
+            Some(v) if v == "true" || v == "1" || v == "yes" => true,
+            Some(v) if v == "false" || v == "0" || v == "no" => false,
+            Some(v) => {
+                self.errors
+                    .push(format!("{name}={v:?}: expected true or false"));
+                default
+            }
+        }
+    }
+}
+
+impl Settings {
+    /// Reads the process environment.
+    pub fn from_env() -> Result<Self, ConfigError> {
+        Self::from_lookup(&|name: &str| std::env::var(name).ok())
+    }
+
+    /// Reads and validates every variable through `lookup`.
+    pub fn from_lookup(lookup: &dyn Lookup) -> Result<Self, ConfigError> {
+        let mut r = Reader::new(lookup);
+
+        let app_env = match r.string_or("APP_ENV", "development").as_str() {
+            "development" => AppEnv::Development,
+            "production" => AppEnv::Production,
+            other => {
+                r.errors.push(format!(
+                    "APP_ENV={other:?}: expected development or production"
+                ));
+                AppEnv::Development
+            }
+        };
+        let production = app_env == AppEnv::Production;
+
+        let player_api_addr = r.parsed("PLAYER_API_ADDR", SocketAddr::from(([127, 0, 0, 1], 8080)));
+        let admin_console_addr = r.parsed(
+            "ADMIN_CONSOLE_ADDR",
+            SocketAddr::from(([127, 0, 0, 1], 8081)),
+        );
+
+        let database_url = match r.string("DATABASE_URL") {
+            None => DatabaseUrl::Sqlite(PathBuf::from("data/quiz.db")),
+            Some(raw) => DatabaseUrl::parse(&raw).unwrap_or_else(|| {
+                r.errors.push(
+                    "DATABASE_URL: expected postgres://… or sqlite:path (unset: data/quiz.db)"
+                        .into(),
+                );
+                DatabaseUrl::Sqlite(PathBuf::from("data/quiz.db"))
+            }),
+        };
+
+        let jwt_secret = r.string("JWT_SECRET").map(Secret::new);
+        let admin_jwt_secret = r.string("ADMIN_JWT_SECRET").map(Secret::new);
+        for (name, value) in [
+            ("JWT_SECRET", &jwt_secret),
+            ("ADMIN_JWT_SECRET", &admin_jwt_secret),
+        ] {
+            match value {
+                None if production => r
+                    .errors
+                    .push(format!("{name} is required when APP_ENV=production")),
+                Some(s) if s.expose().len() < 32 => r
+                    .errors
+                    .push(format!("{name} must be at least 32 characters")),
+                _ => {}
+            }
+        }
+        if let (Some(a), Some(b)) = (&jwt_secret, &admin_jwt_secret)
+            && a == b
+        {
+            r.errors
+                .push("JWT_SECRET and ADMIN_JWT_SECRET must differ".into());
+        }
+
+        let admin_bootstrap_username = r.string_or("ADMIN_BOOTSTRAP_USERNAME", "admin");
+        let admin_bootstrap_password = r.string("ADMIN_BOOTSTRAP_PASSWORD").map(Secret::new);
+        if let Some(p) = &admin_bootstrap_password {
+            let len = p.expose().chars().count();
+            if !(8..=128).contains(&len) {
+                r.errors
+                    .push("ADMIN_BOOTSTRAP_PASSWORD must be 8-128 characters".into());
+            }
+        }
+        let username_len = admin_bootstrap_username.chars().count();
+        if !(3..=50).contains(&username_len) {
+            r.errors
+                .push("ADMIN_BOOTSTRAP_USERNAME must be 3-50 characters".into());
+        }
+        let admin_static_token = r.string("ADMIN_STATIC_TOKEN").map(Secret::new);
+        let trust_forwarded_for = r.flag("TRUST_FORWARDED_FOR", false);
+
+        let clock_start = match r.string("QUIZ_CLOCK_START") {
+            None => None,
+            Some(_) if production => {
+                r.errors
+                    .push("QUIZ_CLOCK_START is refused when APP_ENV=production".into());
+                None
+            }
+            Some(raw) => match DateTime::parse_from_rfc3339(&raw) {
+                Ok(t) => Some(t.with_timezone(&Utc)),
+                Err(e) => {
+                    r.errors
+                        .push(format!("QUIZ_CLOCK_START={raw:?}: not RFC 3339 ({e})"));
+                    None
+                }
+            },
+        };
+
+        let demo_content = r.flag("DEMO_CONTENT", false);
+        let log_format = match r.string_or("LOG_FORMAT", "pretty").as_str() {
+            "pretty" => LogFormat::Pretty,
+            "json" => LogFormat::Json,
+            other => {
+                r.errors
+                    .push(format!("LOG_FORMAT={other:?}: expected json or pretty"));
+                LogFormat::Pretty
+            }
+        };
+        let redis_url = r.string("REDIS_URL").map(Secret::new);
+
+        let sms = match r.string("SMS_PROVIDER").as_deref() {
+            None => SmsProvider::None,
+            Some("console") if production => {
+                r.errors
+                    .push("SMS_PROVIDER=console is refused when APP_ENV=production".into());
+                SmsProvider::None
+            }
+            Some("console") => SmsProvider::Console,
+            Some("aliyun") => {
+                let mut required = |name: &str| {
+                    r.string(name).unwrap_or_else(|| {
+                        r.errors
+                            .push(format!("{name} is required when SMS_PROVIDER=aliyun"));
+                        String::new()
+                    })
+                };
+                let access_key_id = required("ALIYUN_ACCESS_KEY_ID");
+                let access_key_secret = Secret::new(required("ALIYUN_ACCESS_KEY_SECRET"));
+                let sign_name = required("ALIYUN_SMS_SIGN_NAME");
+                let template_code = required("ALIYUN_SMS_TEMPLATE_CODE");
+                SmsProvider::Aliyun(AliyunSettings {
+                    access_key_id,
+                    access_key_secret,
+                    sign_name,
+                    template_code,
+                    endpoint: r.string_or("ALIYUN_DYPNS_ENDPOINT", "https://dypnsapi.aliyuncs.com"),
+                })
+            }
+            Some(other) => {
+                r.errors.push(format!(
+                    "SMS_PROVIDER={other:?}: expected aliyun or console (or unset)"
+                ));
+                SmsProvider::None
+            }
+        };
+
+        let huawei = match (
+            r.string("HUAWEI_CLIENT_ID"),
+            r.string("HUAWEI_CLIENT_SECRET"),
+        ) {
+            (Some(client_id), Some(secret)) => Some(HuaweiSettings {
+                client_id,
+                client_secret: Secret::new(secret),
+                token_url: r.string_or(
+                    "HUAWEI_TOKEN_URL",
+                    "https://oauth-login.cloud.huawei.com/oauth2/v3/token",
+                ),
+                jwks_url: r.string_or(
+                    "HUAWEI_JWKS_URL",
+                    "https://oauth-login.cloud.huawei.com/oauth2/v3/certs",
+                ),
+                issuer: r.string_or("HUAWEI_ISSUER", "https://accounts.huawei.com"),
+            }),
+            (None, None) => None,
+            _ => {
+                r.errors
+                    .push("HUAWEI_CLIENT_ID and HUAWEI_CLIENT_SECRET go together".into());
+                None
+            }
+        };
+        let apple = r.string("APPLE_CLIENT_ID").map(|client_id| AppleSettings {
+            client_id,
+            jwks_url: r.string_or("APPLE_JWKS_URL", "https://appleid.apple.com/auth/keys"),
+            issuer: r.string_or("APPLE_ISSUER", "https://appleid.apple.com"),
+        });
+
+        let rules = GameRules::from_reader(&mut r);
+
+        if r.errors.is_empty() {
+            Ok(Self {
+                app_env,
+                player_api_addr,
+                admin_console_addr,
+                database_url,
+                jwt_secret,
+                admin_jwt_secret,
+                admin_bootstrap_username,
+                admin_bootstrap_password,
+                admin_static_token,
+                trust_forwarded_for,
+                clock_start,
+                demo_content,
+                log_format,
+                redis_url,
+                sms,
+                huawei,
+                apple,
+                rules,
+            })
+        } else {
+            Err(ConfigError(r.errors))
+        }
+    }
+
+    pub fn is_production(&self) -> bool {
+        self.app_env == AppEnv::Production
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+
+    fn settings(vars: &[(&str, &str)]) -> Result<Settings, ConfigError> {
+        let map: HashMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Settings::from_lookup(&move |name: &str| map.get(name).cloned())
+    }
+
+    fn errors(vars: &[(&str, &str)]) -> String {
+        match settings(vars) {
+            Ok(_) => panic!("expected a configuration error"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    const SECRET_A: &str = "a-player-secret-of-at-least-32-characters";
+    const SECRET_B: &str = "an-admin-secret-of-at-least-32-characters";
+
+    #[test]
+    fn defaults_need_nothing() {
+        let s = settings(&[]).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(s.app_env, AppEnv::Development);
+        assert_eq!(s.database_url, DatabaseUrl::Sqlite("data/quiz.db".into()));
+        assert_eq!(s.player_api_addr.port(), 8080);
+        assert_eq!(s.admin_console_addr.port(), 8081);
+        assert_eq!(s.sms, SmsProvider::None);
+        assert!(!s.demo_content);
+        assert_eq!(s.rules, GameRules::default());
+    }
+
+    #[test]
+    fn production_requires_both_secrets() {
+        let e = errors(&[("APP_ENV", "production")]);
+        assert!(e.contains("JWT_SECRET is required"), "{e}");
+        assert!(e.contains("ADMIN_JWT_SECRET is required"), "{e}");
+        let ok = settings(&[
+            ("APP_ENV", "production"),
+            ("JWT_SECRET", SECRET_A),
+            ("ADMIN_JWT_SECRET", SECRET_B),
+        ]);
+        assert!(ok.is_ok());
+    }
+
+    #[test]
+    fn production_refuses_dev_only_features() {
+        let e = errors(&[
+            ("APP_ENV", "production"),
+            ("JWT_SECRET", SECRET_A),
+            ("ADMIN_JWT_SECRET", SECRET_B),
+            ("SMS_PROVIDER", "console"),
+            ("QUIZ_CLOCK_START", "2026-01-01T00:00:00Z"),
+        ]);
+        assert!(e.contains("SMS_PROVIDER=console is refused"), "{e}");
+        assert!(e.contains("QUIZ_CLOCK_START is refused"), "{e}");
+    }
+
+    #[test]
+    fn bad_values_name_their_variable() {
+        let e = errors(&[
+            ("APP_ENV", "staging"),
+            ("PLAYER_API_ADDR", "nowhere"),
+            ("DEMO_CONTENT", "maybe"),
+            ("QUIZ_CLOCK_START", "yesterday"),
+            ("SMS_PROVIDER", "aliyun"),
+            ("JWT_SECRET", "short"),
+        ]);
+        for needle in [
+            "APP_ENV=",
+            "PLAYER_API_ADDR=",
+            "DEMO_CONTENT=",
+            "QUIZ_CLOCK_START=",
+            "ALIYUN_ACCESS_KEY_ID is required",
+            "JWT_SECRET must be at least 32",
+        ] {
+            assert!(e.contains(needle), "missing {needle} in {e}");
+        }
+    }
+
+    #[test]
+    fn database_url_selects_the_engine() {
+        let pg =
+            settings(&[("DATABASE_URL", "postgres://u:pw@h/db")]).unwrap_or_else(|e| panic!("{e}"));
+        assert!(matches!(pg.database_url, DatabaseUrl::Postgres(_)));
+        assert_eq!(format!("{:?}", pg.database_url), "Postgres(***)");
+        let lite =
+            settings(&[("DATABASE_URL", "sqlite:///tmp/x.db")]).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(lite.database_url, DatabaseUrl::Sqlite("/tmp/x.db".into()));
+    }
+
+    #[test]
+    fn secrets_are_redacted_in_debug() {
+        let s = settings(&[
+            ("JWT_SECRET", SECRET_A),
+            ("ADMIN_STATIC_TOKEN", "static-token"),
+        ])
+        .unwrap_or_else(|e| panic!("{e}"));
+        let printed = format!("{s:?}");
+        assert!(!printed.contains(SECRET_A));
+        assert!(!printed.contains("static-token"));
+    }
+}

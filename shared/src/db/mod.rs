@@ -1,0 +1,244 @@
+//! The data layer: the only place SQL lives.
+//!
+//! [`Db`] is a closed enum over the two engines. The [`read!`] and [`in_tx!`] macros run
+//! the same SQL text on whichever pool is active; a statement is written per engine
+//! only where the engines truly differ, with the reason beside it. Portable SQL:
+//! `$N` placeholders (SQLite maps `$N` to the N-th argument), `RETURNING`,
+//! `ON CONFLICT`, instants bound from the service clock.
+//!
+//! SQLite runs one writer connection (`BEGIN IMMEDIATE`, so a transaction that reads
+//! before writing never fails to upgrade) beside a pool of readers, which WAL lets run
+//! while the writer works.
+//!
+//! # Layout
+//! - [`secrets`]: generated server secrets.
+//! - [`regions`]: the region catalogue.
+//! - [`players`]: players, identities, progress rows.
+//! - [`refresh_tokens`]: stored refresh tokens of both audiences.
+//! - [`admins`]: admin accounts.
+//! - [`content`]: categories, skill-tree nodes, questions and cards.
+
+pub mod admins;
+pub mod content;
+pub mod players;
+pub mod refresh_tokens;
+pub mod regions;
+pub mod secrets;
+
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use sqlx::migrate::Migrator;
+use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
+};
+use sqlx::{Postgres, Sqlite, Transaction};
+
+use crate::config::DatabaseUrl;
+
+static SQLITE_MIGRATIONS: Migrator = sqlx::migrate!("../migrations/sqlite");
+static POSTGRES_MIGRATIONS: Migrator = sqlx::migrate!("../migrations/postgres");
+
+/// Connections of the active engine.
+#[derive(Clone, Debug)]
+pub enum Db {
+    Sqlite(SqliteDb),
+    Postgres(PgPool),
+}
+
+/// SQLite: one writer, several readers.
+#[derive(Clone, Debug)]
+pub struct SqliteDb {
+    pub writer: SqlitePool,
+    pub reader: SqlitePool,
+    path: PathBuf,
+}
+
+/// A write transaction on the active engine.
+pub enum Tx {
+    Sqlite(Transaction<'static, Sqlite>),
+    Postgres(Transaction<'static, Postgres>),
+}
+
+/// Runs `$body` with `$ex` bound to a read executor of the active engine.
+#[macro_export]
+macro_rules! read {
+    ($db:expr, |$ex:ident| $body:expr) => {
+        match $db {
+            $crate::db::Db::Sqlite(s) => {
+                let $ex = &s.reader;
+                $body
+            }
+            $crate::db::Db::Postgres(p) => {
+                let $ex = p;
+                $body
+            }
+        }
+    };
+}
+
+/// Runs `$body` with `$ex` bound to the connection of transaction `$tx` (a `&mut Tx`).
+#[macro_export]
+macro_rules! in_tx {
+    ($tx:expr, |$ex:ident| $body:expr) => {
+        match $tx {
+            $crate::db::Tx::Sqlite(t) => {
+                let $ex = &mut **t;
+                $body
+            }
+            $crate::db::Tx::Postgres(t) => {
+                let $ex = &mut **t;
+                $body
+            }
+        }
+    };
+}
+
+pub use crate::{in_tx, read};
+
+impl Db {
+    /// Opens the database named by `url`: the SQLite file (and its folder) is created
+    /// when missing, in WAL mode with foreign keys on.
+    pub async fn connect(url: &DatabaseUrl) -> anyhow::Result<Self> {
+        match url {
+            DatabaseUrl::Sqlite(path) => {
+                if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                    std::fs::create_dir_all(dir)
+                        .with_context(|| format!("creating {}", dir.display()))?;
+                }
+                let options = SqliteConnectOptions::new()
+                    .filename(path)
+                    .create_if_missing(true)
+                    .journal_mode(SqliteJournalMode::Wal)
+                    .synchronous(SqliteSynchronous::Normal)
+                    .foreign_keys(true)
+                    .busy_timeout(Duration::from_secs(10));
+                let writer = SqlitePoolOptions::new()
+                    .max_connections(1)
+                    .connect_with(options.clone())
+                    .await
+                    .with_context(|| format!("opening {}", path.display()))?;
+                let reader = SqlitePoolOptions::new()
+                    .max_connections(4)
+                    .connect_with(options)
+                    .await
+                    .with_context(|| format!("opening {}", path.display()))?;
+                Ok(Self::Sqlite(SqliteDb {
+                    writer,
+                    reader,
+                    path: path.clone(),
+                }))
+            }
+            DatabaseUrl::Postgres(url) => {
+                let options = PgConnectOptions::from_str(url).context("parsing DATABASE_URL")?;
+                let pool = PgPoolOptions::new()
+                    .max_connections(16)
+                    .acquire_timeout(Duration::from_secs(10))
+                    .connect_with(options)
+                    .await
+                    .context("connecting to PostgreSQL")?;
+                Ok(Self::Postgres(pool))
+            }
+        }
+    }
+
+    /// `sqlite` or `postgres`.
+    pub fn engine(&self) -> &'static str {
+        match self {
+            Self::Sqlite(_) => "sqlite",
+            Self::Postgres(_) => "postgres",
+        }
+    }
+
+    /// Applies pending migrations. Safe when several processes start at once:
+    /// PostgreSQL serialises them with the migrator's advisory lock, SQLite with an
+    /// exclusive lock on a file beside the database.
+    pub async fn migrate(&self) -> anyhow::Result<()> {
+        match self {
+            Self::Postgres(pool) => POSTGRES_MIGRATIONS
+                .run(pool)
+                .await
+                .context("applying PostgreSQL migrations"),
+            Self::Sqlite(s) => {
+                let lock = lock_file(&s.path).await?;
+                let result = SQLITE_MIGRATIONS
+                    .run(&s.writer)
+                    .await
+                    .context("applying SQLite migrations");
+                drop(lock);
+                result
+            }
+        }
+    }
+
+    /// Starts a write transaction (`BEGIN IMMEDIATE` on SQLite).
+    pub async fn begin(&self) -> Result<Tx, sqlx::Error> {
+        match self {
+            Self::Sqlite(s) => Ok(Tx::Sqlite(s.writer.begin_with("BEGIN IMMEDIATE").await?)),
+            Self::Postgres(p) => Ok(Tx::Postgres(p.begin().await?)),
+        }
+    }
+
+    pub async fn close(&self) {
+        match self {
+            Self::Sqlite(s) => {
+                s.writer.close().await;
+                s.reader.close().await;
+            }
+            Self::Postgres(p) => p.close().await,
+        }
+    }
+}
+
+impl Tx {
+    pub async fn commit(self) -> Result<(), sqlx::Error> {
+        match self {
+            Self::Sqlite(t) => t.commit().await,
+            Self::Postgres(t) => t.commit().await,
+        }
+    }
+}
+
+/// Takes an exclusive advisory lock on `<db>.migrate-lock`; released when dropped.
+async fn lock_file(db_path: &Path) -> anyhow::Result<std::fs::File> {
+    let mut lock_path = db_path.as_os_str().to_owned();
+    lock_path.push(".migrate-lock");
+    let lock_path = PathBuf::from(lock_path);
+    tokio::task::spawn_blocking(move || {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .with_context(|| format!("opening {}", lock_path.display()))?;
+        file.lock()
+            .with_context(|| format!("locking {}", lock_path.display()))?;
+        Ok(file)
+    })
+    .await
+    .context("migration lock task")?
+}
+
+/// The version numbers of the embedded migrations of each engine (they must match).
+pub fn migration_versions() -> (Vec<i64>, Vec<i64>) {
+    let versions = |m: &Migrator| m.iter().map(|m| m.version).collect::<Vec<_>>();
+    (versions(&SQLITE_MIGRATIONS), versions(&POSTGRES_MIGRATIONS))
+}
+
+/// True when `e` is a unique-constraint violation (either engine).
+pub fn is_unique_violation(e: &sqlx::Error) -> bool {
+    matches!(e, sqlx::Error::Database(d) if d.is_unique_violation())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn both_engines_have_the_same_migration_versions() {
+        let (sqlite, postgres) = super::migration_versions();
+        assert!(!sqlite.is_empty());
+        assert_eq!(sqlite, postgres);
+    }
+}

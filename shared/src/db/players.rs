@@ -1,0 +1,144 @@
+//! `players`, `player_identities`, `player_progress`: who a player is, how they sign in,
+//! and their game resources.
+
+use super::{Db, Tx, in_tx, read};
+
+/// What authentication needs to know about a player, read on every request.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct PlayerAuthRow {
+    pub id: String,
+    pub is_guest: bool,
+    pub is_banned: bool,
+    pub banned_until: Option<i64>,
+    pub deleted_at: Option<i64>,
+}
+
+pub async fn auth_row(db: &Db, id: &str) -> sqlx::Result<Option<PlayerAuthRow>> {
+    Ok(read!(db, |ex| {
+        sqlx::query_as::<_, PlayerAuthRow>(
+            "SELECT id, is_guest, is_banned, banned_until, deleted_at FROM players WHERE id = $1",
+        )
+        .bind(id)
+        .fetch_optional(ex)
+        .await?
+    }))
+}
+
+/// The player an identity belongs to.
+pub async fn find_by_identity(
+    db: &Db,
+    provider: &str,
+    subject: &str,
+) -> sqlx::Result<Option<String>> {
+    Ok(read!(db, |ex| {
+        sqlx::query_scalar(
+            "SELECT player_id FROM player_identities WHERE provider = $1 AND subject = $2",
+        )
+        .bind(provider)
+        .bind(subject)
+        .fetch_optional(ex)
+        .await?
+    }))
+}
+
+/// A new player to create with its first identity.
+pub struct NewPlayer<'a> {
+    pub id: &'a str,
+    pub is_guest: bool,
+    pub nickname: Option<&'a str>,
+    pub provider: &'a str,
+    pub subject: &'a str,
+    pub hearts: i64,
+    pub now_ms: i64,
+}
+
+/// Creates the player, its progress, wallet and subscription rows and its identity.
+/// Returns false, with nothing written that matters, when the identity was taken
+/// concurrently (the caller rolls back and reads the winner).
+pub async fn create_with_identity(tx: &mut Tx, p: &NewPlayer<'_>) -> sqlx::Result<bool> {
+    let claimed = in_tx!(tx, |ex| {
+        sqlx::query(
+            "INSERT INTO players (id, nickname, is_guest, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $4)",
+        )
+        .bind(p.id)
+        .bind(p.nickname)
+        .bind(p.is_guest)
+        .bind(p.now_ms)
+        .execute(&mut *ex)
+        .await?;
+        sqlx::query(
+            "INSERT INTO player_identities (provider, subject, player_id, created_at)
+             VALUES ($1, $2, $3, $4) ON CONFLICT (provider, subject) DO NOTHING",
+        )
+        .bind(p.provider)
+        .bind(p.subject)
+        .bind(p.id)
+        .bind(p.now_ms)
+        .execute(&mut *ex)
+        .await?
+        .rows_affected()
+            == 1
+    });
+    if !claimed {
+        return Ok(false);
+    }
+    in_tx!(tx, |ex| {
+        sqlx::query(
+            "INSERT INTO player_progress (player_id, hearts, updated_at) VALUES ($1, $2, $3)",
+        )
+        .bind(p.id)
+        .bind(p.hearts)
+        .bind(p.now_ms)
+        .execute(&mut *ex)
+        .await?;
+        sqlx::query(
+            "INSERT INTO wallets (player_id, coins_balance, updated_at) VALUES ($1, 0, $2)",
+        )
+        .bind(p.id)
+        .bind(p.now_ms)
+        .execute(&mut *ex)
+        .await?;
+        sqlx::query(
+            "INSERT INTO subscriptions (player_id, status, tier, updated_at)
+             VALUES ($1, 'none', 'free', $2)",
+        )
+        .bind(p.id)
+        .bind(p.now_ms)
+        .execute(&mut *ex)
+        .await?;
+    });
+    Ok(true)
+}
+
+/// The fields of "Current user" and the session's user summary.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct PlayerProfileRow {
+    pub id: String,
+    pub nickname: Option<String>,
+    pub avatar_url: Option<String>,
+    pub tier: String,
+    pub xp: i64,
+    pub hearts: i64,
+    pub hearts_regen_from: Option<i64>,
+    pub streak_days: i64,
+    pub streak_last_day: Option<String>,
+    pub streak_protected_until: Option<i64>,
+    pub daily_xp_day: Option<String>,
+    pub daily_xp: i64,
+}
+
+pub async fn profile(db: &Db, id: &str) -> sqlx::Result<Option<PlayerProfileRow>> {
+    Ok(read!(db, |ex| {
+        sqlx::query_as::<_, PlayerProfileRow>(
+            "SELECT p.id, p.nickname, p.avatar_url, p.tier, g.xp, g.hearts, g.hearts_regen_from,
+                    g.streak_days, g.streak_last_day, g.streak_protected_until,
+                    g.daily_xp_day, g.daily_xp
+             FROM players p JOIN player_progress g ON g.player_id = p.id
+             WHERE p.id = $1 AND p.deleted_at IS NULL",
+        )
+        .bind(id)
+        .fetch_optional(ex)
+        .await?
+    }))
+}

@@ -1,0 +1,4 @@
+//! Plain types and rules of the game: no I/O, no HTTP, no SQL.
+
+pub mod progress;
+pub mod rules;

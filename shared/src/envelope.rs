@@ -1,0 +1,146 @@
+//! The success side of the response envelope:
+//! `{success: true, data, error: null, pagination?, meta?}`.
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::error::ErrorBody;
+
+/// `pagination` of a paged list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Pagination {
+    pub total: i64,
+    pub page: i64,
+    pub limit: i64,
+}
+
+/// A successful answer: the payload and, for lists and leaderboards, `pagination` and
+/// `meta`.
+pub struct ApiResponse<T> {
+    status: StatusCode,
+    data: T,
+    pagination: Option<Pagination>,
+    meta: Option<serde_json::Value>,
+}
+
+/// What handlers return.
+pub type ApiResult<T> = Result<ApiResponse<T>, crate::Error>;
+
+/// `200` with `data`.
+pub fn ok<T>(data: T) -> ApiResponse<T> {
+    ApiResponse {
+        status: StatusCode::OK,
+        data,
+        pagination: None,
+        meta: None,
+    }
+}
+
+/// `200` with a page of `data` and its `pagination`.
+pub fn paged<T>(data: Vec<T>, pagination: Pagination) -> ApiResponse<Vec<T>> {
+    ApiResponse {
+        status: StatusCode::OK,
+        data,
+        pagination: Some(pagination),
+        meta: None,
+    }
+}
+
+impl<T> ApiResponse<T> {
+    pub fn with_meta(mut self, meta: impl Serialize) -> Self {
+        self.meta = serde_json::to_value(meta).ok();
+        self
+    }
+    pub fn with_pagination(mut self, pagination: Pagination) -> Self {
+        self.pagination = Some(pagination);
+        self
+    }
+    pub fn with_status(mut self, status: StatusCode) -> Self {
+        self.status = status;
+        self
+    }
+}
+
+#[derive(Serialize)]
+struct SuccessEnvelope<'a, T> {
+    success: bool,
+    data: &'a T,
+    error: (),
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pagination: Option<Pagination>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    meta: Option<&'a serde_json::Value>,
+}
+
+impl<T: Serialize> IntoResponse for ApiResponse<T> {
+    fn into_response(self) -> Response {
+        json_response(
+            self.status,
+            &SuccessEnvelope {
+                success: true,
+                data: &self.data,
+                error: (),
+                pagination: self.pagination,
+                meta: self.meta.as_ref(),
+            },
+        )
+    }
+}
+
+/// Serialises `body` as the JSON response; a serialisation failure is itself a 500
+/// envelope rather than a panic.
+pub(crate) fn json_response(status: StatusCode, body: &impl Serialize) -> Response {
+    match serde_json::to_vec(body) {
+        Ok(bytes) => (
+            status,
+            [(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            )],
+            bytes,
+        )
+            .into_response(),
+        Err(e) => {
+            tracing::error!(error = %e, "response serialisation failed");
+            (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                [(
+                    header::CONTENT_TYPE,
+                    HeaderValue::from_static("application/json"),
+                )],
+                r#"{"success":false,"data":null,"error":{"code":"INTERNAL_ERROR","message":"internal server error"}}"#,
+            )
+                .into_response()
+        }
+    }
+}
+
+/// The envelope as documented in the OpenAPI documents (responses are built by
+/// [`ApiResponse`] and [`crate::Error`]; this type only describes them).
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct Envelope<T> {
+    /// true on success, false on error.
+    pub success: bool,
+    /// The payload; null on error.
+    pub data: Option<T>,
+    /// null on success.
+    pub error: Option<ErrorBody>,
+    /// Only on paged lists.
+    pub pagination: Option<Pagination>,
+    /// Only on leaderboard responses.
+    pub meta: Option<serde_json::Value>,
+}
+
+/// The envelope of an error answer, for the OpenAPI documents.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct ErrorEnvelope {
+    /// Always false.
+    pub success: bool,
+    /// Always null.
+    pub data: Option<serde_json::Value>,
+    pub error: ErrorBody,
+}

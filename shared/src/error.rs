@@ -1,0 +1,298 @@
+//! The one error type of the service, mapped once to the envelope and an HTTP status
+//! (operations.md §8).
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+
+/// One failed item of a bulk import.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct ItemErrors {
+    /// 0-based position in the JSON array, or data row after the CSV header.
+    pub index: usize,
+    pub errors: Vec<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Invalid input (400 VALIDATION_ERROR).
+    #[error("{0}")]
+    Validation(String),
+    /// Some items of a bulk import failed their checks (400 VALIDATION_FAILED).
+    #[error("{} item(s) failed validation", .0.len())]
+    ValidationFailed(Vec<ItemErrors>),
+    /// The CSV text could not be parsed (400).
+    #[error("{0}")]
+    CsvParse(String),
+    /// A question status move outside the transition table (400).
+    #[error("cannot move a question from {from} to {to}")]
+    InvalidStatusTransition { from: String, to: String },
+    /// A second region change in one Beijing month (400).
+    #[error("{0}")]
+    RegionChangeLimit(String),
+    /// Shop purchase, item use, subscription verify in this version (400).
+    #[error("{0}")]
+    NotAvailableInMvp(String),
+    #[error("{0}")]
+    InvalidReceipt(String),
+    #[error("{0}")]
+    UnsupportedPlatform(String),
+    /// Missing or failed authentication (401).
+    #[error("{0}")]
+    Unauthorized(String),
+    /// Wrong or expired SMS code (401).
+    #[error("{0}")]
+    InvalidVerifyCode(String),
+    /// Authenticated but not allowed (403).
+    #[error("{0}")]
+    Forbidden(String),
+    #[error("{0}")]
+    NotFound(String),
+    /// The route exists, not with this method (405, `Allow` lists the methods).
+    #[error("method {method} is not allowed here")]
+    MethodNotAllowed { method: String },
+    #[error("{0}")]
+    Conflict(String),
+    /// The request body is larger than the route accepts (413).
+    #[error("{0}")]
+    PayloadTooLarge(String),
+    /// Too many requests (429 with `Retry-After`).
+    #[error("{message}")]
+    RateLimited {
+        message: String,
+        retry_after_secs: u64,
+    },
+    /// A dependency is not configured (503).
+    #[error("{0}")]
+    ServiceUnavailable(String),
+    /// The SMS verification service failed (503).
+    #[error("{0}")]
+    SmsProvider(String),
+    /// Anything unexpected (500); the detail is logged, never sent.
+    #[error(transparent)]
+    Internal(#[from] anyhow::Error),
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    pub fn validation(message: impl Into<String>) -> Self {
+        Self::Validation(message.into())
+    }
+    pub fn unauthorized(message: impl Into<String>) -> Self {
+        Self::Unauthorized(message.into())
+    }
+    pub fn forbidden(message: impl Into<String>) -> Self {
+        Self::Forbidden(message.into())
+    }
+    pub fn not_found(message: impl Into<String>) -> Self {
+        Self::NotFound(message.into())
+    }
+    pub fn conflict(message: impl Into<String>) -> Self {
+        Self::Conflict(message.into())
+    }
+    pub fn internal(message: impl std::fmt::Display) -> Self {
+        Self::Internal(anyhow::anyhow!("{message}"))
+    }
+
+    /// The `error.code` of the envelope.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::Validation(_) => "VALIDATION_ERROR",
+            Self::ValidationFailed(_) => "VALIDATION_FAILED",
+            Self::CsvParse(_) => "CSV_PARSE_ERROR",
+            Self::InvalidStatusTransition { .. } => "INVALID_STATUS_TRANSITION",
+            Self::RegionChangeLimit(_) => "REGION_CHANGE_LIMIT_REACHED",
+            Self::NotAvailableInMvp(_) => "NOT_AVAILABLE_IN_MVP",
+            Self::InvalidReceipt(_) => "INVALID_RECEIPT",
+            Self::UnsupportedPlatform(_) => "UNSUPPORTED_PLATFORM",
+            Self::Unauthorized(_) => "UNAUTHORIZED",
+            Self::InvalidVerifyCode(_) => "INVALID_VERIFY_CODE",
+            Self::Forbidden(_) => "FORBIDDEN",
+            Self::NotFound(_) => "NOT_FOUND",
+            Self::MethodNotAllowed { .. } => "METHOD_NOT_ALLOWED",
+            Self::Conflict(_) => "CONFLICT",
+            Self::PayloadTooLarge(_) => "PAYLOAD_TOO_LARGE",
+            Self::RateLimited { .. } => "RATE_LIMITED",
+            Self::ServiceUnavailable(_) => "SERVICE_UNAVAILABLE",
+            Self::SmsProvider(_) => "SMS_PROVIDER_ERROR",
+            Self::Internal(_) => "INTERNAL_ERROR",
+        }
+    }
+
+    pub fn status(&self) -> StatusCode {
+        match self {
+            Self::Validation(_)
+            | Self::ValidationFailed(_)
+            | Self::CsvParse(_)
+            | Self::InvalidStatusTransition { .. }
+            | Self::RegionChangeLimit(_)
+            | Self::NotAvailableInMvp(_)
+            | Self::InvalidReceipt(_)
+            | Self::UnsupportedPlatform(_) => StatusCode::BAD_REQUEST,
+            Self::Unauthorized(_) | Self::InvalidVerifyCode(_) => StatusCode::UNAUTHORIZED,
+            Self::Forbidden(_) => StatusCode::FORBIDDEN,
+            Self::NotFound(_) => StatusCode::NOT_FOUND,
+            Self::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
+            Self::Conflict(_) => StatusCode::CONFLICT,
+            Self::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
+            Self::ServiceUnavailable(_) | Self::SmsProvider(_) => StatusCode::SERVICE_UNAVAILABLE,
+            Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    /// The text sent to the client: never the detail of an internal error.
+    pub fn public_message(&self) -> String {
+        match self {
+            Self::Internal(_) => "internal server error".to_string(),
+            other => other.to_string(),
+        }
+    }
+}
+
+impl From<sqlx::Error> for Error {
+    fn from(e: sqlx::Error) -> Self {
+        Self::Internal(anyhow::Error::new(e).context("database"))
+    }
+}
+
+/// The error half of the envelope.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct ErrorBody {
+    /// A stable machine-readable code such as `VALIDATION_ERROR`.
+    pub code: &'static str,
+    /// Human-readable text.
+    pub message: String,
+    /// Per-item failures of a bulk import (VALIDATION_FAILED only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub details: Option<Vec<ItemErrors>>,
+}
+
+#[derive(Serialize)]
+struct ErrorEnvelope {
+    success: bool,
+    data: (),
+    error: ErrorBody,
+}
+
+impl IntoResponse for Error {
+    fn into_response(self) -> Response {
+        let status = self.status();
+        if status.is_server_error() {
+            tracing::error!(code = self.code(), error = ?self, "request failed");
+        } else {
+            tracing::debug!(code = self.code(), message = %self, "request refused");
+        }
+        let details = match &self {
+            Self::ValidationFailed(items) => Some(items.clone()),
+            _ => None,
+        };
+        let retry_after = match &self {
+            Self::RateLimited {
+                retry_after_secs, ..
+            } => Some(*retry_after_secs),
+            _ => None,
+        };
+        let body = ErrorEnvelope {
+            success: false,
+            data: (),
+            error: ErrorBody {
+                code: self.code(),
+                message: self.public_message(),
+                details,
+            },
+        };
+        let mut response = crate::envelope::json_response(status, &body);
+        if let Some(secs) = retry_after {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(secs.max(1)));
+        }
+        response
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statuses_follow_the_operating_contract() {
+        let cases: Vec<(Error, u16, &str)> = vec![
+            (Error::validation("x"), 400, "VALIDATION_ERROR"),
+            (Error::ValidationFailed(vec![]), 400, "VALIDATION_FAILED"),
+            (Error::CsvParse("x".into()), 400, "CSV_PARSE_ERROR"),
+            (
+                Error::InvalidStatusTransition {
+                    from: "draft".into(),
+                    to: "published".into(),
+                },
+                400,
+                "INVALID_STATUS_TRANSITION",
+            ),
+            (
+                Error::RegionChangeLimit("x".into()),
+                400,
+                "REGION_CHANGE_LIMIT_REACHED",
+            ),
+            (
+                Error::NotAvailableInMvp("x".into()),
+                400,
+                "NOT_AVAILABLE_IN_MVP",
+            ),
+            (Error::InvalidReceipt("x".into()), 400, "INVALID_RECEIPT"),
+            (
+                Error::UnsupportedPlatform("x".into()),
+                400,
+                "UNSUPPORTED_PLATFORM",
+            ),
+            (Error::unauthorized("x"), 401, "UNAUTHORIZED"),
+            (
+                Error::InvalidVerifyCode("x".into()),
+                401,
+                "INVALID_VERIFY_CODE",
+            ),
+            (Error::forbidden("x"), 403, "FORBIDDEN"),
+            (Error::not_found("x"), 404, "NOT_FOUND"),
+            (Error::conflict("x"), 409, "CONFLICT"),
+            (
+                Error::RateLimited {
+                    message: "x".into(),
+                    retry_after_secs: 3,
+                },
+                429,
+                "RATE_LIMITED",
+            ),
+            (Error::internal("boom"), 500, "INTERNAL_ERROR"),
+            (
+                Error::ServiceUnavailable("x".into()),
+                503,
+                "SERVICE_UNAVAILABLE",
+            ),
+            (Error::SmsProvider("x".into()), 503, "SMS_PROVIDER_ERROR"),
+        ];
+        for (error, status, code) in cases {
+            assert_eq!(error.status().as_u16(), status, "{code}");
+            assert_eq!(error.code(), code);
+        }
+    }
+
+    #[test]
+    fn transition_message_names_both_statuses() {
+        let e = Error::InvalidStatusTransition {
+            from: "archived".into(),
+            to: "published".into(),
+        };
+        assert_eq!(
+            e.to_string(),
+            "cannot move a question from archived to published"
+        );
+    }
+
+    #[test]
+    fn internal_detail_is_never_public() {
+        let e = Error::internal("password=hunter2 leaked");
+        assert_eq!(e.public_message(), "internal server error");
+    }
+}

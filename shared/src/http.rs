@@ -1,0 +1,232 @@
+//! HTTP glue shared by both binaries: extractors whose rejections are the envelope,
+//! the fallbacks for unknown routes and wrong methods, the middleware stack and
+//! graceful shutdown.
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
+use axum::extract::{DefaultBodyLimit, FromRequest, FromRequestParts, Request};
+use axum::http::request::Parts;
+use axum::http::{HeaderName, Method, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use serde::de::DeserializeOwned;
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+use tower_http::trace::{DefaultOnResponse, TraceLayer};
+use tracing::Level;
+
+use crate::Error;
+
+/// Largest JSON body any route accepts; larger ones get 413 PAYLOAD_TOO_LARGE.
+pub const JSON_BODY_LIMIT: usize = 64 * 1024;
+
+static REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+
+/// `axum::Json` whose every rejection is the envelope: malformed JSON, a wrong or
+/// missing Content-Type and bad fields are 400 VALIDATION_ERROR, an oversized body 413.
+pub struct ApiJson<T>(pub T);
+
+impl<S, T> FromRequest<S> for ApiJson<T>
+where
+    T: DeserializeOwned,
+    S: Send + Sync,
+{
+    type Rejection = Error;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        match axum::Json::<T>::from_request(req, state).await {
+            Ok(axum::Json(value)) => Ok(Self(value)),
+            Err(rejection) => Err(json_rejection(rejection)),
+        }
+    }
+}
+
+fn json_rejection(rejection: JsonRejection) -> Error {
+    match rejection {
+        JsonRejection::JsonDataError(e) => {
+            Error::Validation(format!("invalid request body: {}", e.body_text()))
+        }
+        JsonRejection::JsonSyntaxError(e) => {
+            Error::Validation(format!("malformed JSON: {}", e.body_text()))
+        }
+        JsonRejection::MissingJsonContentType(_) => {
+            Error::validation("expected Content-Type: application/json")
+        }
+        JsonRejection::BytesRejection(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+            Error::PayloadTooLarge(format!(
+                "request body larger than {} KiB",
+                JSON_BODY_LIMIT / 1024
+            ))
+        }
+        other => Error::Validation(other.body_text()),
+    }
+}
+
+/// `axum::extract::Query` answering 400 VALIDATION_ERROR in the envelope.
+pub struct ApiQuery<T>(pub T);
+
+impl<S, T> FromRequestParts<S> for ApiQuery<T>
+where
+    T: DeserializeOwned,
+    S: Send + Sync,
+{
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        axum::extract::Query::<T>::from_request_parts(parts, state)
+            .await
+            .map(|q| Self(q.0))
+            .map_err(|e: QueryRejection| {
+                Error::Validation(format!("invalid query: {}", e.body_text()))
+            })
+    }
+}
+
+/// `axum::extract::Path` answering 400 VALIDATION_ERROR in the envelope.
+pub struct ApiPath<T>(pub T);
+
+impl<S, T> FromRequestParts<S> for ApiPath<T>
+where
+    T: DeserializeOwned + Send,
+    S: Send + Sync,
+{
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        axum::extract::Path::<T>::from_request_parts(parts, state)
+            .await
+            .map(|p| Self(p.0))
+            .map_err(|e: PathRejection| {
+                Error::Validation(format!("invalid path: {}", e.body_text()))
+            })
+    }
+}
+
+/// The bearer token of the `Authorization` header, or 401.
+pub fn bearer_token(parts: &Parts) -> Result<&str, Error> {
+    let value = parts
+        .headers
+        .get(axum::http::header::AUTHORIZATION)
+        .ok_or_else(|| Error::unauthorized("missing Authorization header"))?;
+    let value = value
+        .to_str()
+        .map_err(|_| Error::unauthorized("malformed Authorization header"))?;
+    match value.split_once(' ') {
+        Some((scheme, token))
+            if scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty() =>
+        {
+            Ok(token.trim())
+        }
+        _ => Err(Error::unauthorized(
+            "expected Authorization: Bearer <token>",
+        )),
+    }
+}
+
+/// Fallback for paths no route matches: 404 NOT_FOUND.
+pub async fn route_not_found(method: Method, uri: Uri) -> Error {
+    Error::NotFound(format!("no route for {method} {}", uri.path()))
+}
+
+/// Fallback for a known path with a method it does not serve: 405 METHOD_NOT_ALLOWED.
+pub async fn method_not_allowed(method: Method) -> Error {
+    Error::MethodNotAllowed {
+        method: method.to_string(),
+    }
+}
+
+/// The layers every router of either binary gets: request ids (generated or taken from
+/// `x-request-id`, echoed back), a tracing span per request carrying that id, panics
+/// turned into a 500 envelope, and the body-size limit.
+pub fn with_common_layers(router: Router) -> Router {
+    router
+        .fallback(route_not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(DefaultBodyLimit::max(JSON_BODY_LIMIT))
+        .layer(CatchPanicLayer::custom(
+            |_: Box<dyn std::any::Any + Send>| Error::internal("handler panicked").into_response(),
+        ))
+        .layer(
+            TraceLayer::new_for_http()
+                .make_span_with(|req: &Request| {
+                    let request_id = req
+                        .headers()
+                        .get(&REQUEST_ID)
+                        .and_then(|v| v.to_str().ok())
+                        .unwrap_or("-");
+                    tracing::info_span!(
+                        "request",
+                        method = %req.method(),
+                        path = %req.uri().path(),
+                        request_id = %request_id,
+                    )
+                })
+                .on_response(DefaultOnResponse::new().level(Level::INFO)),
+        )
+        .layer(PropagateRequestIdLayer::new(REQUEST_ID.clone()))
+        .layer(SetRequestIdLayer::new(REQUEST_ID.clone(), MakeRequestUuid))
+}
+
+/// Serves `router` until `shutdown` resolves, then lets in-flight requests finish.
+/// The peer address is available to handlers as `ConnectInfo<SocketAddr>`.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    router: Router,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(
+        listener,
+        router.into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown)
+    .await
+}
+
+/// Resolves on SIGINT or SIGTERM.
+pub async fn shutdown_signal() {
+    let interrupt = async {
+        if let Err(e) = tokio::signal::ctrl_c().await {
+            tracing::error!(error = %e, "cannot listen for SIGINT");
+            std::future::pending::<()>().await;
+        }
+    };
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "cannot listen for SIGTERM");
+                std::future::pending::<()>().await;
+            }
+        }
+    };
+    tokio::select! {
+        () = interrupt => {},
+        () = terminate => {},
+    }
+    tracing::info!("shutdown signal received; finishing in-flight requests");
+}
+
+/// How long in-flight requests get after a shutdown signal before the process exits anyway.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(20);
+
+/// The `data` of `GET /health`.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct Health {
+    /// Always `ok` while the process serves requests.
+    pub status: &'static str,
+    pub timestamp: chrono::DateTime<chrono::Utc>,
+}
+
+/// The body of `GET /health` at `now`.
+pub fn health(now: chrono::DateTime<chrono::Utc>) -> Response {
+    crate::envelope::ok(Health {
+        status: "ok",
+        timestamp: now,
+    })
+    .into_response()
+}

@@ -1,0 +1,33 @@
+//! The one library behind both binaries: domain rules, use cases, data access,
+//! configuration, tokens and the HTTP glue that turns every outcome into the envelope.
+//!
+//! # Layout
+//! - [`config`]: [`config::Settings`], read once from the environment and validated.
+//! - [`clock`]: the service clock every time rule reads, and Beijing day/week/month
+//!   boundaries.
+//! - [`error`]: the one error type and its mapping to the JSON envelope and HTTP status.
+//! - [`envelope`]: the success side of the envelope (`data`, `pagination`, `meta`).
+//! - [`http`]: extractors that answer in the envelope, fallbacks, the middleware stack,
+//!   graceful shutdown.
+//! - [`telemetry`]: `tracing` set-up (pretty or JSON lines).
+//! - [`domain`]: plain types and rules, no I/O.
+//! - [`tokens`]: player and admin JWTs, refresh-token material.
+//! - [`password`]: argon2 hashing off the async runtime.
+//! - [`db`]: the only place SQL lives; one enum over the SQLite and PostgreSQL pools.
+//! - [`services`]: use cases (validate, then database calls in one transaction).
+//! - [`context`]: [`context::AppContext`], what every handler of either binary reaches.
+
+pub mod clock;
+pub mod config;
+pub mod context;
+pub mod db;
+pub mod domain;
+pub mod envelope;
+pub mod error;
+pub mod http;
+pub mod password;
+pub mod services;
+pub mod telemetry;
+pub mod tokens;
+
+pub use error::{Error, Result};

@@ -1,0 +1,244 @@
+//! Admin sign-in: the bootstrap super_admin, login, token refresh and authentication.
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::clock::from_ms;
+use crate::context::AppContext;
+use crate::db::{self, admins::AdminRow};
+use crate::password;
+use crate::services::player_auth::TokenPair;
+use crate::tokens::{Audience, TokenType, constant_time_eq, hash_token};
+use crate::{Error, Result};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AdminRole {
+    SuperAdmin,
+    Admin,
+}
+
+impl AdminRole {
+    pub fn parse(value: &str) -> Option<Self> {
+        match value {
+            "super_admin" => Some(Self::SuperAdmin),
+            "admin" => Some(Self::Admin),
+            _ => None,
+        }
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::SuperAdmin => "super_admin",
+            Self::Admin => "admin",
+        }
+    }
+}
+
+/// The signed-in admin behind a request.
+#[derive(Clone, Debug)]
+pub struct AdminPrincipal {
+    pub id: String,
+    pub username: String,
+    pub role: AdminRole,
+}
+
+/// Admin account as the API shows it.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AdminAccount {
+    pub id: String,
+    pub username: String,
+    pub role: AdminRole,
+    /// 0 or 1.
+    pub is_active: i64,
+    pub last_login_at: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+impl AdminAccount {
+    pub fn from_row(row: &AdminRow) -> Self {
+        Self {
+            id: row.id.clone(),
+            username: row.username.clone(),
+            role: AdminRole::parse(&row.role).unwrap_or(AdminRole::Admin),
+            is_active: i64::from(row.is_active),
+            last_login_at: row.last_login_at.map(from_ms),
+            created_at: from_ms(row.created_at),
+            updated_at: from_ms(row.updated_at),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct AdminIdentity {
+    pub id: String,
+    pub username: String,
+    pub role: AdminRole,
+}
+
+/// `POST /v1/admin/login`.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AdminLogin {
+    pub access_token: String,
+    pub refresh_token: String,
+    pub admin: AdminIdentity,
+}
+
+/// Creates the first super_admin when no admin exists. Returns the generated password
+/// when one had to be made up (the caller logs it once), `None` otherwise.
+pub async fn bootstrap(ctx: &AppContext) -> Result<Option<String>> {
+    if db::admins::count(&ctx.db).await? > 0 {
+        return Ok(None);
+    }
+    let settings = &ctx.settings;
+    let (plain, generated) = match &settings.admin_bootstrap_password {
+        Some(p) => (p.expose().to_string(), false),
+        None => (password::generate(16), true),
+    };
+    let now = ctx.clock.now_ms();
+    let row = AdminRow {
+        id: Uuid::new_v4().to_string(),
+        username: settings.admin_bootstrap_username.clone(),
+        password_hash: password::hash(plain.clone()).await?,
+        role: AdminRole::SuperAdmin.as_str().to_string(),
+        is_active: true,
+        token_version: 0,
+        last_login_at: None,
+        created_at: now,
+        updated_at: now,
+    };
+    let mut tx = ctx.db.begin().await?;
+    // A second process starting at the same moment finds the username taken.
+    let inserted = db::admins::insert_if_absent(&mut tx, &row).await?;
+    tx.commit().await?;
+    if inserted {
+        tracing::info!(username = %row.username, "created the bootstrap super_admin");
+    }
+    Ok((inserted && generated).then_some(plain))
+}
+
+/// `POST /v1/admin/login`.
+pub async fn login(ctx: &AppContext, username: &str, password: &str) -> Result<AdminLogin> {
+    if username.trim().is_empty() {
+        return Err(Error::validation("username is required"));
+    }
+    let len = password.chars().count();
+    if len < 8 {
+        return Err(Error::validation("password must be at least 8 characters"));
+    }
+    if len > 128 {
+        return Err(Error::validation("password must be at most 128 characters"));
+    }
+    let row = db::admins::get_by_username(&ctx.db, username.trim()).await?;
+    let matches = password::verify(
+        password.to_string(),
+        row.as_ref().map(|r| r.password_hash.clone()),
+    )
+    .await?;
+    let row = match row {
+        Some(row) if matches && row.is_active => row,
+        _ => return Err(Error::unauthorized("wrong username or password")),
+    };
+    let now = ctx.clock.now_ms();
+    let pair = ctx
+        .tokens
+        .issue_pair(Audience::Admin, &row.id, row.token_version, now)?;
+    let mut tx = ctx.db.begin().await?;
+    db::refresh_tokens::insert(
+        &mut tx,
+        &pair.refresh_hash,
+        Audience::Admin.column(),
+        &row.id,
+        pair.refresh_expires_at_ms,
+        now,
+    )
+    .await?;
+    db::admins::touch_login(&mut tx, &row.id, now).await?;
+    tx.commit().await?;
+    Ok(AdminLogin {
+        access_token: pair.access_token,
+        refresh_token: pair.refresh_token,
+        admin: AdminIdentity {
+            id: row.id,
+            username: row.username,
+            role: AdminRole::parse(&row.role).unwrap_or(AdminRole::Admin),
+        },
+    })
+}
+
+/// `POST /v1/admin/refresh`: rotation, as for players.
+pub async fn refresh(ctx: &AppContext, refresh_token: &str) -> Result<TokenPair> {
+    let now = ctx.clock.now_ms();
+    let claims = ctx
+        .tokens
+        .verify(Audience::Admin, TokenType::Refresh, refresh_token, now)?;
+    let row = live_admin(ctx, &claims.sub, claims.ver).await?;
+    let pair = ctx
+        .tokens
+        .issue_pair(Audience::Admin, &row.id, row.token_version, now)?;
+    let mut tx = ctx.db.begin().await?;
+    db::refresh_tokens::consume(
+        &mut tx,
+        &hash_token(refresh_token),
+        Audience::Admin.column(),
+        now,
+    )
+    .await?
+    .ok_or_else(|| Error::unauthorized("refresh token already used or revoked"))?;
+    db::refresh_tokens::insert(
+        &mut tx,
+        &pair.refresh_hash,
+        Audience::Admin.column(),
+        &row.id,
+        pair.refresh_expires_at_ms,
+        now,
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(TokenPair {
+        access_token: pair.access_token,
+        refresh_token: pair.refresh_token,
+    })
+}
+
+/// Verifies an admin access token: the account must exist, be active, and not have
+/// changed its token version (password change, deactivation) since the token was made.
+pub async fn authenticate(ctx: &AppContext, token: &str) -> Result<AdminPrincipal> {
+    let now = ctx.clock.now_ms();
+    let claims = ctx
+        .tokens
+        .verify(Audience::Admin, TokenType::Access, token, now)?;
+    let row = live_admin(ctx, &claims.sub, claims.ver).await?;
+    Ok(AdminPrincipal {
+        role: AdminRole::parse(&row.role).unwrap_or(AdminRole::Admin),
+        id: row.id,
+        username: row.username,
+    })
+}
+
+async fn live_admin(ctx: &AppContext, id: &str, version: i64) -> Result<AdminRow> {
+    match db::admins::get(&ctx.db, id).await? {
+        Some(row) if row.is_active && row.token_version == version => Ok(row),
+        _ => Err(Error::unauthorized("admin token no longer valid")),
+    }
+}
+
+/// `POST /v1/admin/auth`: compares against `ADMIN_STATIC_TOKEN` in constant time.
+pub fn check_static_token(ctx: &AppContext, token: &str) -> Result<()> {
+    match &ctx.settings.admin_static_token {
+        Some(expected) if constant_time_eq(expected.expose(), token) => Ok(()),
+        _ => Err(Error::unauthorized("wrong token")),
+    }
+}
+
+/// `GET /v1/admin/admins/:id`.
+pub async fn get_account(ctx: &AppContext, id: &str) -> Result<AdminAccount> {
+    db::admins::get(&ctx.db, id)
+        .await?
+        .map(|row| AdminAccount::from_row(&row))
+        .ok_or_else(|| Error::not_found("admin not found"))
+}

@@ -1,0 +1,186 @@
+//! The demo content set (`DEMO_CONTENT=true`): three tracks with chapter nodes and
+//! published questions with knowledge cards. Loading is idempotent: ids are derived
+//! from the content, and existing rows are left alone.
+
+use serde::Deserialize;
+use uuid::Uuid;
+
+use crate::clock::Clock;
+use crate::db::content::{CardInsert, CategoryInsert, NodeInsert, QuestionInsert};
+use crate::db::{self, Db};
+
+const DEMO_JSON: &str = include_str!("../../demo/demo_content.json");
+
+/// Namespace of the demo content's derived ids.
+const NAMESPACE: Uuid = Uuid::from_u128(0x5f1d_2c0e_8a4b_4e7d_9c3a_1b2e_3f4a_5b6c);
+
+#[derive(Deserialize)]
+struct DemoSet {
+    tracks: Vec<DemoTrack>,
+}
+
+#[derive(Deserialize)]
+struct DemoTrack {
+    category: DemoCategory,
+    nodes: Vec<DemoNode>,
+    questions: Vec<DemoQuestion>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct DemoCategory {
+    id: String,
+    name: String,
+    slug: String,
+    icon: String,
+    sort_order: i64,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct DemoNode {
+    title: String,
+    sort_order: i64,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct DemoQuestion {
+    stem: String,
+    correct_answer: String,
+    distractors: Vec<String>,
+    difficulty: i64,
+    knowledge_card: DemoCard,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct DemoCard {
+    title: String,
+    summary: String,
+    deep_dive: String,
+    source_ref: String,
+}
+
+fn derived_id(kind: &str, parts: &[&str]) -> String {
+    let name = format!("{kind}:{}", parts.join(":"));
+    Uuid::new_v5(&NAMESPACE, name.as_bytes()).to_string()
+}
+
+/// What a load added.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct DemoLoad {
+    pub categories: usize,
+    pub nodes: usize,
+    pub questions: usize,
+}
+
+/// Loads the demo set in one transaction.
+pub async fn load(db: &Db, clock: &Clock) -> anyhow::Result<DemoLoad> {
+    let set: DemoSet = serde_json::from_str(DEMO_JSON)?;
+    let now = clock.now_ms();
+    let mut added = DemoLoad::default();
+    let mut tx = db.begin().await?;
+    for track in &set.tracks {
+        let c = &track.category;
+        added.categories += usize::from(
+            db::content::insert_category_if_absent(
+                &mut tx,
+                &CategoryInsert {
+                    id: &c.id,
+                    name: &c.name,
+                    slug: &c.slug,
+                    icon: &c.icon,
+                    sort_order: c.sort_order,
+                    now_ms: now,
+                },
+            )
+            .await?,
+        );
+        let mut parent: Option<String> = None;
+        for node in &track.nodes {
+            let id = derived_id("node", &[&c.id, &node.sort_order.to_string()]);
+            added.nodes += usize::from(
+                db::content::insert_node_if_absent(
+                    &mut tx,
+                    &NodeInsert {
+                        id: &id,
+                        category_id: &c.id,
+                        title: &node.title,
+                        parent_id: parent.as_deref(),
+                        sort_order: node.sort_order,
+                        questions_required: 5,
+                        pass_threshold: 3,
+                        now_ms: now,
+                    },
+                )
+                .await?,
+            );
+            parent = Some(id);
+        }
+        for (i, q) in track.questions.iter().enumerate() {
+            let id = derived_id("question", &[&c.id, &q.stem]);
+            let distractors = serde_json::to_string(&q.distractors)?;
+            // Spread creation times so admin lists sorted by createdAt keep the file order.
+            let created = now + i64::try_from(i).unwrap_or(0);
+            added.questions += usize::from(
+                db::content::insert_question_if_absent(
+                    &mut tx,
+                    &QuestionInsert {
+                        id: &id,
+                        category_id: &c.id,
+                        stem_text: &q.stem,
+                        content_type: "text",
+                        correct_answer: &q.correct_answer,
+                        distractors_json: &distractors,
+                        difficulty: q.difficulty,
+                        status: "published",
+                        source: "system",
+                        now_ms: created,
+                    },
+                )
+                .await?,
+            );
+            let card = &q.knowledge_card;
+            db::content::insert_card_if_absent(
+                &mut tx,
+                &CardInsert {
+                    id: &derived_id("card", &[&id]),
+                    question_id: &id,
+                    title: Some(&card.title),
+                    summary: &card.summary,
+                    deep_dive: Some(&card.deep_dive),
+                    source_ref: Some(&card.source_ref),
+                    now_ms: created,
+                },
+            )
+            .await?;
+        }
+    }
+    tx.commit().await?;
+    if added != DemoLoad::default() {
+        tracing::info!(?added, "loaded demo content");
+    }
+    Ok(added)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn demo_set_meets_its_promise() {
+        let set: DemoSet = serde_json::from_str(DEMO_JSON).unwrap_or_else(|e| panic!("{e}"));
+        assert!(set.tracks.len() >= 3);
+        for t in &set.tracks {
+            assert!(t.nodes.len() >= 4, "{}", t.category.id);
+            assert!(t.questions.len() >= 25, "{}", t.category.id);
+            for q in &t.questions {
+                assert!(q.distractors.len() >= 2, "{}", q.stem);
+                assert!((1..=5).contains(&q.difficulty), "{}", q.stem);
+                assert!(!q.knowledge_card.summary.is_empty(), "{}", q.stem);
+                assert!(!q.correct_answer.is_empty());
+            }
+        }
+    }
+}

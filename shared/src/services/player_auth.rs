@@ -1,0 +1,257 @@
+//! Player sessions: guest sign-in, token refresh with rotation, authentication of
+//! access tokens, the current-user view.
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::clock::beijing;
+use crate::context::AppContext;
+use crate::db::{self, players::NewPlayer};
+use crate::domain::progress;
+use crate::tokens::{Audience, TokenType, hash_token};
+use crate::{Error, Result};
+
+/// The signed-in player behind a request.
+#[derive(Clone, Debug)]
+pub struct PlayerPrincipal {
+    pub id: String,
+    pub is_guest: bool,
+}
+
+/// `user` of a Session.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct UserSummary {
+    pub id: String,
+    pub nickname: Option<String>,
+    pub avatar_url: Option<String>,
+    /// free, pro or proplus.
+    pub tier: String,
+}
+
+/// An access token and a refresh token.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TokenPair {
+    pub access_token: String,
+    pub refresh_token: String,
+}
+
+/// What every sign-in answers.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct Session {
+    pub user: UserSummary,
+    pub tokens: TokenPair,
+}
+
+/// `GET /v1/auth/me`.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CurrentUser {
+    pub id: String,
+    pub nickname: Option<String>,
+    pub avatar_url: Option<String>,
+    pub tier: String,
+    pub xp_total: i64,
+    pub streak_days: i64,
+    pub hearts_remaining: i64,
+    pub daily_xp_earned: i64,
+    pub daily_xp_goal: i64,
+}
+
+const DEVICE_PROVIDER: &str = "device";
+
+/// Verifies an access token and loads its player: unknown or deleted players are 401,
+/// banned players 403.
+pub async fn authenticate(ctx: &AppContext, token: &str) -> Result<PlayerPrincipal> {
+    let now = ctx.clock.now_ms();
+    let claims = ctx
+        .tokens
+        .verify(Audience::Player, TokenType::Access, token, now)?;
+    let row = db::players::auth_row(&ctx.db, &claims.sub)
+        .await?
+        .ok_or_else(|| Error::unauthorized("unknown player"))?;
+    if row.deleted_at.is_some() {
+        return Err(Error::unauthorized("account deleted"));
+    }
+    ensure_not_banned(row.is_banned, row.banned_until, now)?;
+    Ok(PlayerPrincipal {
+        id: row.id,
+        is_guest: row.is_guest,
+    })
+}
+
+/// A ban without `until` lasts until unban; one with `until` ends by itself.
+pub fn ensure_not_banned(is_banned: bool, banned_until: Option<i64>, now_ms: i64) -> Result<()> {
+    if is_banned && banned_until.is_none_or(|until| until > now_ms) {
+        Err(Error::forbidden("this account is banned"))
+    } else {
+        Ok(())
+    }
+}
+
+fn validate_device_id(device_id: &str) -> Result<&str> {
+    let trimmed = device_id.trim();
+    if trimmed.is_empty() || trimmed.chars().count() > 128 {
+        return Err(Error::validation("deviceId must be 1-128 characters"));
+    }
+    Ok(trimmed)
+}
+
+/// `POST /v1/auth/guest`: the same deviceId gets the same guest back.
+pub async fn guest_sign_in(ctx: &AppContext, device_id: &str) -> Result<Session> {
+    let device_id = validate_device_id(device_id)?;
+    let player_id = find_or_create(ctx, DEVICE_PROVIDER, device_id, true).await?;
+    start_session(ctx, &player_id).await
+}
+
+/// The player of an identity, created (with its progress) when new. Concurrent first
+/// sign-ins of one identity create one player.
+pub async fn find_or_create(
+    ctx: &AppContext,
+    provider: &str,
+    subject: &str,
+    is_guest: bool,
+) -> Result<String> {
+    if let Some(id) = db::players::find_by_identity(&ctx.db, provider, subject).await? {
+        return Ok(id);
+    }
+    let id = Uuid::new_v4().to_string();
+    let nickname = format!("Player{}", &id[..6].to_uppercase());
+    let mut tx = ctx.db.begin().await?;
+    let created = db::players::create_with_identity(
+        &mut tx,
+        &NewPlayer {
+            id: &id,
+            is_guest,
+            nickname: Some(&nickname),
+            provider,
+            subject,
+            hearts: ctx.settings.rules.max_hearts,
+            now_ms: ctx.clock.now_ms(),
+        },
+    )
+    .await?;
+    if created {
+        tx.commit().await?;
+        return Ok(id);
+    }
+    drop(tx); // rolls back the half-made player: another request won the identity
+    db::players::find_by_identity(&ctx.db, provider, subject)
+        .await?
+        .ok_or_else(|| Error::internal("identity vanished after a concurrent sign-in"))
+}
+
+/// Issues tokens for a player (refused when banned) and answers the Session.
+pub async fn start_session(ctx: &AppContext, player_id: &str) -> Result<Session> {
+    let row = db::players::auth_row(&ctx.db, player_id)
+        .await?
+        .ok_or_else(|| Error::internal("player vanished"))?;
+    let now = ctx.clock.now_ms();
+    ensure_not_banned(row.is_banned, row.banned_until, now)?;
+    let profile = db::players::profile(&ctx.db, player_id)
+        .await?
+        .ok_or_else(|| Error::unauthorized("account deleted"))?;
+    let tokens = issue_tokens(ctx, player_id).await?;
+    Ok(Session {
+        user: UserSummary {
+            id: profile.id,
+            nickname: profile.nickname,
+            avatar_url: profile.avatar_url,
+            tier: profile.tier,
+        },
+        tokens,
+    })
+}
+
+async fn issue_tokens(ctx: &AppContext, player_id: &str) -> Result<TokenPair> {
+    let now = ctx.clock.now_ms();
+    let pair = ctx.tokens.issue_pair(Audience::Player, player_id, 0, now)?;
+    let mut tx = ctx.db.begin().await?;
+    db::refresh_tokens::insert(
+        &mut tx,
+        &pair.refresh_hash,
+        Audience::Player.column(),
+        player_id,
+        pair.refresh_expires_at_ms,
+        now,
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(TokenPair {
+        access_token: pair.access_token,
+        refresh_token: pair.refresh_token,
+    })
+}
+
+/// `POST /v1/auth/refresh`: each refresh token works once; the answer is a new pair.
+pub async fn refresh(ctx: &AppContext, refresh_token: &str) -> Result<TokenPair> {
+    let now = ctx.clock.now_ms();
+    let claims = ctx
+        .tokens
+        .verify(Audience::Player, TokenType::Refresh, refresh_token, now)?;
+    let row = db::players::auth_row(&ctx.db, &claims.sub)
+        .await?
+        .filter(|r| r.deleted_at.is_none())
+        .ok_or_else(|| Error::unauthorized("unknown player"))?;
+    ensure_not_banned(row.is_banned, row.banned_until, now)?;
+
+    let pair = ctx.tokens.issue_pair(Audience::Player, &row.id, 0, now)?;
+    let mut tx = ctx.db.begin().await?;
+    let subject = db::refresh_tokens::consume(
+        &mut tx,
+        &hash_token(refresh_token),
+        Audience::Player.column(),
+        now,
+    )
+    .await?
+    .ok_or_else(|| Error::unauthorized("refresh token already used or revoked"))?;
+    if subject != row.id {
+        return Err(Error::unauthorized(
+            "refresh token does not match its subject",
+        ));
+    }
+    db::refresh_tokens::insert(
+        &mut tx,
+        &pair.refresh_hash,
+        Audience::Player.column(),
+        &row.id,
+        pair.refresh_expires_at_ms,
+        now,
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(TokenPair {
+        access_token: pair.access_token,
+        refresh_token: pair.refresh_token,
+    })
+}
+
+/// `GET /v1/auth/me`.
+pub async fn current_user(ctx: &AppContext, player: &PlayerPrincipal) -> Result<CurrentUser> {
+    let p = db::players::profile(&ctx.db, &player.id)
+        .await?
+        .ok_or_else(|| Error::unauthorized("account deleted"))?;
+    let now: DateTime<Utc> = ctx.clock.now();
+    let today = beijing::day(now);
+    let rules = &ctx.settings.rules;
+    let (hearts, _) = progress::hearts_at(p.hearts, p.hearts_regen_from, now, rules);
+    Ok(CurrentUser {
+        id: p.id,
+        nickname: p.nickname,
+        avatar_url: p.avatar_url,
+        tier: p.tier,
+        xp_total: p.xp,
+        streak_days: progress::streak_on(
+            p.streak_days,
+            p.streak_last_day.as_deref(),
+            p.streak_protected_until,
+            today,
+        ),
+        hearts_remaining: hearts,
+        daily_xp_earned: progress::daily_xp_on(p.daily_xp_day.as_deref(), p.daily_xp, today),
+        daily_xp_goal: rules.daily_xp_goal,
+    })
+}

@@ -1,0 +1,385 @@
+//! Player and admin tokens.
+//!
+//! Both are HS256 JWTs, signed with separate secrets and carrying different `aud`
+//! claims, so neither kind can pass for the other even if one secret leaked. Each
+//! token also says whether it is an access or a refresh token (`typ`). Expiry is
+//! checked against the service clock, not the system clock. Refresh tokens are also
+//! stored (hashed) so each works once.
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use chrono::Duration;
+use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
+use rand::RngCore;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::{Error, Result};
+
+const ISSUER: &str = "quiz-game";
+
+/// Who a token is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Audience {
+    Player,
+    Admin,
+}
+
+impl Audience {
+    pub fn claim(self) -> &'static str {
+        match self {
+            Self::Player => "quiz-player",
+            Self::Admin => "quiz-admin",
+        }
+    }
+    /// The `audience` column of `refresh_tokens`.
+    pub fn column(self) -> &'static str {
+        match self {
+            Self::Player => "player",
+            Self::Admin => "admin",
+        }
+    }
+    pub fn access_ttl(self) -> Duration {
+        match self {
+            Self::Player => Duration::hours(2),
+            Self::Admin => Duration::hours(1),
+        }
+    }
+    pub fn refresh_ttl(self) -> Duration {
+        Duration::days(30)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TokenType {
+    Access,
+    Refresh,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Claims {
+    pub sub: String,
+    pub aud: String,
+    pub iss: String,
+    pub iat: i64,
+    pub exp: i64,
+    pub typ: TokenType,
+    /// Unique per token: refresh tokens are stored by the hash of the whole token.
+    pub jti: String,
+    /// The subject's token version when issued; bumping it ends older tokens.
+    #[serde(default)]
+    pub ver: i64,
+}
+
+/// A freshly issued access + refresh pair.
+#[derive(Clone, Debug)]
+pub struct IssuedPair {
+    pub access_token: String,
+    pub refresh_token: String,
+    /// SHA-256 of the refresh token, the key it is stored under.
+    pub refresh_hash: String,
+    pub refresh_expires_at_ms: i64,
+}
+
+struct Keys {
+    encoding: EncodingKey,
+    decoding: DecodingKey,
+    validation: Validation,
+}
+
+impl Keys {
+    fn new(secret: &[u8], audience: Audience) -> Self {
+        let mut validation = Validation::new(Algorithm::HS256);
+        validation.set_audience(&[audience.claim()]);
+        validation.set_issuer(&[ISSUER]);
+        // exp is checked against the service clock in `verify`
+        validation.validate_exp = false;
+        validation.required_spec_claims = ["exp", "aud", "iss", "sub"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        Self {
+            encoding: EncodingKey::from_secret(secret),
+            decoding: DecodingKey::from_secret(secret),
+            validation,
+        }
+    }
+}
+
+/// Signing and verification keys of both audiences.
+pub struct TokenKeys {
+    player: Keys,
+    admin: Keys,
+}
+
+impl TokenKeys {
+    pub fn new(player_secret: &str, admin_secret: &str) -> Self {
+        Self {
+            player: Keys::new(player_secret.as_bytes(), Audience::Player),
+            admin: Keys::new(admin_secret.as_bytes(), Audience::Admin),
+        }
+    }
+
+    fn keys(&self, audience: Audience) -> &Keys {
+        match audience {
+            Audience::Player => &self.player,
+            Audience::Admin => &self.admin,
+        }
+    }
+
+    fn sign(
+        &self,
+        audience: Audience,
+        typ: TokenType,
+        subject: &str,
+        version: i64,
+        now_ms: i64,
+        ttl: Duration,
+    ) -> Result<String> {
+        let iat = now_ms / 1000;
+        let claims = Claims {
+            sub: subject.to_string(),
+            aud: audience.claim().to_string(),
+            iss: ISSUER.to_string(),
+            iat,
+            exp: iat + ttl.num_seconds(),
+            typ,
+            jti: random_token(16),
+            ver: version,
+        };
+        jsonwebtoken::encode(
+            &Header::new(Algorithm::HS256),
+            &claims,
+            &self.keys(audience).encoding,
+        )
+        .map_err(|e| Error::internal(format!("token signing failed: {e}")))
+    }
+
+    /// Issues an access token and a refresh token for `subject`.
+    pub fn issue_pair(
+        &self,
+        audience: Audience,
+        subject: &str,
+        version: i64,
+        now_ms: i64,
+    ) -> Result<IssuedPair> {
+        let access_token = self.sign(
+            audience,
+            TokenType::Access,
+            subject,
+            version,
+            now_ms,
+            audience.access_ttl(),
+        )?;
+        let refresh_token = self.sign(
+            audience,
+            TokenType::Refresh,
+            subject,
+            version,
+            now_ms,
+            audience.refresh_ttl(),
+        )?;
+        Ok(IssuedPair {
+            refresh_hash: hash_token(&refresh_token),
+            refresh_expires_at_ms: now_ms + audience.refresh_ttl().num_milliseconds(),
+            access_token,
+            refresh_token,
+        })
+    }
+
+    /// Verifies signature, algorithm, issuer, audience, type and expiry (service clock).
+    pub fn verify(
+        &self,
+        audience: Audience,
+        expected: TokenType,
+        token: &str,
+        now_ms: i64,
+    ) -> Result<Claims> {
+        let keys = self.keys(audience);
+        let data = jsonwebtoken::decode::<Claims>(token, &keys.decoding, &keys.validation)
+            .map_err(|_| Error::unauthorized("invalid token"))?;
+        let claims = data.claims;
+        if claims.typ != expected {
+            return Err(Error::unauthorized("wrong token type"));
+        }
+        if claims.exp * 1000 <= now_ms {
+            return Err(Error::unauthorized("token expired"));
+        }
+        Ok(claims)
+    }
+}
+
+/// SHA-256 of a token, hex: how refresh tokens are stored.
+pub fn hash_token(token: &str) -> String {
+    let digest = Sha256::digest(token.as_bytes());
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// `bytes` random bytes, URL-safe base64.
+pub fn random_token(bytes: usize) -> String {
+    let mut buf = vec![0u8; bytes];
+    rand::rng().fill_bytes(&mut buf);
+    URL_SAFE_NO_PAD.encode(buf)
+}
+
+/// Constant-time equality of two secrets (length differences still return early, which
+/// reveals only the length).
+pub fn constant_time_eq(a: &str, b: &str) -> bool {
+    use subtle::ConstantTimeEq;
+    a.as_bytes().ct_eq(b.as_bytes()).into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NOW: i64 = 1_800_000_000_000;
+
+    fn keys() -> TokenKeys {
+        TokenKeys::new(
+            "player-secret-player-secret-player-secret",
+            "admin-secret-admin-secret-admin-secret-xx",
+        )
+    }
+
+    fn pair(k: &TokenKeys, audience: Audience) -> IssuedPair {
+        k.issue_pair(audience, "subject-1", 3, NOW)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn a_token_verifies_for_its_own_audience_and_type() {
+        let k = keys();
+        let p = pair(&k, Audience::Player);
+        let claims = k
+            .verify(Audience::Player, TokenType::Access, &p.access_token, NOW)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(claims.sub, "subject-1");
+        assert_eq!(claims.ver, 3);
+        assert!(
+            k.verify(Audience::Player, TokenType::Refresh, &p.refresh_token, NOW)
+                .is_ok()
+        );
+    }
+
+    #[test]
+    fn player_and_admin_tokens_never_pass_for_each_other() {
+        let k = keys();
+        let player = pair(&k, Audience::Player);
+        let admin = pair(&k, Audience::Admin);
+        assert!(
+            k.verify(
+                Audience::Admin,
+                TokenType::Access,
+                &player.access_token,
+                NOW
+            )
+            .is_err()
+        );
+        assert!(
+            k.verify(
+                Audience::Player,
+                TokenType::Access,
+                &admin.access_token,
+                NOW
+            )
+            .is_err()
+        );
+        // Even signed with the same secret, the audience claim refuses it.
+        let same = TokenKeys::new(
+            "one-secret-for-both-one-secret-for-both",
+            "one-secret-for-both-one-secret-for-both",
+        );
+        let p = pair(&same, Audience::Player);
+        assert!(
+            same.verify(Audience::Admin, TokenType::Access, &p.access_token, NOW)
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn refresh_is_not_access_and_the_reverse() {
+        let k = keys();
+        let p = pair(&k, Audience::Player);
+        assert!(
+            k.verify(Audience::Player, TokenType::Access, &p.refresh_token, NOW)
+                .is_err()
+        );
+        assert!(
+            k.verify(Audience::Player, TokenType::Refresh, &p.access_token, NOW)
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn expiry_follows_the_service_clock() {
+        let k = keys();
+        let p = pair(&k, Audience::Player);
+        let two_hours = 2 * 3600 * 1000;
+        assert!(
+            k.verify(
+                Audience::Player,
+                TokenType::Access,
+                &p.access_token,
+                NOW + two_hours - 1000
+            )
+            .is_ok()
+        );
+        assert!(
+            k.verify(
+                Audience::Player,
+                TokenType::Access,
+                &p.access_token,
+                NOW + two_hours
+            )
+            .is_err()
+        );
+        let admin = pair(&k, Audience::Admin);
+        assert!(
+            k.verify(
+                Audience::Admin,
+                TokenType::Access,
+                &admin.access_token,
+                NOW + 3600 * 1000
+            )
+            .is_err()
+        );
+    }
+
+    #[test]
+    fn tampered_and_unsigned_tokens_are_refused() {
+        let k = keys();
+        let p = pair(&k, Audience::Player);
+        let mut parts: Vec<&str> = p.access_token.split('.').collect();
+        // alg: none with the same claims
+        let none_header = URL_SAFE_NO_PAD.encode(br#"{"alg":"none","typ":"JWT"}"#);
+        parts[0] = &none_header;
+        let unsigned = format!("{}.{}.", parts[0], parts[1]);
+        assert!(
+            k.verify(Audience::Player, TokenType::Access, &unsigned, NOW)
+                .is_err()
+        );
+        let other = TokenKeys::new(
+            "another-secret-another-secret-another-se",
+            "another-admin-secret-another-admin-secre",
+        );
+        let forged = pair(&other, Audience::Player);
+        assert!(
+            k.verify(
+                Audience::Player,
+                TokenType::Access,
+                &forged.access_token,
+                NOW
+            )
+            .is_err()
+        );
+    }
+
+    #[test]
+    fn constant_time_eq_compares_content() {
+        assert!(constant_time_eq("abc", "abc"));
+        assert!(!constant_time_eq("abc", "abd"));
+        assert!(!constant_time_eq("abc", "abcd"));
+    }
+}

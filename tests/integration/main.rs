@@ -1,0 +1,6 @@
+//! End-to-end tests through HTTP, each on SQLite and on PostgreSQL.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod envelope;
+mod startup;
+mod tokens;

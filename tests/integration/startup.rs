@@ -1,0 +1,144 @@
+//! Start-up: migrations, shared secrets, the bootstrap admin and demo content, including
+//! two processes' worth of start-ups at once on one database.
+
+use std::sync::Arc;
+
+use shared::clock::Clock;
+use shared::context::AppContext;
+use shared::db::Db;
+use shared::services::admin_auth;
+use shared::tokens::{Audience, TokenType};
+use tests::{Engine, TestApp, TestDatabase, both_engines, both_engines_raw, settings_with};
+
+both_engines_raw!(
+    concurrent_migrations_apply_once,
+    generated_secrets_are_shared_by_every_process,
+    concurrent_bootstrap_creates_one_admin,
+    demo_content_loads_idempotently,
+);
+both_engines!(bootstrap_admin_can_sign_in);
+
+async fn concurrent_migrations_apply_once(engine: Engine) {
+    let database = TestDatabase::create(engine).await;
+    let url = shared::config::DatabaseUrl::parse(&database.url).unwrap();
+    let (a, b) = tokio::join!(
+        async { Db::connect(&url).await.unwrap().migrate().await },
+        async { Db::connect(&url).await.unwrap().migrate().await },
+    );
+    a.unwrap();
+    b.unwrap();
+    let db = Db::connect(&url).await.unwrap();
+    db.migrate().await.unwrap(); // and again later: nothing to do
+    let applied: i64 = shared::read!(&db, |ex| {
+        sqlx::query_scalar("SELECT count(*) FROM _sqlx_migrations")
+            .fetch_one(ex)
+            .await
+            .unwrap()
+    });
+    let (sqlite, _) = shared::db::migration_versions();
+    assert_eq!(applied as usize, sqlite.len());
+    let regions: i64 = shared::read!(&db, |ex| {
+        sqlx::query_scalar("SELECT count(*) FROM regions")
+            .fetch_one(ex)
+            .await
+            .unwrap()
+    });
+    assert_eq!(regions, 31);
+}
+
+async fn start(database: &TestDatabase, extra: &[(&str, String)]) -> Arc<AppContext> {
+    let mut vars = vec![("DATABASE_URL", database.url.clone())];
+    vars.extend(extra.iter().cloned());
+    AppContext::start(settings_with(&vars), Clock::system())
+        .await
+        .unwrap()
+}
+
+async fn generated_secrets_are_shared_by_every_process(engine: Engine) {
+    let database = TestDatabase::create(engine).await;
+    let (a, b) = tokio::join!(start(&database, &[]), start(&database, &[]));
+    let now = a.clock.now_ms();
+    let pair = a.tokens.issue_pair(Audience::Player, "p1", 0, now).unwrap();
+    assert!(
+        b.tokens
+            .verify(Audience::Player, TokenType::Access, &pair.access_token, now)
+            .is_ok()
+    );
+    let admin = b.tokens.issue_pair(Audience::Admin, "a1", 0, now).unwrap();
+    assert!(
+        a.tokens
+            .verify(Audience::Admin, TokenType::Access, &admin.access_token, now)
+            .is_ok()
+    );
+    // and a restart keeps them
+    let c = start(&database, &[]).await;
+    assert!(
+        c.tokens
+            .verify(Audience::Player, TokenType::Access, &pair.access_token, now)
+            .is_ok()
+    );
+    // the two audiences got different secrets
+    assert!(
+        c.tokens
+            .verify(Audience::Admin, TokenType::Access, &pair.access_token, now)
+            .is_err()
+    );
+}
+
+async fn concurrent_bootstrap_creates_one_admin(engine: Engine) {
+    let database = TestDatabase::create(engine).await;
+    let (a, b) = tokio::join!(start(&database, &[]), start(&database, &[]));
+    let (pa, pb) = tokio::join!(admin_auth::bootstrap(&a), admin_auth::bootstrap(&b));
+    let generated: Vec<String> = [pa.unwrap(), pb.unwrap()].into_iter().flatten().collect();
+    assert_eq!(
+        generated.len(),
+        1,
+        "exactly one process created (and printed) a password"
+    );
+    let count: i64 = shared::read!(&a.db, |ex| {
+        sqlx::query_scalar("SELECT count(*) FROM admins")
+            .fetch_one(ex)
+            .await
+            .unwrap()
+    });
+    assert_eq!(count, 1);
+    // the printed password signs in
+    let login = admin_auth::login(&a, "admin", &generated[0]).await.unwrap();
+    assert_eq!(login.admin.username, "admin");
+    // a later start creates nothing
+    assert!(admin_auth::bootstrap(&a).await.unwrap().is_none());
+}
+
+async fn demo_content_loads_idempotently(engine: Engine) {
+    let database = TestDatabase::create(engine).await;
+    let demo = [("DEMO_CONTENT", "true".to_string())];
+    let (a, _b) = tokio::join!(start(&database, &demo), start(&database, &demo));
+    let _c = start(&database, &demo).await;
+    let count = |sql: &'static str| {
+        let db = a.db.clone();
+        async move {
+            shared::read!(&db, |ex| sqlx::query_scalar::<_, i64>(sql)
+                .fetch_one(ex)
+                .await
+                .unwrap())
+        }
+    };
+    assert_eq!(count("SELECT count(*) FROM categories").await, 3);
+    assert_eq!(count("SELECT count(*) FROM skill_nodes").await, 12);
+    assert_eq!(
+        count("SELECT count(*) FROM questions WHERE status = 'published'").await,
+        90
+    );
+    assert_eq!(count("SELECT count(*) FROM knowledge_cards").await, 90);
+    for track in ["world-geography", "science-basics", "history-culture"] {
+        let n = shared::db::content::published_question_count(&a.db, track)
+            .await
+            .unwrap();
+        assert!(n >= 25, "{track}: {n}");
+    }
+}
+
+async fn bootstrap_admin_can_sign_in(app: TestApp) {
+    let (_, _, id) = app.admin_login().await;
+    assert!(!id.is_empty());
+}

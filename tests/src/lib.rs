@@ -1,0 +1,430 @@
+//! The end-to-end test harness: both routers served on port 0 against a fresh database
+//! per test, on SQLite (a temporary file) or PostgreSQL (a fresh schema in
+//! `TEST_DATABASE_URL`, default `postgres://postgres@127.0.0.1:5432/test`).
+//!
+//! Every data test is written once as `async fn(TestApp)` and run on both engines by
+//! [`both_engines!`].
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use reqwest::Method;
+use serde_json::Value;
+use shared::clock::Clock;
+use shared::config::Settings;
+use shared::context::AppContext;
+use sqlx::Connection;
+use tokio::sync::oneshot;
+
+/// The engines every data test runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine {
+    Sqlite,
+    Postgres,
+}
+
+/// The PostgreSQL server tests use.
+pub fn postgres_base_url() -> String {
+    std::env::var("TEST_DATABASE_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_string())
+}
+
+/// A fresh, empty database; removed again when dropped.
+pub struct TestDatabase {
+    pub engine: Engine,
+    /// The `DATABASE_URL` that reaches it.
+    pub url: String,
+    cleanup: Cleanup,
+}
+
+enum Cleanup {
+    Dir(PathBuf),
+    Schema { base_url: String, schema: String },
+}
+
+impl TestDatabase {
+    pub async fn create(engine: Engine) -> Self {
+        let tag = uuid::Uuid::new_v4().simple().to_string();
+        match engine {
+            Engine::Sqlite => {
+                let dir = std::env::temp_dir().join(format!("quiz-test-{tag}"));
+                std::fs::create_dir_all(&dir).unwrap();
+                let url = format!("sqlite://{}", dir.join("quiz.db").display());
+                Self {
+                    engine,
+                    url,
+                    cleanup: Cleanup::Dir(dir),
+                }
+            }
+            Engine::Postgres => {
+                let base_url = postgres_base_url();
+                let schema = format!("t_{tag}");
+                let mut conn = sqlx::PgConnection::connect(&base_url)
+                    .await
+                    .unwrap_or_else(|e| {
+                        panic!(
+                            "PostgreSQL is not reachable at {base_url} ({e}); start it \
+                         (see README) or set TEST_DATABASE_URL"
+                        )
+                    });
+                sqlx::query(sqlx::AssertSqlSafe(format!("CREATE SCHEMA {schema}")))
+                    .execute(&mut conn)
+                    .await
+                    .unwrap();
+                let sep = if base_url.contains('?') { '&' } else { '?' };
+                let url = format!("{base_url}{sep}options=-c%20search_path%3D{schema}");
+                Self {
+                    engine,
+                    url,
+                    cleanup: Cleanup::Schema { base_url, schema },
+                }
+            }
+        }
+    }
+}
+
+impl Drop for TestDatabase {
+    fn drop(&mut self) {
+        match &self.cleanup {
+            Cleanup::Dir(dir) => {
+                let _ = std::fs::remove_dir_all(dir);
+            }
+            Cleanup::Schema { base_url, schema } => {
+                let (base_url, schema) = (base_url.clone(), schema.clone());
+                // Drop runs inside the test's runtime; use a thread with its own.
+                let _ = std::thread::spawn(move || {
+                    let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+                        .enable_all()
+                        .build()
+                    else {
+                        return;
+                    };
+                    rt.block_on(async {
+                        if let Ok(mut conn) = sqlx::PgConnection::connect(&base_url).await {
+                            let _ = sqlx::query(sqlx::AssertSqlSafe(format!(
+                                "DROP SCHEMA IF EXISTS {schema} CASCADE"
+                            )))
+                            .execute(&mut conn)
+                            .await;
+                        }
+                    });
+                })
+                .join();
+            }
+        }
+    }
+}
+
+/// Builds settings for a test from variables (nothing is read from the real environment).
+pub fn settings_with(vars: &[(&str, String)]) -> Settings {
+    let map: HashMap<String, String> = vars
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.clone()))
+        .collect();
+    Settings::from_lookup(&move |name: &str| map.get(name).cloned())
+        .unwrap_or_else(|e| panic!("test settings: {e}"))
+}
+
+/// Which binary a request goes to.
+#[derive(Clone, Copy, Debug)]
+pub enum Service {
+    Player,
+    Admin,
+}
+
+/// An answer: status, headers and the parsed JSON body (Null when not JSON).
+#[derive(Debug)]
+pub struct Resp {
+    pub status: u16,
+    pub headers: reqwest::header::HeaderMap,
+    pub body: Value,
+}
+
+impl Resp {
+    /// Asserts a success envelope and returns `data`.
+    #[track_caller]
+    pub fn ok(&self) -> &Value {
+        assert_eq!(
+            self.status, 200,
+            "expected 200, got {}: {}",
+            self.status, self.body
+        );
+        assert_eq!(self.body["success"], true, "{}", self.body);
+        assert!(self.body["error"].is_null(), "{}", self.body);
+        &self.body["data"]
+    }
+
+    /// Asserts an error envelope with `status` and `code`.
+    #[track_caller]
+    pub fn assert_error(&self, status: u16, code: &str) {
+        assert_eq!(
+            self.status, status,
+            "expected {status} {code}, got: {}",
+            self.body
+        );
+        assert_eq!(self.body["success"], false, "{}", self.body);
+        assert!(self.body["data"].is_null(), "{}", self.body);
+        assert_eq!(self.body["error"]["code"], code, "{}", self.body);
+        assert!(
+            self.body["error"]["message"]
+                .as_str()
+                .is_some_and(|m| !m.is_empty()),
+            "{}",
+            self.body
+        );
+    }
+}
+
+/// Both binaries served on port 0 over one fresh database.
+pub struct TestApp {
+    pub engine: Engine,
+    pub player_url: String,
+    pub admin_url: String,
+    pub ctx: Arc<AppContext>,
+    pub clock: Clock,
+    pub client: reqwest::Client,
+    /// Username and password of the bootstrap super_admin.
+    pub admin_username: String,
+    pub admin_password: String,
+    shutdown: Vec<oneshot::Sender<()>>,
+    /// Kept last so the database outlives the servers.
+    pub database: TestDatabase,
+}
+
+pub const TEST_START: &str = "2026-11-18T04:00:00Z";
+
+impl TestApp {
+    /// Starts both apps on `engine` with the defaults (clock at [`TEST_START`]).
+    pub async fn spawn(engine: Engine) -> Self {
+        Self::spawn_with(engine, &[]).await
+    }
+
+    /// Starts both apps with extra configuration variables.
+    pub async fn spawn_with(engine: Engine, extra: &[(&str, String)]) -> Self {
+        let database = TestDatabase::create(engine).await;
+        let admin_password = format!("Pw-{}", uuid::Uuid::new_v4().simple());
+        let mut vars = vec![
+            ("DATABASE_URL", database.url.clone()),
+            ("ADMIN_BOOTSTRAP_USERNAME", "root-admin".to_string()),
+            ("ADMIN_BOOTSTRAP_PASSWORD", admin_password.clone()),
+            (
+                "ADMIN_STATIC_TOKEN",
+                "static-admin-token-for-tests".to_string(),
+            ),
+        ];
+        vars.extend(extra.iter().cloned());
+        let settings = settings_with(&vars);
+        let clock = Clock::starting_at(
+            chrono::DateTime::parse_from_rfc3339(TEST_START)
+                .unwrap()
+                .to_utc(),
+        );
+        let ctx = AppContext::start(settings, clock.clone()).await.unwrap();
+        admin_console::bootstrap_admin(&ctx).await.unwrap();
+
+        let mut shutdown = Vec::new();
+        let player_url = serve(
+            player_api::app(player_api::AppState {
+                ctx: Arc::clone(&ctx),
+            }),
+            &mut shutdown,
+        )
+        .await;
+        let admin_url = serve(
+            admin_console::app(admin_console::AppState {
+                ctx: Arc::clone(&ctx),
+            }),
+            &mut shutdown,
+        )
+        .await;
+        Self {
+            engine,
+            player_url,
+            admin_url,
+            ctx,
+            clock,
+            client: reqwest::Client::new(),
+            admin_username: "root-admin".to_string(),
+            admin_password,
+            shutdown,
+            database,
+        }
+    }
+
+    pub fn url(&self, service: Service, path: &str) -> String {
+        match service {
+            Service::Player => format!("{}{path}", self.player_url),
+            Service::Admin => format!("{}{path}", self.admin_url),
+        }
+    }
+
+    /// Sends a request with an optional JSON body and bearer token.
+    pub async fn call(
+        &self,
+        service: Service,
+        method: Method,
+        path: &str,
+        body: Option<Value>,
+        token: Option<&str>,
+    ) -> Resp {
+        let mut req = self.client.request(method, self.url(service, path));
+        if let Some(body) = body {
+            req = req.json(&body);
+        }
+        if let Some(token) = token {
+            req = req.bearer_auth(token);
+        }
+        Self::read(req.send().await.unwrap()).await
+    }
+
+    pub async fn read(resp: reqwest::Response) -> Resp {
+        let status = resp.status().as_u16();
+        let headers = resp.headers().clone();
+        let bytes = resp.bytes().await.unwrap();
+        let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+        Resp {
+            status,
+            headers,
+            body,
+        }
+    }
+
+    pub async fn get(&self, path: &str, token: Option<&str>) -> Resp {
+        self.call(Service::Player, Method::GET, path, None, token)
+            .await
+    }
+    pub async fn post(&self, path: &str, body: Value, token: Option<&str>) -> Resp {
+        self.call(Service::Player, Method::POST, path, Some(body), token)
+            .await
+    }
+    pub async fn admin_get(&self, path: &str, token: Option<&str>) -> Resp {
+        self.call(Service::Admin, Method::GET, path, None, token)
+            .await
+    }
+    pub async fn admin_post(&self, path: &str, body: Value, token: Option<&str>) -> Resp {
+        self.call(Service::Admin, Method::POST, path, Some(body), token)
+            .await
+    }
+
+    /// Signs in a guest for `device_id`; returns (user id, access token, refresh token).
+    pub async fn guest(&self, device_id: &str) -> (String, String, String) {
+        let r = self
+            .post(
+                "/v1/auth/guest",
+                serde_json::json!({ "deviceId": device_id }),
+                None,
+            )
+            .await;
+        let data = r.ok();
+        (
+            data["user"]["id"].as_str().unwrap().to_string(),
+            data["tokens"]["accessToken"].as_str().unwrap().to_string(),
+            data["tokens"]["refreshToken"].as_str().unwrap().to_string(),
+        )
+    }
+
+    /// Signs the bootstrap super_admin in; returns (access token, refresh token, admin id).
+    pub async fn admin_login(&self) -> (String, String, String) {
+        let r = self
+            .admin_post(
+                "/v1/admin/login",
+                serde_json::json!({ "username": self.admin_username, "password": self.admin_password }),
+                None,
+            )
+            .await;
+        let data = r.ok();
+        (
+            data["accessToken"].as_str().unwrap().to_string(),
+            data["refreshToken"].as_str().unwrap().to_string(),
+            data["admin"]["id"].as_str().unwrap().to_string(),
+        )
+    }
+
+    /// Runs one statement directly on the database (test set-up only), binding `args` as
+    /// text in order.
+    pub async fn exec(&self, sql: &'static str, args: &[&str]) -> u64 {
+        let mut tx = self.ctx.db.begin().await.unwrap();
+        let n = shared::in_tx!(&mut tx, |ex| {
+            let mut q = sqlx::query(sql);
+            for a in args {
+                q = q.bind(a.to_string());
+            }
+            q.execute(ex).await.unwrap().rows_affected()
+        });
+        tx.commit().await.unwrap();
+        n
+    }
+
+    /// One integer from the database (test assertions only).
+    pub async fn scalar(&self, sql: &'static str, args: &[&str]) -> i64 {
+        shared::read!(&self.ctx.db, |ex| {
+            let mut q = sqlx::query_scalar::<_, i64>(sql);
+            for a in args {
+                q = q.bind(a.to_string());
+            }
+            q.fetch_one(ex).await.unwrap()
+        })
+    }
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        for tx in self.shutdown.drain(..) {
+            let _ = tx.send(());
+        }
+    }
+}
+
+async fn serve(router: axum::Router, shutdown: &mut Vec<oneshot::Sender<()>>) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (tx, rx) = oneshot::channel::<()>();
+    shutdown.push(tx);
+    tokio::spawn(shared::http::serve(listener, router, async move {
+        let _ = rx.await;
+    }));
+    format!("http://{addr}")
+}
+
+/// Runs each `async fn(TestApp)` named as a test on SQLite and on PostgreSQL:
+/// `both_engines!(guest_sign_in)` makes `guest_sign_in::sqlite` and
+/// `guest_sign_in::postgres`.
+#[macro_export]
+macro_rules! both_engines {
+    ($($name:ident),* $(,)?) => {
+        $(
+            mod $name {
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn sqlite() {
+                    super::$name($crate::TestApp::spawn($crate::Engine::Sqlite).await).await
+                }
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn postgres() {
+                    super::$name($crate::TestApp::spawn($crate::Engine::Postgres).await).await
+                }
+            }
+        )*
+    };
+}
+
+/// Runs each `async fn(Engine)` as a test on SQLite and on PostgreSQL, for tests that
+/// set up their own database and processes.
+#[macro_export]
+macro_rules! both_engines_raw {
+    ($($name:ident),* $(,)?) => {
+        $(
+            mod $name {
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn sqlite() {
+                    super::$name($crate::Engine::Sqlite).await
+                }
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn postgres() {
+                    super::$name($crate::Engine::Postgres).await
+                }
+            }
+        )*
+    };
+}
