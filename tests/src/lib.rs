@@ -6,6 +6,8 @@
 //! [`both_engines!`].
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+pub mod process;
+
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -1,0 +1,69 @@
+//! The real `player-api` binary: start-up, graceful shutdown, refused configurations.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::time::Duration;
+
+use tests::process::{Proc, free_port, run_to_exit};
+use tests::{Engine, TestDatabase, both_engines_raw};
+
+const EXE: &str = env!("CARGO_BIN_EXE_player-api");
+
+both_engines_raw!(serves_and_stops_gracefully_on_sigterm);
+
+async fn serves_and_stops_gracefully_on_sigterm(engine: Engine) {
+    let database = TestDatabase::create(engine).await;
+    let port = free_port();
+    let mut proc = Proc::start(
+        EXE,
+        &[
+            ("DATABASE_URL", database.url.clone()),
+            ("PLAYER_API_ADDR", format!("127.0.0.1:{port}")),
+            ("LOG_FORMAT", "json".to_string()),
+        ],
+        port,
+    )
+    .await;
+    let body: serde_json::Value = reqwest::get(format!("{}/v1/app/regions", proc.base_url))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(body["data"]["regions"].as_array().unwrap().len(), 31);
+    proc.signal("TERM");
+    let status = proc.wait_exit(Duration::from_secs(15));
+    assert_eq!(status.code(), Some(0), "{}", proc.stderr());
+}
+
+#[test]
+fn production_refuses_to_start_without_secrets_or_with_dev_features() {
+    let (code, stderr) = run_to_exit(EXE, &[("APP_ENV", "production".into())]);
+    assert_eq!(code, Some(2));
+    assert!(stderr.contains("JWT_SECRET is required"), "{stderr}");
+    assert!(stderr.contains("ADMIN_JWT_SECRET is required"), "{stderr}");
+    let (code, stderr) = run_to_exit(
+        EXE,
+        &[
+            ("APP_ENV", "production".into()),
+            ("JWT_SECRET", "p".repeat(40)),
+            ("ADMIN_JWT_SECRET", "a".repeat(40)),
+            ("SMS_PROVIDER", "console".into()),
+            ("QUIZ_CLOCK_START", "2026-01-01T00:00:00Z".into()),
+        ],
+    );
+    assert_eq!(code, Some(2));
+    assert!(
+        stderr.contains("SMS_PROVIDER=console is refused"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("QUIZ_CLOCK_START is refused"), "{stderr}");
+    // and no secret is echoed back
+    assert!(!stderr.contains(&"p".repeat(40)), "{stderr}");
+}
+
+#[test]
+fn a_bad_variable_is_named_at_start() {
+    let (code, stderr) = run_to_exit(EXE, &[("PLAYER_API_ADDR", "not-an-address".into())]);
+    assert_eq!(code, Some(2));
+    assert!(stderr.contains("PLAYER_API_ADDR"), "{stderr}");
+}
