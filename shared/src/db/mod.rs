@@ -116,16 +116,12 @@ impl Db {
                     .synchronous(SqliteSynchronous::Normal)
                     .foreign_keys(true)
                     .busy_timeout(Duration::from_secs(10));
-                let writer = SqlitePoolOptions::new()
-                    .max_connections(1)
-                    .connect_with(options.clone())
-                    .await
-                    .with_context(|| format!("opening {}", path.display()))?;
-                let reader = SqlitePoolOptions::new()
-                    .max_connections(4)
-                    .connect_with(options)
-                    .await
-                    .with_context(|| format!("opening {}", path.display()))?;
+                // Switching a new file to WAL needs it to itself: processes starting at
+                // once open it one after the other.
+                let lock = lock_file(path).await?;
+                let writer = open_sqlite_pool(&options, 1, path).await?;
+                let reader = open_sqlite_pool(&options, 4, path).await?;
+                drop(lock);
                 Ok(Self::Sqlite(SqliteDb {
                     writer,
                     reader,
@@ -202,7 +198,33 @@ impl Tx {
     }
 }
 
-/// Takes an exclusive advisory lock on `<db>.migrate-lock`; released when dropped.
+/// Opens a pool, retrying for a while when another process holds the file busy.
+async fn open_sqlite_pool(
+    options: &SqliteConnectOptions,
+    max_connections: u32,
+    path: &Path,
+) -> anyhow::Result<SqlitePool> {
+    let mut attempt = 0;
+    loop {
+        let result = SqlitePoolOptions::new()
+            .max_connections(max_connections)
+            .connect_with(options.clone())
+            .await;
+        match result {
+            Ok(pool) => return Ok(pool),
+            Err(sqlx::Error::Database(e)) if e.message().contains("locked") && attempt < 50 => {
+                attempt += 1;
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            Err(e) => {
+                return Err(anyhow::Error::new(e).context(format!("opening {}", path.display())));
+            }
+        }
+    }
+}
+
+/// Takes an exclusive advisory lock on `<db>.migrate-lock` (opening and migrating an
+/// SQLite file); released when dropped.
 async fn lock_file(db_path: &Path) -> anyhow::Result<std::fs::File> {
     let mut lock_path = db_path.as_os_str().to_owned();
     lock_path.push(".migrate-lock");
