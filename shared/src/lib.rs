@@ -13,6 +13,7 @@
 //! - [`domain`]: plain types and rules, no I/O.
 //! - [`tokens`]: player and admin JWTs, refresh-token material.
 //! - [`password`]: argon2 hashing off the async runtime.
+//! - [`providers`]: clients of Aliyun SMS verification, HUAWEI ID and Sign in with Apple.
 //! - [`db`]: the only place SQL lives; one enum over the SQLite and PostgreSQL pools.
 //! - [`services`]: use cases (validate, then database calls in one transaction).
 //! - [`context`]: [`context::AppContext`], what every handler of either binary reaches.
@@ -26,6 +27,7 @@ pub mod envelope;
 pub mod error;
 pub mod http;
 pub mod password;
+pub mod providers;
 pub mod services;
 pub mod telemetry;
 pub mod tokens;
