@@ -5,6 +5,7 @@ use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use shared::Error;
 use shared::http::bearer_token;
+use shared::services::account;
 use shared::services::player_auth::{self, PlayerPrincipal};
 
 use crate::AppState;
@@ -34,5 +35,41 @@ impl FromRequestParts<AppState> for GuestPlayer {
         } else {
             Err(Error::forbidden("only a guest account can do this"))
         }
+    }
+}
+
+/// The owner of an access token even when banned or already deleted: account deletion
+/// is open to both (app stores require it; repeating it is harmless).
+pub struct AccountHolder(pub String);
+
+impl FromRequestParts<AppState> for AccountHolder {
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
+        let token = bearer_token(parts)?;
+        Ok(Self(account::account_holder(&state.ctx, token).await?))
+    }
+}
+
+/// The client address a request is counted against (socket peer, or the first
+/// `X-Forwarded-For` entry when trusted), as text.
+pub struct ClientIp(pub String);
+
+impl FromRequestParts<AppState> for ClientIp {
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
+        let peer = parts
+            .extensions
+            .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+            .map(|c| c.0);
+        let ip = crate::rate_limit::client_ip(
+            &parts.headers,
+            peer,
+            state.ctx.settings.trust_forwarded_for,
+        )
+        .map(|ip| ip.to_string())
+        .unwrap_or_else(|| "unknown".to_string());
+        Ok(Self(ip))
     }
 }

@@ -3,7 +3,8 @@
 //! # Layout
 //! - [`routes`]: one module per feature, each a `router()` of thin handlers
 //!   (extract → call a `shared::services` function → respond).
-//! - [`extract`]: the `CurrentPlayer` and `GuestPlayer` extractors.
+//! - [`extract`]: the `CurrentPlayer`, `GuestPlayer` and `AccountHolder` extractors.
+//! - [`rate_limit`]: per-route, per-address request limits of the sign-in routes.
 //! - [`openapi`]: the OpenAPI 3.1 document, generated from the handlers' annotations and
 //!   served at `/v1/openapi.json`.
 //!
@@ -11,6 +12,7 @@
 
 pub mod extract;
 pub mod openapi;
+pub mod rate_limit;
 pub mod routes;
 
 use std::sync::Arc;
@@ -23,12 +25,22 @@ use shared::context::AppContext;
 /// State of every handler.
 #[derive(Clone)]
 pub struct AppState {
+    /// Configuration, database, clock, tokens, provider clients.
     pub ctx: Arc<AppContext>,
+    /// Request rate limits of this process.
+    pub limiters: Arc<rate_limit::Limiters>,
+}
+
+impl AppState {
+    pub fn new(ctx: Arc<AppContext>) -> Self {
+        let limiters = Arc::new(rate_limit::Limiters::new(&ctx.settings));
+        Self { ctx, limiters }
+    }
 }
 
 /// The whole player router with its middleware.
 pub fn app(state: AppState) -> Router {
-    let (router, api) = routes::router().split_for_parts();
+    let (router, api) = routes::router(&state).split_for_parts();
     let router = router.merge(openapi::serve(api)).with_state(state);
     shared::http::with_common_layers(router)
 }
@@ -46,12 +58,16 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         "player-api listening on http://{addr}"
     );
     let db = ctx.db.clone();
-    shared::http::serve(
-        listener,
-        app(AppState { ctx }),
-        shared::http::shutdown_signal(),
-    )
-    .await?;
+    let state = AppState::new(ctx);
+    let limiters = Arc::clone(&state.limiters);
+    tokio::spawn(async move {
+        let mut every_minute = tokio::time::interval(std::time::Duration::from_secs(60));
+        loop {
+            every_minute.tick().await;
+            limiters.retain_recent();
+        }
+    });
+    shared::http::serve(listener, app(state), shared::http::shutdown_signal()).await?;
     db.close().await;
     tracing::info!("player-api stopped");
     Ok(())

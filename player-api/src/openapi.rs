@@ -20,6 +20,7 @@ use crate::AppState;
     tags(
         (name = "health", description = "Liveness"),
         (name = "auth", description = "Sign-in and tokens"),
+        (name = "users", description = "The player's own account"),
         (name = "app", description = "App-level data"),
     )
 )]

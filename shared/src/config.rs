@@ -152,6 +152,81 @@ pub struct Settings {
     pub apple: Option<AppleSettings>,
     /// The game-rule defaults of operations.md §6, each overridable (`RULE_*`).
     pub rules: GameRules,
+    /// Per-process request rate limits and the database-backed SMS abuse limits.
+    pub limits: Limits,
+}
+
+/// Request rate limits (per process, per client address, per route) and SMS abuse
+/// limits (in the database, so they hold across processes).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// `RATE_LIMIT_AUTH_PER_MINUTE`: guest, vendor, refresh, phone and link sign-in routes.
+    pub auth_per_minute: u32,
+    /// `RATE_LIMIT_SEND_CODE_PER_MINUTE`: `/auth/phone/send-code`.
+    pub send_code_per_minute: u32,
+    /// `SMS_RESEND_SECONDS`: the resend window of one number.
+    pub sms_resend_seconds: i64,
+    /// `SMS_CODE_TTL_SECONDS`: how long a console code is valid.
+    pub sms_code_ttl_seconds: i64,
+    /// `SMS_MAX_SENDS_PER_PHONE_PER_DAY`.
+    pub sms_sends_per_phone_per_day: i64,
+    /// `SMS_MAX_SENDS_PER_IP_PER_DAY`.
+    pub sms_sends_per_ip_per_day: i64,
+    /// `SMS_MAX_VERIFY_FAILURES`: wrong codes after which the pending code is dead.
+    pub sms_max_verify_failures: i64,
+    /// `JWKS_MIN_REFETCH_SECONDS`: least time between JWKS refetches caused by an unknown
+    /// key id (so random key ids cannot make the service hammer HUAWEI or Apple).
+    pub jwks_min_refetch_seconds: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            auth_per_minute: 10,
+            send_code_per_minute: 5,
+            sms_resend_seconds: 60,
+            sms_code_ttl_seconds: 300,
+            sms_sends_per_phone_per_day: 10,
+            sms_sends_per_ip_per_day: 20,
+            sms_max_verify_failures: 5,
+            jwks_min_refetch_seconds: 10,
+        }
+    }
+}
+
+impl Limits {
+    fn from_reader(r: &mut Reader<'_>) -> Self {
+        let d = Self::default();
+        let limits = Self {
+            auth_per_minute: r.parsed("RATE_LIMIT_AUTH_PER_MINUTE", d.auth_per_minute),
+            send_code_per_minute: r
+                .parsed("RATE_LIMIT_SEND_CODE_PER_MINUTE", d.send_code_per_minute),
+            sms_resend_seconds: r.parsed("SMS_RESEND_SECONDS", d.sms_resend_seconds),
+            sms_code_ttl_seconds: r.parsed("SMS_CODE_TTL_SECONDS", d.sms_code_ttl_seconds),
+            sms_sends_per_phone_per_day: r.parsed(
+                "SMS_MAX_SENDS_PER_PHONE_PER_DAY",
+                d.sms_sends_per_phone_per_day,
+            ),
+            sms_sends_per_ip_per_day: r
+                .parsed("SMS_MAX_SENDS_PER_IP_PER_DAY", d.sms_sends_per_ip_per_day),
+            sms_max_verify_failures: r.parsed("SMS_MAX_VERIFY_FAILURES", d.sms_max_verify_failures),
+            jwks_min_refetch_seconds: r
+                .parsed("JWKS_MIN_REFETCH_SECONDS", d.jwks_min_refetch_seconds),
+        };
+        if limits.auth_per_minute == 0 || limits.send_code_per_minute == 0 {
+            r.errors
+                .push("RATE_LIMIT_*_PER_MINUTE must be at least 1".into());
+        }
+        if limits.sms_sends_per_phone_per_day < 1
+            || limits.sms_sends_per_ip_per_day < 1
+            || limits.sms_max_verify_failures < 1
+            || limits.sms_resend_seconds < 0
+            || limits.sms_code_ttl_seconds < 1
+        {
+            r.errors.push("SMS_* limits must be positive".into());
+        }
+        limits
+    }
 }
 
 /// Every problem found in the environment, reported together.
@@ -393,6 +468,7 @@ impl Settings {
         });
 
         let rules = GameRules::from_reader(&mut r);
+        let limits = Limits::from_reader(&mut r);
 
         if r.errors.is_empty() {
             Ok(Self {
@@ -414,6 +490,7 @@ impl Settings {
                 huawei,
                 apple,
                 rules,
+                limits,
             })
         } else {
             Err(ConfigError(r.errors))
@@ -459,6 +536,7 @@ mod tests {
         assert_eq!(s.sms, SmsProvider::None);
         assert!(!s.demo_content);
         assert_eq!(s.rules, GameRules::default());
+        assert_eq!(s.limits, Limits::default());
     }
 
     #[test]

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use crate::clock::Clock;
 use crate::config::Settings;
 use crate::db::Db;
+use crate::providers::ProviderClients;
 use crate::services::{self, regions::RegionCatalog};
 use crate::tokens::TokenKeys;
 
@@ -19,6 +20,8 @@ pub struct AppContext {
     pub tokens: TokenKeys,
     /// The region catalogue, cached in-process.
     pub regions: RegionCatalog,
+    /// Clients of the SMS, HUAWEI ID and Apple services this server is configured for.
+    pub providers: ProviderClients,
 }
 
 impl AppContext {
@@ -33,7 +36,9 @@ impl AppContext {
             services::demo::load(&db, &clock).await?;
         }
         let regions = RegionCatalog::load(&db).await?;
+        let providers = ProviderClients::from_settings(&settings)?;
         Ok(Arc::new(Self {
+            providers,
             tokens: TokenKeys::new(&player_secret, &admin_secret),
             settings,
             db,

@@ -45,7 +45,7 @@ async fn super_admin_and_guest_extractors_answer_403(app: TestApp) {
                     ok(json!({ "id": p.id }))
                 }),
             )
-            .with_state(player_api::AppState { ctx: Arc::clone(&app.ctx) }),
+            .with_state(player_api::AppState::new(Arc::clone(&app.ctx))),
     )
     .await;
 

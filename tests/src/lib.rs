@@ -215,6 +215,10 @@ impl TestApp {
                 "ADMIN_STATIC_TOKEN",
                 "static-admin-token-for-tests".to_string(),
             ),
+            // Tests sign in far more often than a player; the rate-limit tests set their own.
+            ("RATE_LIMIT_AUTH_PER_MINUTE", "100000".to_string()),
+            ("RATE_LIMIT_SEND_CODE_PER_MINUTE", "100000".to_string()),
+            ("JWKS_MIN_REFETCH_SECONDS", "0".to_string()),
         ];
         vars.extend(extra.iter().cloned());
         let settings = settings_with(&vars);
@@ -228,9 +232,7 @@ impl TestApp {
 
         let mut shutdown = Vec::new();
         let player_url = serve(
-            player_api::app(player_api::AppState {
-                ctx: Arc::clone(&ctx),
-            }),
+            player_api::app(player_api::AppState::new(Arc::clone(&ctx))),
             &mut shutdown,
         )
         .await;

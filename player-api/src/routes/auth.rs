@@ -1,22 +1,71 @@
-//! Sign-in and tokens: `/v1/auth/*`.
+//! Sign-in and tokens: `/v1/auth/*`. The sign-in routes are rate-limited per client
+//! address (one bucket per route; aliases share their route's bucket).
+
+use std::sync::Arc;
 
 use axum::extract::State;
 use serde::Deserialize;
 use shared::envelope::{ApiResult, Envelope, ErrorEnvelope, ok};
-use shared::http::ApiJson;
+use shared::http::{ApiJson, ApiQuery};
+use shared::services::account::{self, LoggedOut};
+use shared::services::phone_auth;
 use shared::services::player_auth::{self, CurrentUser, Session, TokenPair};
-use utoipa::ToSchema;
+use shared::services::providers::{self, ProviderList};
+use shared::services::vendor_auth::{self, LinkRequest, LinkResult};
+use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::AppState;
-use crate::extract::CurrentPlayer;
+use crate::extract::{ClientIp, CurrentPlayer};
+use crate::rate_limit::{self, Limiters, RouteLimiter};
 
-pub fn router() -> OpenApiRouter<AppState> {
+pub fn router(limiters: &Limiters) -> OpenApiRouter<AppState> {
+    fn limited(
+        router: OpenApiRouter<AppState>,
+        limiter: &Arc<RouteLimiter>,
+    ) -> OpenApiRouter<AppState> {
+        router.route_layer(axum::middleware::from_fn_with_state(
+            Arc::clone(limiter),
+            rate_limit::limit,
+        ))
+    }
     OpenApiRouter::new()
-        .routes(routes!(guest))
-        .routes(routes!(refresh))
+        .merge(limited(
+            OpenApiRouter::new().routes(routes!(guest)),
+            &limiters.guest,
+        ))
+        .merge(limited(
+            OpenApiRouter::new().routes(routes!(refresh)),
+            &limiters.refresh,
+        ))
+        .merge(limited(
+            OpenApiRouter::new()
+                .routes(routes!(android_vendor))
+                .routes(routes!(huawei)),
+            &limiters.huawei,
+        ))
+        .merge(limited(
+            OpenApiRouter::new()
+                .routes(routes!(ios_vendor))
+                .routes(routes!(apple)),
+            &limiters.apple,
+        ))
+        .merge(limited(
+            OpenApiRouter::new().routes(routes!(send_code)),
+            &limiters.send_code,
+        ))
+        .merge(limited(
+            OpenApiRouter::new().routes(routes!(phone)),
+            &limiters.phone,
+        ))
+        .merge(limited(
+            OpenApiRouter::new().routes(routes!(link)),
+            &limiters.link,
+        ))
+        .routes(routes!(provider_list))
         .routes(routes!(me))
+        .routes(routes!(logout))
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -32,6 +81,7 @@ pub struct GuestRequest {
         (status = 200, description = "A session", body = Envelope<Session>),
         (status = 400, description = "Bad input", body = ErrorEnvelope),
         (status = 403, description = "Banned", body = ErrorEnvelope),
+        (status = 429, description = "Rate limited", body = ErrorEnvelope),
     ))]
 pub async fn guest(
     State(state): State<AppState>,
@@ -52,8 +102,10 @@ pub struct RefreshRequest {
 #[utoipa::path(post, path = "/auth/refresh", tag = "auth", request_body = RefreshRequest,
     responses(
         (status = 200, description = "New tokens", body = Envelope<TokenPair>),
+        (status = 400, description = "Bad input", body = ErrorEnvelope),
         (status = 401, description = "Invalid, used or revoked refresh token", body = ErrorEnvelope),
         (status = 403, description = "Banned", body = ErrorEnvelope),
+        (status = 429, description = "Rate limited", body = ErrorEnvelope),
     ))]
 pub async fn refresh(
     State(state): State<AppState>,
@@ -62,6 +114,198 @@ pub async fn refresh(
     Ok(ok(
         player_auth::refresh(&state.ctx, &body.refresh_token).await?
     ))
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct VendorCodeRequest {
+    /// The HUAWEI ID authorization code.
+    pub authorization_code: String,
+}
+
+/// Signs in with HUAWEI ID (authorization code exchange, id_token verified).
+#[utoipa::path(post, path = "/auth/android_vendor", tag = "auth", request_body = VendorCodeRequest,
+    responses(
+        (status = 200, description = "A session", body = Envelope<Session>),
+        (status = 400, description = "Bad input", body = ErrorEnvelope),
+        (status = 401, description = "Code refused or id_token invalid", body = ErrorEnvelope),
+        (status = 403, description = "Provider disabled, or banned", body = ErrorEnvelope),
+        (status = 429, description = "Rate limited", body = ErrorEnvelope),
+        (status = 503, description = "Not configured or unreachable", body = ErrorEnvelope),
+    ))]
+pub async fn android_vendor(
+    State(state): State<AppState>,
+    ApiJson(body): ApiJson<VendorCodeRequest>,
+) -> ApiResult<Session> {
+    Ok(ok(vendor_auth::huawei_sign_in(
+        &state.ctx,
+        &body.authorization_code,
+    )
+    .await?))
+}
+
+/// Alias of `/auth/android_vendor`.
+#[utoipa::path(post, path = "/auth/huawei", tag = "auth", request_body = VendorCodeRequest,
+    responses(
+        (status = 200, description = "A session", body = Envelope<Session>),
+        (status = 400, description = "Bad input", body = ErrorEnvelope),
+        (status = 401, description = "Code refused or id_token invalid", body = ErrorEnvelope),
+        (status = 403, description = "Provider disabled, or banned", body = ErrorEnvelope),
+        (status = 429, description = "Rate limited", body = ErrorEnvelope),
+        (status = 503, description = "Not configured or unreachable", body = ErrorEnvelope),
+    ))]
+pub async fn huawei(
+    state: State<AppState>,
+    body: ApiJson<VendorCodeRequest>,
+) -> ApiResult<Session> {
+    android_vendor(state, body).await
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AppleSignInRequest {
+    /// The identity token from Sign in with Apple.
+    pub identity_token: String,
+    pub authorization_code: Option<String>,
+}
+
+/// Signs in with Apple (identity token verified against Apple's keys).
+#[utoipa::path(post, path = "/auth/ios_vendor", tag = "auth", request_body = AppleSignInRequest,
+    responses(
+        (status = 200, description = "A session", body = Envelope<Session>),
+        (status = 400, description = "Bad input", body = ErrorEnvelope),
+        (status = 401, description = "Identity token invalid", body = ErrorEnvelope),
+        (status = 403, description = "Provider disabled, or banned", body = ErrorEnvelope),
+        (status = 429, description = "Rate limited", body = ErrorEnvelope),
+        (status = 503, description = "Not configured or unreachable", body = ErrorEnvelope),
+    ))]
+pub async fn ios_vendor(
+    State(state): State<AppState>,
+    ApiJson(body): ApiJson<AppleSignInRequest>,
+) -> ApiResult<Session> {
+    Ok(ok(vendor_auth::apple_sign_in(
+        &state.ctx,
+        &body.identity_token,
+    )
+    .await?))
+}
+
+/// Alias of `/auth/ios_vendor`.
+#[utoipa::path(post, path = "/auth/apple", tag = "auth", request_body = AppleSignInRequest,
+    responses(
+        (status = 200, description = "A session", body = Envelope<Session>),
+        (status = 400, description = "Bad input", body = ErrorEnvelope),
+        (status = 401, description = "Identity token invalid", body = ErrorEnvelope),
+        (status = 403, description = "Provider disabled, or banned", body = ErrorEnvelope),
+        (status = 429, description = "Rate limited", body = ErrorEnvelope),
+        (status = 503, description = "Not configured or unreachable", body = ErrorEnvelope),
+    ))]
+pub async fn apple(
+    state: State<AppState>,
+    body: ApiJson<AppleSignInRequest>,
+) -> ApiResult<Session> {
+    ios_vendor(state, body).await
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SendCodeRequest {
+    /// 11-digit mainland mobile number.
+    pub phone_number: String,
+}
+
+/// Sends a verification code by SMS (resend window 60 s; daily limits per number and
+/// per address).
+#[utoipa::path(post, path = "/auth/phone/send-code", tag = "auth", request_body = SendCodeRequest,
+    responses(
+        (status = 200, description = "Sent (data null)", body = Envelope<Object>),
+        (status = 400, description = "Bad number, or refused by the verification service", body = ErrorEnvelope),
+        (status = 403, description = "Phone sign-in disabled", body = ErrorEnvelope),
+        (status = 429, description = "Resend too soon, daily limit, or rate limited", body = ErrorEnvelope),
+        (status = 503, description = "SMS not configured (SERVICE_UNAVAILABLE) or failing (SMS_PROVIDER_ERROR)", body = ErrorEnvelope),
+    ))]
+pub async fn send_code(
+    State(state): State<AppState>,
+    ClientIp(ip): ClientIp,
+    ApiJson(body): ApiJson<SendCodeRequest>,
+) -> ApiResult<()> {
+    phone_auth::send_code(&state.ctx, &body.phone_number, &ip).await?;
+    Ok(ok(()))
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PhoneSignInRequest {
+    pub phone_number: String,
+    /// 4-8 digits.
+    pub verify_code: String,
+}
+
+/// Signs in with a phone number and the code sent to it; the first correct code creates
+/// the player.
+#[utoipa::path(post, path = "/auth/phone", tag = "auth", request_body = PhoneSignInRequest,
+    responses(
+        (status = 200, description = "A session", body = Envelope<Session>),
+        (status = 400, description = "Bad number or code format", body = ErrorEnvelope),
+        (status = 401, description = "Wrong or expired code (INVALID_VERIFY_CODE)", body = ErrorEnvelope),
+        (status = 403, description = "Phone sign-in disabled, or banned", body = ErrorEnvelope),
+        (status = 429, description = "Rate limited", body = ErrorEnvelope),
+        (status = 503, description = "SMS not configured or failing", body = ErrorEnvelope),
+    ))]
+pub async fn phone(
+    State(state): State<AppState>,
+    ApiJson(body): ApiJson<PhoneSignInRequest>,
+) -> ApiResult<Session> {
+    Ok(ok(phone_auth::sign_in(
+        &state.ctx,
+        &body.phone_number,
+        &body.verify_code,
+    )
+    .await?))
+}
+
+/// Links the calling guest to a Sign in with Apple identity: upgrades it in place, or
+/// merges its records into the account that identity already has.
+#[utoipa::path(post, path = "/auth/link", tag = "auth", request_body = LinkRequest, security(("player_jwt" = [])),
+    responses(
+        (status = 200, description = "The account's session and what was merged", body = Envelope<LinkResult>),
+        (status = 400, description = "Bad input or invalid identity token", body = ErrorEnvelope),
+        (status = 401, description = "Missing or invalid token", body = ErrorEnvelope),
+        (status = 403, description = "Not a guest, provider disabled, or banned", body = ErrorEnvelope),
+        (status = 409, description = "This guest is already linked", body = ErrorEnvelope),
+        (status = 429, description = "Rate limited", body = ErrorEnvelope),
+        (status = 503, description = "Apple not configured or unreachable", body = ErrorEnvelope),
+    ))]
+pub async fn link(
+    State(state): State<AppState>,
+    CurrentPlayer(player): CurrentPlayer,
+    ApiJson(body): ApiJson<LinkRequest>,
+) -> ApiResult<LinkResult> {
+    Ok(ok(vendor_auth::link(&state.ctx, &player, &body).await?))
+}
+
+#[derive(Deserialize, IntoParams)]
+pub struct ProvidersQuery {
+    /// ios, android or harmony.
+    pub platform: String,
+}
+
+/// The sign-in providers offered on a platform; `enabled` reflects the stored flag and
+/// this server's configuration at the moment of the call.
+#[utoipa::path(get, path = "/auth/providers", tag = "auth", params(ProvidersQuery),
+    responses(
+        (status = 200, description = "Providers", body = Envelope<ProviderList>),
+        (status = 400, description = "Missing or unknown platform", body = ErrorEnvelope),
+    ))]
+pub async fn provider_list(
+    State(state): State<AppState>,
+    ApiQuery(query): ApiQuery<ProvidersQuery>,
+) -> ApiResult<ProviderList> {
+    Ok(ok(providers::list_for_platform(
+        &state.ctx,
+        &query.platform,
+    )
+    .await?))
 }
 
 /// The signed-in player.
@@ -76,4 +320,31 @@ pub async fn me(
     CurrentPlayer(player): CurrentPlayer,
 ) -> ApiResult<CurrentUser> {
     Ok(ok(player_auth::current_user(&state.ctx, &player).await?))
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LogoutRequest {
+    pub refresh_token: String,
+}
+
+/// Revokes the presented refresh token.
+#[utoipa::path(post, path = "/auth/logout", tag = "auth", request_body = LogoutRequest, security(("player_jwt" = [])),
+    responses(
+        (status = 200, description = "Logged out", body = Envelope<LoggedOut>),
+        (status = 400, description = "Bad input", body = ErrorEnvelope),
+        (status = 401, description = "Missing or invalid token", body = ErrorEnvelope),
+        (status = 403, description = "Banned", body = ErrorEnvelope),
+    ))]
+pub async fn logout(
+    State(state): State<AppState>,
+    CurrentPlayer(player): CurrentPlayer,
+    ApiJson(body): ApiJson<LogoutRequest>,
+) -> ApiResult<LoggedOut> {
+    Ok(ok(account::logout(
+        &state.ctx,
+        &player.id,
+        &body.refresh_token,
+    )
+    .await?))
 }

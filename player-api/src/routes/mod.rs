@@ -3,6 +3,7 @@
 pub mod app;
 pub mod auth;
 pub mod health;
+pub mod users;
 
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
@@ -10,16 +11,18 @@ use utoipa_axum::router::OpenApiRouter;
 use crate::AppState;
 use crate::openapi::ApiDoc;
 
-pub fn router() -> OpenApiRouter<AppState> {
+pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .merge(health::router())
-        .nest("/v1", v1())
+        .nest("/v1", v1(state))
 }
 
-fn v1() -> OpenApiRouter<AppState> {
+fn v1(state: &AppState) -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         // sign-in and tokens
-        .merge(auth::router())
+        .merge(auth::router(&state.limiters))
+        // the account itself
+        .merge(users::router())
         // app-level data
         .merge(app::router())
 }

@@ -17,13 +17,19 @@
 //! - [`refresh_tokens`]: stored refresh tokens of both audiences.
 //! - [`admins`]: admin accounts.
 //! - [`content`]: categories, skill-tree nodes, questions and cards.
+//! - [`sms`]: pending SMS codes, resend windows, daily send limits.
+//! - [`providers`]: the sign-in provider catalogue.
+//! - [`accounts`]: linking, merging and deleting player accounts.
 
+pub mod accounts;
 pub mod admins;
 pub mod content;
 pub mod players;
+pub mod providers;
 pub mod refresh_tokens;
 pub mod regions;
 pub mod secrets;
+pub mod sms;
 
 use std::path::{Path, PathBuf};
 use std::str::FromStr;

@@ -8,6 +8,7 @@ use super::{Db, Tx, in_tx, read};
 pub struct PlayerAuthRow {
     pub id: String,
     pub is_guest: bool,
+    pub linked_at: Option<i64>,
     pub is_banned: bool,
     pub banned_until: Option<i64>,
     pub deleted_at: Option<i64>,
@@ -16,7 +17,7 @@ pub struct PlayerAuthRow {
 pub async fn auth_row(db: &Db, id: &str) -> sqlx::Result<Option<PlayerAuthRow>> {
     Ok(read!(db, |ex| {
         sqlx::query_as::<_, PlayerAuthRow>(
-            "SELECT id, is_guest, is_banned, banned_until, deleted_at FROM players WHERE id = $1",
+            "SELECT id, is_guest, linked_at, is_banned, banned_until, deleted_at FROM players WHERE id = $1",
         )
         .bind(id)
         .fetch_optional(ex)

@@ -9,3 +9,61 @@
 
 pub mod aliyun;
 pub mod oidc;
+
+use std::time::Duration;
+
+use crate::config::{Settings, SmsProvider};
+
+/// How long any call to an outside service may take.
+pub const OUTSIDE_CALL_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Where SMS codes come from.
+pub enum SmsBackend {
+    /// `SMS_PROVIDER` unset: phone sign-in answers 503.
+    Unconfigured,
+    /// Development: codes made here, stored hashed, written to the log.
+    Console,
+    /// Alibaba Cloud makes, sends and checks the codes.
+    Aliyun(aliyun::AliyunSmsClient),
+}
+
+impl SmsBackend {
+    pub fn is_configured(&self) -> bool {
+        !matches!(self, Self::Unconfigured)
+    }
+}
+
+/// The configured provider clients of one process.
+pub struct ProviderClients {
+    pub sms: SmsBackend,
+    pub huawei: Option<oidc::HuaweiIdClient>,
+    pub apple: Option<oidc::AppleIdVerifier>,
+}
+
+impl ProviderClients {
+    pub fn from_settings(settings: &Settings) -> anyhow::Result<Self> {
+        let refetch = Duration::from_secs(settings.limits.jwks_min_refetch_seconds);
+        let http = reqwest::Client::builder()
+            .timeout(OUTSIDE_CALL_TIMEOUT)
+            .connect_timeout(OUTSIDE_CALL_TIMEOUT)
+            .build()?;
+        let sms = match &settings.sms {
+            SmsProvider::None => SmsBackend::Unconfigured,
+            SmsProvider::Console => SmsBackend::Console,
+            SmsProvider::Aliyun(a) => {
+                SmsBackend::Aliyun(aliyun::AliyunSmsClient::new(a.clone(), http.clone()))
+            }
+        };
+        Ok(Self {
+            sms,
+            huawei: settings
+                .huawei
+                .clone()
+                .map(|h| oidc::HuaweiIdClient::new(h, http.clone(), refetch)),
+            apple: settings
+                .apple
+                .clone()
+                .map(|a| oidc::AppleIdVerifier::new(a, http.clone(), refetch)),
+        })
+    }
+}

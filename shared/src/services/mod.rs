@@ -2,8 +2,12 @@
 //! anything is written), return the answer's data. Both binaries call these; no rule
 //! is implemented twice.
 
+pub mod account;
 pub mod admin_auth;
 pub mod demo;
+pub mod phone_auth;
 pub mod player_auth;
+pub mod providers;
 pub mod regions;
 pub mod secrets;
+pub mod vendor_auth;

@@ -18,6 +18,8 @@ use crate::{Error, Result};
 pub struct PlayerPrincipal {
     pub id: String,
     pub is_guest: bool,
+    /// Linked to a formal identity before (upgraded in place, or merged away).
+    pub linked: bool,
 }
 
 /// `user` of a Session.
@@ -80,6 +82,7 @@ pub async fn authenticate(ctx: &AppContext, token: &str) -> Result<PlayerPrincip
     Ok(PlayerPrincipal {
         id: row.id,
         is_guest: row.is_guest,
+        linked: row.linked_at.is_some(),
     })
 }
 

@@ -1,0 +1,404 @@
+//! Linking a guest to a formal identity (upgrade in place or merge into the existing
+//! account), and deleting an account. Each runs inside the caller's transaction.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Tx, in_tx};
+
+/// Claims an idempotency key for `owner`; false when the key exists already.
+pub async fn claim_idempotency(
+    tx: &mut Tx,
+    scope: &str,
+    key: &str,
+    owner: &str,
+    now_ms: i64,
+) -> sqlx::Result<bool> {
+    Ok(in_tx!(tx, |ex| {
+        sqlx::query(
+            "INSERT INTO idempotency_records (scope, key, owner_id, response, created_at)
+             VALUES ($1, $2, $3, '', $4) ON CONFLICT (scope, key) DO NOTHING",
+        )
+        .bind(scope)
+        .bind(key)
+        .bind(owner)
+        .bind(now_ms)
+        .execute(ex)
+        .await?
+        .rows_affected()
+            == 1
+    }))
+}
+
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct IdempotencyRecord {
+    pub owner_id: String,
+    pub response: String,
+}
+
+pub async fn idempotency_record(
+    tx: &mut Tx,
+    scope: &str,
+    key: &str,
+) -> sqlx::Result<Option<IdempotencyRecord>> {
+    Ok(in_tx!(tx, |ex| {
+        sqlx::query_as::<_, IdempotencyRecord>(
+            "SELECT owner_id, response FROM idempotency_records WHERE scope = $1 AND key = $2",
+        )
+        .bind(scope)
+        .bind(key)
+        .fetch_optional(ex)
+        .await?
+    }))
+}
+
+pub async fn store_idempotent_response(
+    tx: &mut Tx,
+    scope: &str,
+    key: &str,
+    response: &str,
+) -> sqlx::Result<()> {
+    in_tx!(tx, |ex| {
+        sqlx::query("UPDATE idempotency_records SET response = $3 WHERE scope = $1 AND key = $2")
+            .bind(scope)
+            .bind(key)
+            .bind(response)
+            .execute(ex)
+            .await?
+            .rows_affected()
+    });
+    Ok(())
+}
+
+/// Marks a guest as linked; false when it is not an unlinked guest (linked before, or
+/// concurrently by another migration id).
+pub async fn mark_guest_linked(tx: &mut Tx, guest_id: &str, now_ms: i64) -> sqlx::Result<bool> {
+    Ok(in_tx!(tx, |ex| {
+        sqlx::query(
+            "UPDATE players SET linked_at = $2, updated_at = $2
+             WHERE id = $1 AND is_guest = TRUE AND linked_at IS NULL AND deleted_at IS NULL",
+        )
+        .bind(guest_id)
+        .bind(now_ms)
+        .execute(ex)
+        .await?
+        .rows_affected()
+            == 1
+    }))
+}
+
+pub async fn identity_owner(
+    tx: &mut Tx,
+    provider: &str,
+    subject: &str,
+) -> sqlx::Result<Option<String>> {
+    Ok(in_tx!(tx, |ex| {
+        sqlx::query_scalar(
+            "SELECT player_id FROM player_identities WHERE provider = $1 AND subject = $2",
+        )
+        .bind(provider)
+        .bind(subject)
+        .fetch_optional(ex)
+        .await?
+    }))
+}
+
+/// The guest becomes a formal account with `provider`/`subject`, keeping its id and data;
+/// its device identity goes (a device id is no credential for a formal account). False
+/// when the identity was registered concurrently.
+pub async fn upgrade_guest(
+    tx: &mut Tx,
+    guest_id: &str,
+    provider: &str,
+    subject: &str,
+    now_ms: i64,
+) -> sqlx::Result<bool> {
+    let inserted = in_tx!(tx, |ex| {
+        sqlx::query(
+            "INSERT INTO player_identities (provider, subject, player_id, created_at)
+             VALUES ($1, $2, $3, $4) ON CONFLICT (provider, subject) DO NOTHING",
+        )
+        .bind(provider)
+        .bind(subject)
+        .bind(guest_id)
+        .bind(now_ms)
+        .execute(ex)
+        .await?
+        .rows_affected()
+            == 1
+    });
+    if !inserted {
+        return Ok(false);
+    }
+    in_tx!(tx, |ex| {
+        sqlx::query("UPDATE players SET is_guest = FALSE, updated_at = $2 WHERE id = $1")
+            .bind(guest_id)
+            .bind(now_ms)
+            .execute(&mut *ex)
+            .await?;
+        sqlx::query("DELETE FROM player_identities WHERE player_id = $1 AND provider = 'device'")
+            .bind(guest_id)
+            .execute(&mut *ex)
+            .await?
+            .rows_affected()
+    });
+    Ok(true)
+}
+
+/// One reward of the guest that the account already had.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, sqlx::FromRow)]
+pub struct RewardConflict {
+    pub idempotency_key: String,
+    pub xp_delta: i64,
+}
+
+/// What a merge moved and what it left.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MergeCounts {
+    pub sessions: i64,
+    pub unfinished_sessions: i64,
+    pub answers: i64,
+    pub rewards: i64,
+    pub xp: i64,
+    pub node_completions: i64,
+    pub node_completions_skipped: i64,
+    pub weekly_rows: i64,
+    pub reward_conflicts: Vec<RewardConflict>,
+    pub skipped_coins: i64,
+    pub skipped_inventory: i64,
+    pub skipped_streak_days: i64,
+}
+
+/// Moves the guest's answer records and reward records into `target`. The target's
+/// subscription, wallet, inventory and streak are left as they are; a guest reward the
+/// target already holds (same key in the target's key space) stays behind as a conflict.
+pub async fn merge_guest(
+    tx: &mut Tx,
+    guest: &str,
+    target: &str,
+    now_ms: i64,
+) -> sqlx::Result<MergeCounts> {
+    let mut c = MergeCounts::default();
+    in_tx!(tx, |ex| {
+        // Answer records: unfinished sessions are closed, then sessions and answers move.
+        c.unfinished_sessions = sqlx::query(
+            "UPDATE challenge_sessions SET status = 'abandoned', finished_at = $2
+             WHERE player_id = $1 AND status IN ('pending', 'in_progress')",
+        )
+        .bind(guest)
+        .bind(now_ms)
+        .execute(&mut *ex)
+        .await?
+        .rows_affected() as i64;
+        c.sessions =
+            sqlx::query("UPDATE challenge_sessions SET player_id = $2 WHERE player_id = $1")
+                .bind(guest)
+                .bind(target)
+                .execute(&mut *ex)
+                .await?
+                .rows_affected() as i64
+                - c.unfinished_sessions;
+        c.answers = sqlx::query("UPDATE challenge_answers SET player_id = $2 WHERE player_id = $1")
+            .bind(guest)
+            .bind(target)
+            .execute(&mut *ex)
+            .await?
+            .rows_affected() as i64;
+        let guest_nodes: i64 =
+            sqlx::query_scalar("SELECT count(*) FROM node_completions WHERE player_id = $1")
+                .bind(guest)
+                .fetch_one(&mut *ex)
+                .await?;
+        c.node_completions = sqlx::query(
+            "INSERT INTO node_completions (player_id, node_id, completed_at)
+             SELECT $2, node_id, completed_at FROM node_completions WHERE player_id = $1
+             ON CONFLICT (player_id, node_id) DO NOTHING",
+        )
+        .bind(guest)
+        .bind(target)
+        .execute(&mut *ex)
+        .await?
+        .rows_affected() as i64;
+        c.node_completions_skipped = guest_nodes - c.node_completions;
+        sqlx::query("DELETE FROM node_completions WHERE player_id = $1")
+            .bind(guest)
+            .execute(&mut *ex)
+            .await?;
+
+        // Reward records move into the target's key space unless it holds that key.
+        c.reward_conflicts = sqlx::query_as::<_, RewardConflict>(
+            "SELECT REPLACE(g.idempotency_key, $1, $2) AS idempotency_key, g.xp_delta
+             FROM reward_ledger g
+             WHERE g.player_id = $1 AND EXISTS (
+                 SELECT 1 FROM reward_ledger t
+                 WHERE t.player_id = $2 AND t.idempotency_key = REPLACE(g.idempotency_key, $1, $2))
+             ORDER BY g.created_at",
+        )
+        .bind(guest)
+        .bind(target)
+        .fetch_all(&mut *ex)
+        .await?;
+        let moved: (i64, i64) = sqlx::query_as(
+            "SELECT count(*), CAST(COALESCE(SUM(xp_delta), 0) AS BIGINT) FROM reward_ledger g
+             WHERE g.player_id = $1 AND NOT EXISTS (
+                 SELECT 1 FROM reward_ledger t
+                 WHERE t.player_id = $2 AND t.idempotency_key = REPLACE(g.idempotency_key, $1, $2))",
+        )
+        .bind(guest)
+        .bind(target)
+        .fetch_one(&mut *ex)
+        .await?;
+        (c.rewards, c.xp) = moved;
+        sqlx::query(
+            "UPDATE reward_ledger SET player_id = $2, idempotency_key = REPLACE(idempotency_key, $1, $2)
+             WHERE player_id = $1 AND NOT EXISTS (
+                 SELECT 1 FROM reward_ledger t
+                 WHERE t.player_id = $2 AND t.idempotency_key = REPLACE(reward_ledger.idempotency_key, $1, $2))",
+        )
+        .bind(guest)
+        .bind(target)
+        .execute(&mut *ex)
+        .await?;
+        // XP follows its ledger rows, so each account's ledger still sums to its XP.
+        for (player, delta) in [(target, c.xp), (guest, -c.xp)] {
+            sqlx::query(
+                "UPDATE player_progress SET xp = xp + $2, updated_at = $3 WHERE player_id = $1",
+            )
+            .bind(player)
+            .bind(delta)
+            .bind(now_ms)
+            .execute(&mut *ex)
+            .await?;
+        }
+        c.weekly_rows = sqlx::query(
+            "INSERT INTO weekly_xp (week_start, board, player_id, xp, last_earned_at)
+             SELECT week_start, board, $2, xp, last_earned_at FROM weekly_xp WHERE player_id = $1
+             ON CONFLICT (week_start, board, player_id) DO UPDATE SET
+                 xp = weekly_xp.xp + excluded.xp,
+                 last_earned_at = CASE WHEN excluded.last_earned_at > weekly_xp.last_earned_at
+                                       THEN excluded.last_earned_at ELSE weekly_xp.last_earned_at END",
+        )
+        .bind(guest)
+        .bind(target)
+        .execute(&mut *ex)
+        .await?
+        .rows_affected() as i64;
+        sqlx::query("DELETE FROM weekly_xp WHERE player_id = $1")
+            .bind(guest)
+            .execute(&mut *ex)
+            .await?;
+
+        // Kept with the guest: the target's own balance, inventory and streak win.
+        c.skipped_coins = sqlx::query_scalar::<_, i64>(
+            "SELECT CAST(COALESCE(SUM(coins_balance), 0) AS BIGINT) FROM wallets WHERE player_id = $1",
+        )
+        .bind(guest)
+        .fetch_one(&mut *ex)
+        .await?;
+        c.skipped_inventory = sqlx::query_scalar::<_, i64>(
+            "SELECT CAST(COALESCE(SUM(quantity), 0) AS BIGINT) FROM inventory_items WHERE player_id = $1",
+        )
+        .bind(guest)
+        .fetch_one(&mut *ex)
+        .await?;
+        c.skipped_streak_days = sqlx::query_scalar::<_, i64>(
+            "SELECT CAST(COALESCE(SUM(streak_days), 0) AS BIGINT) FROM player_progress WHERE player_id = $1",
+        )
+        .bind(guest)
+        .fetch_one(&mut *ex)
+        .await?;
+
+        sqlx::query("UPDATE players SET merged_into = $2, updated_at = $3 WHERE id = $1")
+            .bind(guest)
+            .bind(target)
+            .bind(now_ms)
+            .execute(&mut *ex)
+            .await?;
+        sqlx::query("DELETE FROM player_identities WHERE player_id = $1 AND provider = 'device'")
+            .bind(guest)
+            .execute(&mut *ex)
+            .await?
+            .rows_affected()
+    });
+    Ok(c)
+}
+
+/// Deletes an account's personal data and identities; its ledger and answer records
+/// stay, pointing at a row that no longer says who the player was. Its weekly rows leave
+/// the leaderboards; every refresh token is revoked. True when this call deleted it.
+pub async fn delete_player(tx: &mut Tx, player_id: &str, now_ms: i64) -> sqlx::Result<bool> {
+    let deleted = in_tx!(tx, |ex| {
+        sqlx::query(
+            "UPDATE players SET nickname = NULL, avatar_url = NULL, region_code = NULL,
+                 region_selected_at = NULL, region_next_change_at = NULL, ban_reason = NULL,
+                 deleted_at = $2, updated_at = $2
+             WHERE id = $1 AND deleted_at IS NULL",
+        )
+        .bind(player_id)
+        .bind(now_ms)
+        .execute(ex)
+        .await?
+        .rows_affected()
+            == 1
+    });
+    if !deleted {
+        return Ok(false);
+    }
+    let phones: Vec<String> = in_tx!(tx, |ex| {
+        sqlx::query_scalar(
+            "SELECT subject FROM player_identities WHERE player_id = $1 AND provider = 'phone'",
+        )
+        .bind(player_id)
+        .fetch_all(ex)
+        .await?
+    });
+    for phone in &phones {
+        super::sms::forget_phone(tx, phone).await?;
+    }
+    in_tx!(tx, |ex| {
+        for sql in [
+            "DELETE FROM player_identities WHERE player_id = $1",
+            "DELETE FROM weekly_xp WHERE player_id = $1",
+            "DELETE FROM player_check_ins WHERE player_id = $1",
+            "DELETE FROM inventory_items WHERE player_id = $1",
+            "DELETE FROM wallets WHERE player_id = $1",
+            "DELETE FROM subscriptions WHERE player_id = $1",
+            "DELETE FROM ad_sessions WHERE player_id = $1",
+            "DELETE FROM idempotency_records WHERE owner_id = $1",
+            "UPDATE feedback SET player_id = NULL, contact = NULL WHERE player_id = $1",
+        ] {
+            sqlx::query(sql).bind(player_id).execute(&mut *ex).await?;
+        }
+        sqlx::query(
+            "UPDATE refresh_tokens SET revoked_at = $2
+             WHERE audience = 'player' AND subject_id = $1 AND revoked_at IS NULL",
+        )
+        .bind(player_id)
+        .bind(now_ms)
+        .execute(&mut *ex)
+        .await?
+        .rows_affected()
+    });
+    Ok(true)
+}
+
+/// Revokes one refresh token of a player (logout); harmless when unknown or used.
+pub async fn revoke_refresh_token(
+    tx: &mut Tx,
+    player_id: &str,
+    token_hash: &str,
+    now_ms: i64,
+) -> sqlx::Result<bool> {
+    Ok(in_tx!(tx, |ex| {
+        sqlx::query(
+            "UPDATE refresh_tokens SET revoked_at = $3
+             WHERE token_hash = $2 AND audience = 'player' AND subject_id = $1 AND revoked_at IS NULL",
+        )
+        .bind(player_id)
+        .bind(token_hash)
+        .bind(now_ms)
+        .execute(ex)
+        .await?
+        .rows_affected()
+            == 1
+    }))
+}

@@ -1,0 +1,61 @@
+//! Account deletion and logout.
+
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::context::AppContext;
+use crate::db;
+use crate::tokens::{Audience, TokenType, hash_token};
+use crate::{Error, Result};
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct Deleted {
+    /// Always true: the account is gone (also when it already was).
+    pub deleted: bool,
+}
+
+/// The player id of an access token, whether the player is banned or already deleted:
+/// deletion stays open to both (app stores require it; repeating it is harmless).
+pub async fn account_holder(ctx: &AppContext, token: &str) -> Result<String> {
+    let claims = ctx.tokens.verify(
+        Audience::Player,
+        TokenType::Access,
+        token,
+        ctx.clock.now_ms(),
+    )?;
+    db::players::auth_row(&ctx.db, &claims.sub)
+        .await?
+        .map(|row| row.id)
+        .ok_or_else(|| Error::unauthorized("unknown player"))
+}
+
+/// `DELETE /v1/users/me`.
+pub async fn delete_account(ctx: &AppContext, player_id: &str) -> Result<Deleted> {
+    let mut tx = ctx.db.begin().await?;
+    let deleted_now = db::accounts::delete_player(&mut tx, player_id, ctx.clock.now_ms()).await?;
+    tx.commit().await?;
+    if deleted_now {
+        tracing::info!(player = %player_id, "account deleted");
+    }
+    Ok(Deleted { deleted: true })
+}
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LoggedOut {
+    pub logged_out: bool,
+}
+
+/// `POST /v1/auth/logout`: revokes the presented refresh token of the caller.
+pub async fn logout(ctx: &AppContext, player_id: &str, refresh_token: &str) -> Result<LoggedOut> {
+    let mut tx = ctx.db.begin().await?;
+    db::accounts::revoke_refresh_token(
+        &mut tx,
+        player_id,
+        &hash_token(refresh_token),
+        ctx.clock.now_ms(),
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(LoggedOut { logged_out: true })
+}

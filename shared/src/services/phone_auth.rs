@@ -1,0 +1,143 @@
+//! Phone sign-in: send a code (resend window and daily limits in the database), then sign
+//! in with it (at most N guesses per code, each code used once).
+
+use rand::Rng;
+use sha2::{Digest, Sha256};
+use uuid::Uuid;
+
+use crate::clock::beijing;
+use crate::context::AppContext;
+use crate::db::sms::{self, SendClaim, SendRefusal};
+use crate::domain::phone::{PhoneNumber, VerifyCode};
+use crate::providers::SmsBackend;
+use crate::services::player_auth::{self, Session};
+use crate::services::providers::{self, PHONE_SMS};
+use crate::tokens::constant_time_eq;
+use crate::{Error, Result};
+
+const PHONE_PROVIDER: &str = "phone";
+
+fn code_hash(phone: &PhoneNumber, code: &str) -> String {
+    let digest = Sha256::digest(format!("{}:{code}", phone.as_str()).as_bytes());
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// `POST /v1/auth/phone/send-code`.
+pub async fn send_code(ctx: &AppContext, phone: &str, client_ip: &str) -> Result<()> {
+    providers::ensure_available(ctx, PHONE_SMS).await?;
+    let phone = PhoneNumber::parse(phone)?;
+    let limits = &ctx.settings.limits;
+    let now = ctx.clock.now();
+    let now_ms = now.timestamp_millis();
+    let console_code = matches!(ctx.providers.sms, SmsBackend::Console)
+        .then(|| format!("{:06}", rand::rng().random_range(0..1_000_000)));
+    let hash = console_code.as_deref().map(|c| code_hash(&phone, c));
+    let send_id = Uuid::new_v4().to_string();
+    let day = beijing::day_key(beijing::day(now));
+    let claim = SendClaim {
+        send_id: &send_id,
+        phone: phone.as_str(),
+        client_ip,
+        day: &day,
+        code_hash: hash.as_deref(),
+        now_ms,
+        expires_at_ms: now_ms + limits.sms_code_ttl_seconds * 1000,
+        resend_ms: limits.sms_resend_seconds * 1000,
+        phone_daily_limit: limits.sms_sends_per_phone_per_day,
+        ip_daily_limit: limits.sms_sends_per_ip_per_day,
+    };
+    let mut tx = ctx.db.begin().await?;
+    if let Err(refusal) = sms::claim_send(&mut tx, &claim).await? {
+        drop(tx);
+        let until_midnight = (beijing::next_midnight(now) - now).num_seconds().max(1) as u64;
+        return Err(match refusal {
+            SendRefusal::ResendTooSoon(secs) => Error::RateLimited {
+                message: format!(
+                    "a code was sent less than {} seconds ago",
+                    limits.sms_resend_seconds
+                ),
+                retry_after_secs: secs.max(1) as u64,
+            },
+            SendRefusal::PhoneDailyLimit => Error::RateLimited {
+                message: "too many codes sent to this number today".into(),
+                retry_after_secs: until_midnight,
+            },
+            SendRefusal::IpDailyLimit => Error::RateLimited {
+                message: "too many codes requested from this address today".into(),
+                retry_after_secs: until_midnight,
+            },
+        });
+    }
+    tx.commit().await?;
+
+    let delivered = match (&ctx.providers.sms, console_code) {
+        (SmsBackend::Aliyun(client), _) => client.send_code(phone.as_str()).await,
+        (SmsBackend::Console, Some(code)) => {
+            tracing::info!(phone = %phone.masked(), %code, "console SMS provider: verification code");
+            Ok(())
+        }
+        _ => Err(Error::ServiceUnavailable(
+            "SMS service not configured".into(),
+        )),
+    };
+    if let Err(e) = delivered {
+        // The provider never sent it: give back the window and the daily allowance.
+        let mut tx = ctx.db.begin().await?;
+        sms::release_send(&mut tx, &claim).await?;
+        tx.commit().await?;
+        return Err(e);
+    }
+    Ok(())
+}
+
+/// `POST /v1/auth/phone`: a correct code finds or creates the player of that number.
+pub async fn sign_in(ctx: &AppContext, phone: &str, verify_code: &str) -> Result<Session> {
+    providers::ensure_available(ctx, PHONE_SMS).await?;
+    let phone = PhoneNumber::parse(phone)?;
+    let code = VerifyCode::parse(verify_code)?;
+    let now_ms = ctx.clock.now_ms();
+    let wrong = || Error::InvalidVerifyCode("wrong or expired verification code".into());
+    let pending = sms::pending(&ctx.db, phone.as_str())
+        .await?
+        .ok_or_else(wrong)?;
+
+    let mut tx = ctx.db.begin().await?;
+    let reserved = sms::reserve_guess(
+        &mut tx,
+        phone.as_str(),
+        pending.sent_at,
+        now_ms,
+        ctx.settings.limits.sms_max_verify_failures,
+    )
+    .await?;
+    tx.commit().await?;
+    if !reserved {
+        return Err(Error::InvalidVerifyCode(
+            "the code has expired, was used, or had too many wrong tries; request a new one".into(),
+        ));
+    }
+
+    let correct = match &ctx.providers.sms {
+        SmsBackend::Console => pending
+            .code_hash
+            .as_deref()
+            .is_some_and(|stored| constant_time_eq(stored, &code_hash(&phone, code.as_str()))),
+        SmsBackend::Aliyun(client) => client.check_code(phone.as_str(), code.as_str()).await?,
+        SmsBackend::Unconfigured => {
+            return Err(Error::ServiceUnavailable(
+                "SMS service not configured".into(),
+            ));
+        }
+    };
+    if !correct {
+        return Err(wrong());
+    }
+    let mut tx = ctx.db.begin().await?;
+    let consumed = sms::consume(&mut tx, phone.as_str(), pending.sent_at, now_ms).await?;
+    tx.commit().await?;
+    if !consumed {
+        return Err(wrong());
+    }
+    let player_id = player_auth::find_or_create(ctx, PHONE_PROVIDER, phone.as_str(), false).await?;
+    player_auth::start_session(ctx, &player_id).await
+}

@@ -1,0 +1,318 @@
+//! Vendor sign-in (HUAWEI ID, Sign in with Apple) and linking a guest to Apple, with the
+//! merge into an existing formal account.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::context::AppContext;
+use crate::db::{self, accounts::MergeCounts};
+use crate::providers::oidc::{IdTokenError, VerifiedIdentity};
+use crate::services::player_auth::{self, PlayerPrincipal, Session};
+use crate::services::providers::{self, APPLE, HUAWEI};
+use crate::{Error, Result};
+
+/// Seconds since the epoch on the real clock: outside providers stamp their tokens
+/// with real time, whatever the service clock says.
+fn real_now_secs() -> i64 {
+    chrono::Utc::now().timestamp()
+}
+
+fn required(value: &str, field: &str) -> Result<String> {
+    let v = value.trim();
+    if v.is_empty() || v.len() > 8192 {
+        return Err(Error::validation(format!("{field} is required")));
+    }
+    Ok(v.to_string())
+}
+
+/// `POST /v1/auth/android_vendor` (alias `/auth/huawei`).
+pub async fn huawei_sign_in(ctx: &AppContext, authorization_code: &str) -> Result<Session> {
+    let code = required(authorization_code, "authorizationCode")?;
+    providers::ensure_available(ctx, HUAWEI).await?;
+    let client = ctx
+        .providers
+        .huawei
+        .as_ref()
+        .ok_or_else(|| Error::ServiceUnavailable("HUAWEI ID is not configured".into()))?;
+    let identity = client
+        .sign_in(&code, real_now_secs())
+        .await
+        .map_err(|e| sign_in_error("HUAWEI ID", LinkTokenError::Token(e)))?;
+    let player_id = player_auth::find_or_create(ctx, HUAWEI, &identity.subject, false).await?;
+    player_auth::start_session(ctx, &player_id).await
+}
+
+/// `POST /v1/auth/ios_vendor` (alias `/auth/apple`).
+pub async fn apple_sign_in(ctx: &AppContext, identity_token: &str) -> Result<Session> {
+    let token = required(identity_token, "identityToken")?;
+    let identity = verify_apple(ctx, &token)
+        .await
+        .map_err(|e| sign_in_error("Apple", e))?;
+    let player_id = player_auth::find_or_create(ctx, APPLE, &identity.subject, false).await?;
+    player_auth::start_session(ctx, &player_id).await
+}
+
+/// A refused token on a sign-in route is 401; a provider that cannot be reached 503.
+fn sign_in_error(provider: &str, e: LinkTokenError) -> Error {
+    match e {
+        LinkTokenError::Refused(e) => e,
+        LinkTokenError::Token(IdTokenError::Invalid(reason)) => {
+            tracing::info!(provider, %reason, "sign-in refused");
+            Error::unauthorized(format!("{provider} sign-in failed"))
+        }
+        LinkTokenError::Token(IdTokenError::Unavailable(reason)) => {
+            tracing::warn!(provider, %reason, "sign-in provider unavailable");
+            Error::ServiceUnavailable(format!("{provider} cannot be reached; try again later"))
+        }
+    }
+}
+
+enum LinkTokenError {
+    /// Disabled (403) or not configured (503).
+    Refused(Error),
+    Token(IdTokenError),
+}
+
+async fn verify_apple(ctx: &AppContext, token: &str) -> Result<VerifiedIdentity, LinkTokenError> {
+    providers::ensure_available(ctx, APPLE)
+        .await
+        .map_err(LinkTokenError::Refused)?;
+    let verifier = ctx.providers.apple.as_ref().ok_or_else(|| {
+        LinkTokenError::Refused(Error::ServiceUnavailable(
+            "Apple sign-in is not configured".into(),
+        ))
+    })?;
+    verifier
+        .verify(token, real_now_secs())
+        .await
+        .map_err(LinkTokenError::Token)
+}
+
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LinkCredential {
+    pub identity_token: String,
+    pub authorization_code: Option<String>,
+}
+
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LinkRequest {
+    /// `ios_vendor` (alias `apple`): the only provider that links.
+    pub provider: String,
+    pub credential: LinkCredential,
+    /// `server_account_first` (the default and only value).
+    pub merge_policy: Option<String>,
+    /// Client-made id; repeating it replays the first answer.
+    pub client_migration_id: String,
+}
+
+/// One item of guest data the account already had.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MigrationConflict {
+    /// Data type, e.g. `reward`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The reward's idempotency key in the account's key space.
+    pub key: String,
+    pub xp: i64,
+    pub reason: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MigrationSummary {
+    pub policy: String,
+    /// Data type → count moved into the account.
+    pub imported: BTreeMap<String, i64>,
+    /// Data type → count left behind.
+    pub skipped: BTreeMap<String, i64>,
+    pub conflicts: Vec<MigrationConflict>,
+}
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LinkResult {
+    pub session: Session,
+    pub migration_summary: MigrationSummary,
+    /// Always null: the client calls `GET /v1/app/bootstrap` next.
+    #[schema(value_type = Option<Object>)]
+    pub bootstrap: Option<serde_json::Value>,
+}
+
+/// What a link stores under its clientMigrationId, replayed by later calls.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct StoredLink {
+    target_player_id: String,
+    migration_summary: MigrationSummary,
+}
+
+const POLICY: &str = "server_account_first";
+const LINK_SCOPE: &str = "link";
+
+fn summary_of(c: &MergeCounts) -> MigrationSummary {
+    let imported = BTreeMap::from([
+        ("answers".to_string(), c.answers),
+        ("sessions".to_string(), c.sessions),
+        ("rewards".to_string(), c.rewards),
+        ("xp".to_string(), c.xp),
+        ("nodeCompletions".to_string(), c.node_completions),
+        ("weeklyXp".to_string(), c.weekly_rows),
+    ]);
+    let skipped = BTreeMap::from([
+        ("rewards".to_string(), c.reward_conflicts.len() as i64),
+        ("nodeCompletions".to_string(), c.node_completions_skipped),
+        ("unfinishedSessions".to_string(), c.unfinished_sessions),
+        ("coins".to_string(), c.skipped_coins),
+        ("inventoryItems".to_string(), c.skipped_inventory),
+        ("streakDays".to_string(), c.skipped_streak_days),
+    ]);
+    let conflicts = c
+        .reward_conflicts
+        .iter()
+        .map(|r| MigrationConflict {
+            kind: "reward".into(),
+            key: r.idempotency_key.clone(),
+            xp: r.xp_delta,
+            reason: "the account already holds this reward".into(),
+        })
+        .collect();
+    MigrationSummary {
+        policy: POLICY.into(),
+        imported,
+        skipped,
+        conflicts,
+    }
+}
+
+fn validate_link(req: &LinkRequest) -> Result<(String, String)> {
+    if !matches!(req.provider.as_str(), "ios_vendor" | "apple") {
+        return Err(Error::validation("provider must be ios_vendor"));
+    }
+    if let Some(policy) = &req.merge_policy
+        && policy != POLICY
+    {
+        return Err(Error::validation(
+            "mergePolicy must be server_account_first",
+        ));
+    }
+    let migration_id = req.client_migration_id.trim();
+    if migration_id.is_empty() || migration_id.len() > 128 {
+        return Err(Error::validation(
+            "clientMigrationId must be 1-128 characters",
+        ));
+    }
+    let token = required(&req.credential.identity_token, "credential.identityToken")?;
+    Ok((migration_id.to_string(), token))
+}
+
+/// Replays a stored link answer for its owner; another player's id is a conflict.
+async fn replay(ctx: &AppContext, caller: &str, owner: &str, response: &str) -> Result<LinkResult> {
+    if owner != caller {
+        return Err(Error::conflict(
+            "this clientMigrationId was used by another account",
+        ));
+    }
+    let stored: StoredLink = serde_json::from_str(response)
+        .map_err(|e| Error::internal(format!("stored link answer unreadable: {e}")))?;
+    Ok(LinkResult {
+        session: player_auth::start_session(ctx, &stored.target_player_id).await?,
+        migration_summary: stored.migration_summary,
+        bootstrap: None,
+    })
+}
+
+/// `POST /v1/auth/link`.
+pub async fn link(
+    ctx: &AppContext,
+    caller: &PlayerPrincipal,
+    req: &LinkRequest,
+) -> Result<LinkResult> {
+    let (migration_id, token) = validate_link(req)?;
+
+    // A replay answers before anything else is checked again.
+    let mut tx = ctx.db.begin().await?;
+    let existing = db::accounts::idempotency_record(&mut tx, LINK_SCOPE, &migration_id).await?;
+    drop(tx);
+    if let Some(record) = existing {
+        return replay(ctx, &caller.id, &record.owner_id, &record.response).await;
+    }
+    if caller.linked {
+        return Err(Error::conflict("this guest account is already linked"));
+    }
+    if !caller.is_guest {
+        return Err(Error::forbidden("only a guest account can be linked"));
+    }
+    let identity = verify_apple(ctx, &token).await.map_err(|e| match e {
+        LinkTokenError::Refused(e) => e,
+        LinkTokenError::Token(IdTokenError::Invalid(reason)) => {
+            Error::validation(format!("invalid identity token: {reason}"))
+        }
+        LinkTokenError::Token(IdTokenError::Unavailable(_)) => {
+            Error::ServiceUnavailable("Apple cannot be reached; try again later".into())
+        }
+    })?;
+
+    let now_ms = ctx.clock.now_ms();
+    let mut tx = ctx.db.begin().await?;
+    if !db::accounts::claim_idempotency(&mut tx, LINK_SCOPE, &migration_id, &caller.id, now_ms)
+        .await?
+    {
+        // The same id is being (or was just) linked by a concurrent request: replay it.
+        let record = db::accounts::idempotency_record(&mut tx, LINK_SCOPE, &migration_id)
+            .await?
+            .ok_or_else(|| Error::internal("link record vanished"))?;
+        drop(tx);
+        return replay(ctx, &caller.id, &record.owner_id, &record.response).await;
+    }
+    if !db::accounts::mark_guest_linked(&mut tx, &caller.id, now_ms).await? {
+        return Err(Error::conflict("this guest account is already linked"));
+    }
+    let (target, summary) = match db::accounts::identity_owner(&mut tx, APPLE, &identity.subject)
+        .await?
+    {
+        None => {
+            if !db::accounts::upgrade_guest(&mut tx, &caller.id, APPLE, &identity.subject, now_ms)
+                .await?
+            {
+                return Err(Error::conflict(
+                    "this Apple account was just registered; try again",
+                ));
+            }
+            let empty = MigrationSummary {
+                policy: POLICY.into(),
+                imported: BTreeMap::new(),
+                skipped: BTreeMap::new(),
+                conflicts: Vec::new(),
+            };
+            (caller.id.clone(), empty)
+        }
+        Some(target) => {
+            let row = db::players::auth_row(&ctx.db, &target)
+                .await?
+                .filter(|r| r.deleted_at.is_none())
+                .ok_or_else(|| Error::internal("identity points at a missing player"))?;
+            player_auth::ensure_not_banned(row.is_banned, row.banned_until, now_ms)?;
+            let counts = db::accounts::merge_guest(&mut tx, &caller.id, &target, now_ms).await?;
+            (target, summary_of(&counts))
+        }
+    };
+    let stored = StoredLink {
+        target_player_id: target.clone(),
+        migration_summary: summary.clone(),
+    };
+    let stored = serde_json::to_string(&stored)
+        .map_err(|e| Error::internal(format!("serialising link answer: {e}")))?;
+    db::accounts::store_idempotent_response(&mut tx, LINK_SCOPE, &migration_id, &stored).await?;
+    tx.commit().await?;
+    tracing::info!(guest = %caller.id, account = %target, merged = target != caller.id, "guest linked");
+    Ok(LinkResult {
+        session: player_auth::start_session(ctx, &target).await?,
+        migration_summary: summary,
+        bootstrap: None,
+    })
+}
