@@ -3,5 +3,6 @@
 
 mod envelope;
 mod extractors;
+mod phone;
 mod startup;
 mod tokens;
