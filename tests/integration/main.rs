@@ -1,6 +1,7 @@
 //! End-to-end tests through HTTP, each on SQLite and on PostgreSQL.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod accounts;
 mod envelope;
 mod extractors;
 mod phone;
