@@ -7,3 +7,4 @@ mod extractors;
 mod phone;
 mod startup;
 mod tokens;
+mod vendors;

@@ -362,9 +362,15 @@ async fn aliyun_refusals_map_to_the_spec(engine: Engine) {
         .await
         .assert_error(503, "SMS_PROVIDER_ERROR");
     assert_eq!(app.scalar("SELECT count(*) FROM sms_sends", &[]).await, 0);
-    // the service unreachable
-    drop(server);
-    send(&app, "13300133000")
+    // the service unreachable (nothing listens on port 9)
+    let mut vars = aliyun_vars(&server);
+    for (k, v) in vars.iter_mut() {
+        if *k == "ALIYUN_DYPNS_ENDPOINT" {
+            *v = "http://127.0.0.1:9".into();
+        }
+    }
+    let offline = TestApp::spawn_with(engine, &vars).await;
+    send(&offline, "13300133000")
         .await
         .assert_error(503, "SMS_PROVIDER_ERROR");
 }
