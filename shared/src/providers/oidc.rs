@@ -95,11 +95,16 @@ impl IdClaims {
 #[derive(Default)]
 struct KeyCache {
     keys: HashMap<String, Arc<DecodingKey>>,
+    /// When `keys` were last fetched successfully.
+    fetched_at: Option<Instant>,
     /// When the JWKS was last asked for, successfully or not.
     last_attempt: Option<Instant>,
     /// Why the last attempt failed, if it did.
     last_failure: Option<String>,
 }
+
+/// How long fetched keys are trusted before they are fetched again.
+pub const MAX_KEY_AGE: Duration = Duration::from_secs(3600);
 
 /// Verifies ID tokens against the keys a provider publishes at a JWKS URL.
 pub struct JwksVerifier {
@@ -109,6 +114,9 @@ pub struct JwksVerifier {
     audience: String,
     algorithms: Vec<Algorithm>,
     min_refetch_interval: Duration,
+    /// Cached keys older than this are refreshed before use, so a key the provider
+    /// withdrew stops being trusted even if no token names an unknown `kid`.
+    max_key_age: Duration,
     cache: RwLock<KeyCache>,
     /// Held while fetching, so concurrent misses cause one fetch.
     fetch_lock: Mutex<()>,
@@ -141,9 +149,17 @@ impl JwksVerifier {
             audience,
             algorithms: allowed,
             min_refetch_interval,
+            max_key_age: MAX_KEY_AGE,
             cache: RwLock::new(KeyCache::default()),
             fetch_lock: Mutex::new(()),
         }
+    }
+
+    /// The same verifier trusting fetched keys for `age` (tests).
+    #[cfg(test)]
+    fn with_max_key_age(mut self, age: Duration) -> Self {
+        self.max_key_age = age;
+        self
     }
 
     /// Verifies `token` at `now_secs` (Unix seconds) and returns who it names.
@@ -209,7 +225,52 @@ impl JwksVerifier {
     }
 
     async fn cached_key(&self, kid: &str) -> Option<Arc<DecodingKey>> {
+        let stale = {
+            let cache = self.cache.read().await;
+            let stale = cache
+                .fetched_at
+                .is_some_and(|at| at.elapsed() >= self.max_key_age);
+            if !stale {
+                return cache.keys.get(kid).cloned();
+            }
+            stale
+        };
+        if stale {
+            self.refresh_stale().await;
+        }
         self.cache.read().await.keys.get(kid).cloned()
+    }
+
+    /// Refreshes keys older than `max_key_age`. When the provider cannot be reached the
+    /// old keys stay in use (an outage must not stop sign-in), and the next attempt waits
+    /// `min_refetch_interval`.
+    async fn refresh_stale(&self) {
+        let _fetching = self.fetch_lock.lock().await;
+        {
+            let cache = self.cache.read().await;
+            let still_stale = cache
+                .fetched_at
+                .is_some_and(|at| at.elapsed() >= self.max_key_age);
+            let tried_recently = cache
+                .last_attempt
+                .is_some_and(|at| at.elapsed() < self.min_refetch_interval);
+            if !still_stale || tried_recently {
+                return;
+            }
+        }
+        let fetched = self.fetch_keys().await;
+        let mut cache = self.cache.write().await;
+        cache.last_attempt = Some(Instant::now());
+        match fetched {
+            Ok(keys) => {
+                cache.keys = keys;
+                cache.fetched_at = Some(Instant::now());
+                cache.last_failure = None;
+            }
+            Err(e) => {
+                tracing::warn!(url = %self.jwks_url, error = %e, "JWKS refresh failed; keeping cached keys");
+            }
+        }
     }
 
     /// Fetches the JWKS again, unless that was done less than `min_refetch_interval`
@@ -238,6 +299,7 @@ impl JwksVerifier {
         match fetched {
             Ok(keys) => {
                 cache.keys = keys;
+                cache.fetched_at = Some(Instant::now());
                 cache.last_failure = None;
                 cache
                     .keys
@@ -984,6 +1046,75 @@ mod tests {
         let token = KEY_B.sign(Algorithm::RS256, &h.claims("user-b"));
         assert_invalid(h.check(&token).await, "unknown signing key key-b");
         assert_eq!(h.jwks_hits().await, 2);
+    }
+
+    fn plain_verifier(server: &MockServer, max_age: Duration) -> JwksVerifier {
+        JwksVerifier::new(
+            reqwest::Client::new(),
+            format!("{}/keys", server.uri()),
+            "https://issuer.example".into(),
+            "aud-1".into(),
+            vec![Algorithm::RS256],
+            Duration::ZERO,
+        )
+        .with_max_key_age(max_age)
+    }
+
+    fn plain_claims(sub: &str) -> Value {
+        json!({"iss": "https://issuer.example", "aud": "aud-1", "sub": sub,
+               "exp": chrono::Utc::now().timestamp() + 600})
+    }
+
+    #[tokio::test]
+    async fn old_keys_are_refreshed_so_withdrawn_keys_stop_working() {
+        let server = MockServer::start().await;
+        Mock::given(method("GET"))
+            .and(path("/keys"))
+            .respond_with(ResponseTemplate::new(200).set_body_json(jwks(&[&KEY_A])))
+            .up_to_n_times(1)
+            .with_priority(1)
+            .mount(&server)
+            .await;
+        Mock::given(method("GET"))
+            .and(path("/keys"))
+            .respond_with(ResponseTemplate::new(200).set_body_json(jwks(&[&KEY_B])))
+            .mount(&server)
+            .await;
+        let v = plain_verifier(&server, Duration::from_millis(50));
+        let now = chrono::Utc::now().timestamp();
+        let with_a = KEY_A.sign(Algorithm::RS256, &plain_claims("a"));
+        v.verify(&with_a, now).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(80)).await;
+        // the provider withdrew A: after the refresh it is refused
+        assert!(matches!(
+            v.verify(&with_a, now).await,
+            Err(IdTokenError::Invalid(_))
+        ));
+        let with_b = KEY_B.sign(Algorithm::RS256, &plain_claims("b"));
+        v.verify(&with_b, now).await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn old_keys_stay_in_use_while_the_provider_is_down() {
+        let server = MockServer::start().await;
+        Mock::given(method("GET"))
+            .and(path("/keys"))
+            .respond_with(ResponseTemplate::new(200).set_body_json(jwks(&[&KEY_A])))
+            .up_to_n_times(1)
+            .with_priority(1)
+            .mount(&server)
+            .await;
+        Mock::given(method("GET"))
+            .and(path("/keys"))
+            .respond_with(ResponseTemplate::new(503))
+            .mount(&server)
+            .await;
+        let v = plain_verifier(&server, Duration::from_millis(50));
+        let now = chrono::Utc::now().timestamp();
+        let with_a = KEY_A.sign(Algorithm::RS256, &plain_claims("a"));
+        v.verify(&with_a, now).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(80)).await;
+        v.verify(&with_a, now).await.unwrap();
     }
 
     async fn refetch_rate_limited(provider: Provider) {
