@@ -199,6 +199,18 @@ async fn huawei_sign_in_and_refusals(engine: Engine) {
     ] {
         assert!(form.contains(field), "{form}");
     }
+    // a banned player is refused at sign-in
+    app.exec(
+        "UPDATE players SET is_banned = TRUE WHERE id = $1",
+        &[&first],
+    )
+    .await;
+    huawei(&app, "good").await.assert_error(403, "FORBIDDEN");
+    app.exec(
+        "UPDATE players SET is_banned = FALSE WHERE id = $1",
+        &[&first],
+    )
+    .await;
     // the provider list now shows HUAWEI and Apple enabled
     let list = app
         .get("/v1/auth/providers?platform=android", None)

@@ -235,9 +235,8 @@ pub async fn link(
     let (migration_id, token) = validate_link(req)?;
 
     // A replay answers before anything else is checked again.
-    let mut tx = ctx.db.begin().await?;
-    let existing = db::accounts::idempotency_record(&mut tx, LINK_SCOPE, &migration_id).await?;
-    drop(tx);
+    let existing =
+        db::accounts::find_idempotency_record(&ctx.db, LINK_SCOPE, &migration_id).await?;
     if let Some(record) = existing {
         return replay(ctx, &caller.id, &record.owner_id, &record.response).await;
     }
