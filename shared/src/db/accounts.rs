@@ -35,6 +35,23 @@ pub struct IdempotencyRecord {
     pub response: String,
 }
 
+/// The stored record of an idempotency key, read outside any transaction.
+pub async fn find_idempotency_record(
+    db: &super::Db,
+    scope: &str,
+    key: &str,
+) -> sqlx::Result<Option<IdempotencyRecord>> {
+    Ok(super::read!(db, |ex| {
+        sqlx::query_as::<_, IdempotencyRecord>(
+            "SELECT owner_id, response FROM idempotency_records WHERE scope = $1 AND key = $2",
+        )
+        .bind(scope)
+        .bind(key)
+        .fetch_optional(ex)
+        .await?
+    }))
+}
+
 pub async fn idempotency_record(
     tx: &mut Tx,
     scope: &str,
