@@ -21,6 +21,9 @@ use crate::AppState;
         (name = "health", description = "Liveness"),
         (name = "auth", description = "Sign-in and tokens"),
         (name = "users", description = "The player's own account"),
+        (name = "tracks", description = "Topic tracks and their chapter nodes"),
+        (name = "challenges", description = "Challenges, judged answers, knowledge cards"),
+        (name = "progress", description = "Resources, preferences, check-in"),
         (name = "app", description = "App-level data"),
     )
 )]

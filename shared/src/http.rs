@@ -65,6 +65,58 @@ fn json_rejection(rejection: JsonRejection) -> Error {
     }
 }
 
+/// An optional JSON body: no body and no Content-Type is `None`; a JSON body is parsed;
+/// `Content-Type: application/json` with an empty body, or a body of another type, is
+/// 400 VALIDATION_ERROR.
+pub struct OptionalJson<T>(pub Option<T>);
+
+impl<S, T> FromRequest<S> for OptionalJson<T>
+where
+    T: DeserializeOwned,
+    S: Send + Sync,
+{
+    type Rejection = Error;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let content_type = req
+            .headers()
+            .get(axum::http::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .map(|v| v.to_ascii_lowercase());
+        let bytes = axum::body::Bytes::from_request(req, state)
+            .await
+            .map_err(|e| {
+                if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                    Error::PayloadTooLarge(format!(
+                        "request body larger than {} KiB",
+                        JSON_BODY_LIMIT / 1024
+                    ))
+                } else {
+                    Error::Validation(e.body_text())
+                }
+            })?;
+        let Some(content_type) = content_type else {
+            return if bytes.is_empty() {
+                Ok(Self(None))
+            } else {
+                Err(Error::validation("expected Content-Type: application/json"))
+            };
+        };
+        let essence = content_type.split(';').next().unwrap_or("").trim();
+        if essence != "application/json" && !essence.ends_with("+json") {
+            return Err(Error::validation("expected Content-Type: application/json"));
+        }
+        if bytes.is_empty() {
+            return Err(Error::validation(
+                "Content-Type: application/json with an empty body; send {} or no body at all",
+            ));
+        }
+        serde_json::from_slice(&bytes)
+            .map(|v| Self(Some(v)))
+            .map_err(|e| Error::Validation(format!("invalid request body: {e}")))
+    }
+}
+
 /// `axum::extract::Query` answering 400 VALIDATION_ERROR in the envelope.
 pub struct ApiQuery<T>(pub T);
 

@@ -4,6 +4,7 @@
 mod accounts;
 mod envelope;
 mod extractors;
+mod gameplay;
 mod phone;
 mod startup;
 mod tokens;

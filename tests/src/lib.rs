@@ -361,6 +361,22 @@ impl TestApp {
         n
     }
 
+    /// One text value from the database (test oracles only).
+    pub async fn text(&self, sql: &'static str, args: &[&str]) -> String {
+        shared::read!(&self.ctx.db, |ex| {
+            let mut q = sqlx::query_scalar::<_, String>(sql);
+            for a in args {
+                q = q.bind(a.to_string());
+            }
+            q.fetch_one(ex).await.unwrap()
+        })
+    }
+
+    /// Starts both apps with the demo content loaded.
+    pub async fn spawn_demo(engine: Engine) -> Self {
+        Self::spawn_with(engine, &[("DEMO_CONTENT", "true".to_string())]).await
+    }
+
     /// One integer from the database (test assertions only).
     pub async fn scalar(&self, sql: &'static str, args: &[&str]) -> i64 {
         shared::read!(&self.ctx.db, |ex| {
@@ -407,6 +423,25 @@ macro_rules! both_engines {
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 async fn postgres() {
                     super::$name($crate::TestApp::spawn($crate::Engine::Postgres).await).await
+                }
+            }
+        )*
+    };
+}
+
+/// Like [`both_engines!`], with the demo content loaded.
+#[macro_export]
+macro_rules! both_engines_demo {
+    ($($name:ident),* $(,)?) => {
+        $(
+            mod $name {
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn sqlite() {
+                    super::$name($crate::TestApp::spawn_demo($crate::Engine::Sqlite).await).await
+                }
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn postgres() {
+                    super::$name($crate::TestApp::spawn_demo($crate::Engine::Postgres).await).await
                 }
             }
         )*

@@ -2,7 +2,10 @@
 
 pub mod app;
 pub mod auth;
+pub mod challenges;
 pub mod health;
+pub mod progress;
+pub mod tracks;
 pub mod users;
 
 use utoipa::OpenApi;
@@ -25,4 +28,8 @@ fn v1(state: &AppState) -> OpenApiRouter<AppState> {
         .merge(users::router())
         // app-level data
         .merge(app::router())
+        // the game
+        .merge(tracks::router())
+        .merge(challenges::router())
+        .merge(progress::router())
 }

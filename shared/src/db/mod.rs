@@ -24,7 +24,10 @@
 pub mod accounts;
 pub mod admins;
 pub mod content;
+pub mod gameplay;
+pub mod ledger;
 pub mod players;
+pub mod progress;
 pub mod providers;
 pub mod refresh_tokens;
 pub mod regions;

@@ -112,30 +112,20 @@ pub async fn create_with_identity(tx: &mut Tx, p: &NewPlayer<'_>) -> sqlx::Resul
     Ok(true)
 }
 
-/// The fields of "Current user" and the session's user summary.
+/// The public profile of a player (the session's user summary).
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct PlayerProfileRow {
     pub id: String,
     pub nickname: Option<String>,
     pub avatar_url: Option<String>,
     pub tier: String,
-    pub xp: i64,
-    pub hearts: i64,
-    pub hearts_regen_from: Option<i64>,
-    pub streak_days: i64,
-    pub streak_last_day: Option<String>,
-    pub streak_protected_until: Option<i64>,
-    pub daily_xp_day: Option<String>,
-    pub daily_xp: i64,
 }
 
 pub async fn profile(db: &Db, id: &str) -> sqlx::Result<Option<PlayerProfileRow>> {
     Ok(read!(db, |ex| {
         sqlx::query_as::<_, PlayerProfileRow>(
-            "SELECT p.id, p.nickname, p.avatar_url, p.tier, g.xp, g.hearts, g.hearts_regen_from,
-                    g.streak_days, g.streak_last_day, g.streak_protected_until,
-                    g.daily_xp_day, g.daily_xp
-             FROM players p JOIN player_progress g ON g.player_id = p.id
+            "SELECT p.id, p.nickname, p.avatar_url, COALESCE(s.tier, 'free') AS tier
+             FROM players p LEFT JOIN subscriptions s ON s.player_id = p.id
              WHERE p.id = $1 AND p.deleted_at IS NULL",
         )
         .bind(id)

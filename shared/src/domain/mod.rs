@@ -1,5 +1,5 @@
 //! Plain types and rules of the game: no I/O, no HTTP, no SQL.
 
 pub mod phone;
-pub mod progress;
+pub mod resources;
 pub mod rules;

@@ -5,8 +5,10 @@
 pub mod account;
 pub mod admin_auth;
 pub mod demo;
+pub mod gameplay;
 pub mod phone_auth;
 pub mod player_auth;
+pub mod progress;
 pub mod providers;
 pub mod regions;
 pub mod secrets;

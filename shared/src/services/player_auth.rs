@@ -9,7 +9,6 @@ use uuid::Uuid;
 use crate::clock::beijing;
 use crate::context::AppContext;
 use crate::db::{self, players::NewPlayer};
-use crate::domain::progress;
 use crate::tokens::{Audience, TokenType, hash_token};
 use crate::{Error, Result};
 
@@ -237,24 +236,19 @@ pub async fn current_user(ctx: &AppContext, player: &PlayerPrincipal) -> Result<
     let p = db::players::profile(&ctx.db, &player.id)
         .await?
         .ok_or_else(|| Error::unauthorized("account deleted"))?;
+    let progress = crate::services::progress::load(ctx, &player.id).await?;
     let now: DateTime<Utc> = ctx.clock.now();
-    let today = beijing::day(now);
     let rules = &ctx.settings.rules;
-    let (hearts, _) = progress::hearts_at(p.hearts, p.hearts_regen_from, now, rules);
+    let r = progress.resources.at(now, rules);
     Ok(CurrentUser {
         id: p.id,
         nickname: p.nickname,
         avatar_url: p.avatar_url,
-        tier: p.tier,
-        xp_total: p.xp,
-        streak_days: progress::streak_on(
-            p.streak_days,
-            p.streak_last_day.as_deref(),
-            p.streak_protected_until,
-            today,
-        ),
-        hearts_remaining: hearts,
-        daily_xp_earned: progress::daily_xp_on(p.daily_xp_day.as_deref(), p.daily_xp, today),
+        tier: progress.tier,
+        xp_total: r.xp,
+        streak_days: r.streak_on(beijing::day(now)),
+        hearts_remaining: r.hearts,
+        daily_xp_earned: r.daily_xp,
         daily_xp_goal: rules.daily_xp_goal,
     })
 }

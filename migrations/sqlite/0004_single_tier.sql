@@ -1,0 +1,2 @@
+-- A player's tier lives in subscriptions only (one source of truth).
+ALTER TABLE players DROP COLUMN tier;

@@ -1,0 +1,82 @@
+//! `GET /v1/progress/summary`, `PATCH /v1/progress/preferences`,
+//! `POST /v1/progress/check-in`.
+
+use axum::extract::State;
+use serde::Deserialize;
+use shared::envelope::{ApiResult, Envelope, ErrorEnvelope, ok};
+use shared::http::{ApiJson, OptionalJson};
+use shared::services::progress::{self, ProgressSummary};
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::AppState;
+use crate::extract::CurrentPlayer;
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(summary))
+        .routes(routes!(preferences))
+        .routes(routes!(check_in))
+}
+
+/// Hearts, attempts, XP, level, streak and check-ins.
+#[utoipa::path(get, path = "/progress/summary", tag = "progress", security(("player_jwt" = [])),
+    responses(
+        (status = 200, description = "The summary", body = Envelope<ProgressSummary>),
+        (status = 401, description = "Missing or invalid token", body = ErrorEnvelope),
+        (status = 403, description = "Banned", body = ErrorEnvelope),
+    ))]
+pub async fn summary(
+    State(state): State<AppState>,
+    CurrentPlayer(player): CurrentPlayer,
+) -> ApiResult<ProgressSummary> {
+    Ok(ok(progress::summary(&state.ctx, &player).await?))
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PreferencesRequest {
+    /// A track's category id or slug.
+    pub active_track_id: String,
+}
+
+/// Sets the active track.
+#[utoipa::path(patch, path = "/progress/preferences", tag = "progress", request_body = PreferencesRequest,
+    security(("player_jwt" = [])),
+    responses(
+        (status = 200, description = "The summary", body = Envelope<ProgressSummary>),
+        (status = 400, description = "Not a track", body = ErrorEnvelope),
+        (status = 401, description = "Missing or invalid token", body = ErrorEnvelope),
+        (status = 403, description = "Banned", body = ErrorEnvelope),
+    ))]
+pub async fn preferences(
+    State(state): State<AppState>,
+    CurrentPlayer(player): CurrentPlayer,
+    ApiJson(body): ApiJson<PreferencesRequest>,
+) -> ApiResult<ProgressSummary> {
+    Ok(ok(progress::set_active_track(
+        &state.ctx,
+        &player,
+        &body.active_track_id,
+    )
+    .await?))
+}
+
+/// Today's check-in (Beijing day), counted once. Send no body and no Content-Type, or `{}`.
+#[utoipa::path(post, path = "/progress/check-in", tag = "progress",
+    request_body(content = Option<Object>, description = "No body, or {}"),
+    security(("player_jwt" = [])),
+    responses(
+        (status = 200, description = "The summary", body = Envelope<ProgressSummary>),
+        (status = 400, description = "Content-Type application/json with an empty body", body = ErrorEnvelope),
+        (status = 401, description = "Missing or invalid token", body = ErrorEnvelope),
+        (status = 403, description = "Banned", body = ErrorEnvelope),
+    ))]
+pub async fn check_in(
+    State(state): State<AppState>,
+    CurrentPlayer(player): CurrentPlayer,
+    OptionalJson(_body): OptionalJson<serde_json::Map<String, serde_json::Value>>,
+) -> ApiResult<ProgressSummary> {
+    Ok(ok(progress::check_in(&state.ctx, &player).await?))
+}

@@ -1,0 +1,85 @@
+//! `reward_ledger` and `weekly_xp`: every reward and deduction once, by its idempotency
+//! key; weekly XP per leaderboard.
+
+use super::{Tx, in_tx};
+
+/// One ledger row.
+pub struct LedgerEntry<'a> {
+    pub id: &'a str,
+    pub player_id: &'a str,
+    pub key: &'a str,
+    pub source: &'a str,
+    pub xp_delta: i64,
+    pub hearts_delta: i64,
+    pub attempts_delta: i64,
+    pub coins_delta: i64,
+    pub before: &'a str,
+    pub after: &'a str,
+    pub now_ms: i64,
+}
+
+/// Writes the entry unless its key exists; false when it did (a replay).
+pub async fn insert(tx: &mut Tx, e: &LedgerEntry<'_>) -> sqlx::Result<bool> {
+    Ok(in_tx!(tx, |ex| {
+        sqlx::query(
+            "INSERT INTO reward_ledger (id, player_id, idempotency_key, source, xp_delta, hearts_delta,
+                                        attempts_delta, coins_delta, before_snapshot, after_snapshot, created_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+             ON CONFLICT (idempotency_key) DO NOTHING",
+        )
+        .bind(e.id)
+        .bind(e.player_id)
+        .bind(e.key)
+        .bind(e.source)
+        .bind(e.xp_delta)
+        .bind(e.hearts_delta)
+        .bind(e.attempts_delta)
+        .bind(e.coins_delta)
+        .bind(e.before)
+        .bind(e.after)
+        .bind(e.now_ms)
+        .execute(ex)
+        .await?
+        .rows_affected()
+            == 1
+    }))
+}
+
+/// Whether a key is in the ledger.
+pub async fn exists(tx: &mut Tx, key: &str) -> sqlx::Result<bool> {
+    let n: i64 = in_tx!(tx, |ex| {
+        sqlx::query_scalar("SELECT count(*) FROM reward_ledger WHERE idempotency_key = $1")
+            .bind(key)
+            .fetch_one(ex)
+            .await?
+    });
+    Ok(n > 0)
+}
+
+/// Adds `xp` earned at `now_ms` to a player's row of a weekly board.
+pub async fn add_weekly_xp(
+    tx: &mut Tx,
+    week_start: &str,
+    board: &str,
+    player_id: &str,
+    xp: i64,
+    now_ms: i64,
+) -> sqlx::Result<()> {
+    in_tx!(tx, |ex| {
+        sqlx::query(
+            "INSERT INTO weekly_xp (week_start, board, player_id, xp, last_earned_at)
+             VALUES ($1, $2, $3, $4, $5)
+             ON CONFLICT (week_start, board, player_id)
+             DO UPDATE SET xp = weekly_xp.xp + excluded.xp, last_earned_at = excluded.last_earned_at",
+        )
+        .bind(week_start)
+        .bind(board)
+        .bind(player_id)
+        .bind(xp)
+        .bind(now_ms)
+        .execute(ex)
+        .await?
+        .rows_affected()
+    });
+    Ok(())
+}

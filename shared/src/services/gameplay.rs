@@ -1,0 +1,630 @@
+//! Tracks, challenges, judged answers and knowledge-card views.
+
+use std::collections::HashSet;
+
+use rand::seq::SliceRandom;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::clock::beijing;
+use crate::context::AppContext;
+use crate::db::gameplay::{
+    AnswerContext, AnswerRow, NewAnswer, NewSessionQuestion, NodeRow, SessionRow, TrackRow,
+};
+use crate::db::{self};
+use crate::domain::resources::Refusal;
+use crate::services::player_auth::PlayerPrincipal;
+use crate::services::progress::{self, Change, ProgressSummary};
+use crate::tokens::random_token;
+use crate::{Error, Result};
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TrackNode {
+    /// The chapter's id.
+    pub id: String,
+    pub title: String,
+    /// `done` or `current` (`locked` and `chest` are reserved).
+    pub status: String,
+    /// The most XP a challenge on this node earns, e.g. `+50 XP`.
+    pub reward: String,
+    /// Questions in a challenge on this node.
+    pub question_count: i64,
+}
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct Track {
+    /// The category id.
+    pub id: String,
+    pub name: String,
+    pub icon: String,
+    /// Done nodes ÷ nodes, in [0, 1].
+    pub progress: f64,
+    pub nodes: Vec<TrackNode>,
+}
+
+fn build_track(ctx: &AppContext, t: TrackRow, nodes: &[NodeRow], done: &HashSet<String>) -> Track {
+    let nodes: Vec<TrackNode> = nodes
+        .iter()
+        .filter(|n| n.category_id == t.id)
+        .map(|n| TrackNode {
+            id: n.id.clone(),
+            title: n.title.clone(),
+            status: if done.contains(&n.id) {
+                "done"
+            } else {
+                "current"
+            }
+            .to_string(),
+            reward: format!(
+                "+{} XP",
+                n.questions_required * ctx.settings.rules.xp_per_correct
+            ),
+            question_count: n.questions_required,
+        })
+        .collect();
+    let done_count = nodes.iter().filter(|n| n.status == "done").count();
+    Track {
+        progress: if nodes.is_empty() {
+            0.0
+        } else {
+            done_count as f64 / nodes.len() as f64
+        },
+        id: t.id,
+        name: t.name,
+        icon: t.icon,
+        nodes,
+    }
+}
+
+/// `GET /v1/tracks`: three queries whatever the number of tracks and nodes.
+pub async fn tracks(ctx: &AppContext, player: &PlayerPrincipal) -> Result<Vec<Track>> {
+    let tracks = db::gameplay::tracks(&ctx.db).await?;
+    let nodes = db::gameplay::all_nodes(&ctx.db).await?;
+    let done: HashSet<String> = db::gameplay::done_nodes(&ctx.db, &player.id)
+        .await?
+        .into_iter()
+        .collect();
+    Ok(tracks
+        .into_iter()
+        .map(|t| build_track(ctx, t, &nodes, &done))
+        .collect())
+}
+
+/// `GET /v1/tracks/:trackId` (id or slug); None when there is no such track.
+pub async fn track(ctx: &AppContext, player: &PlayerPrincipal, key: &str) -> Result<Option<Track>> {
+    let Some(t) = db::gameplay::track(&ctx.db, key).await? else {
+        return Ok(None);
+    };
+    let nodes = db::gameplay::nodes_of(&ctx.db, &t.id).await?;
+    let done: HashSet<String> = db::gameplay::done_nodes(&ctx.db, &player.id)
+        .await?
+        .into_iter()
+        .collect();
+    Ok(Some(build_track(ctx, t, &nodes, &done)))
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct AnswerOption {
+    pub id: String,
+    pub text: String,
+}
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct ChallengeQuestionBody {
+    pub id: String,
+    pub prompt: String,
+    /// Shuffled; no correctness marker.
+    pub options: Vec<AnswerOption>,
+}
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ChallengeQuestion {
+    pub challenge_id: String,
+    pub track_id: String,
+    pub node_id: String,
+    pub question: ChallengeQuestionBody,
+}
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Challenge {
+    pub challenge_id: String,
+    pub track_id: String,
+    pub node_id: String,
+    pub total_questions: i64,
+    pub high_reward_eligible: bool,
+    pub questions: Vec<ChallengeQuestion>,
+    pub answered_question_ids: Vec<String>,
+}
+
+async fn challenge_of(ctx: &AppContext, s: &SessionRow) -> Result<Challenge> {
+    let rows = db::gameplay::session_questions(&ctx.db, &s.id).await?;
+    let mut questions = Vec::with_capacity(rows.len());
+    let mut answered = Vec::new();
+    for r in rows {
+        let options: Vec<AnswerOption> = serde_json::from_str(&r.options)
+            .map_err(|e| Error::internal(format!("stored options unreadable: {e}")))?;
+        if r.answered {
+            answered.push(r.question_id.clone());
+        }
+        questions.push(ChallengeQuestion {
+            challenge_id: s.id.clone(),
+            track_id: s.track_id.clone(),
+            node_id: s.node_id.clone(),
+            question: ChallengeQuestionBody {
+                id: r.question_id,
+                prompt: r.stem_text,
+                options,
+            },
+        });
+    }
+    Ok(Challenge {
+        challenge_id: s.id.clone(),
+        track_id: s.track_id.clone(),
+        node_id: s.node_id.clone(),
+        total_questions: questions.len() as i64,
+        high_reward_eligible: false,
+        questions,
+        answered_question_ids: answered,
+    })
+}
+
+/// `GET /v1/challenges/next?trackId=`: the player's unfinished session on the track's
+/// current node, or a new one of fresh questions; None when the node's pool has too few.
+pub async fn next_challenge(
+    ctx: &AppContext,
+    player: &PlayerPrincipal,
+    track_key: &str,
+) -> Result<Option<Challenge>> {
+    let track_key = track_key.trim();
+    if track_key.is_empty() {
+        return Err(Error::validation("trackId is required"));
+    }
+    let track = db::gameplay::track(&ctx.db, track_key)
+        .await?
+        .ok_or_else(|| Error::not_found("track not found"))?;
+    let nodes = db::gameplay::nodes_of(&ctx.db, &track.id).await?;
+    let done: HashSet<String> = db::gameplay::done_nodes(&ctx.db, &player.id)
+        .await?
+        .into_iter()
+        .collect();
+    // the first node not done; once all are done, practise from the first again
+    let Some(node) = nodes
+        .iter()
+        .find(|n| !done.contains(&n.id))
+        .or(nodes.first())
+    else {
+        return Ok(None);
+    };
+    if let Some(s) = db::gameplay::unfinished_session(&ctx.db, &player.id, &node.id).await? {
+        return Ok(Some(challenge_of(ctx, &s).await?));
+    }
+    let wanted = node.questions_required.max(1);
+    let pool = db::gameplay::pick_questions(&ctx.db, &player.id, &track.id, wanted).await?;
+    if (pool.len() as i64) < wanted {
+        return Ok(None);
+    }
+    let questions = shuffled_questions(pool)?;
+    let session = SessionRow {
+        id: Uuid::new_v4().to_string(),
+        player_id: player.id.clone(),
+        track_id: track.id.clone(),
+        node_id: node.id.clone(),
+        status: "pending".into(),
+    };
+    let mut tx = ctx.db.begin().await?;
+    if !db::gameplay::create_session(&mut tx, &session, &questions, ctx.clock.now_ms()).await? {
+        // A concurrent request made the session first: answer with that one.
+        drop(tx);
+        let s = db::gameplay::unfinished_session(&ctx.db, &player.id, &node.id)
+            .await?
+            .ok_or_else(|| Error::internal("unfinished session vanished"))?;
+        return Ok(Some(challenge_of(ctx, &s).await?));
+    }
+    tx.commit().await?;
+    Ok(Some(challenge_of(ctx, &session).await?))
+}
+
+/// The session form of picked questions: the right answer and the distractors in random
+/// order, each under a random option id.
+fn shuffled_questions(pool: Vec<db::gameplay::PoolQuestion>) -> Result<Vec<NewSessionQuestion>> {
+    let mut rng = rand::rng();
+    let mut questions = Vec::with_capacity(pool.len());
+    for q in pool {
+        let distractors: Vec<String> = serde_json::from_str(&q.distractors).unwrap_or_default();
+        let correct_id = random_token(6);
+        let mut options = vec![AnswerOption {
+            id: correct_id.clone(),
+            text: q.correct_answer,
+        }];
+        options.extend(
+            distractors
+                .into_iter()
+                .filter(|d| !d.trim().is_empty())
+                .map(|text| AnswerOption {
+                    id: random_token(6),
+                    text,
+                }),
+        );
+        options.shuffle(&mut rng);
+        questions.push(NewSessionQuestion {
+            question_id: q.id,
+            options_json: serde_json::to_string(&options)
+                .map_err(|e| Error::internal(format!("serialising options: {e}")))?,
+            correct_option_id: correct_id,
+        });
+    }
+    Ok(questions)
+}
+
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AnswerRequest {
+    pub challenge_id: String,
+    pub question_id: String,
+    pub selected_option_id: String,
+    /// Optional, non-negative (default 0).
+    pub time_ms: Option<i64>,
+    /// Optional, non-negative (default 0).
+    pub combo_count: Option<i64>,
+    /// Optional idempotency key of this submission.
+    pub submit_request_id: Option<String>,
+}
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AnswerProgress {
+    pub hearts: i64,
+    pub daily_attempts_left: i64,
+    pub high_reward_sessions_left: i64,
+    pub high_reward_sessions_max: i64,
+    pub xp: i64,
+    pub streak_days: i64,
+}
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct KnowledgeCard {
+    /// The card id, or `fallback-{questionId}`.
+    pub id: String,
+    pub title: String,
+    pub summary: String,
+    pub fact: String,
+}
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RewardItem {
+    /// `xp` or `item`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub amount: i64,
+    pub title: String,
+    /// review_explanation, first_knowledge_card or inventory.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub item_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quantity: Option<i64>,
+}
+
+impl RewardItem {
+    fn xp(amount: i64, title: &str, source: Option<&str>) -> Self {
+        Self {
+            kind: "xp".into(),
+            amount,
+            title: title.into(),
+            source: source.map(Into::into),
+            item_id: None,
+            quantity: None,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AnswerResult {
+    pub challenge_id: String,
+    /// `correct` or `wrong`.
+    pub answer_state: String,
+    pub correct_option_id: String,
+    pub xp_delta: i64,
+    pub progress: AnswerProgress,
+    pub knowledge_card: KnowledgeCard,
+    pub rewards: Vec<RewardItem>,
+}
+
+fn field<'a>(value: &'a str, name: &str) -> Result<&'a str> {
+    let v = value.trim();
+    if v.is_empty() || v.len() > 128 {
+        return Err(Error::validation(format!(
+            "{name} must be 1-128 characters"
+        )));
+    }
+    Ok(v)
+}
+
+/// The card shown after a question: its own, or one built from the question.
+async fn knowledge_card(ctx: &AppContext, question_id: &str) -> Result<KnowledgeCard> {
+    let c = db::gameplay::card_for_question(&ctx.db, question_id)
+        .await?
+        .ok_or_else(|| Error::not_found("question not found"))?;
+    Ok(match (c.card_id, c.summary) {
+        (Some(id), Some(summary)) => KnowledgeCard {
+            id,
+            title: c
+                .title
+                .filter(|t| !t.trim().is_empty())
+                .unwrap_or(c.category_name),
+            summary,
+            fact: c.deep_dive.unwrap_or_default(),
+        },
+        _ => KnowledgeCard {
+            id: format!("fallback-{}", c.question_id),
+            title: c.category_name,
+            summary: format!("The answer is: {}.", c.correct_answer),
+            fact: format!("{} — {}", c.stem_text, c.correct_answer),
+        },
+    })
+}
+
+async fn answer_progress(ctx: &AppContext, player_id: &str) -> Result<AnswerProgress> {
+    let s = progress::summarize(
+        &progress::load(ctx, player_id).await?,
+        ctx.clock.now(),
+        &ctx.settings.rules,
+    );
+    Ok(AnswerProgress {
+        hearts: s.hearts,
+        daily_attempts_left: s.daily_attempts_left,
+        high_reward_sessions_left: s.high_reward_sessions_left,
+        high_reward_sessions_max: s.high_reward_sessions_max,
+        xp: s.xp,
+        streak_days: s.streak_days,
+    })
+}
+
+async fn answer_result(
+    ctx: &AppContext,
+    player_id: &str,
+    answer: &AnswerRow,
+    correct_option_id: String,
+) -> Result<AnswerResult> {
+    Ok(AnswerResult {
+        challenge_id: answer.session_id.clone(),
+        answer_state: if answer.is_correct {
+            "correct"
+        } else {
+            "wrong"
+        }
+        .into(),
+        correct_option_id,
+        xp_delta: answer.xp_delta,
+        progress: answer_progress(ctx, player_id).await?,
+        knowledge_card: knowledge_card(ctx, &answer.question_id).await?,
+        rewards: if answer.xp_delta > 0 {
+            vec![RewardItem::xp(answer.xp_delta, "Correct answer", None)]
+        } else {
+            Vec::new()
+        },
+    })
+}
+
+/// `POST /v1/challenges/answer`: judged here; a replay (same submitRequestId, or same
+/// challenge and question) returns the first judgement and changes nothing.
+pub async fn answer(
+    ctx: &AppContext,
+    player: &PlayerPrincipal,
+    req: &AnswerRequest,
+) -> Result<AnswerResult> {
+    let session_id = field(&req.challenge_id, "challengeId")?;
+    let question_id = field(&req.question_id, "questionId")?;
+    let selected = field(&req.selected_option_id, "selectedOptionId")?;
+    let request_id = match req.submit_request_id.as_deref() {
+        Some(id) => Some(field(id, "submitRequestId")?),
+        None => None,
+    };
+    let time_ms = req.time_ms.unwrap_or(0);
+    let combo = req.combo_count.unwrap_or(0);
+    if time_ms < 0 || combo < 0 {
+        return Err(Error::validation(
+            "timeMs and comboCount must not be negative",
+        ));
+    }
+    let rules = &ctx.settings.rules;
+    let now = ctx.clock.now();
+    let now_ms = now.timestamp_millis();
+
+    let mut tx = ctx.db.begin().await?;
+    // The player's progress row is locked first: this player's answers run one at a time.
+    let progress = progress::lock(&mut tx, &player.id).await?;
+    if let Some(first) =
+        db::gameplay::existing_answer(&mut tx, &player.id, session_id, question_id, request_id)
+            .await?
+    {
+        let context =
+            db::gameplay::answer_context(&mut tx, &first.session_id, &first.question_id).await?;
+        drop(tx);
+        let correct_option = context.map(|c| c.correct_option_id).unwrap_or_default();
+        return answer_result(ctx, &player.id, &first, correct_option).await;
+    }
+    let Some(c): Option<AnswerContext> =
+        db::gameplay::answer_context(&mut tx, session_id, question_id).await?
+    else {
+        return Err(
+            match db::gameplay::session_owner(&mut tx, session_id).await? {
+                Some(owner) if owner == player.id => {
+                    Error::validation("questionId is not part of this challenge")
+                }
+                _ => Error::not_found("challenge not found"),
+            },
+        );
+    };
+    if c.player_id != player.id {
+        return Err(Error::not_found("challenge not found"));
+    }
+    if c.status != "pending" && c.status != "in_progress" {
+        return Err(Error::validation("this challenge is over"));
+    }
+    let options: Vec<AnswerOption> = serde_json::from_str(&c.options)
+        .map_err(|e| Error::internal(format!("stored options unreadable: {e}")))?;
+    if !options.iter().any(|o| o.id == selected) {
+        return Err(Error::validation(
+            "selectedOptionId is not an option of this question",
+        ));
+    }
+    let correct = selected == c.correct_option_id;
+
+    let before = progress.resources.clone().at(now, rules);
+    let mut after = before.clone();
+    if !correct {
+        after.lose_heart(now, rules).map_err(|_: Refusal| {
+            Error::validation("no hearts left: wait for one to come back or watch an ad")
+        })?;
+    }
+    if !c.attempt_consumed {
+        after
+            .use_attempt(rules)
+            .map_err(|_: Refusal| Error::validation("no attempts left today"))?;
+    }
+    let xp = if correct { rules.xp_per_correct } else { 0 };
+    after.gain_xp(xp);
+    after.record_activity(beijing::day(now));
+
+    let answer_id = Uuid::new_v4().to_string();
+    let inserted = db::gameplay::insert_answer(
+        &mut tx,
+        &NewAnswer {
+            id: &answer_id,
+            session_id,
+            player_id: &player.id,
+            question_id,
+            selected_option_id: selected,
+            is_correct: correct,
+            xp_delta: xp,
+            hearts_delta: after.hearts - before.hearts,
+            time_ms,
+            combo_count: combo,
+            submit_request_id: request_id,
+            now_ms,
+        },
+    )
+    .await?;
+    if !inserted {
+        return Err(Error::conflict(
+            "this answer was submitted concurrently; retry to read it",
+        ));
+    }
+    db::progress::save(&mut tx, &player.id, &after, now_ms).await?;
+    let finished = c.answered_count + 1 >= c.total_questions;
+    db::gameplay::record_answer_on_session(&mut tx, session_id, correct, finished, now_ms).await?;
+    if finished && c.correct_count + i64::from(correct) >= c.pass_threshold {
+        db::gameplay::complete_node(&mut tx, &player.id, &c.node_id, now_ms).await?;
+    }
+    progress::record(
+        &mut tx,
+        ctx,
+        &Change {
+            player_id: &player.id,
+            region_code: progress.region_code.as_deref(),
+            key: &format!("answer:{session_id}:{question_id}"),
+            source: "challenge_answer",
+            before: &before,
+            after: &after,
+        },
+    )
+    .await?;
+    tx.commit().await?;
+
+    let answer = AnswerRow {
+        session_id: session_id.to_string(),
+        question_id: question_id.to_string(),
+        is_correct: correct,
+        xp_delta: xp,
+    };
+    answer_result(ctx, &player.id, &answer, c.correct_option_id).await
+}
+
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CardViewRequest {
+    /// For audit only.
+    pub challenge_id: Option<String>,
+}
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CardViewResult {
+    pub card_id: String,
+    /// Empty on a repeated view.
+    pub rewards: Vec<RewardItem>,
+    pub progress: ProgressSummary,
+}
+
+/// `POST /v1/challenges/knowledge-cards/:cardId/view`: +3 XP on a card's first view and
+/// +15 XP on the player's first view of any card, each once, in one transaction.
+pub async fn view_card(
+    ctx: &AppContext,
+    player: &PlayerPrincipal,
+    card_id: &str,
+) -> Result<CardViewResult> {
+    let card_id = field(card_id, "cardId")?;
+    let exists = match card_id.strip_prefix("fallback-") {
+        Some(question_id) => db::gameplay::question_exists(&ctx.db, question_id).await?,
+        None => db::gameplay::card_exists(&ctx.db, card_id).await?,
+    };
+    if !exists {
+        return Err(Error::not_found("knowledge card not found"));
+    }
+    let rules = &ctx.settings.rules;
+    let now = ctx.clock.now();
+    let mut tx = ctx.db.begin().await?;
+    let p = progress::lock(&mut tx, &player.id).await?;
+    let region = p.region_code.as_deref();
+    let mut state = p.resources.clone().at(now, rules);
+    let mut rewards = Vec::new();
+    let grants = [
+        (
+            format!("kcview:{}:{card_id}", player.id),
+            "review_explanation",
+            rules.card_view_xp,
+            "Knowledge card",
+        ),
+        (
+            format!("kcfirst:{}", player.id),
+            "first_knowledge_card",
+            rules.first_card_xp,
+            "First knowledge card",
+        ),
+    ];
+    for (key, source, xp, title) in grants {
+        let mut next = state.clone();
+        next.gain_xp(xp);
+        let change = Change {
+            player_id: &player.id,
+            region_code: region,
+            key: &key,
+            source,
+            before: &state,
+            after: &next,
+        };
+        if progress::record(&mut tx, ctx, &change).await? {
+            state = next;
+            rewards.push(RewardItem::xp(xp, title, Some(source)));
+        }
+    }
+    if !rewards.is_empty() {
+        db::progress::save(&mut tx, &player.id, &state, now.timestamp_millis()).await?;
+    }
+    tx.commit().await?;
+    let mut summary_of = p;
+    summary_of.resources = state;
+    Ok(CardViewResult {
+        card_id: card_id.to_string(),
+        rewards,
+        progress: progress::summarize(&summary_of, now, rules),
+    })
+}

@@ -1,0 +1,702 @@
+//! The game through HTTP on the demo content: tracks, challenges, judged answers,
+//! knowledge cards, hearts, attempts, XP, levels, streaks and check-ins.
+
+use chrono::Duration;
+use futures::future::join_all;
+use serde_json::{Value, json};
+use tests::{Resp, TestApp, both_engines_demo};
+
+both_engines_demo!(
+    tracks_show_nodes_and_progress,
+    full_play_through_with_exact_resources,
+    unfinished_session_is_returned_again,
+    answers_are_idempotent_sequentially_and_concurrently,
+    concurrent_first_answers_deduct_one_attempt,
+    card_views_grant_once,
+    zero_hearts_refuse_wrong_answers_only,
+    hearts_regenerate_over_time,
+    attempts_reset_at_beijing_midnight,
+    check_in_counts_once_per_beijing_day,
+    streaks_follow_beijing_days,
+    only_published_questions_are_served,
+    other_players_challenges_are_not_found,
+    preferences_set_the_active_track,
+);
+
+const TRACK: &str = "world-geography";
+
+struct Player<'a> {
+    app: &'a TestApp,
+    device: String,
+    id: String,
+    token: String,
+}
+
+impl<'a> Player<'a> {
+    async fn new(app: &'a TestApp, device: &str) -> Self {
+        let (id, token, _) = app.guest(device).await;
+        Self {
+            app,
+            device: device.to_string(),
+            id,
+            token,
+        }
+    }
+    /// Moves the service clock and signs in again (access tokens last 2 hours).
+    async fn travel_to(&mut self, instant: &str) {
+        self.app.clock.set(instant.parse().unwrap());
+        let (id, token, _) = self.app.guest(&self.device).await;
+        assert_eq!(id, self.id);
+        self.token = token;
+    }
+    async fn get(&self, path: &str) -> Resp {
+        self.app.get(path, Some(&self.token)).await
+    }
+    async fn post(&self, path: &str, body: Value) -> Resp {
+        self.app.post(path, body, Some(&self.token)).await
+    }
+    async fn next(&self, track: &str) -> Value {
+        self.get(&format!("/v1/challenges/next?trackId={track}"))
+            .await
+            .ok()
+            .clone()
+    }
+    async fn summary(&self) -> Value {
+        self.get("/v1/progress/summary").await.ok().clone()
+    }
+    /// The correct option of a question of a challenge (read from the database: the
+    /// API never tells before the answer).
+    async fn correct(&self, challenge: &Value, index: usize) -> String {
+        let session = challenge["challengeId"].as_str().unwrap();
+        let question = challenge["questions"][index]["question"]["id"]
+            .as_str()
+            .unwrap();
+        self.app
+            .text(
+                "SELECT correct_option_id FROM challenge_session_questions WHERE session_id = $1 AND question_id = $2",
+                &[session, question],
+            )
+            .await
+    }
+    async fn wrong(&self, challenge: &Value, index: usize) -> String {
+        let correct = self.correct(challenge, index).await;
+        challenge["questions"][index]["question"]["options"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| o["id"].as_str().unwrap().to_string())
+            .find(|id| *id != correct)
+            .unwrap()
+    }
+    fn body(challenge: &Value, index: usize, option: &str) -> Value {
+        json!({
+            "challengeId": challenge["challengeId"],
+            "questionId": challenge["questions"][index]["question"]["id"],
+            "selectedOptionId": option,
+            "timeMs": 4200,
+            "comboCount": 1,
+        })
+    }
+    async fn answer(&self, challenge: &Value, index: usize, correct: bool) -> Resp {
+        let option = if correct {
+            self.correct(challenge, index).await
+        } else {
+            self.wrong(challenge, index).await
+        };
+        self.post(
+            "/v1/challenges/answer",
+            Self::body(challenge, index, &option),
+        )
+        .await
+    }
+    async fn ledger_xp(&self) -> i64 {
+        self.app
+            .scalar("SELECT CAST(COALESCE(SUM(xp_delta), 0) AS BIGINT) FROM reward_ledger WHERE player_id = $1", &[&self.id])
+            .await
+    }
+}
+
+async fn tracks_show_nodes_and_progress(app: TestApp) {
+    let p = Player::new(&app, "d-tracks").await;
+    let r = p.get("/v1/tracks").await;
+    let tracks = r.ok().as_array().unwrap().clone();
+    let ids: Vec<&str> = tracks.iter().map(|t| t["id"].as_str().unwrap()).collect();
+    assert_eq!(
+        ids,
+        ["world-geography", "science-basics", "history-culture"]
+    );
+    for t in &tracks {
+        assert_eq!(t["progress"], 0.0);
+        assert!(t["icon"].as_str().is_some() && t["name"].as_str().is_some());
+        let nodes = t["nodes"].as_array().unwrap();
+        assert_eq!(nodes.len(), 4);
+        for n in nodes {
+            assert_eq!(n["status"], "current");
+            assert_eq!(n["reward"], "+50 XP");
+            assert_eq!(n["questionCount"], 5);
+            assert_eq!(n["id"].as_str().unwrap().len(), 36);
+        }
+    }
+    let by_slug = p.get("/v1/tracks/world-geography").await.ok().clone();
+    assert_eq!(by_slug["id"], "world-geography");
+    assert_eq!(by_slug["nodes"], tracks[0]["nodes"]);
+    assert!(p.get("/v1/tracks/no-such-track").await.ok().is_null());
+    app.get("/v1/tracks", None)
+        .await
+        .assert_error(401, "UNAUTHORIZED");
+}
+
+async fn full_play_through_with_exact_resources(app: TestApp) {
+    let p = Player::new(&app, "d-play").await;
+    let c = p.next(TRACK).await;
+    assert_eq!(c["totalQuestions"], 5);
+    assert_eq!(c["highRewardEligible"], false);
+    assert_eq!(c["answeredQuestionIds"], json!([]));
+    let first_node = p.get("/v1/tracks/world-geography").await.ok()["nodes"][0]["id"].clone();
+    assert_eq!(c["nodeId"], first_node);
+    let questions = c["questions"].as_array().unwrap();
+    assert_eq!(questions.len(), 5);
+    for q in questions {
+        assert_eq!(q["challengeId"], c["challengeId"]);
+        let options = q["question"]["options"].as_array().unwrap();
+        assert_eq!(options.len(), 4);
+        for o in options {
+            let keys: Vec<&String> = o.as_object().unwrap().keys().collect();
+            assert_eq!(keys, ["id", "text"], "no correctness marker");
+        }
+    }
+    // 3 correct, 2 wrong
+    let mut seen_cards = Vec::new();
+    for (i, correct) in [true, false, true, false, true].into_iter().enumerate() {
+        let r = p.answer(&c, i, correct).await;
+        let d = r.ok();
+        assert_eq!(d["answerState"], if correct { "correct" } else { "wrong" });
+        assert_eq!(d["xpDelta"], if correct { 10 } else { 0 });
+        assert_eq!(d["correctOptionId"], p.correct(&c, i).await.as_str());
+        assert_eq!(d["rewards"].as_array().unwrap().len(), usize::from(correct));
+        let card = &d["knowledgeCard"];
+        assert!(card["title"].as_str().is_some_and(|t| !t.is_empty()));
+        assert!(card["summary"].as_str().is_some_and(|t| !t.is_empty()));
+        assert!(card["fact"].as_str().is_some());
+        seen_cards.push(card["id"].as_str().unwrap().to_string());
+        if i == 0 {
+            assert_eq!(d["progress"]["dailyAttemptsLeft"], 9);
+        }
+    }
+    let s = p.summary().await;
+    assert_eq!(s["xp"], 30);
+    assert_eq!(s["hearts"], 3);
+    assert_eq!(s["maxHearts"], 5);
+    assert_eq!(s["dailyAttemptsLeft"], 9);
+    assert_eq!(s["dailyAttemptsMax"], 10);
+    assert_eq!(s["level"], 1);
+    assert_eq!(s["xpToNextLevel"], 70);
+    assert_eq!(s["streakDays"], 1);
+    assert_eq!(s["highRewardSessionsLeft"], 0);
+    assert_eq!(s["isSubscribed"], false);
+    assert_eq!(s["nextAttemptResetAt"], "2026-11-18T16:00:00Z");
+    assert!(s["nextHeartRestoreAt"].as_str().is_some());
+    // passing (3 of 5) marks the node done; the next challenge is on node 2
+    let t = p.get("/v1/tracks/world-geography").await.ok().clone();
+    assert_eq!(t["nodes"][0]["status"], "done");
+    assert_eq!(t["nodes"][1]["status"], "current");
+    assert_eq!(t["progress"], 0.25);
+    let c2 = p.next(TRACK).await;
+    assert_eq!(c2["nodeId"], t["nodes"][1]["id"]);
+    assert_ne!(c2["challengeId"], c["challengeId"]);
+    // card views: +3 and the one-time +15, then +3 for another card
+    let r = p
+        .post(
+            &format!("/v1/challenges/knowledge-cards/{}/view", seen_cards[0]),
+            json!({}),
+        )
+        .await;
+    let rewards = r.ok()["rewards"].as_array().unwrap().clone();
+    assert_eq!(rewards.len(), 2);
+    assert_eq!(rewards[0]["amount"], 3);
+    assert_eq!(rewards[0]["source"], "review_explanation");
+    assert_eq!(rewards[1]["amount"], 15);
+    assert_eq!(rewards[1]["source"], "first_knowledge_card");
+    assert_eq!(r.ok()["progress"]["xp"], 48);
+    let r = p
+        .post(
+            &format!("/v1/challenges/knowledge-cards/{}/view", seen_cards[1]),
+            json!({}),
+        )
+        .await;
+    assert_eq!(r.ok()["rewards"].as_array().unwrap().len(), 1);
+    assert_eq!(r.ok()["progress"]["xp"], 51);
+    // the ledger sums to the XP; the weekly board has it all
+    assert_eq!(p.ledger_xp().await, 51);
+    assert_eq!(
+        app.scalar(
+            "SELECT xp FROM weekly_xp WHERE player_id = $1 AND board = 'topic:all'",
+            &[&p.id]
+        )
+        .await,
+        51
+    );
+    // /auth/me agrees
+    let me = p.get("/v1/auth/me").await.ok().clone();
+    assert_eq!(
+        (
+            me["xpTotal"].clone(),
+            me["heartsRemaining"].clone(),
+            me["dailyXpEarned"].clone()
+        ),
+        (json!(51), json!(3), json!(51))
+    );
+}
+
+async fn unfinished_session_is_returned_again(app: TestApp) {
+    let p = Player::new(&app, "d-unfinished").await;
+    let c = p.next(TRACK).await;
+    let again = p.next("world-geography").await;
+    assert_eq!(again["challengeId"], c["challengeId"]);
+    assert_eq!(again["questions"], c["questions"]);
+    p.answer(&c, 0, true).await.ok();
+    let after_one = p.next(TRACK).await;
+    assert_eq!(after_one["challengeId"], c["challengeId"]);
+    assert_eq!(
+        after_one["answeredQuestionIds"],
+        json!([c["questions"][0]["question"]["id"]])
+    );
+    // two racing requests of a new player get one session
+    let q = Player::new(&app, "d-race-next").await;
+    let results =
+        join_all((0..10).map(|_| q.get("/v1/challenges/next?trackId=world-geography"))).await;
+    let ids: Vec<Value> = results
+        .iter()
+        .map(|r| r.ok()["challengeId"].clone())
+        .collect();
+    assert!(ids.windows(2).all(|w| w[0] == w[1]), "{ids:?}");
+    assert_eq!(
+        app.scalar(
+            "SELECT count(*) FROM challenge_sessions WHERE player_id = $1",
+            &[&q.id]
+        )
+        .await,
+        1
+    );
+    // bad input
+    p.get("/v1/challenges/next")
+        .await
+        .assert_error(400, "VALIDATION_ERROR");
+    p.get("/v1/challenges/next?trackId=nope")
+        .await
+        .assert_error(404, "NOT_FOUND");
+}
+
+async fn answers_are_idempotent_sequentially_and_concurrently(app: TestApp) {
+    let p = Player::new(&app, "d-idem").await;
+    let c = p.next(TRACK).await;
+    let wrong = p.wrong(&c, 0).await;
+    let first = p
+        .post("/v1/challenges/answer", Player::body(&c, 0, &wrong))
+        .await
+        .ok()
+        .clone();
+    assert_eq!(first["answerState"], "wrong");
+    // the same question again, even with the right option: the first judgement
+    let right = p.correct(&c, 0).await;
+    let replay = p
+        .post("/v1/challenges/answer", Player::body(&c, 0, &right))
+        .await
+        .ok()
+        .clone();
+    assert_eq!(replay["answerState"], "wrong");
+    assert_eq!(replay["progress"], first["progress"]);
+    let s = p.summary().await;
+    assert_eq!(
+        (s["hearts"].clone(), s["dailyAttemptsLeft"].clone()),
+        (json!(4), json!(9))
+    );
+    // by submitRequestId: replays return the first judgement
+    let mut body = Player::body(&c, 1, &p.correct(&c, 1).await);
+    body["submitRequestId"] = json!("req-1");
+    let r1 = p
+        .post("/v1/challenges/answer", body.clone())
+        .await
+        .ok()
+        .clone();
+    body["selectedOptionId"] = json!(p.wrong(&c, 1).await);
+    let r2 = p.post("/v1/challenges/answer", body).await.ok().clone();
+    assert_eq!(r1["answerState"], "correct");
+    assert_eq!(r2["answerState"], "correct");
+    assert_eq!(r2["xpDelta"], 10);
+    // 20 identical concurrent answers: judged once
+    let body = Player::body(&c, 2, &p.wrong(&c, 2).await);
+    let results = join_all((0..20).map(|_| p.post("/v1/challenges/answer", body.clone()))).await;
+    assert!(
+        results.iter().all(|r| r.status == 200),
+        "{:?}",
+        results.iter().map(|r| r.status).collect::<Vec<_>>()
+    );
+    assert!(
+        results
+            .iter()
+            .all(|r| r.body["data"]["answerState"] == "wrong")
+    );
+    let s = p.summary().await;
+    assert_eq!(
+        (
+            s["hearts"].clone(),
+            s["xp"].clone(),
+            s["dailyAttemptsLeft"].clone()
+        ),
+        (json!(3), json!(10), json!(9))
+    );
+    assert_eq!(
+        app.scalar(
+            "SELECT count(*) FROM challenge_answers WHERE player_id = $1",
+            &[&p.id]
+        )
+        .await,
+        3
+    );
+    assert_eq!(p.ledger_xp().await, 10);
+}
+
+async fn concurrent_first_answers_deduct_one_attempt(app: TestApp) {
+    let p = Player::new(&app, "d-first").await;
+    let c = p.next(TRACK).await;
+    let mut bodies = Vec::new();
+    for i in 0..5 {
+        bodies.push(Player::body(&c, i, &p.correct(&c, i).await));
+    }
+    let results = join_all(
+        bodies
+            .into_iter()
+            .map(|b| p.post("/v1/challenges/answer", b)),
+    )
+    .await;
+    assert!(results.iter().all(|r| r.status == 200));
+    let s = p.summary().await;
+    assert_eq!(s["dailyAttemptsLeft"], 9);
+    assert_eq!(s["xp"], 50);
+    assert_eq!(p.ledger_xp().await, 50);
+    assert_eq!(
+        app.scalar(
+            "SELECT count(*) FROM node_completions WHERE player_id = $1",
+            &[&p.id]
+        )
+        .await,
+        1
+    );
+}
+
+async fn card_views_grant_once(app: TestApp) {
+    let p = Player::new(&app, "d-cards").await;
+    let c = p.next(TRACK).await;
+    let card = p.answer(&c, 0, true).await.ok()["knowledgeCard"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let path = format!("/v1/challenges/knowledge-cards/{card}/view");
+    let results =
+        join_all((0..20).map(|_| p.post(&path, json!({ "challengeId": c["challengeId"] })))).await;
+    let granted: usize = results
+        .iter()
+        .map(|r| r.ok()["rewards"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(granted, 2, "3 XP and the first-card 15 XP, once");
+    assert_eq!(p.summary().await["xp"], 10 + 18);
+    // no body at all is fine too; a repeat grants nothing and shows fresh progress
+    let r = TestApp::read(
+        app.client
+            .post(format!("{}{path}", app.player_url))
+            .bearer_auth(&p.token)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(r.ok()["rewards"], json!([]));
+    assert_eq!(r.ok()["progress"]["xp"], 28);
+    assert_eq!(p.ledger_xp().await, 28);
+    // fallback cards have their own key space
+    let qid = c["questions"][1]["question"]["id"].as_str().unwrap();
+    let r = p
+        .post(
+            &format!("/v1/challenges/knowledge-cards/fallback-{qid}/view"),
+            json!({}),
+        )
+        .await;
+    assert_eq!(r.ok()["rewards"].as_array().unwrap().len(), 1);
+    assert_eq!(r.ok()["rewards"][0]["amount"], 3);
+    p.post(
+        "/v1/challenges/knowledge-cards/no-such-card/view",
+        json!({}),
+    )
+    .await
+    .assert_error(404, "NOT_FOUND");
+    p.post(
+        "/v1/challenges/knowledge-cards/fallback-nope/view",
+        json!({}),
+    )
+    .await
+    .assert_error(404, "NOT_FOUND");
+}
+
+async fn zero_hearts_refuse_wrong_answers_only(app: TestApp) {
+    let p = Player::new(&app, "d-hearts").await;
+    let c = p.next(TRACK).await;
+    for i in 0..5 {
+        p.answer(&c, i, false).await.ok();
+    }
+    assert_eq!(p.summary().await["hearts"], 0);
+    let c2 = p.next(TRACK).await;
+    assert_ne!(c2["challengeId"], c["challengeId"]);
+    p.answer(&c2, 0, false)
+        .await
+        .assert_error(400, "VALIDATION_ERROR");
+    // nothing recorded: no answer, no attempt
+    assert_eq!(
+        app.scalar(
+            "SELECT count(*) FROM challenge_answers WHERE session_id = $1",
+            &[c2["challengeId"].as_str().unwrap()]
+        )
+        .await,
+        0
+    );
+    assert_eq!(p.summary().await["dailyAttemptsLeft"], 9);
+    // a correct answer is accepted
+    p.answer(&c2, 0, true).await.ok();
+    let s = p.summary().await;
+    assert_eq!(
+        (
+            s["hearts"].clone(),
+            s["dailyAttemptsLeft"].clone(),
+            s["xp"].clone()
+        ),
+        (json!(0), json!(8), json!(10))
+    );
+}
+
+async fn hearts_regenerate_over_time(app: TestApp) {
+    let p = Player::new(&app, "d-regen").await;
+    let c = p.next(TRACK).await;
+    p.answer(&c, 0, false).await.ok();
+    let lost_at = app.clock.now();
+    app.clock.advance(Duration::minutes(10));
+    p.answer(&c, 1, false).await.ok();
+    let s = p.summary().await;
+    assert_eq!(s["hearts"], 3);
+    let next: chrono::DateTime<chrono::Utc> =
+        s["nextHeartRestoreAt"].as_str().unwrap().parse().unwrap();
+    assert!(
+        (next - (lost_at + Duration::minutes(30)))
+            .num_seconds()
+            .abs()
+            <= 1,
+        "{next}"
+    );
+    app.clock.advance(Duration::minutes(21));
+    assert_eq!(p.summary().await["hearts"], 4);
+    app.clock.advance(Duration::minutes(30));
+    let s = p.summary().await;
+    assert_eq!(s["hearts"], 5);
+    assert!(s["nextHeartRestoreAt"].is_null());
+}
+
+async fn attempts_reset_at_beijing_midnight(app: TestApp) {
+    let mut p = Player::new(&app, "d-attempts").await;
+    // 10 sessions' first answers use the 10 attempts (answers alternate tracks' nodes)
+    app.exec("UPDATE player_progress SET attempts_used = 10, attempts_day = '2026-11-18' WHERE player_id = $1", &[&p.id]).await;
+    let c = p.next(TRACK).await;
+    p.answer(&c, 0, true)
+        .await
+        .assert_error(400, "VALIDATION_ERROR");
+    assert_eq!(p.summary().await["dailyAttemptsLeft"], 0);
+    // 2026-11-18T15:59:59Z is still the 18th in Beijing
+    p.travel_to("2026-11-18T15:59:59Z").await;
+    p.answer(&c, 0, true)
+        .await
+        .assert_error(400, "VALIDATION_ERROR");
+    p.travel_to("2026-11-18T16:00:00Z").await;
+    let s = p.summary().await;
+    assert_eq!(s["dailyAttemptsLeft"], 10);
+    assert_eq!(s["nextAttemptResetAt"], "2026-11-19T16:00:00Z");
+    p.answer(&c, 0, true).await.ok();
+    assert_eq!(p.summary().await["dailyAttemptsLeft"], 9);
+}
+
+async fn check_in_counts_once_per_beijing_day(app: TestApp) {
+    let mut p = Player::new(&app, "d-checkin").await;
+    let url = format!("{}/v1/progress/check-in", app.player_url);
+    // no body, no Content-Type
+    let r = TestApp::read(
+        app.client
+            .post(&url)
+            .bearer_auth(&p.token)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(r.ok()["checkInDays"], 1);
+    // {} on the same day: not counted again
+    assert_eq!(
+        p.post("/v1/progress/check-in", json!({})).await.ok()["checkInDays"],
+        1
+    );
+    // Content-Type JSON with an empty body: refused
+    let r = TestApp::read(
+        app.client
+            .post(&url)
+            .bearer_auth(&p.token)
+            .header("content-type", "application/json")
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    r.assert_error(400, "VALIDATION_ERROR");
+    // concurrent check-ins count once
+    let results = join_all((0..20).map(|_| p.post("/v1/progress/check-in", json!({})))).await;
+    assert!(results.iter().all(|r| r.body["data"]["checkInDays"] == 1));
+    p.travel_to("2026-11-18T16:00:00Z").await;
+    assert_eq!(
+        p.post("/v1/progress/check-in", json!({})).await.ok()["checkInDays"],
+        2
+    );
+}
+
+async fn streaks_follow_beijing_days(app: TestApp) {
+    let mut p = Player::new(&app, "d-streak").await;
+    let c = p.next(TRACK).await;
+    p.answer(&c, 0, true).await.ok();
+    assert_eq!(p.summary().await["streakDays"], 1);
+    // the next Beijing day (just after 16:00 UTC)
+    p.travel_to("2026-11-18T16:00:05Z").await;
+    assert_eq!(
+        p.summary().await["streakDays"],
+        1,
+        "kept until the day ends"
+    );
+    p.answer(&c, 1, true).await.ok();
+    assert_eq!(p.summary().await["streakDays"], 2);
+    // a missed day breaks it
+    p.travel_to("2026-11-20T17:00:00Z").await;
+    assert_eq!(p.summary().await["streakDays"], 0);
+    p.answer(&c, 2, true).await.ok();
+    assert_eq!(p.summary().await["streakDays"], 1);
+}
+
+async fn only_published_questions_are_served(app: TestApp) {
+    // a track with 4 published and several unpublished questions: not enough
+    app.exec("INSERT INTO categories (id, name, slug, sort_order, created_at, updated_at) VALUES ('tiny', 'Tiny', 'tiny', 9, 0, 0)", &[]).await;
+    app.exec("INSERT INTO skill_nodes (id, category_id, title, created_at, updated_at) VALUES ('tiny-1', 'tiny', 'One', 0, 0)", &[]).await;
+    for (i, status) in [
+        "published",
+        "published",
+        "published",
+        "published",
+        "draft",
+        "reviewing",
+        "archived",
+        "draft",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let id = format!("tq-{i}");
+        let sql: &'static str = match *status {
+            "published" => {
+                "INSERT INTO questions (id, category_id, stem_text, content_type, correct_answer, distractors, status, created_at, updated_at) VALUES ($1, 'tiny', $1, 'text', 'yes', '[\"no\",\"maybe\"]', 'published', 0, 0)"
+            }
+            "draft" => {
+                "INSERT INTO questions (id, category_id, stem_text, content_type, correct_answer, distractors, status, created_at, updated_at) VALUES ($1, 'tiny', $1, 'text', 'yes', '[\"no\",\"maybe\"]', 'draft', 0, 0)"
+            }
+            "reviewing" => {
+                "INSERT INTO questions (id, category_id, stem_text, content_type, correct_answer, distractors, status, created_at, updated_at) VALUES ($1, 'tiny', $1, 'text', 'yes', '[\"no\",\"maybe\"]', 'reviewing', 0, 0)"
+            }
+            _ => {
+                "INSERT INTO questions (id, category_id, stem_text, content_type, correct_answer, distractors, status, created_at, updated_at) VALUES ($1, 'tiny', $1, 'text', 'yes', '[\"no\",\"maybe\"]', 'archived', 0, 0)"
+            }
+        };
+        app.exec(sql, &[&id]).await;
+    }
+    let p = Player::new(&app, "d-pool").await;
+    assert!(p.next("tiny").await.is_null());
+    // a fifth published question, in a sub-category: now a challenge, of published ones only
+    app.exec("INSERT INTO categories (id, name, slug, parent_id, created_at, updated_at) VALUES ('tiny-sub', 'Sub', 'tiny-sub', 'tiny', 0, 0)", &[]).await;
+    app.exec("INSERT INTO questions (id, category_id, stem_text, content_type, correct_answer, distractors, status, created_at, updated_at) VALUES ('tq-sub', 'tiny-sub', 'sub?', 'text', 'yes', '[\"no\",\"maybe\"]', 'published', 0, 0)", &[]).await;
+    let c = p.next("tiny").await;
+    let mut ids: Vec<String> = c["questions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|q| q["question"]["id"].as_str().unwrap().to_string())
+        .collect();
+    ids.sort();
+    assert_eq!(ids, ["tq-0", "tq-1", "tq-2", "tq-3", "tq-sub"]);
+    // an inactive category is no track
+    app.exec(
+        "UPDATE categories SET status = 'inactive' WHERE id = 'tiny'",
+        &[],
+    )
+    .await;
+    assert!(p.get("/v1/tracks/tiny").await.ok().is_null());
+}
+
+async fn other_players_challenges_are_not_found(app: TestApp) {
+    let a = Player::new(&app, "d-a").await;
+    let b = Player::new(&app, "d-b").await;
+    let c = a.next(TRACK).await;
+    let option = a.correct(&c, 0).await;
+    b.post("/v1/challenges/answer", Player::body(&c, 0, &option))
+        .await
+        .assert_error(404, "NOT_FOUND");
+    let mut bad = Player::body(&c, 0, "not-an-option");
+    a.post("/v1/challenges/answer", bad.clone())
+        .await
+        .assert_error(400, "VALIDATION_ERROR");
+    bad["questionId"] = json!("not-in-this-challenge");
+    a.post("/v1/challenges/answer", bad.clone())
+        .await
+        .assert_error(400, "VALIDATION_ERROR");
+    bad["challengeId"] = json!("no-such-challenge");
+    a.post("/v1/challenges/answer", bad)
+        .await
+        .assert_error(404, "NOT_FOUND");
+    let mut negative = Player::body(&c, 0, &option);
+    negative["timeMs"] = json!(-1);
+    a.post("/v1/challenges/answer", negative)
+        .await
+        .assert_error(400, "VALIDATION_ERROR");
+    a.post(
+        "/v1/challenges/answer",
+        json!({"challengeId": c["challengeId"]}),
+    )
+    .await
+    .assert_error(400, "VALIDATION_ERROR");
+    // nothing happened to either player
+    assert_eq!(a.summary().await["dailyAttemptsLeft"], 10);
+    assert_eq!(b.summary().await["dailyAttemptsLeft"], 10);
+}
+
+async fn preferences_set_the_active_track(app: TestApp) {
+    let p = Player::new(&app, "d-prefs").await;
+    assert!(p.summary().await["activeTrackId"].is_null());
+    let r = app
+        .call(
+            tests::Service::Player,
+            reqwest::Method::PATCH,
+            "/v1/progress/preferences",
+            Some(json!({"activeTrackId": "science-basics"})),
+            Some(&p.token),
+        )
+        .await;
+    assert_eq!(r.ok()["activeTrackId"], "science-basics");
+    assert_eq!(p.summary().await["activeTrackId"], "science-basics");
+    app.call(
+        tests::Service::Player,
+        reqwest::Method::PATCH,
+        "/v1/progress/preferences",
+        Some(json!({"activeTrackId": "nope"})),
+        Some(&p.token),
+    )
+    .await
+    .assert_error(400, "VALIDATION_ERROR");
+}
