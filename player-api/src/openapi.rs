@@ -24,6 +24,10 @@ use crate::AppState;
         (name = "tracks", description = "Topic tracks and their chapter nodes"),
         (name = "challenges", description = "Challenges, judged answers, knowledge cards"),
         (name = "progress", description = "Resources, preferences, check-in"),
+        (name = "leaderboards", description = "Weekly leaderboards"),
+        (name = "shop", description = "Shop, inventory, subscription"),
+        (name = "rewards", description = "Rewarded-ad recovery"),
+        (name = "feedback", description = "Player feedback"),
         (name = "app", description = "App-level data"),
     )
 )]

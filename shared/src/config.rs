@@ -144,6 +144,9 @@ pub struct Settings {
     pub log_format: LogFormat,
     /// `REDIS_URL`: optional rank index for large leaderboards.
     pub redis_url: Option<Secret>,
+    /// `REDIS_KEY_PREFIX`: prefix of the rank index's keys (several deployments can share
+    /// one Redis).
+    pub redis_key_prefix: String,
     /// `SMS_PROVIDER` and the `ALIYUN_*` variables.
     pub sms: SmsProvider,
     /// `HUAWEI_*`: absent client id or secret, HUAWEI sign-in answers 503.
@@ -400,6 +403,7 @@ impl Settings {
             }
         };
         let redis_url = r.string("REDIS_URL").map(Secret::new);
+        let redis_key_prefix = r.string_or("REDIS_KEY_PREFIX", "quiz");
 
         let sms = match r.string("SMS_PROVIDER").as_deref() {
             None => SmsProvider::None,
@@ -486,6 +490,7 @@ impl Settings {
                 demo_content,
                 log_format,
                 redis_url,
+                redis_key_prefix,
                 sms,
                 huawei,
                 apple,

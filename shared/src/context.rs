@@ -6,6 +6,7 @@ use crate::clock::Clock;
 use crate::config::Settings;
 use crate::db::Db;
 use crate::providers::ProviderClients;
+use crate::rank_index::{RankIndex, RankUpdate};
 use crate::services::{self, regions::RegionCatalog};
 use crate::tokens::TokenKeys;
 
@@ -22,6 +23,8 @@ pub struct AppContext {
     pub regions: RegionCatalog,
     /// Clients of the SMS, HUAWEI ID and Apple services this server is configured for.
     pub providers: ProviderClients,
+    /// The Redis rank index, when `REDIS_URL` is set.
+    pub ranks: Option<RankIndex>,
 }
 
 impl AppContext {
@@ -37,14 +40,59 @@ impl AppContext {
         }
         let regions = RegionCatalog::load(&db).await?;
         let providers = ProviderClients::from_settings(&settings)?;
+        let ranks = match &settings.redis_url {
+            Some(url) => Some(RankIndex::connect(url.expose(), &settings.redis_key_prefix).await?),
+            None => None,
+        };
         Ok(Arc::new(Self {
             providers,
+            ranks,
             tokens: TokenKeys::new(&player_secret, &admin_secret),
             settings,
             db,
             clock,
             regions,
         }))
+    }
+
+    /// Mirrors committed weekly rows into the rank index (no-op without Redis).
+    pub async fn publish_ranks(&self, updates: &[RankUpdate]) {
+        if let (Some(ranks), false) = (&self.ranks, updates.is_empty()) {
+            ranks.apply(updates).await;
+        }
+    }
+
+    /// After a change that rewrote a player's weekly rows outside [`crate::services::progress`]
+    /// (a merge, a deletion): mirrors their committed rows on `boards` of this week, or
+    /// takes them off where they have none.
+    pub async fn resync_ranks(&self, player_id: &str, boards: &[String]) {
+        let Some(ranks) = &self.ranks else { return };
+        let week =
+            crate::clock::beijing::day_key(crate::clock::beijing::week_start(self.clock.now()));
+        for board in boards {
+            match crate::db::leaderboard::row_of(&self.db, &week, board, player_id).await {
+                Ok(Some(row)) => {
+                    ranks
+                        .apply(&[RankUpdate {
+                            week_start: week.clone(),
+                            board: board.clone(),
+                            player_id: row.player_id,
+                            xp: row.xp,
+                            last_earned_at: row.last_earned_at,
+                        }])
+                        .await
+                }
+                Ok(None) => {
+                    ranks
+                        .remove(&week, std::slice::from_ref(board), player_id)
+                        .await
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "rank resync read failed; dropping the set");
+                    ranks.invalidate(&week, std::slice::from_ref(board)).await;
+                }
+            }
+        }
     }
 
     /// The clock `settings` ask for: `QUIZ_CLOCK_START` or the system clock.

@@ -14,6 +14,7 @@
 //! - [`tokens`]: player and admin JWTs, refresh-token material.
 //! - [`password`]: argon2 hashing off the async runtime.
 //! - [`providers`]: clients of Aliyun SMS verification, HUAWEI ID and Sign in with Apple.
+//! - [`rank_index`]: the optional Redis index of weekly leaderboard ranks.
 //! - [`db`]: the only place SQL lives; one enum over the SQLite and PostgreSQL pools.
 //! - [`services`]: use cases (validate, then database calls in one transaction).
 //! - [`context`]: [`context::AppContext`], what every handler of either binary reaches.
@@ -28,6 +29,7 @@ pub mod error;
 pub mod http;
 pub mod password;
 pub mod providers;
+pub mod rank_index;
 pub mod services;
 pub mod telemetry;
 pub mod tokens;

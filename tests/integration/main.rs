@@ -6,6 +6,7 @@ mod envelope;
 mod extractors;
 mod gameplay;
 mod phone;
+mod social;
 mod startup;
 mod tokens;
 mod vendors;

@@ -3,8 +3,12 @@
 pub mod app;
 pub mod auth;
 pub mod challenges;
+pub mod feedback;
 pub mod health;
+pub mod leaderboards;
 pub mod progress;
+pub mod rewards;
+pub mod shop;
 pub mod tracks;
 pub mod users;
 
@@ -32,4 +36,9 @@ fn v1(state: &AppState) -> OpenApiRouter<AppState> {
         .merge(tracks::router())
         .merge(challenges::router())
         .merge(progress::router())
+        // the social and economic layer
+        .merge(leaderboards::router())
+        .merge(shop::router())
+        .merge(rewards::router())
+        .merge(feedback::router())
 }

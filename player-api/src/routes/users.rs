@@ -1,16 +1,52 @@
 //! The player's own account: `DELETE /v1/users/me`.
 
 use axum::extract::State;
+use serde::Deserialize;
 use shared::envelope::{ApiResult, Envelope, ErrorEnvelope, ok};
+use shared::http::ApiJson;
 use shared::services::account::{self, Deleted};
+use shared::services::regions::{self, RegionChange};
+use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::AppState;
-use crate::extract::AccountHolder;
+use crate::extract::{AccountHolder, CurrentPlayer};
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(delete_me))
+    OpenApiRouter::new()
+        .routes(routes!(delete_me))
+        .routes(routes!(change_region))
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RegionRequest {
+    /// An enabled region code of `GET /v1/app/regions`.
+    pub region_code: String,
+}
+
+/// Selects the player's region: the first selection is free, then one change per Beijing
+/// calendar month.
+#[utoipa::path(patch, path = "/users/me/region", tag = "users", request_body = RegionRequest,
+    security(("player_jwt" = [])),
+    responses(
+        (status = 200, description = "The selected region", body = Envelope<RegionChange>),
+        (status = 400, description = "Unknown or disabled region, or REGION_CHANGE_LIMIT_REACHED", body = ErrorEnvelope),
+        (status = 401, description = "Missing or invalid token", body = ErrorEnvelope),
+        (status = 403, description = "Banned", body = ErrorEnvelope),
+    ))]
+pub async fn change_region(
+    State(state): State<AppState>,
+    CurrentPlayer(player): CurrentPlayer,
+    ApiJson(body): ApiJson<RegionRequest>,
+) -> ApiResult<RegionChange> {
+    Ok(ok(regions::change_region(
+        &state.ctx,
+        &player,
+        &body.region_code,
+    )
+    .await?))
 }
 
 /// Deletes the account: personal data and identities go, every token dies at once,

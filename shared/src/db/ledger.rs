@@ -56,7 +56,9 @@ pub async fn exists(tx: &mut Tx, key: &str) -> sqlx::Result<bool> {
     Ok(n > 0)
 }
 
-/// Adds `xp` earned at `now_ms` to a player's row of a weekly board.
+/// Adds `xp` earned at `now_ms` to a player's row of a weekly board, and returns the
+/// row's new total and last-earned instant (whole seconds, the leaderboards' tie
+/// precision).
 pub async fn add_weekly_xp(
     tx: &mut Tx,
     week_start: &str,
@@ -64,22 +66,22 @@ pub async fn add_weekly_xp(
     player_id: &str,
     xp: i64,
     now_ms: i64,
-) -> sqlx::Result<()> {
-    in_tx!(tx, |ex| {
-        sqlx::query(
+) -> sqlx::Result<(i64, i64)> {
+    let earned_at = now_ms - now_ms.rem_euclid(1000);
+    Ok(in_tx!(tx, |ex| {
+        sqlx::query_as::<_, (i64, i64)>(
             "INSERT INTO weekly_xp (week_start, board, player_id, xp, last_earned_at)
              VALUES ($1, $2, $3, $4, $5)
              ON CONFLICT (week_start, board, player_id)
-             DO UPDATE SET xp = weekly_xp.xp + excluded.xp, last_earned_at = excluded.last_earned_at",
+             DO UPDATE SET xp = weekly_xp.xp + excluded.xp, last_earned_at = excluded.last_earned_at
+             RETURNING xp, last_earned_at",
         )
         .bind(week_start)
         .bind(board)
         .bind(player_id)
         .bind(xp)
-        .bind(now_ms)
-        .execute(ex)
+        .bind(earned_at)
+        .fetch_one(ex)
         .await?
-        .rows_affected()
-    });
-    Ok(())
+    }))
 }

@@ -23,8 +23,11 @@
 
 pub mod accounts;
 pub mod admins;
+pub mod ads;
 pub mod content;
+pub mod feedback;
 pub mod gameplay;
+pub mod leaderboard;
 pub mod ledger;
 pub mod players;
 pub mod progress;

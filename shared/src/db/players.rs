@@ -133,3 +133,80 @@ pub async fn profile(db: &Db, id: &str) -> sqlx::Result<Option<PlayerProfileRow>
         .await?
     }))
 }
+
+/// A player's selected region and when it may change next.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct RegionState {
+    pub region_code: Option<String>,
+    pub region_selected_at: Option<i64>,
+    pub region_next_change_at: Option<i64>,
+    pub nickname: Option<String>,
+    pub avatar_url: Option<String>,
+}
+
+pub async fn region_state(db: &Db, id: &str) -> sqlx::Result<Option<RegionState>> {
+    Ok(read!(db, |ex| {
+        sqlx::query_as::<_, RegionState>(
+            "SELECT region_code, region_selected_at, region_next_change_at, nickname, avatar_url
+             FROM players WHERE id = $1",
+        )
+        .bind(id)
+        .fetch_optional(ex)
+        .await?
+    }))
+}
+
+/// Selects a region unless a change is not allowed yet; false when refused.
+pub async fn select_region(
+    tx: &mut Tx,
+    id: &str,
+    code: &str,
+    now_ms: i64,
+    next_change_ms: i64,
+) -> sqlx::Result<bool> {
+    Ok(in_tx!(tx, |ex| {
+        sqlx::query(
+            "UPDATE players SET region_code = $2, region_selected_at = $3, region_next_change_at = $4, updated_at = $3
+             WHERE id = $1 AND (region_next_change_at IS NULL OR region_next_change_at <= $3)",
+        )
+        .bind(id)
+        .bind(code)
+        .bind(now_ms)
+        .bind(next_change_ms)
+        .execute(ex)
+        .await?
+        .rows_affected()
+            == 1
+    }))
+}
+
+/// Wallet balance and inventory of a player.
+pub async fn wallet_balance(db: &Db, id: &str) -> sqlx::Result<i64> {
+    let balance: Option<i64> = read!(db, |ex| {
+        sqlx::query_scalar("SELECT coins_balance FROM wallets WHERE player_id = $1")
+            .bind(id)
+            .fetch_optional(ex)
+            .await?
+    });
+    Ok(balance.unwrap_or(0))
+}
+
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct InventoryRow {
+    pub item_id: String,
+    pub quantity: i64,
+    pub active_until: Option<i64>,
+    pub metadata: Option<String>,
+}
+
+pub async fn inventory(db: &Db, id: &str) -> sqlx::Result<Vec<InventoryRow>> {
+    Ok(read!(db, |ex| {
+        sqlx::query_as::<_, InventoryRow>(
+            "SELECT item_id, quantity, active_until, metadata FROM inventory_items
+             WHERE player_id = $1 ORDER BY item_id",
+        )
+        .bind(id)
+        .fetch_all(ex)
+        .await?
+    }))
+}

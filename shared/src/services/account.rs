@@ -31,9 +31,15 @@ pub async fn account_holder(ctx: &AppContext, token: &str) -> Result<String> {
 
 /// `DELETE /v1/users/me`.
 pub async fn delete_account(ctx: &AppContext, player_id: &str) -> Result<Deleted> {
+    let region = db::players::region_state(&ctx.db, player_id)
+        .await?
+        .and_then(|s| s.region_code);
     let mut tx = ctx.db.begin().await?;
     let deleted_now = db::accounts::delete_player(&mut tx, player_id, ctx.clock.now_ms()).await?;
     tx.commit().await?;
+    let mut boards = vec!["topic:all".to_string()];
+    boards.extend(region.map(|r| format!("region:{r}")));
+    ctx.resync_ranks(player_id, &boards).await;
     if deleted_now {
         tracing::info!(player = %player_id, "account deleted");
     }

@@ -524,6 +524,7 @@ pub async fn answer(
     if finished && c.correct_count + i64::from(correct) >= c.pass_threshold {
         db::gameplay::complete_node(&mut tx, &player.id, &c.node_id, now_ms).await?;
     }
+    let mut ranks = Vec::new();
     progress::record(
         &mut tx,
         ctx,
@@ -535,9 +536,11 @@ pub async fn answer(
             before: &before,
             after: &after,
         },
+        &mut ranks,
     )
     .await?;
     tx.commit().await?;
+    ctx.publish_ranks(&ranks).await;
 
     let answer = AnswerRow {
         session_id: session_id.to_string(),
@@ -586,6 +589,7 @@ pub async fn view_card(
     let region = p.region_code.as_deref();
     let mut state = p.resources.clone().at(now, rules);
     let mut rewards = Vec::new();
+    let mut ranks = Vec::new();
     let grants = [
         (
             format!("kcview:{}:{card_id}", player.id),
@@ -611,7 +615,7 @@ pub async fn view_card(
             before: &state,
             after: &next,
         };
-        if progress::record(&mut tx, ctx, &change).await? {
+        if progress::record(&mut tx, ctx, &change, &mut ranks).await? {
             state = next;
             rewards.push(RewardItem::xp(xp, title, Some(source)));
         }
@@ -620,6 +624,7 @@ pub async fn view_card(
         db::progress::save(&mut tx, &player.id, &state, now.timestamp_millis()).await?;
     }
     tx.commit().await?;
+    ctx.publish_ranks(&ranks).await;
     let mut summary_of = p;
     summary_of.resources = state;
     Ok(CardViewResult {

@@ -4,12 +4,17 @@
 
 pub mod account;
 pub mod admin_auth;
+pub mod ads;
+pub mod bootstrap;
 pub mod demo;
+pub mod feedback;
 pub mod gameplay;
+pub mod leaderboard;
 pub mod phone_auth;
 pub mod player_auth;
 pub mod progress;
 pub mod providers;
 pub mod regions;
 pub mod secrets;
+pub mod shop;
 pub mod vendor_auth;

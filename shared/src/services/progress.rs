@@ -13,6 +13,7 @@ use crate::db::progress::PlayerProgress;
 use crate::db::{self, Tx};
 use crate::domain::resources::{self, Resources};
 use crate::domain::rules::GameRules;
+use crate::rank_index::RankUpdate;
 use crate::services::player_auth::PlayerPrincipal;
 use crate::{Error, Result};
 
@@ -130,9 +131,15 @@ pub(crate) struct Change<'a> {
 }
 
 /// Writes the ledger row of a change and adds its XP to the weekly boards (the player's
-/// region, if any, and the all-players board), in the caller's transaction. Returns false,
-/// writing nothing, when the key is in the ledger already.
-pub(crate) async fn record(tx: &mut Tx, ctx: &AppContext, c: &Change<'_>) -> Result<bool> {
+/// region, if any, and the all-players board), in the caller's transaction; the new
+/// weekly rows go into `ranks`, for the rank index once the transaction commits. Returns
+/// false, writing nothing, when the key is in the ledger already.
+pub(crate) async fn record(
+    tx: &mut Tx,
+    ctx: &AppContext,
+    c: &Change<'_>,
+    ranks: &mut Vec<RankUpdate>,
+) -> Result<bool> {
     let rules = &ctx.settings.rules;
     let now = ctx.clock.now();
     let now_ms = now.timestamp_millis();
@@ -156,18 +163,21 @@ pub(crate) async fn record(tx: &mut Tx, ctx: &AppContext, c: &Change<'_>) -> Res
     }
     if xp != 0 {
         let week = beijing::day_key(beijing::week_start(now));
+        let mut boards = vec!["topic:all".to_string()];
         if let Some(region) = c.region_code {
-            db::ledger::add_weekly_xp(
-                tx,
-                &week,
-                &format!("region:{region}"),
-                c.player_id,
-                xp,
-                now_ms,
-            )
-            .await?;
+            boards.push(format!("region:{region}"));
         }
-        db::ledger::add_weekly_xp(tx, &week, "topic:all", c.player_id, xp, now_ms).await?;
+        for board in boards {
+            let (total, last_earned_at) =
+                db::ledger::add_weekly_xp(tx, &week, &board, c.player_id, xp, now_ms).await?;
+            ranks.push(RankUpdate {
+                week_start: week.clone(),
+                board,
+                player_id: c.player_id.to_string(),
+                xp: total,
+                last_earned_at,
+            });
+        }
     }
     Ok(true)
 }

@@ -309,6 +309,20 @@ pub async fn link(
     db::accounts::store_idempotent_response(&mut tx, LINK_SCOPE, &migration_id, &stored).await?;
     tx.commit().await?;
     tracing::info!(guest = %caller.id, account = %target, merged = target != caller.id, "guest linked");
+    if target != caller.id {
+        // the guest's weekly XP moved into the account's rows
+        let mut boards = vec!["topic:all".to_string()];
+        for player in [&caller.id, &target] {
+            if let Some(code) = db::players::region_state(&ctx.db, player)
+                .await?
+                .and_then(|s| s.region_code)
+            {
+                boards.push(format!("region:{code}"));
+            }
+        }
+        ctx.resync_ranks(&caller.id, &boards).await;
+        ctx.resync_ranks(&target, &boards).await;
+    }
     Ok(LinkResult {
         session: player_auth::start_session(ctx, &target).await?,
         migration_summary: summary,

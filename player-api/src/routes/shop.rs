@@ -1,0 +1,88 @@
+//! `GET /v1/shop`, `POST /v1/shop/purchase`, `POST /v1/inventory/items/use`,
+//! `GET /v1/subscription`, `POST /v1/subscription/verify`.
+
+use axum::extract::State;
+use shared::envelope::{ApiResult, Envelope, ErrorEnvelope, ok};
+use shared::http::ApiJson;
+use shared::services::shop::{
+    self, PurchaseRequest, Shop, Subscription, UseItemRequest, VerifyRequest,
+};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::AppState;
+use crate::extract::CurrentPlayer;
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(get_shop))
+        .routes(routes!(purchase))
+        .routes(routes!(use_item))
+        .routes(routes!(subscription))
+        .routes(routes!(verify))
+}
+
+/// Benefits (through rewarded ads) and the products with their prices.
+#[utoipa::path(get, path = "/shop", tag = "shop", security(("player_jwt" = [])),
+    responses(
+        (status = 200, description = "The shop", body = Envelope<Shop>),
+        (status = 401, description = "Missing or invalid token", body = ErrorEnvelope),
+    ))]
+pub async fn get_shop(CurrentPlayer(_player): CurrentPlayer) -> ApiResult<Shop> {
+    Ok(ok(shop::shop()))
+}
+
+/// Buying with coins: validated, then NOT_AVAILABLE_IN_MVP.
+#[utoipa::path(post, path = "/shop/purchase", tag = "shop", request_body = PurchaseRequest, security(("player_jwt" = [])),
+    responses(
+        (status = 400, description = "VALIDATION_ERROR, or NOT_AVAILABLE_IN_MVP for a valid request", body = ErrorEnvelope),
+        (status = 401, description = "Missing or invalid token", body = ErrorEnvelope),
+    ))]
+pub async fn purchase(
+    CurrentPlayer(_player): CurrentPlayer,
+    ApiJson(body): ApiJson<PurchaseRequest>,
+) -> ApiResult<()> {
+    shop::purchase(&body)?;
+    Ok(ok(()))
+}
+
+/// Using an item: validated, then NOT_AVAILABLE_IN_MVP.
+#[utoipa::path(post, path = "/inventory/items/use", tag = "shop", request_body = UseItemRequest, security(("player_jwt" = [])),
+    responses(
+        (status = 400, description = "VALIDATION_ERROR, or NOT_AVAILABLE_IN_MVP for a valid request", body = ErrorEnvelope),
+        (status = 401, description = "Missing or invalid token", body = ErrorEnvelope),
+    ))]
+pub async fn use_item(
+    CurrentPlayer(_player): CurrentPlayer,
+    ApiJson(body): ApiJson<UseItemRequest>,
+) -> ApiResult<()> {
+    shop::use_item(&body)?;
+    Ok(ok(()))
+}
+
+/// The player's subscription.
+#[utoipa::path(get, path = "/subscription", tag = "shop", security(("player_jwt" = [])),
+    responses(
+        (status = 200, description = "The subscription", body = Envelope<Subscription>),
+        (status = 401, description = "Missing or invalid token", body = ErrorEnvelope),
+    ))]
+pub async fn subscription(
+    State(state): State<AppState>,
+    CurrentPlayer(player): CurrentPlayer,
+) -> ApiResult<Subscription> {
+    Ok(ok(shop::subscription(&state.ctx, &player).await?))
+}
+
+/// Subscription receipt verification: validated, then NOT_AVAILABLE_IN_MVP.
+#[utoipa::path(post, path = "/subscription/verify", tag = "shop", request_body = VerifyRequest, security(("player_jwt" = [])),
+    responses(
+        (status = 400, description = "VALIDATION_ERROR, UNSUPPORTED_PLATFORM, or NOT_AVAILABLE_IN_MVP for a valid request", body = ErrorEnvelope),
+        (status = 401, description = "Missing or invalid token", body = ErrorEnvelope),
+    ))]
+pub async fn verify(
+    CurrentPlayer(_player): CurrentPlayer,
+    ApiJson(body): ApiJson<VerifyRequest>,
+) -> ApiResult<()> {
+    shop::verify_subscription(&body)?;
+    Ok(ok(()))
+}

@@ -1,0 +1,146 @@
+//! `weekly_xp` read as leaderboards: pages, own ranks (the exact SQL count, which is also
+//! the oracle of the Redis index), region moves.
+
+use super::{Db, Tx, in_tx, read};
+
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct BoardRow {
+    pub player_id: String,
+    pub xp: i64,
+    pub last_earned_at: i64,
+}
+
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct EntryRow {
+    pub player_id: String,
+    pub xp: i64,
+    pub nickname: Option<String>,
+    pub avatar_url: Option<String>,
+}
+
+/// One page of a board, in rank order.
+pub async fn page(
+    db: &Db,
+    week: &str,
+    board: &str,
+    limit: i64,
+    offset: i64,
+) -> sqlx::Result<Vec<EntryRow>> {
+    Ok(read!(db, |ex| {
+        sqlx::query_as::<_, EntryRow>(
+            "SELECT w.player_id, w.xp, p.nickname, p.avatar_url
+             FROM (SELECT player_id, xp, last_earned_at FROM weekly_xp
+                   WHERE week_start = $1 AND board = $2
+                   ORDER BY xp DESC, last_earned_at ASC, player_id DESC
+                   LIMIT $3 OFFSET $4) w
+             JOIN players p ON p.id = w.player_id
+             ORDER BY w.xp DESC, w.last_earned_at ASC, w.player_id DESC",
+        )
+        .bind(week)
+        .bind(board)
+        .bind(limit)
+        .bind(offset)
+        .fetch_all(ex)
+        .await?
+    }))
+}
+
+pub async fn count(db: &Db, week: &str, board: &str) -> sqlx::Result<i64> {
+    Ok(read!(db, |ex| {
+        sqlx::query_scalar("SELECT count(*) FROM weekly_xp WHERE week_start = $1 AND board = $2")
+            .bind(week)
+            .bind(board)
+            .fetch_one(ex)
+            .await?
+    }))
+}
+
+/// A player's row on a board.
+pub async fn row_of(
+    db: &Db,
+    week: &str,
+    board: &str,
+    player_id: &str,
+) -> sqlx::Result<Option<BoardRow>> {
+    Ok(read!(db, |ex| {
+        sqlx::query_as::<_, BoardRow>(
+            "SELECT player_id, xp, last_earned_at FROM weekly_xp
+             WHERE week_start = $1 AND board = $2 AND player_id = $3",
+        )
+        .bind(week)
+        .bind(board)
+        .bind(player_id)
+        .fetch_optional(ex)
+        .await?
+    }))
+}
+
+/// The exact 1-based rank of a row: one more than the rows ahead of it.
+pub async fn rank(db: &Db, week: &str, board: &str, row: &BoardRow) -> sqlx::Result<i64> {
+    let ahead: i64 = read!(db, |ex| {
+        sqlx::query_scalar(
+            "SELECT count(*) FROM weekly_xp
+             WHERE week_start = $1 AND board = $2
+               AND (xp > $3
+                    OR (xp = $3 AND last_earned_at < $4)
+                    OR (xp = $3 AND last_earned_at = $4 AND player_id > $5))",
+        )
+        .bind(week)
+        .bind(board)
+        .bind(row.xp)
+        .bind(row.last_earned_at)
+        .bind(&row.player_id)
+        .fetch_one(ex)
+        .await?
+    });
+    Ok(ahead + 1)
+}
+
+/// Every row of a board (rebuilding the Redis index).
+pub async fn all_rows(db: &Db, week: &str, board: &str) -> sqlx::Result<Vec<BoardRow>> {
+    Ok(read!(db, |ex| {
+        sqlx::query_as::<_, BoardRow>(
+            "SELECT player_id, xp, last_earned_at FROM weekly_xp WHERE week_start = $1 AND board = $2",
+        )
+        .bind(week)
+        .bind(board)
+        .fetch_all(ex)
+        .await?
+    }))
+}
+
+/// After a region selection: this week's region row follows the player into the new
+/// region, carrying the week's XP so far (the all-players row counts it all).
+pub async fn move_region_row(
+    tx: &mut Tx,
+    week: &str,
+    player_id: &str,
+    old_board: Option<&str>,
+    new_board: &str,
+) -> sqlx::Result<Option<BoardRow>> {
+    in_tx!(tx, |ex| {
+        if let Some(old) = old_board {
+            sqlx::query(
+                "DELETE FROM weekly_xp WHERE week_start = $1 AND board = $2 AND player_id = $3",
+            )
+            .bind(week)
+            .bind(old)
+            .bind(player_id)
+            .execute(&mut *ex)
+            .await?;
+        }
+        Ok(sqlx::query_as::<_, BoardRow>(
+            "INSERT INTO weekly_xp (week_start, board, player_id, xp, last_earned_at)
+             SELECT week_start, $2, player_id, xp, last_earned_at FROM weekly_xp
+             WHERE week_start = $1 AND board = 'topic:all' AND player_id = $3
+             ON CONFLICT (week_start, board, player_id) DO UPDATE SET xp = excluded.xp,
+                 last_earned_at = excluded.last_earned_at
+             RETURNING player_id, xp, last_earned_at",
+        )
+        .bind(week)
+        .bind(new_board)
+        .bind(player_id)
+        .fetch_optional(&mut *ex)
+        .await?)
+    })
+}

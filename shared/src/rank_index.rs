@@ -1,0 +1,181 @@
+//! The optional Redis rank index of the weekly leaderboards (`REDIS_URL`).
+//!
+//! The database stays the source of truth. One sorted set per week and board holds each
+//! player's committed weekly XP as `score = xp·2^20 + (2^20 − 1 − seconds into the week
+//! of the last earning)`, so a higher XP ranks first and, at equal XP, the earlier
+//! earner. Scores are written after the transaction commits, with the absolute committed
+//! values and `ZADD … GT`: within a week a player's score only grows, so a retried or
+//! late write can never lower it. A missing set is rebuilt from the database. Ties at
+//! the same second are ordered by player id descending, as `ZREVRANK` orders equal
+//! scores, and the SQL ranking uses the same order.
+
+use chrono::NaiveDate;
+use redis::AsyncCommands;
+use redis::aio::ConnectionManager;
+
+use crate::clock::beijing;
+use crate::db::{self, Db};
+use crate::{Error, Result};
+
+const SCORE_SHIFT: f64 = 1_048_576.0; // 2^20, more than the seconds of a week
+const KEY_TTL_SECS: i64 = 9 * 86_400;
+
+/// A committed weekly row to mirror into the index.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RankUpdate {
+    pub week_start: String,
+    pub board: String,
+    pub player_id: String,
+    pub xp: i64,
+    pub last_earned_at: i64,
+}
+
+/// The score of a weekly row.
+pub fn score(week_start: &str, xp: i64, last_earned_at_ms: i64) -> f64 {
+    let week_start_ms = NaiveDate::parse_from_str(week_start, "%Y-%m-%d")
+        .map(|d| beijing::day_start(d).timestamp_millis())
+        .unwrap_or(0);
+    let secs = ((last_earned_at_ms - week_start_ms) / 1000).clamp(0, 1_048_575);
+    xp as f64 * SCORE_SHIFT + (1_048_575 - secs) as f64
+}
+
+#[derive(Clone)]
+pub struct RankIndex {
+    conn: ConnectionManager,
+    prefix: String,
+}
+
+impl RankIndex {
+    pub async fn connect(url: &str, prefix: &str) -> anyhow::Result<Self> {
+        let client = redis::Client::open(url)?;
+        let conn = ConnectionManager::new(client).await?;
+        Ok(Self {
+            conn,
+            prefix: prefix.to_string(),
+        })
+    }
+
+    fn key(&self, week_start: &str, board: &str) -> String {
+        format!("{}:lb:{week_start}:{board}", self.prefix)
+    }
+
+    /// Mirrors committed rows. A failed write drops the set, so the next read rebuilds it
+    /// from the database instead of answering from a stale set.
+    pub async fn apply(&self, updates: &[RankUpdate]) {
+        for u in updates {
+            let key = self.key(&u.week_start, &u.board);
+            let mut conn = self.conn.clone();
+            let written: redis::RedisResult<()> = redis::pipe()
+                .cmd("ZADD")
+                .arg(&key)
+                .arg("GT")
+                .arg(score(&u.week_start, u.xp, u.last_earned_at))
+                .arg(&u.player_id)
+                .ignore()
+                .expire(&key, KEY_TTL_SECS)
+                .ignore()
+                .query_async(&mut conn)
+                .await;
+            if let Err(e) = written {
+                tracing::warn!(error = %e, %key, "rank index write failed; dropping the set");
+                let _: redis::RedisResult<()> = conn.del(&key).await;
+            }
+        }
+    }
+
+    /// Drops the sets of a week's boards (after changes that move rows between players or
+    /// boards); they are rebuilt on the next read.
+    pub async fn invalidate(&self, week_start: &str, boards: &[String]) {
+        let mut conn = self.conn.clone();
+        for board in boards {
+            let key = self.key(week_start, board);
+            if let Err(e) = conn.del::<_, ()>(&key).await {
+                tracing::warn!(error = %e, %key, "rank index invalidation failed");
+            }
+        }
+    }
+
+    /// Takes a player off a week's boards (account deletion, merged guests).
+    pub async fn remove(&self, week_start: &str, boards: &[String], player_id: &str) {
+        let mut conn = self.conn.clone();
+        for board in boards {
+            let key = self.key(week_start, board);
+            if let Err(e) = conn.zrem::<_, _, ()>(&key, player_id).await {
+                tracing::warn!(error = %e, %key, "rank index removal failed; dropping the set");
+                let _: redis::RedisResult<()> = conn.del(&key).await;
+            }
+        }
+    }
+
+    /// The 1-based rank of `player_id` on a board, or None when it has no row.
+    pub async fn rank(
+        &self,
+        db: &Db,
+        week_start: &str,
+        board: &str,
+        player_id: &str,
+    ) -> Result<Option<i64>> {
+        let key = self.key(week_start, board);
+        let mut conn = self.conn.clone();
+        let exists: bool = conn.exists(&key).await.map_err(redis_error)?;
+        if !exists {
+            self.rebuild(db, week_start, board).await?;
+        }
+        let rank: Option<i64> = conn.zrevrank(&key, player_id).await.map_err(redis_error)?;
+        Ok(rank.map(|r| r + 1))
+    }
+
+    /// Loads a board's rows from the database into its set.
+    pub async fn rebuild(&self, db: &Db, week_start: &str, board: &str) -> Result<()> {
+        let rows = db::leaderboard::all_rows(db, week_start, board).await?;
+        let key = self.key(week_start, board);
+        let mut conn = self.conn.clone();
+        for chunk in rows.chunks(1000) {
+            let mut cmd = redis::cmd("ZADD");
+            cmd.arg(&key).arg("GT");
+            for r in chunk {
+                cmd.arg(score(week_start, r.xp, r.last_earned_at))
+                    .arg(&r.player_id);
+            }
+            cmd.query_async::<()>(&mut conn)
+                .await
+                .map_err(redis_error)?;
+        }
+        if !rows.is_empty() {
+            conn.expire::<_, ()>(&key, KEY_TTL_SECS)
+                .await
+                .map_err(redis_error)?;
+        }
+        Ok(())
+    }
+}
+
+fn redis_error(e: redis::RedisError) -> Error {
+    Error::internal(format!("rank index: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn higher_xp_then_earlier_earning_scores_higher() {
+        let week = "2026-11-16";
+        let start = beijing::day_start(NaiveDate::from_ymd_opt(2026, 11, 16).unwrap_or_default())
+            .timestamp_millis();
+        let early = score(week, 50, start + 10_000);
+        let late = score(week, 50, start + 20_000);
+        let more = score(week, 51, start + 600_000_000);
+        assert!(early > late);
+        assert!(more > early);
+        // the whole week fits under one XP step
+        let last_second = score(week, 50, start + 7 * 86_400_000 - 1000);
+        let next_xp_first_second = score(week, 51, start);
+        assert!(last_second < next_xp_first_second);
+        // exact in a double for any realistic XP
+        assert_eq!(
+            score(week, 1_000_000, start) as i64,
+            1_000_000 * 1_048_576 + 1_048_575
+        );
+    }
+}

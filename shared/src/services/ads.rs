@@ -1,0 +1,448 @@
+//! Rewarded-ad recovery: a session is opened (eligible or not), then completed once.
+//! Each completion grants through the ledger key `ad_recovery:{sessionId}`; a repeat
+//! answers the first outcome. Refusals and failed completions are success answers that
+//! carry a reason.
+
+use chrono::{DateTime, Duration, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::clock::{beijing, from_ms};
+use crate::context::AppContext;
+use crate::db::{self, ads::NewAdSession, progress::PlayerProgress};
+use crate::services::player_auth::PlayerPrincipal;
+use crate::services::progress::{self, Change, ProgressSummary};
+use crate::{Error, Result};
+
+const HEARTS: &str = "hearts";
+const BONUS_ATTEMPTS: &str = "bonusAttempts";
+const STREAK_PROTECTION: &str = "streakProtection";
+
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionRequest {
+    /// hearts, bonusAttempts or streakProtection.
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub client_request_id: String,
+    /// ios, android, harmony or web.
+    pub platform: String,
+    /// `mock` (outside production).
+    pub ad_provider: String,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SubscriptionBenefits {
+    pub tier: String,
+    pub unlimited_hearts: bool,
+    /// null = unlimited.
+    pub daily_high_reward_sessions: Option<i64>,
+}
+
+/// An eligible or ineligible session answer.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionAnswer {
+    /// null when ineligible.
+    pub session_id: Option<String>,
+    pub eligible: bool,
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ad_placement_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remaining_today: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<DateTime<Utc>>,
+    /// Ineligible: daily_limit_reached, cooldown_active, already_subscribed, invalid_type.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Ineligible: when it may work again (null when unknown).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_available_at: Option<Option<DateTime<Utc>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subscription_benefits: Option<SubscriptionBenefits>,
+}
+
+impl SessionAnswer {
+    fn ineligible(
+        reason: &str,
+        next: Option<DateTime<Utc>>,
+        benefits: Option<SubscriptionBenefits>,
+    ) -> Self {
+        Self {
+            session_id: None,
+            eligible: false,
+            kind: None,
+            ad_placement_id: None,
+            remaining_today: None,
+            expires_at: None,
+            reason: Some(reason.into()),
+            next_available_at: Some(next),
+            subscription_benefits: benefits,
+        }
+    }
+}
+
+fn check_input(ctx: &AppContext, client_request_id: &str, provider: &str) -> Result<()> {
+    let crid = client_request_id.trim();
+    if crid.is_empty() || crid.len() > 128 {
+        return Err(Error::validation(
+            "clientRequestId must be 1-128 characters",
+        ));
+    }
+    match provider {
+        "mock" if ctx.settings.is_production() => Err(Error::validation(
+            "the mock ad provider is not accepted in production",
+        )),
+        "mock" => Ok(()),
+        _ => Err(Error::validation(
+            "adProvider is not a provider this server knows",
+        )),
+    }
+}
+
+fn daily_cap(ctx: &AppContext, kind: &str) -> i64 {
+    match kind {
+        HEARTS => ctx.settings.rules.ad_hearts_per_day,
+        BONUS_ATTEMPTS => ctx.settings.rules.ad_attempts_per_day,
+        _ => 1,
+    }
+}
+
+fn cooldown_end(ctx: &AppContext, p: &PlayerProgress) -> Option<DateTime<Utc>> {
+    p.streak_protection_at
+        .map(|at| from_ms(at) + Duration::days(ctx.settings.rules.streak_protection_cooldown_days))
+}
+
+/// Why a recovery of `kind` is not possible now, if it is not.
+async fn refusal(
+    ctx: &AppContext,
+    p: &PlayerProgress,
+    player_id: &str,
+    kind: &str,
+    now: DateTime<Utc>,
+) -> Result<Option<SessionAnswer>> {
+    if p.is_subscribed(now.timestamp_millis()) {
+        let benefits = SubscriptionBenefits {
+            tier: p.tier.clone(),
+            unlimited_hearts: true,
+            daily_high_reward_sessions: None,
+        };
+        return Ok(Some(SessionAnswer::ineligible(
+            "already_subscribed",
+            p.subscription_expires_at.map(from_ms),
+            Some(benefits),
+        )));
+    }
+    match kind {
+        HEARTS | BONUS_ATTEMPTS => {
+            let day = beijing::day_key(beijing::day(now));
+            let used = db::ads::completed_on(&ctx.db, player_id, kind, &day).await?;
+            if used >= daily_cap(ctx, kind) {
+                return Ok(Some(SessionAnswer::ineligible(
+                    "daily_limit_reached",
+                    Some(beijing::next_midnight(now)),
+                    None,
+                )));
+            }
+        }
+        _ => {
+            if let Some(end) = cooldown_end(ctx, p).filter(|end| *end > now) {
+                return Ok(Some(SessionAnswer::ineligible(
+                    "cooldown_active",
+                    Some(end),
+                    None,
+                )));
+            }
+        }
+    }
+    Ok(None)
+}
+
+async fn remaining_today(
+    ctx: &AppContext,
+    player_id: &str,
+    kind: &str,
+    now: DateTime<Utc>,
+) -> Result<i64> {
+    let day = beijing::day_key(beijing::day(now));
+    let used = db::ads::completed_on(&ctx.db, player_id, kind, &day).await?;
+    Ok((daily_cap(ctx, kind) - used).max(0))
+}
+
+fn eligible(row: &db::ads::AdSessionRow, remaining: i64) -> SessionAnswer {
+    SessionAnswer {
+        session_id: Some(row.id.clone()),
+        eligible: true,
+        kind: Some(row.kind.clone()),
+        ad_placement_id: Some(row.ad_placement_id.clone()),
+        remaining_today: Some(remaining),
+        expires_at: Some(from_ms(row.expires_at)),
+        reason: None,
+        next_available_at: None,
+        subscription_benefits: None,
+    }
+}
+
+/// `POST /v1/rewards/ad-recovery/session`. The same clientRequestId answers the same
+/// session.
+pub async fn open_session(
+    ctx: &AppContext,
+    player: &PlayerPrincipal,
+    req: &SessionRequest,
+) -> Result<SessionAnswer> {
+    check_input(ctx, &req.client_request_id, &req.ad_provider)?;
+    if !matches!(req.platform.as_str(), "ios" | "android" | "harmony" | "web") {
+        return Err(Error::validation(
+            "platform must be ios, android, harmony or web",
+        ));
+    }
+    let crid = req.client_request_id.trim();
+    let now = ctx.clock.now();
+    if let Some(row) = db::ads::by_client_request(&ctx.db, &player.id, crid).await? {
+        let remaining = remaining_today(ctx, &player.id, &row.kind, now).await?;
+        return Ok(eligible(&row, remaining));
+    }
+    let kind = req.kind.as_str();
+    if !matches!(kind, HEARTS | BONUS_ATTEMPTS | STREAK_PROTECTION) {
+        return Ok(SessionAnswer::ineligible("invalid_type", None, None));
+    }
+    let p = progress::load(ctx, &player.id).await?;
+    if let Some(refused) = refusal(ctx, &p, &player.id, kind, now).await? {
+        return Ok(refused);
+    }
+    let id = Uuid::new_v4().to_string();
+    let placement = format!("{}-rewarded-{kind}", req.ad_provider);
+    let day = beijing::day_key(beijing::day(now));
+    let mut tx = ctx.db.begin().await?;
+    let created = db::ads::insert(
+        &mut tx,
+        &NewAdSession {
+            id: &id,
+            player_id: &player.id,
+            kind,
+            client_request_id: crid,
+            platform: &req.platform,
+            ad_provider: &req.ad_provider,
+            ad_placement_id: &placement,
+            day: &day,
+            now_ms: now.timestamp_millis(),
+            expires_at_ms: (now + Duration::minutes(ctx.settings.rules.ad_session_minutes))
+                .timestamp_millis(),
+        },
+    )
+    .await?;
+    tx.commit().await?;
+    let row = db::ads::by_client_request(&ctx.db, &player.id, crid)
+        .await?
+        .ok_or_else(|| Error::internal("ad session vanished"))?;
+    if !created && row.kind != kind {
+        return Err(Error::validation(
+            "clientRequestId was used for another type",
+        ));
+    }
+    let remaining = remaining_today(ctx, &player.id, kind, now).await?;
+    Ok(eligible(&row, remaining))
+}
+
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CompleteRequest {
+    pub session_id: String,
+    pub client_request_id: String,
+    pub ad_provider: String,
+    /// Required for real providers.
+    pub provider_reward_token: Option<String>,
+    pub completed_at: DateTime<Utc>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RecoveryReward {
+    pub hearts_delta: i64,
+    pub daily_attempts_delta: i64,
+    pub streak_protection_granted: bool,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RecoveryLimits {
+    pub remaining_hearts_recoveries_today: i64,
+    pub remaining_attempt_recoveries_today: i64,
+    pub next_streak_protection_available_at: Option<DateTime<Utc>>,
+}
+
+/// A completed or failed outcome.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CompleteAnswer {
+    /// `completed` or `failed`.
+    pub status: String,
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reward: Option<RecoveryReward>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limits: Option<RecoveryLimits>,
+    /// failed: ad_not_completed, provider_verification_failed, session_expired,
+    /// daily_limit_reached, cooldown_active, already_subscribed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    #[schema(value_type = ProgressSummary)]
+    pub progress: serde_json::Value,
+}
+
+fn failed(reason: &str, message: &str, progress: &ProgressSummary) -> CompleteAnswer {
+    CompleteAnswer {
+        status: "failed".into(),
+        kind: None,
+        reward: None,
+        limits: None,
+        reason: Some(reason.into()),
+        message: Some(message.into()),
+        progress: serde_json::to_value(progress).unwrap_or_default(),
+    }
+}
+
+/// `POST /v1/rewards/ad-recovery/complete`: the reward once; a repeat answers the first
+/// outcome; another player's session is 404.
+pub async fn complete(
+    ctx: &AppContext,
+    player: &PlayerPrincipal,
+    req: &CompleteRequest,
+) -> Result<CompleteAnswer> {
+    check_input(ctx, &req.client_request_id, &req.ad_provider)?;
+    let session_id = req.session_id.trim();
+    if session_id.is_empty() || session_id.len() > 64 {
+        return Err(Error::validation("sessionId is required"));
+    }
+    let rules = &ctx.settings.rules;
+    let now = ctx.clock.now();
+    let now_ms = now.timestamp_millis();
+    let today = beijing::day_key(beijing::day(now));
+
+    let mut tx = ctx.db.begin().await?;
+    let p = progress::lock(&mut tx, &player.id).await?;
+    let session = db::ads::get(&mut tx, session_id)
+        .await?
+        .filter(|s| s.player_id == player.id)
+        .ok_or_else(|| Error::not_found("ad session not found"))?;
+    if let Some(first) = session
+        .result
+        .as_deref()
+        .filter(|_| session.status != "created")
+    {
+        return serde_json::from_str(first)
+            .map_err(|e| Error::internal(format!("stored outcome unreadable: {e}")));
+    }
+    let kind = session.kind.as_str();
+    let before = p.resources.clone().at(now, rules);
+    let current = progress::summarize(&p, now, rules);
+
+    let used = db::ads::completed_on_tx(&mut tx, &player.id, kind, &today).await?;
+    let refusal = if now_ms > session.expires_at {
+        Some(("session_expired", "the ad session expired; open a new one"))
+    } else if p.is_subscribed(now_ms) {
+        Some(("already_subscribed", "subscribers do not need ad recovery"))
+    } else if kind != STREAK_PROTECTION && used >= daily_cap(ctx, kind) {
+        Some((
+            "daily_limit_reached",
+            "no more recoveries of this kind today",
+        ))
+    } else if kind == STREAK_PROTECTION && cooldown_end(ctx, &p).is_some_and(|end| end > now) {
+        Some(("cooldown_active", "streak protection is cooling down"))
+    } else {
+        None
+    };
+    if let Some((reason, message)) = refusal {
+        let answer = failed(reason, message, &current);
+        let stored = serde_json::to_string(&answer).map_err(|e| Error::internal(e.to_string()))?;
+        db::ads::finish(&mut tx, session_id, "failed", &stored, &today, now_ms).await?;
+        tx.commit().await?;
+        return Ok(answer);
+    }
+
+    // The mock provider accepts every completion.
+    let mut after = before.clone();
+    let mut protection_until = None;
+    match kind {
+        HEARTS => after.gain_hearts(1, rules),
+        BONUS_ATTEMPTS => after.bonus_attempts += 1,
+        _ => {
+            // through the end of the next Beijing day
+            let until = beijing::day_start(beijing::day(now) + Duration::days(2))
+                - Duration::milliseconds(1);
+            after.streak_protected_until = Some(until.timestamp_millis());
+            protection_until = Some(until);
+        }
+    }
+    let mut ranks = Vec::new();
+    progress::record(
+        &mut tx,
+        ctx,
+        &Change {
+            player_id: &player.id,
+            region_code: p.region_code.as_deref(),
+            key: &format!("ad_recovery:{session_id}"),
+            source: &format!("ad_recovery_{kind}"),
+            before: &before,
+            after: &after,
+        },
+        &mut ranks,
+    )
+    .await?;
+    db::progress::save(&mut tx, &player.id, &after, now_ms).await?;
+    let mut granted = p.clone();
+    granted.resources = after.clone();
+    if protection_until.is_some() {
+        db::progress::set_streak_protection(
+            &mut tx,
+            &player.id,
+            after.streak_protected_until.unwrap_or(now_ms),
+            now_ms,
+        )
+        .await?;
+        granted.streak_protection_at = Some(now_ms);
+    }
+    let hearts_used = if kind == HEARTS {
+        used + 1
+    } else {
+        db::ads::completed_on_tx(&mut tx, &player.id, HEARTS, &today).await?
+    };
+    let attempts_used = if kind == BONUS_ATTEMPTS {
+        used + 1
+    } else {
+        db::ads::completed_on_tx(&mut tx, &player.id, BONUS_ATTEMPTS, &today).await?
+    };
+    let answer = CompleteAnswer {
+        status: "completed".into(),
+        kind: Some(kind.to_string()),
+        reward: Some(RecoveryReward {
+            hearts_delta: after.hearts - before.hearts,
+            daily_attempts_delta: after.attempts_left(rules) - before.attempts_left(rules),
+            streak_protection_granted: protection_until.is_some(),
+        }),
+        limits: Some(RecoveryLimits {
+            remaining_hearts_recoveries_today: (rules.ad_hearts_per_day - hearts_used).max(0),
+            remaining_attempt_recoveries_today: (rules.ad_attempts_per_day - attempts_used).max(0),
+            next_streak_protection_available_at: cooldown_end(ctx, &granted)
+                .filter(|end| *end > now),
+        }),
+        reason: None,
+        message: None,
+        progress: serde_json::to_value(progress::summarize(&granted, now, rules))
+            .unwrap_or_default(),
+    };
+    let stored = serde_json::to_string(&answer).map_err(|e| Error::internal(e.to_string()))?;
+    if !db::ads::finish(&mut tx, session_id, "completed", &stored, &today, now_ms).await? {
+        return Err(Error::conflict("the ad session was completed concurrently"));
+    }
+    tx.commit().await?;
+    ctx.publish_ranks(&ranks).await;
+    Ok(answer)
+}

@@ -1,0 +1,69 @@
+//! `GET /v1/app/bootstrap`: everything the app shows at start, in one answer, from a fixed
+//! number of queries (profile and region, progress with subscription, three for the
+//! tracks, wallet, inventory).
+
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::context::AppContext;
+use crate::db;
+use crate::domain::resources;
+use crate::services::gameplay::{self, Track};
+use crate::services::player_auth::PlayerPrincipal;
+use crate::services::progress::{self, ProgressSummary};
+use crate::services::regions::{self, SelectedRegion};
+use crate::services::shop::{self, Benefit, Inventory, Shop, Subscription, Wallet};
+use crate::{Error, Result};
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BootstrapUser {
+    pub id: String,
+    pub nickname: Option<String>,
+    pub avatar_url: Option<String>,
+    pub tier: String,
+    pub level: i64,
+    /// null until the player selects a region.
+    pub region: Option<SelectedRegion>,
+}
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Bootstrap {
+    pub user: BootstrapUser,
+    pub progress: ProgressSummary,
+    pub tracks: Vec<Track>,
+    /// The same as `shop.benefits`, for older clients.
+    pub shop_benefits: Vec<Benefit>,
+    pub shop: Shop,
+    pub wallet: Wallet,
+    pub inventory: Inventory,
+    pub subscription: Subscription,
+}
+
+pub async fn bootstrap(ctx: &AppContext, player: &PlayerPrincipal) -> Result<Bootstrap> {
+    let state = db::players::region_state(&ctx.db, &player.id)
+        .await?
+        .ok_or_else(|| Error::unauthorized("account deleted"))?;
+    let p = progress::load(ctx, &player.id).await?;
+    let now = ctx.clock.now();
+    let summary = progress::summarize(&p, now, &ctx.settings.rules);
+    let shop = shop::shop();
+    Ok(Bootstrap {
+        user: BootstrapUser {
+            id: player.id.clone(),
+            nickname: state.nickname.clone(),
+            avatar_url: state.avatar_url.clone(),
+            tier: p.tier.clone(),
+            level: resources::level_for(summary.xp),
+            region: regions::selected(ctx, &state),
+        },
+        progress: summary,
+        tracks: gameplay::tracks(ctx, player).await?,
+        shop_benefits: shop.benefits.clone(),
+        shop,
+        wallet: shop::wallet(ctx, &player.id).await?,
+        inventory: shop::inventory(ctx, &player.id).await?,
+        subscription: shop::subscription_of(&p),
+    })
+}

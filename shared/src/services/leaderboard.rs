@@ -1,0 +1,267 @@
+//! Weekly leaderboards: a region's board (players of that region, by XP earned this
+//! Beijing week) and the all-players board, pages and own ranks.
+
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use crate::clock::beijing;
+use crate::context::AppContext;
+use crate::db::{self, leaderboard::BoardRow};
+use crate::envelope::Pagination;
+use crate::services::player_auth::PlayerPrincipal;
+use crate::services::regions::{self, RegionEntry, SelectedRegion};
+use crate::{Error, Result};
+
+#[derive(Clone, Debug, Deserialize, IntoParams)]
+#[serde(rename_all = "camelCase")]
+pub struct BoardQuery {
+    /// `region` (default) or `topic`.
+    pub scope: Option<String>,
+    /// Default: the player's selected region.
+    pub region_code: Option<String>,
+    /// Reserved; no effect.
+    pub track_id: Option<String>,
+    /// Default 1.
+    pub page: Option<i64>,
+    /// 1-100, default 20.
+    pub limit: Option<i64>,
+}
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LeaderboardEntry {
+    pub rank: i64,
+    pub user_id: String,
+    pub display_name: String,
+    pub avatar_url: Option<String>,
+    /// XP earned this week.
+    pub xp: i64,
+    /// `gold`, `silver`, `bronze` for ranks 1-3, else empty.
+    pub badge: String,
+    pub is_me: bool,
+}
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct RewardPreview {
+    pub rank: i64,
+    pub coins: i64,
+}
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LeaderboardMeta {
+    /// YYYY-MM-DD (Monday).
+    pub week_start: String,
+    /// YYYY-MM-DD (Sunday).
+    pub week_end: String,
+    /// YYYY-MM-DD: the Monday that starts the next week.
+    pub next_refresh_at: String,
+    /// `region:{code}:{weekStart}` or `topic:all:{weekStart}`.
+    pub group_id: String,
+    pub requires_region_selection: bool,
+    pub selected_region: Option<SelectedRegion>,
+    pub view_region: Option<RegionEntry>,
+    pub reward_preview: Vec<RewardPreview>,
+    /// Only on the own-rank response.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rank: Option<i64>,
+}
+
+fn badge(rank: i64) -> &'static str {
+    match rank {
+        1 => "gold",
+        2 => "silver",
+        3 => "bronze",
+        _ => "",
+    }
+}
+
+fn display_name(nickname: Option<String>) -> String {
+    nickname
+        .filter(|n| !n.trim().is_empty())
+        .unwrap_or_else(|| "Player".into())
+}
+
+/// Which board a query views, and the meta around it.
+struct View {
+    week: String,
+    /// None when the player must first select a region.
+    board: Option<String>,
+    meta: LeaderboardMeta,
+    page: i64,
+    limit: i64,
+    nickname: Option<String>,
+    avatar_url: Option<String>,
+}
+
+async fn view(ctx: &AppContext, player: &PlayerPrincipal, q: &BoardQuery) -> Result<View> {
+    let page = q.page.unwrap_or(1);
+    let limit = q.limit.unwrap_or(20);
+    if page < 1 {
+        return Err(Error::validation("page must be at least 1"));
+    }
+    if !(1..=100).contains(&limit) {
+        return Err(Error::validation("limit must be 1-100"));
+    }
+    let state = db::players::region_state(&ctx.db, &player.id)
+        .await?
+        .ok_or_else(|| Error::unauthorized("account deleted"))?;
+    let now = ctx.clock.now();
+    let week = beijing::day_key(beijing::week_start(now));
+    let selected = regions::selected(ctx, &state);
+    let (board, group, view_region) = match q.scope.as_deref().unwrap_or("region") {
+        "topic" => (
+            Some("topic:all".to_string()),
+            format!("topic:all:{week}"),
+            None,
+        ),
+        "region" => {
+            let code = match q
+                .region_code
+                .as_deref()
+                .map(str::trim)
+                .filter(|c| !c.is_empty())
+            {
+                Some(code) => Some(
+                    ctx.regions
+                        .enabled(code)
+                        .ok_or_else(|| Error::validation("regionCode is not an enabled region"))?
+                        .clone(),
+                ),
+                None => state
+                    .region_code
+                    .as_deref()
+                    .and_then(|c| ctx.regions.enabled(c))
+                    .cloned(),
+            };
+            match code {
+                Some(r) => (
+                    Some(format!("region:{}", r.code)),
+                    format!("region:{}:{week}", r.code),
+                    Some(r),
+                ),
+                None => (None, format!("region::{week}"), None),
+            }
+        }
+        _ => return Err(Error::validation("scope must be region or topic")),
+    };
+    let meta = LeaderboardMeta {
+        week_start: week.clone(),
+        week_end: beijing::day_key(beijing::week_end(now)),
+        next_refresh_at: beijing::day_key(beijing::next_week_start(now)),
+        group_id: group,
+        requires_region_selection: board.is_none(),
+        selected_region: selected,
+        view_region,
+        reward_preview: vec![
+            RewardPreview {
+                rank: 1,
+                coins: 100,
+            },
+            RewardPreview { rank: 2, coins: 50 },
+            RewardPreview { rank: 3, coins: 30 },
+        ],
+        rank: None,
+    };
+    Ok(View {
+        week,
+        board,
+        meta,
+        page,
+        limit,
+        nickname: state.nickname,
+        avatar_url: state.avatar_url,
+    })
+}
+
+/// `GET /v1/leaderboards`: one page, its meta and pagination.
+pub async fn board(
+    ctx: &AppContext,
+    player: &PlayerPrincipal,
+    q: &BoardQuery,
+) -> Result<(Vec<LeaderboardEntry>, LeaderboardMeta, Pagination)> {
+    let v = view(ctx, player, q).await?;
+    let Some(board) = &v.board else {
+        return Ok((
+            Vec::new(),
+            v.meta,
+            Pagination {
+                total: 0,
+                page: v.page,
+                limit: v.limit,
+            },
+        ));
+    };
+    let offset = (v.page - 1) * v.limit;
+    let rows = db::leaderboard::page(&ctx.db, &v.week, board, v.limit, offset).await?;
+    let total = db::leaderboard::count(&ctx.db, &v.week, board).await?;
+    let entries = rows
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let rank = offset + i as i64 + 1;
+            LeaderboardEntry {
+                rank,
+                is_me: r.player_id == player.id,
+                user_id: r.player_id,
+                display_name: display_name(r.nickname),
+                avatar_url: r.avatar_url,
+                xp: r.xp,
+                badge: badge(rank).into(),
+            }
+        })
+        .collect();
+    Ok((
+        entries,
+        v.meta,
+        Pagination {
+            total,
+            page: v.page,
+            limit: v.limit,
+        },
+    ))
+}
+
+/// The rank of a row: from the Redis index when configured, else the exact SQL count.
+pub async fn rank_of(ctx: &AppContext, week: &str, board: &str, row: &BoardRow) -> Result<i64> {
+    if let Some(ranks) = &ctx.ranks {
+        match ranks.rank(&ctx.db, week, board, &row.player_id).await {
+            Ok(Some(rank)) => return Ok(rank),
+            Ok(None) => tracing::warn!(%board, "rank index lacks a row the database has; counting"),
+            Err(e) => tracing::warn!(error = %e, "rank index unavailable; counting"),
+        }
+    }
+    Ok(db::leaderboard::rank(&ctx.db, week, board, row).await?)
+}
+
+/// `GET /v1/leaderboards/me`: the player's own entry and rank. Without a row this week
+/// the entry shows 0 XP and the rank after the last ranked player; without a region to
+/// view, data is null.
+pub async fn me(
+    ctx: &AppContext,
+    player: &PlayerPrincipal,
+    q: &BoardQuery,
+) -> Result<(Option<LeaderboardEntry>, LeaderboardMeta)> {
+    let mut v = view(ctx, player, q).await?;
+    let Some(board) = v.board.clone() else {
+        return Ok((None, v.meta));
+    };
+    let (xp, rank) = match db::leaderboard::row_of(&ctx.db, &v.week, &board, &player.id).await? {
+        Some(row) => (row.xp, rank_of(ctx, &v.week, &board, &row).await?),
+        None => (
+            0,
+            db::leaderboard::count(&ctx.db, &v.week, &board).await? + 1,
+        ),
+    };
+    v.meta.rank = Some(rank);
+    let entry = LeaderboardEntry {
+        rank,
+        user_id: player.id.clone(),
+        display_name: display_name(v.nickname.clone()),
+        avatar_url: v.avatar_url.clone(),
+        xp,
+        badge: badge(rank).into(),
+        is_me: true,
+    };
+    Ok((Some(entry), v.meta))
+}

@@ -1,0 +1,284 @@
+//! The shop, wallet, inventory and subscription. Purchases, item use and subscription
+//! verification validate their input and then answer NOT_AVAILABLE_IN_MVP; wallet and
+//! inventory are real tables, read by the bootstrap.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::clock::from_ms;
+use crate::context::AppContext;
+use crate::db;
+use crate::services::player_auth::PlayerPrincipal;
+use crate::services::progress;
+use crate::{Error, Result};
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Benefit {
+    pub id: String,
+    /// The ad-recovery type it maps to: hearts, bonusAttempts or streakProtection.
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub title: String,
+    pub description: String,
+    pub enabled: bool,
+    pub requires_ad: bool,
+}
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Product {
+    pub id: String,
+    /// Always `item`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub item_id: String,
+    pub title: String,
+    pub description: String,
+    pub price_coins: i64,
+    pub quantity: i64,
+    /// False in this version: purchases are not available yet.
+    pub enabled: bool,
+}
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct Shop {
+    pub benefits: Vec<Benefit>,
+    pub products: Vec<Product>,
+}
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Wallet {
+    pub coins_balance: i64,
+}
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct InventoryItem {
+    pub item_id: String,
+    pub quantity: i64,
+    pub active_until: Option<DateTime<Utc>>,
+    #[schema(value_type = Option<Object>)]
+    pub metadata: Option<serde_json::Value>,
+}
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct Inventory {
+    pub items: Vec<InventoryItem>,
+}
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Subscription {
+    /// none, active, expired or cancelled.
+    pub status: String,
+    /// free, pro or proplus.
+    pub tier: String,
+    pub expires_at: Option<DateTime<Utc>>,
+    pub auto_renew: bool,
+}
+
+/// Product ids, their item ids and prices in coins.
+pub const PRODUCTS: [(&str, &str, i64, &str); 5] = [
+    ("hint-feather", "hint_feather", 80, "Hint Feather"),
+    ("heart-supply", "heart_supply", 150, "Heart Supply"),
+    (
+        "double-xp-potion",
+        "double_xp_potion",
+        250,
+        "Double XP Potion",
+    ),
+    ("streak-shield", "streak_shield", 400, "Streak Shield"),
+    (
+        "mascot-outfit-starter",
+        "mascot_outfit_starter",
+        800,
+        "Mascot Outfit: Starter",
+    ),
+];
+
+/// Item ids that can be used.
+pub const ITEMS: [&str; 4] = [
+    "hint_feather",
+    "heart_supply",
+    "double_xp_potion",
+    "streak_shield",
+];
+
+pub fn shop() -> Shop {
+    let benefit = |id: &str, kind: &str, title: &str, description: &str| Benefit {
+        id: id.into(),
+        kind: kind.into(),
+        title: title.into(),
+        description: description.into(),
+        enabled: true,
+        requires_ad: true,
+    };
+    let descriptions = [
+        "Removes one wrong option from a question.",
+        "Refills hearts.",
+        "Doubles the XP of the next challenges.",
+        "Keeps a streak through a missed day.",
+        "A new look for the mascot.",
+    ];
+    Shop {
+        benefits: vec![
+            benefit(
+                "ad-hearts",
+                "hearts",
+                "Recover a heart",
+                "Watch a short video to get one heart back.",
+            ),
+            benefit(
+                "ad-bonus-attempts",
+                "bonusAttempts",
+                "Extra attempt",
+                "Watch a short video for one more attempt today.",
+            ),
+            benefit(
+                "ad-streak-protection",
+                "streakProtection",
+                "Protect your streak",
+                "Watch a short video to keep your streak through tomorrow.",
+            ),
+        ],
+        products: PRODUCTS
+            .iter()
+            .zip(descriptions)
+            .map(|((id, item, price, title), description)| Product {
+                id: (*id).into(),
+                kind: "item".into(),
+                item_id: (*item).into(),
+                title: (*title).into(),
+                description: description.into(),
+                price_coins: *price,
+                quantity: 1,
+                enabled: false,
+            })
+            .collect(),
+    }
+}
+
+pub async fn wallet(ctx: &AppContext, player_id: &str) -> Result<Wallet> {
+    Ok(Wallet {
+        coins_balance: db::players::wallet_balance(&ctx.db, player_id).await?,
+    })
+}
+
+pub async fn inventory(ctx: &AppContext, player_id: &str) -> Result<Inventory> {
+    let items = db::players::inventory(&ctx.db, player_id)
+        .await?
+        .into_iter()
+        .map(|r| InventoryItem {
+            item_id: r.item_id,
+            quantity: r.quantity,
+            active_until: r.active_until.map(from_ms),
+            metadata: r.metadata.and_then(|m| serde_json::from_str(&m).ok()),
+        })
+        .collect();
+    Ok(Inventory { items })
+}
+
+pub fn subscription_of(p: &db::progress::PlayerProgress) -> Subscription {
+    Subscription {
+        status: p.subscription_status.clone(),
+        tier: p.tier.clone(),
+        expires_at: p.subscription_expires_at.map(from_ms),
+        auto_renew: false,
+    }
+}
+
+/// `GET /v1/subscription`.
+pub async fn subscription(ctx: &AppContext, player: &PlayerPrincipal) -> Result<Subscription> {
+    Ok(subscription_of(&progress::load(ctx, &player.id).await?))
+}
+
+fn client_request_id(value: &str) -> Result<()> {
+    let v = value.trim();
+    if v.is_empty() || v.len() > 128 {
+        return Err(Error::validation(
+            "clientRequestId must be 1-128 characters",
+        ));
+    }
+    Ok(())
+}
+
+fn not_available(what: &str) -> Error {
+    Error::NotAvailableInMvp(format!("{what} is not available in this version"))
+}
+
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PurchaseRequest {
+    /// One of the product ids.
+    pub product_id: String,
+    pub client_request_id: String,
+}
+
+/// `POST /v1/shop/purchase`.
+pub fn purchase(req: &PurchaseRequest) -> Result<()> {
+    if !PRODUCTS.iter().any(|(id, ..)| *id == req.product_id) {
+        return Err(Error::validation("productId is not a product"));
+    }
+    client_request_id(&req.client_request_id)?;
+    Err(not_available("buying from the shop"))
+}
+
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct UseItemRequest {
+    /// One of the item ids.
+    pub item_id: String,
+    pub client_request_id: String,
+    /// Required for hint_feather.
+    pub question_id: Option<String>,
+}
+
+/// `POST /v1/inventory/items/use`.
+pub fn use_item(req: &UseItemRequest) -> Result<()> {
+    if !ITEMS.contains(&req.item_id.as_str()) {
+        return Err(Error::validation("itemId is not an item"));
+    }
+    client_request_id(&req.client_request_id)?;
+    if req.item_id == "hint_feather"
+        && req
+            .question_id
+            .as_deref()
+            .is_none_or(|q| q.trim().is_empty())
+    {
+        return Err(Error::validation("questionId is required for hint_feather"));
+    }
+    Err(not_available("using items"))
+}
+
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct VerifyRequest {
+    /// ios, android or harmony.
+    pub platform: String,
+    pub purchase_token: String,
+    pub product_id: String,
+    /// pro or proplus.
+    pub tier: String,
+}
+
+/// `POST /v1/subscription/verify`.
+pub fn verify_subscription(req: &VerifyRequest) -> Result<()> {
+    if !matches!(req.platform.as_str(), "ios" | "android" | "harmony") {
+        return Err(Error::UnsupportedPlatform(format!(
+            "subscriptions are not sold on platform {:?}",
+            req.platform
+        )));
+    }
+    if !matches!(req.tier.as_str(), "pro" | "proplus") {
+        return Err(Error::validation("tier must be pro or proplus"));
+    }
+    if req.purchase_token.trim().is_empty() || req.product_id.trim().is_empty() {
+        return Err(Error::validation(
+            "purchaseToken and productId are required",
+        ));
+    }
+    Err(not_available("subscription verification"))
+}
