@@ -26,19 +26,34 @@ fn stats(mut samples: Vec<Duration>) -> String {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> anyhow::Result<()> {
-    let rows: i64 = std::env::var("ROWS").ok().and_then(|v| v.parse().ok()).unwrap_or(1_000_000);
+    let rows: i64 = std::env::var("ROWS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1_000_000);
     let base = std::env::var("BENCH_DATABASE_URL").unwrap_or_else(|_| tests::postgres_base_url());
     let redis_url = std::env::var("REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into());
     let schema = "bench_leaderboard";
 
+    let week_start_ms = shared::clock::beijing::day_start(
+        chrono::NaiveDate::from_ymd_opt(2026, 11, 16).expect("a date"),
+    )
+    .timestamp_millis();
     let mut admin = sqlx::PgConnection::connect(&base).await?;
-    sqlx::query(sqlx::AssertSqlSafe(format!("DROP SCHEMA IF EXISTS {schema} CASCADE"))).execute(&mut admin).await?;
-    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE SCHEMA {schema}"))).execute(&mut admin).await?;
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "DROP SCHEMA IF EXISTS {schema} CASCADE"
+    )))
+    .execute(&mut admin)
+    .await?;
+    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE SCHEMA {schema}")))
+        .execute(&mut admin)
+        .await?;
     let sep = if base.contains('?') { '&' } else { '?' };
     let url = format!("{base}{sep}options=-c%20search_path%3D{schema}");
     let db = Db::connect(&DatabaseUrl::Postgres(url)).await?;
     db.migrate().await?;
-    let Db::Postgres(pool) = &db else { unreachable!() };
+    let Db::Postgres(pool) = &db else {
+        unreachable!()
+    };
 
     println!("loading {rows} players and weekly rows into {BOARD} …");
     let t = Instant::now();
@@ -55,15 +70,18 @@ async fn main() -> anyhow::Result<()> {
         "INSERT INTO weekly_xp (week_start, board, player_id, xp, last_earned_at)
          SELECT $2, $3, 'p' || lpad(i::text, 7, '0'),
                 (floor(power(random(), 3) * 5000))::bigint,
-                1763222400000 + (floor(random() * 604800))::bigint * 1000
+                $4 + (floor(random() * 604800))::bigint * 1000
          FROM generate_series(1, $1::bigint) i",
     )
     .bind(rows)
     .bind(WEEK)
     .bind(BOARD)
+    .bind(week_start_ms)
     .execute(pool)
     .await?;
-    sqlx::query("VACUUM ANALYZE weekly_xp").execute(pool).await?;
+    sqlx::query("VACUUM ANALYZE weekly_xp")
+        .execute(pool)
+        .await?;
     println!("loaded in {:.1} s", t.elapsed().as_secs_f64());
 
     let median: shared::db::leaderboard::BoardRow = sqlx::query_as(
@@ -109,7 +127,15 @@ async fn main() -> anyhow::Result<()> {
         let player = format!("p{:07}", 1 + (i * 7919) % rows);
         let t = Instant::now();
         let mut tx = db.begin().await?;
-        let (xp, at) = shared::db::ledger::add_weekly_xp(&mut tx, WEEK, BOARD, &player, 10, 1763300000000 + i * 1000).await?;
+        let (xp, at) = shared::db::ledger::add_weekly_xp(
+            &mut tx,
+            WEEK,
+            BOARD,
+            &player,
+            10,
+            week_start_ms + 600_000_000 + i * 1000,
+        )
+        .await?;
         tx.commit().await?;
         ranks
             .apply(&[shared::rank_index::RankUpdate {
@@ -127,12 +153,23 @@ async fn main() -> anyhow::Result<()> {
     println!("board: {rows} rows; median player rank {expected}");
     println!("top-20 page (SQL, covering index)      {}", stats(page));
     println!("own rank at the median, SQL count      {}", stats(sql_rank));
-    println!("own rank at the median, Redis ZREVRANK {}", stats(redis_rank));
-    println!("XP increment (upsert tx + Redis ZADD)  {}", stats(increment));
-    println!("Redis set rebuilt from the database in {:.2} s", rebuild.as_secs_f64());
+    println!(
+        "own rank at the median, Redis ZREVRANK {}",
+        stats(redis_rank)
+    );
+    println!(
+        "XP increment (upsert tx + Redis ZADD)  {}",
+        stats(increment)
+    );
+    println!(
+        "Redis set rebuilt from the database in {:.2} s",
+        rebuild.as_secs_f64()
+    );
 
     ranks.invalidate(WEEK, &[BOARD.to_string()]).await;
     db.close().await;
-    sqlx::query(sqlx::AssertSqlSafe(format!("DROP SCHEMA {schema} CASCADE"))).execute(&mut admin).await?;
+    sqlx::query(sqlx::AssertSqlSafe(format!("DROP SCHEMA {schema} CASCADE")))
+        .execute(&mut admin)
+        .await?;
     Ok(())
 }
