@@ -3,7 +3,9 @@
 
 pub mod accounts;
 pub mod auth;
+pub mod catalog;
 pub mod health;
+pub mod questions;
 
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
@@ -23,4 +25,8 @@ fn v1() -> OpenApiRouter<AppState> {
         .merge(auth::router())
         // admin accounts
         .merge(accounts::router())
+        // the question bank: questions, workflow, batches, imports
+        .merge(questions::router())
+        // categories, knowledge cards, the skill tree
+        .merge(catalog::router())
 }

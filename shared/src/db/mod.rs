@@ -24,6 +24,8 @@
 pub mod accounts;
 pub mod admins;
 pub mod ads;
+pub mod audit;
+pub mod catalog;
 pub mod content;
 pub mod feedback;
 pub mod gameplay;
@@ -31,6 +33,7 @@ pub mod leaderboard;
 pub mod ledger;
 pub mod players;
 pub mod progress;
+pub mod questions;
 pub mod providers;
 pub mod refresh_tokens;
 pub mod regions;

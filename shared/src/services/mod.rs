@@ -4,8 +4,10 @@
 
 pub mod account;
 pub mod admin_auth;
+pub mod audit;
 pub mod ads;
 pub mod bootstrap;
+pub mod catalog;
 pub mod demo;
 pub mod feedback;
 pub mod gameplay;
@@ -14,6 +16,7 @@ pub mod phone_auth;
 pub mod player_auth;
 pub mod progress;
 pub mod providers;
+pub mod questions;
 pub mod regions;
 pub mod secrets;
 pub mod shop;

@@ -1,0 +1,9 @@
+//! Placeholder until the catalog routes are written.
+
+use utoipa_axum::router::OpenApiRouter;
+
+use crate::AppState;
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+}

@@ -1,0 +1,70 @@
+//! `audit_log`: every admin write, with actor, target and the state before and after.
+
+use super::{Db, Tx, in_tx, read};
+
+pub struct NewAuditEntry<'a> {
+    pub id: &'a str,
+    pub actor_id: &'a str,
+    pub actor_username: &'a str,
+    pub action: &'a str,
+    pub target_type: &'a str,
+    pub target_id: Option<&'a str>,
+    pub before: Option<&'a str>,
+    pub after: Option<&'a str>,
+    pub now_ms: i64,
+}
+
+pub async fn insert(tx: &mut Tx, e: &NewAuditEntry<'_>) -> sqlx::Result<()> {
+    in_tx!(tx, |ex| {
+        sqlx::query(
+            "INSERT INTO audit_log (id, actor_id, actor_username, action, target_type, target_id,
+                                    before_state, after_state, created_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+        )
+        .bind(e.id)
+        .bind(e.actor_id)
+        .bind(e.actor_username)
+        .bind(e.action)
+        .bind(e.target_type)
+        .bind(e.target_id)
+        .bind(e.before)
+        .bind(e.after)
+        .bind(e.now_ms)
+        .execute(ex)
+        .await?
+        .rows_affected()
+    });
+    Ok(())
+}
+
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct AuditRow {
+    pub id: String,
+    pub actor_id: String,
+    pub actor_username: String,
+    pub action: String,
+    pub target_type: String,
+    pub target_id: Option<String>,
+    pub before_state: Option<String>,
+    pub after_state: Option<String>,
+    pub created_at: i64,
+}
+
+/// Newest first.
+pub async fn page(db: &Db, limit: i64, offset: i64) -> sqlx::Result<(Vec<AuditRow>, i64)> {
+    let rows = read!(db, |ex| {
+        sqlx::query_as::<_, AuditRow>(
+            "SELECT id, actor_id, actor_username, action, target_type, target_id, before_state,
+                    after_state, created_at
+             FROM audit_log ORDER BY created_at DESC, id DESC LIMIT $1 OFFSET $2",
+        )
+        .bind(limit)
+        .bind(offset)
+        .fetch_all(ex)
+        .await?
+    });
+    let total: i64 = read!(db, |ex| {
+        sqlx::query_scalar("SELECT count(*) FROM audit_log").fetch_one(ex).await?
+    });
+    Ok((rows, total))
+}

@@ -1,0 +1,1 @@
+//! Question bank (admin): filled in by the question-bank work.

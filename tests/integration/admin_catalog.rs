@@ -1,0 +1,1 @@
+//! Admin catalog tests (to be written).

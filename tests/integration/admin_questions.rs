@@ -1,0 +1,1 @@
+//! Admin question bank tests (to be written).
