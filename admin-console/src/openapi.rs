@@ -21,6 +21,15 @@ use crate::AppState;
         (name = "health", description = "Liveness"),
         (name = "auth", description = "Admin sign-in and tokens"),
         (name = "admins", description = "Admin accounts"),
+        (name = "questions", description = "The question bank and its review workflow"),
+        (name = "categories", description = "Categories (tracks)"),
+        (name = "knowledge-cards", description = "Knowledge cards"),
+        (name = "skill-tree", description = "Chapter nodes of the tracks"),
+        (name = "players", description = "Player moderation"),
+        (name = "stats", description = "Statistics"),
+        (name = "feedback", description = "Player feedback"),
+        (name = "auth-providers", description = "Sign-in provider toggles"),
+        (name = "audit", description = "The audit log of admin writes"),
     )
 )]
 pub struct ApiDoc;

@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod accounts;
+mod admin_accounts;
 mod admin_catalog;
 mod admin_questions;
 mod envelope;

@@ -1,17 +1,42 @@
-//! Admin accounts: `/v1/admin/admins/*`.
+//! Admin accounts: `/v1/admin/admins/*` and `/v1/admin/change-password`. Reads for every
+//! admin, writes for super_admin.
 
 use axum::extract::State;
-use shared::envelope::{ApiResult, Envelope, ErrorEnvelope, ok};
-use shared::http::ApiPath;
+use shared::envelope::{ApiResult, Envelope, ErrorEnvelope, ok, paged};
+use shared::http::{ApiJson, ApiPath, ApiQuery};
+use shared::services::admin_accounts::{
+    self, AdminListQuery, ChangePassword, CreateAdmin, CreatedAdmin, PasswordChanged,
+    ResetPassword, UpdateAdmin,
+};
 use shared::services::admin_auth::{self, AdminAccount};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::AppState;
-use crate::extract::AdminUser;
+use crate::extract::{AdminUser, SuperAdmin};
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(get_admin))
+    OpenApiRouter::new()
+        .routes(routes!(list_admins, create_admin))
+        .routes(routes!(get_admin, update_admin, delete_admin))
+        .routes(routes!(reset_password))
+        .routes(routes!(change_password))
+}
+
+/// Admin accounts, filtered by role and isActive.
+#[utoipa::path(get, path = "/admins", tag = "admins", security(("admin_jwt" = [])), params(AdminListQuery),
+    responses(
+        (status = 200, description = "A page of accounts", body = Envelope<Vec<AdminAccount>>),
+        (status = 400, description = "Bad filter or paging", body = ErrorEnvelope),
+        (status = 401, description = "Missing or invalid admin token", body = ErrorEnvelope),
+    ))]
+pub async fn list_admins(
+    State(state): State<AppState>,
+    AdminUser(_admin): AdminUser,
+    ApiQuery(query): ApiQuery<AdminListQuery>,
+) -> ApiResult<Vec<AdminAccount>> {
+    let (items, pagination) = admin_accounts::list(&state.ctx, &query).await?;
+    Ok(paged(items, pagination))
 }
 
 /// One admin account.
@@ -28,4 +53,97 @@ pub async fn get_admin(
     ApiPath(id): ApiPath<String>,
 ) -> ApiResult<AdminAccount> {
     Ok(ok(admin_auth::get_account(&state.ctx, &id).await?))
+}
+
+/// Creates an admin; the answer carries the password once.
+#[utoipa::path(post, path = "/admins", tag = "admins", security(("admin_jwt" = [])), request_body = CreateAdmin,
+    responses(
+        (status = 200, description = "The account and its one-time plainPassword", body = Envelope<CreatedAdmin>),
+        (status = 400, description = "Bad input or duplicate username", body = ErrorEnvelope),
+        (status = 401, description = "Missing or invalid admin token", body = ErrorEnvelope),
+        (status = 403, description = "Needs super_admin", body = ErrorEnvelope),
+    ))]
+pub async fn create_admin(
+    State(state): State<AppState>,
+    SuperAdmin(admin): SuperAdmin,
+    ApiJson(body): ApiJson<CreateAdmin>,
+) -> ApiResult<CreatedAdmin> {
+    Ok(ok(admin_accounts::create(&state.ctx, &admin, &body).await?))
+}
+
+/// Changes username, role or isActive.
+#[utoipa::path(put, path = "/admins/{id}", tag = "admins", security(("admin_jwt" = [])), request_body = UpdateAdmin,
+    params(("id" = String, Path, description = "Admin id")),
+    responses(
+        (status = 200, description = "The account", body = Envelope<AdminAccount>),
+        (status = 400, description = "Bad input, duplicate username, or the last super_admin", body = ErrorEnvelope),
+        (status = 401, description = "Missing or invalid admin token", body = ErrorEnvelope),
+        (status = 403, description = "Needs super_admin", body = ErrorEnvelope),
+        (status = 404, description = "No such admin", body = ErrorEnvelope),
+    ))]
+pub async fn update_admin(
+    State(state): State<AppState>,
+    SuperAdmin(admin): SuperAdmin,
+    ApiPath(id): ApiPath<String>,
+    ApiJson(body): ApiJson<UpdateAdmin>,
+) -> ApiResult<AdminAccount> {
+    Ok(ok(
+        admin_accounts::update(&state.ctx, &admin, &id, &body).await?
+    ))
+}
+
+/// Soft delete: the account is deactivated and its tokens end.
+#[utoipa::path(delete, path = "/admins/{id}", tag = "admins", security(("admin_jwt" = [])),
+    params(("id" = String, Path, description = "Admin id")),
+    responses(
+        (status = 200, description = "The deactivated account", body = Envelope<AdminAccount>),
+        (status = 400, description = "The last super_admin", body = ErrorEnvelope),
+        (status = 401, description = "Missing or invalid admin token", body = ErrorEnvelope),
+        (status = 403, description = "Needs super_admin", body = ErrorEnvelope),
+        (status = 404, description = "No such admin", body = ErrorEnvelope),
+    ))]
+pub async fn delete_admin(
+    State(state): State<AppState>,
+    SuperAdmin(admin): SuperAdmin,
+    ApiPath(id): ApiPath<String>,
+) -> ApiResult<AdminAccount> {
+    Ok(ok(admin_accounts::delete(&state.ctx, &admin, &id).await?))
+}
+
+/// Sets a new random password (12 characters), shown once; the admin's tokens end.
+#[utoipa::path(post, path = "/admins/{id}/reset-password", tag = "admins", security(("admin_jwt" = [])),
+    params(("id" = String, Path, description = "Admin id")),
+    responses(
+        (status = 200, description = "The new password", body = Envelope<ResetPassword>),
+        (status = 401, description = "Missing or invalid admin token", body = ErrorEnvelope),
+        (status = 403, description = "Needs super_admin", body = ErrorEnvelope),
+        (status = 404, description = "No such admin", body = ErrorEnvelope),
+    ))]
+pub async fn reset_password(
+    State(state): State<AppState>,
+    SuperAdmin(admin): SuperAdmin,
+    ApiPath(id): ApiPath<String>,
+) -> ApiResult<ResetPassword> {
+    Ok(ok(
+        admin_accounts::reset_password(&state.ctx, &admin, &id).await?
+    ))
+}
+
+/// Changes the signed-in admin's password; every other token of the admin ends and the
+/// answer carries fresh ones.
+#[utoipa::path(put, path = "/change-password", tag = "admins", security(("admin_jwt" = [])), request_body = ChangePassword,
+    responses(
+        (status = 200, description = "Changed", body = Envelope<PasswordChanged>),
+        (status = 400, description = "New password not 8-128 characters", body = ErrorEnvelope),
+        (status = 401, description = "Wrong current password or token", body = ErrorEnvelope),
+    ))]
+pub async fn change_password(
+    State(state): State<AppState>,
+    AdminUser(admin): AdminUser,
+    ApiJson(body): ApiJson<ChangePassword>,
+) -> ApiResult<PasswordChanged> {
+    Ok(ok(admin_accounts::change_password(
+        &state.ctx, &admin, &body,
+    )
+    .await?))
 }

@@ -5,6 +5,7 @@ pub mod accounts;
 pub mod auth;
 pub mod catalog;
 pub mod health;
+pub mod moderation;
 pub mod questions;
 
 use utoipa::OpenApi;
@@ -29,4 +30,6 @@ fn v1() -> OpenApiRouter<AppState> {
         .merge(questions::router())
         // categories, knowledge cards, the skill tree
         .merge(catalog::router())
+        // players, statistics, feedback, provider toggles, audit log
+        .merge(moderation::router())
 }

@@ -83,3 +83,119 @@ pub async fn touch_login(tx: &mut Tx, id: &str, now_ms: i64) -> sqlx::Result<()>
     });
     Ok(())
 }
+
+/// A page of admins, filtered by role and active flag, and the total.
+pub async fn page(
+    db: &Db,
+    role: Option<&str>,
+    is_active: Option<bool>,
+    limit: i64,
+    offset: i64,
+) -> sqlx::Result<(Vec<AdminRow>, i64)> {
+    let rows = read!(db, |ex| {
+        sqlx::query_as::<_, AdminRow>(
+            "SELECT id, username, password_hash, role, is_active, token_version, last_login_at, created_at, updated_at
+             FROM admins
+             WHERE (CAST($1 AS TEXT) IS NULL OR role = $1) AND (CAST($2 AS BOOLEAN) IS NULL OR is_active = $2)
+             ORDER BY created_at, id LIMIT $3 OFFSET $4",
+        )
+        .bind(role)
+        .bind(is_active)
+        .bind(limit)
+        .bind(offset)
+        .fetch_all(ex)
+        .await?
+    });
+    let total: i64 = read!(db, |ex| {
+        sqlx::query_scalar(
+            "SELECT count(*) FROM admins
+             WHERE (CAST($1 AS TEXT) IS NULL OR role = $1) AND (CAST($2 AS BOOLEAN) IS NULL OR is_active = $2)",
+        )
+        .bind(role)
+        .bind(is_active)
+        .fetch_one(ex)
+        .await?
+    });
+    Ok((rows, total))
+}
+
+/// Locks the active super_admins for a change that could remove the last one, and
+/// returns their ids. PostgreSQL locks the rows; SQLite's `BEGIN IMMEDIATE` already holds
+/// the write lock.
+pub async fn lock_active_super_admins(tx: &mut Tx) -> sqlx::Result<Vec<String>> {
+    match tx {
+        Tx::Sqlite(t) => {
+            sqlx::query_scalar(
+                "SELECT id FROM admins WHERE role = 'super_admin' AND is_active = TRUE",
+            )
+            .fetch_all(&mut **t)
+            .await
+        }
+        Tx::Postgres(t) => {
+            sqlx::query_scalar(
+                "SELECT id FROM admins WHERE role = 'super_admin' AND is_active = TRUE FOR UPDATE",
+            )
+            .fetch_all(&mut **t)
+            .await
+        }
+    }
+}
+
+pub async fn get_tx(tx: &mut Tx, id: &str) -> sqlx::Result<Option<AdminRow>> {
+    Ok(in_tx!(tx, |ex| {
+        sqlx::query_as::<_, AdminRow>(
+            "SELECT id, username, password_hash, role, is_active, token_version, last_login_at, created_at, updated_at
+             FROM admins WHERE id = $1",
+        )
+        .bind(id)
+        .fetch_optional(ex)
+        .await?
+    }))
+}
+
+/// Stores username, role and active flag; a deactivation also ends the admin's tokens.
+pub async fn update(
+    tx: &mut Tx,
+    row: &AdminRow,
+    end_tokens: bool,
+    now_ms: i64,
+) -> sqlx::Result<bool> {
+    Ok(in_tx!(tx, |ex| {
+        sqlx::query(
+            "UPDATE admins SET username = $2, role = $3, is_active = $4,
+                 token_version = token_version + $5, updated_at = $6
+             WHERE id = $1",
+        )
+        .bind(&row.id)
+        .bind(&row.username)
+        .bind(&row.role)
+        .bind(row.is_active)
+        .bind(i64::from(end_tokens))
+        .bind(now_ms)
+        .execute(ex)
+        .await?
+        .rows_affected()
+            == 1
+    }))
+}
+
+/// Sets a new password hash and ends every token issued before; returns the new token
+/// version.
+pub async fn set_password(
+    tx: &mut Tx,
+    id: &str,
+    hash: &str,
+    now_ms: i64,
+) -> sqlx::Result<Option<i64>> {
+    Ok(in_tx!(tx, |ex| {
+        sqlx::query_scalar(
+            "UPDATE admins SET password_hash = $2, token_version = token_version + 1, updated_at = $3
+             WHERE id = $1 RETURNING token_version",
+        )
+        .bind(id)
+        .bind(hash)
+        .bind(now_ms)
+        .fetch_optional(ex)
+        .await?
+    }))
+}

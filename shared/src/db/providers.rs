@@ -34,3 +34,22 @@ pub async fn is_enabled(db: &Db, id: &str) -> sqlx::Result<bool> {
     });
     Ok(enabled.unwrap_or(false))
 }
+
+/// Sets the stored flag of a provider; false when there is no such provider.
+pub async fn set_enabled(
+    tx: &mut super::Tx,
+    id: &str,
+    enabled: bool,
+    now_ms: i64,
+) -> sqlx::Result<bool> {
+    Ok(super::in_tx!(tx, |ex| {
+        sqlx::query("UPDATE auth_providers SET enabled = $2, updated_at = $3 WHERE id = $1")
+            .bind(id)
+            .bind(enabled)
+            .bind(now_ms)
+            .execute(ex)
+            .await?
+            .rows_affected()
+            == 1
+    }))
+}

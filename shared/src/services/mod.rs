@@ -3,15 +3,17 @@
 //! is implemented twice.
 
 pub mod account;
+pub mod admin_accounts;
 pub mod admin_auth;
-pub mod audit;
 pub mod ads;
+pub mod audit;
 pub mod bootstrap;
 pub mod catalog;
 pub mod demo;
 pub mod feedback;
 pub mod gameplay;
 pub mod leaderboard;
+pub mod moderation;
 pub mod phone_auth;
 pub mod player_auth;
 pub mod progress;

@@ -1,0 +1,180 @@
+//! Players as admins see them, bans, statistics, the feedback inbox.
+
+use super::{Db, Tx, in_tx, read};
+
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct PlayerAdminRow {
+    pub id: String,
+    pub nickname: Option<String>,
+    pub avatar_url: Option<String>,
+    pub is_guest: bool,
+    pub region_code: Option<String>,
+    pub is_banned: bool,
+    pub ban_reason: Option<String>,
+    pub banned_until: Option<i64>,
+    pub created_at: i64,
+    pub tier: Option<String>,
+    pub xp: Option<i64>,
+    pub streak_days: Option<i64>,
+    pub check_in_days: Option<i64>,
+    pub active_track_id: Option<String>,
+    /// Comma-separated sign-in methods.
+    pub providers: Option<String>,
+}
+
+/// A page of existing players, newest first; `search` matches the id, the nickname or a
+/// sign-in subject (a phone number), case-insensitively.
+pub async fn players(
+    db: &Db,
+    search: Option<&str>,
+    limit: i64,
+    offset: i64,
+) -> sqlx::Result<(Vec<PlayerAdminRow>, i64)> {
+    let pattern = search.map(|s| format!("%{}%", s.to_lowercase()));
+    let rows = read!(db, |ex| {
+        sqlx::query_as::<_, PlayerAdminRow>(
+            "SELECT p.id, p.nickname, p.avatar_url, p.is_guest, p.region_code, p.is_banned,
+                    p.ban_reason, p.banned_until, p.created_at, s.tier, g.xp, g.streak_days,
+                    g.check_in_days, g.active_track_id, NULL AS providers
+             FROM players p
+             LEFT JOIN player_progress g ON g.player_id = p.id
+             LEFT JOIN subscriptions s ON s.player_id = p.id
+             WHERE p.deleted_at IS NULL AND p.merged_into IS NULL
+               AND (CAST($1 AS TEXT) IS NULL OR LOWER(p.id) LIKE $1 OR LOWER(COALESCE(p.nickname, '')) LIKE $1
+                    OR EXISTS (SELECT 1 FROM player_identities i WHERE i.player_id = p.id AND LOWER(i.subject) LIKE $1))
+             ORDER BY p.created_at DESC, p.id LIMIT $2 OFFSET $3",
+        )
+        .bind(&pattern)
+        .bind(limit)
+        .bind(offset)
+        .fetch_all(ex)
+        .await?
+    });
+    let total: i64 = read!(db, |ex| {
+        sqlx::query_scalar(
+            "SELECT count(*) FROM players p
+             WHERE p.deleted_at IS NULL AND p.merged_into IS NULL
+               AND (CAST($1 AS TEXT) IS NULL OR LOWER(p.id) LIKE $1 OR LOWER(COALESCE(p.nickname, '')) LIKE $1
+                    OR EXISTS (SELECT 1 FROM player_identities i WHERE i.player_id = p.id AND LOWER(i.subject) LIKE $1))",
+        )
+        .bind(&pattern)
+        .fetch_one(ex)
+        .await?
+    });
+    Ok((rows, total))
+}
+
+pub async fn player(db: &Db, id: &str) -> sqlx::Result<Option<PlayerAdminRow>> {
+    Ok(read!(db, |ex| {
+        sqlx::query_as::<_, PlayerAdminRow>(
+            "SELECT p.id, p.nickname, p.avatar_url, p.is_guest, p.region_code, p.is_banned,
+                    p.ban_reason, p.banned_until, p.created_at, s.tier, g.xp, g.streak_days,
+                    g.check_in_days, g.active_track_id, NULL AS providers
+             FROM players p
+             LEFT JOIN player_progress g ON g.player_id = p.id
+             LEFT JOIN subscriptions s ON s.player_id = p.id
+             WHERE p.id = $1 AND p.deleted_at IS NULL",
+        )
+        .bind(id)
+        .fetch_optional(ex)
+        .await?
+    }))
+}
+
+/// The sign-in methods of a player (provider names).
+pub async fn identities(db: &Db, id: &str) -> sqlx::Result<Vec<String>> {
+    Ok(read!(db, |ex| {
+        sqlx::query_scalar(
+            "SELECT provider FROM player_identities WHERE player_id = $1 ORDER BY provider",
+        )
+        .bind(id)
+        .fetch_all(ex)
+        .await?
+    }))
+}
+
+/// Bans (with an optional reason and end) or unbans a player; false when there is no
+/// such existing player.
+pub async fn set_ban(
+    tx: &mut Tx,
+    id: &str,
+    banned: bool,
+    reason: Option<&str>,
+    until: Option<i64>,
+    now_ms: i64,
+) -> sqlx::Result<bool> {
+    Ok(in_tx!(tx, |ex| {
+        sqlx::query(
+            "UPDATE players SET is_banned = $2, ban_reason = $3, banned_until = $4, updated_at = $5
+             WHERE id = $1 AND deleted_at IS NULL",
+        )
+        .bind(id)
+        .bind(banned)
+        .bind(reason)
+        .bind(until)
+        .bind(now_ms)
+        .execute(ex)
+        .await?
+        .rows_affected()
+            == 1
+    }))
+}
+
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct StatsRow {
+    pub total_users: i64,
+    pub active_users: i64,
+    pub total_questions: i64,
+    pub published_questions: i64,
+    /// Sum of existing players' XP (the average is computed by the caller).
+    pub xp_sum: i64,
+}
+
+/// Counts of existing players and questions; active = played or signed up since `since_ms`.
+pub async fn stats(db: &Db, since_ms: i64) -> sqlx::Result<StatsRow> {
+    Ok(read!(db, |ex| {
+        sqlx::query_as::<_, StatsRow>(
+            "SELECT
+                 (SELECT count(*) FROM players WHERE deleted_at IS NULL AND merged_into IS NULL) AS total_users,
+                 (SELECT count(*) FROM players p JOIN player_progress g ON g.player_id = p.id
+                  WHERE p.deleted_at IS NULL AND p.merged_into IS NULL AND g.updated_at >= $1) AS active_users,
+                 (SELECT count(*) FROM questions) AS total_questions,
+                 (SELECT count(*) FROM questions WHERE status = 'published') AS published_questions,
+                 (SELECT CAST(COALESCE(SUM(g.xp), 0) AS BIGINT) FROM players p JOIN player_progress g ON g.player_id = p.id
+                  WHERE p.deleted_at IS NULL AND p.merged_into IS NULL) AS xp_sum",
+        )
+        .bind(since_ms)
+        .fetch_one(ex)
+        .await?
+    }))
+}
+
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct FeedbackRow {
+    pub id: String,
+    pub player_id: Option<String>,
+    pub content: String,
+    pub contact: Option<String>,
+    pub page_context: Option<String>,
+    pub created_at: i64,
+}
+
+/// Newest first, and the total.
+pub async fn feedback(db: &Db, limit: i64, offset: i64) -> sqlx::Result<(Vec<FeedbackRow>, i64)> {
+    let rows = read!(db, |ex| {
+        sqlx::query_as::<_, FeedbackRow>(
+            "SELECT id, player_id, content, contact, page_context, created_at FROM feedback
+             ORDER BY created_at DESC, id DESC LIMIT $1 OFFSET $2",
+        )
+        .bind(limit)
+        .bind(offset)
+        .fetch_all(ex)
+        .await?
+    });
+    let total: i64 = read!(db, |ex| {
+        sqlx::query_scalar("SELECT count(*) FROM feedback")
+            .fetch_one(ex)
+            .await?
+    });
+    Ok((rows, total))
+}

@@ -1,0 +1,338 @@
+//! Players as admins manage them (list, search, detail, ban, unban), statistics, the
+//! feedback inbox, and the sign-in provider toggles.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use crate::clock::from_ms;
+use crate::context::AppContext;
+use crate::db::{self, moderation::PlayerAdminRow};
+use crate::domain::resources;
+use crate::envelope::Pagination;
+use crate::services::admin_auth::AdminPrincipal;
+use crate::services::audit::{self, PageQuery, Write};
+use crate::{Error, Result};
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PlayerRecord {
+    pub id: String,
+    pub nickname: Option<String>,
+    pub avatar_url: Option<String>,
+    pub is_guest: bool,
+    pub tier: String,
+    pub region_code: Option<String>,
+    pub xp: i64,
+    pub level: i64,
+    pub streak_days: i64,
+    pub check_in_days: i64,
+    pub active_track_id: Option<String>,
+    pub is_banned: bool,
+    pub ban_reason: Option<String>,
+    pub banned_until: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
+    /// Sign-in methods: device, phone, huawei, apple (detail only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sign_in_methods: Option<Vec<String>>,
+}
+
+fn record(r: PlayerAdminRow, now_ms: i64) -> PlayerRecord {
+    let xp = r.xp.unwrap_or(0);
+    // An expired ban shows as not banned.
+    let banned = r.is_banned && r.banned_until.is_none_or(|until| until > now_ms);
+    PlayerRecord {
+        id: r.id,
+        nickname: r.nickname,
+        avatar_url: r.avatar_url,
+        is_guest: r.is_guest,
+        tier: r.tier.unwrap_or_else(|| "free".into()),
+        region_code: r.region_code,
+        xp,
+        level: resources::level_for(xp),
+        streak_days: r.streak_days.unwrap_or(0),
+        check_in_days: r.check_in_days.unwrap_or(0),
+        active_track_id: r.active_track_id,
+        is_banned: banned,
+        ban_reason: if banned { r.ban_reason } else { None },
+        banned_until: if banned {
+            r.banned_until.map(from_ms)
+        } else {
+            None
+        },
+        created_at: from_ms(r.created_at),
+        sign_in_methods: None,
+    }
+}
+
+#[derive(Clone, Debug, Deserialize, IntoParams)]
+pub struct PlayerListQuery {
+    pub page: Option<i64>,
+    pub limit: Option<i64>,
+    /// Part of an id, a nickname or a phone number.
+    pub search: Option<String>,
+}
+
+pub async fn players(
+    ctx: &AppContext,
+    q: &PlayerListQuery,
+) -> Result<(Vec<PlayerRecord>, Pagination)> {
+    let (page, limit, offset) = PageQuery {
+        page: q.page,
+        limit: q.limit,
+    }
+    .resolve()?;
+    let search = q.search.as_deref().map(str::trim).filter(|s| !s.is_empty());
+    if search.is_some_and(|s| s.chars().count() > 100) {
+        return Err(Error::validation("search must be at most 100 characters"));
+    }
+    let (rows, total) = db::moderation::players(&ctx.db, search, limit, offset).await?;
+    let now = ctx.clock.now_ms();
+    Ok((
+        rows.into_iter().map(|r| record(r, now)).collect(),
+        Pagination { total, page, limit },
+    ))
+}
+
+pub async fn player(ctx: &AppContext, id: &str) -> Result<PlayerRecord> {
+    let row = db::moderation::player(&ctx.db, id)
+        .await?
+        .ok_or_else(|| Error::not_found("player not found"))?;
+    let mut r = record(row, ctx.clock.now_ms());
+    r.sign_in_methods = Some(db::moderation::identities(&ctx.db, id).await?);
+    Ok(r)
+}
+
+#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
+pub struct BanRequest {
+    pub reason: Option<String>,
+    /// RFC 3339; without it the ban lasts until unban.
+    pub until: Option<DateTime<Utc>>,
+}
+
+/// `PUT /v1/admin/users/:id/ban`: effective on the player's next request.
+pub async fn ban(
+    ctx: &AppContext,
+    actor: &AdminPrincipal,
+    id: &str,
+    req: &BanRequest,
+) -> Result<PlayerRecord> {
+    let reason = req
+        .reason
+        .as_deref()
+        .map(str::trim)
+        .filter(|r| !r.is_empty());
+    if reason.is_some_and(|r| r.chars().count() > 500) {
+        return Err(Error::validation("reason must be at most 500 characters"));
+    }
+    let now = ctx.clock.now();
+    if req.until.is_some_and(|u| u <= now) {
+        return Err(Error::validation("until must be in the future"));
+    }
+    set_ban(
+        ctx,
+        actor,
+        id,
+        true,
+        reason,
+        req.until.map(|u| u.timestamp_millis()),
+        "player.ban",
+    )
+    .await
+}
+
+pub async fn unban(ctx: &AppContext, actor: &AdminPrincipal, id: &str) -> Result<PlayerRecord> {
+    set_ban(ctx, actor, id, false, None, None, "player.unban").await
+}
+
+async fn set_ban(
+    ctx: &AppContext,
+    actor: &AdminPrincipal,
+    id: &str,
+    banned: bool,
+    reason: Option<&str>,
+    until: Option<i64>,
+    action: &str,
+) -> Result<PlayerRecord> {
+    let before = player(ctx, id).await?;
+    let mut tx = ctx.db.begin().await?;
+    if !db::moderation::set_ban(&mut tx, id, banned, reason, until, ctx.clock.now_ms()).await? {
+        return Err(Error::not_found("player not found"));
+    }
+    let after = serde_json::json!({ "isBanned": banned, "banReason": reason, "bannedUntil": until.map(from_ms) });
+    audit::record(&mut tx, ctx, actor, Write {
+        action,
+        target_type: "player",
+        target_id: Some(id),
+        before: Some(serde_json::json!({
+            "isBanned": before.is_banned, "banReason": before.ban_reason, "bannedUntil": before.banned_until
+        })),
+        after: Some(after),
+    })
+    .await?;
+    tx.commit().await?;
+    player(ctx, id).await
+}
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Statistics {
+    /// Existing players.
+    pub total_users: i64,
+    /// Players who played or signed up in the last 7 days.
+    pub active_users: i64,
+    pub total_questions: i64,
+    pub published_questions: i64,
+    /// Mean XP of existing players.
+    pub average_xp: f64,
+}
+
+pub async fn stats(ctx: &AppContext) -> Result<Statistics> {
+    let since = ctx.clock.now_ms() - 7 * 86_400_000;
+    let s = db::moderation::stats(&ctx.db, since).await?;
+    let average_xp = if s.total_users > 0 {
+        s.xp_sum as f64 / s.total_users as f64
+    } else {
+        0.0
+    };
+    Ok(Statistics {
+        total_users: s.total_users,
+        active_users: s.active_users,
+        total_questions: s.total_questions,
+        published_questions: s.published_questions,
+        average_xp: (average_xp * 100.0).round() / 100.0,
+    })
+}
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FeedbackRecord {
+    pub id: String,
+    /// null once the player deleted the account.
+    pub player_id: Option<String>,
+    pub content: String,
+    pub contact: Option<String>,
+    pub page_context: Option<String>,
+    pub created_at: DateTime<Utc>,
+}
+
+pub async fn feedback(
+    ctx: &AppContext,
+    q: &PageQuery,
+) -> Result<(Vec<FeedbackRecord>, Pagination)> {
+    let (page, limit, offset) = q.resolve()?;
+    let (rows, total) = db::moderation::feedback(&ctx.db, limit, offset).await?;
+    let items = rows
+        .into_iter()
+        .map(|r| FeedbackRecord {
+            id: r.id,
+            player_id: r.player_id,
+            content: r.content,
+            contact: r.contact,
+            page_context: r.page_context,
+            created_at: from_ms(r.created_at),
+        })
+        .collect();
+    Ok((items, Pagination { total, page, limit }))
+}
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AdminProvider {
+    pub id: String,
+    pub name: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub icon_key: Option<String>,
+    pub platforms: Vec<String>,
+    /// The stored flag.
+    pub enabled: bool,
+}
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct AdminProviderList {
+    pub providers: Vec<AdminProvider>,
+}
+
+pub async fn providers(ctx: &AppContext) -> Result<AdminProviderList> {
+    let providers = db::providers::list(&ctx.db)
+        .await?
+        .into_iter()
+        .map(|r| AdminProvider {
+            platforms: r
+                .platforms
+                .split(',')
+                .map(|p| p.trim().to_string())
+                .collect(),
+            id: r.id,
+            name: r.name,
+            kind: r.kind,
+            icon_key: r.icon_key,
+            enabled: r.enabled,
+        })
+        .collect();
+    Ok(AdminProviderList { providers })
+}
+
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+pub struct ProviderToggle {
+    pub id: String,
+    pub enabled: bool,
+}
+
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+pub struct ProviderToggles {
+    pub providers: Vec<ProviderToggle>,
+}
+
+/// `PUT /v1/admin/auth-providers`: only third-party providers can be toggled; the player
+/// API reads the flags on every call, so a toggle shows at once.
+pub async fn set_providers(
+    ctx: &AppContext,
+    actor: &AdminPrincipal,
+    req: &ProviderToggles,
+) -> Result<AdminProviderList> {
+    if req.providers.is_empty() {
+        return Err(Error::validation("providers must not be empty"));
+    }
+    let current = providers(ctx).await?;
+    for t in &req.providers {
+        let known = current.providers.iter().find(|p| p.id == t.id);
+        if known.is_none_or(|p| p.kind != "third_party") {
+            return Err(Error::validation(format!(
+                "{} is not a third-party provider",
+                t.id
+            )));
+        }
+    }
+    let now = ctx.clock.now_ms();
+    let mut tx = ctx.db.begin().await?;
+    for t in &req.providers {
+        db::providers::set_enabled(&mut tx, &t.id, t.enabled, now).await?;
+    }
+    let before: Vec<_> = current
+        .providers
+        .iter()
+        .map(|p| serde_json::json!({"id": p.id, "enabled": p.enabled}))
+        .collect();
+    let after: Vec<_> = req
+        .providers
+        .iter()
+        .map(|p| serde_json::json!({"id": p.id, "enabled": p.enabled}))
+        .collect();
+    audit::record(
+        &mut tx,
+        ctx,
+        actor,
+        Write {
+            action: "auth_providers.update",
+            target_type: "auth_provider",
+            target_id: None,
+            before: Some(serde_json::Value::Array(before)),
+            after: Some(serde_json::Value::Array(after)),
+        },
+    )
+    .await?;
+    tx.commit().await?;
+    providers(ctx).await
+}
