@@ -64,7 +64,9 @@ pub async fn page(db: &Db, limit: i64, offset: i64) -> sqlx::Result<(Vec<AuditRo
         .await?
     });
     let total: i64 = read!(db, |ex| {
-        sqlx::query_scalar("SELECT count(*) FROM audit_log").fetch_one(ex).await?
+        sqlx::query_scalar("SELECT count(*) FROM audit_log")
+            .fetch_one(ex)
+            .await?
     });
     Ok((rows, total))
 }

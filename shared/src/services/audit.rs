@@ -25,7 +25,12 @@ pub struct Write<'a> {
 }
 
 /// Records one admin write inside its transaction.
-pub async fn record(tx: &mut Tx, ctx: &AppContext, actor: &AdminPrincipal, w: Write<'_>) -> Result<()> {
+pub async fn record(
+    tx: &mut Tx,
+    ctx: &AppContext,
+    actor: &AdminPrincipal,
+    w: Write<'_>,
+) -> Result<()> {
     let id = Uuid::new_v4().to_string();
     let before = w.before.map(|v| v.to_string());
     let after = w.after.map(|v| v.to_string());
