@@ -1,9 +1,270 @@
-//! Placeholder until the questions routes are written.
+//! The question bank: `/v1/admin/questions/*` (questions, the status workflow, batches
+//! and imports). Every route needs an admin token.
 
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use shared::Error;
+use shared::domain::question_status::BatchAction;
+use shared::envelope::{ApiResult, Envelope, ErrorEnvelope, ok, paged};
+use shared::http::{ApiJson, ApiPath, ApiQuery};
+use shared::services::questions::{
+    self, AdminQuestion, BatchRequest, BatchResult, CreatedQuestion, ImportRequest, ImportResult,
+    ListQuery, QuestionInput, QuestionPatch, StatusRequest,
+};
 use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use crate::AppState;
+use crate::extract::AdminUser;
+
+/// Largest import body (JSON or CSV).
+pub const IMPORT_BODY_LIMIT: usize = 2 * 1024 * 1024;
 
 pub fn router() -> OpenApiRouter<AppState> {
+    let imports = OpenApiRouter::new()
+        .routes(routes!(import_json))
+        .routes(routes!(import_csv))
+        .layer(DefaultBodyLimit::max(IMPORT_BODY_LIMIT));
     OpenApiRouter::new()
+        .routes(routes!(list_questions, create_question))
+        .routes(routes!(get_question, update_question, delete_question))
+        .routes(routes!(set_status))
+        .routes(routes!(batch_publish))
+        .routes(routes!(batch_archive))
+        .routes(routes!(batch_delete))
+        .merge(imports)
+}
+
+/// Questions of the bank, filtered, sorted and paged.
+#[utoipa::path(get, path = "/questions", tag = "questions", security(("admin_jwt" = [])),
+    params(ListQuery),
+    responses(
+        (status = 200, description = "A page of questions with `pagination`", body = Envelope<Vec<AdminQuestion>>),
+        (status = 400, description = "A filter, sort or page value out of range", body = ErrorEnvelope),
+        (status = 401, description = "Missing or invalid admin token", body = ErrorEnvelope),
+    ))]
+pub async fn list_questions(
+    State(state): State<AppState>,
+    AdminUser(_admin): AdminUser,
+    ApiQuery(q): ApiQuery<ListQuery>,
+) -> ApiResult<Vec<AdminQuestion>> {
+    let (items, pagination) = questions::list(&state.ctx, &q).await?;
+    Ok(paged(items, pagination))
+}
+
+/// One question with its knowledge card.
+#[utoipa::path(get, path = "/questions/{id}", tag = "questions", security(("admin_jwt" = [])),
+    params(("id" = String, Path, description = "Question id")),
+    responses(
+        (status = 200, description = "The question", body = Envelope<AdminQuestion>),
+        (status = 401, description = "Missing or invalid admin token", body = ErrorEnvelope),
+        (status = 404, description = "No such question", body = ErrorEnvelope),
+    ))]
+pub async fn get_question(
+    State(state): State<AppState>,
+    AdminUser(_admin): AdminUser,
+    ApiPath(id): ApiPath<String>,
+) -> ApiResult<AdminQuestion> {
+    Ok(ok(questions::get(&state.ctx, &id).await?))
+}
+
+/// Creates a draft question (and its card), checked by the import item rules.
+#[utoipa::path(post, path = "/questions", tag = "questions", security(("admin_jwt" = [])),
+    request_body = QuestionInput,
+    responses(
+        (status = 200, description = "The new id and status draft", body = Envelope<CreatedQuestion>),
+        (status = 400, description = "A field breaks the item rules", body = ErrorEnvelope),
+        (status = 401, description = "Missing or invalid admin token", body = ErrorEnvelope),
+    ))]
+pub async fn create_question(
+    State(state): State<AppState>,
+    AdminUser(admin): AdminUser,
+    ApiJson(body): ApiJson<QuestionInput>,
+) -> ApiResult<CreatedQuestion> {
+    Ok(ok(questions::create(&state.ctx, &admin, body).await?))
+}
+
+/// Edits a question: every field optional; `status` follows the transition table;
+/// `knowledgeCard` updates the card or creates it.
+#[utoipa::path(put, path = "/questions/{id}", tag = "questions", security(("admin_jwt" = [])),
+    params(("id" = String, Path, description = "Question id")),
+    request_body = QuestionPatch,
+    responses(
+        (status = 200, description = "The updated question", body = Envelope<AdminQuestion>),
+        (status = 400, description = "Invalid field or INVALID_STATUS_TRANSITION", body = ErrorEnvelope),
+        (status = 401, description = "Missing or invalid admin token", body = ErrorEnvelope),
+        (status = 404, description = "No such question", body = ErrorEnvelope),
+        (status = 409, description = "The status changed meanwhile", body = ErrorEnvelope),
+    ))]
+pub async fn update_question(
+    State(state): State<AppState>,
+    AdminUser(admin): AdminUser,
+    ApiPath(id): ApiPath<String>,
+    ApiJson(body): ApiJson<QuestionPatch>,
+) -> ApiResult<AdminQuestion> {
+    Ok(ok(questions::update(&state.ctx, &admin, &id, body).await?))
+}
+
+/// Archives a question (from draft, reviewing or published).
+#[utoipa::path(delete, path = "/questions/{id}", tag = "questions", security(("admin_jwt" = [])),
+    params(("id" = String, Path, description = "Question id")),
+    responses(
+        (status = 200, description = "Archived; data is null", body = Envelope<Object>),
+        (status = 400, description = "INVALID_STATUS_TRANSITION (already archived)", body = ErrorEnvelope),
+        (status = 401, description = "Missing or invalid admin token", body = ErrorEnvelope),
+        (status = 404, description = "No such question", body = ErrorEnvelope),
+    ))]
+pub async fn delete_question(
+    State(state): State<AppState>,
+    AdminUser(admin): AdminUser,
+    ApiPath(id): ApiPath<String>,
+) -> ApiResult<()> {
+    questions::delete(&state.ctx, &admin, &id).await?;
+    Ok(ok(()))
+}
+
+/// Moves a question by the transition table.
+#[utoipa::path(patch, path = "/questions/{id}/status", tag = "questions", security(("admin_jwt" = [])),
+    params(("id" = String, Path, description = "Question id")),
+    request_body = StatusRequest,
+    responses(
+        (status = 200, description = "The updated question", body = Envelope<AdminQuestion>),
+        (status = 400, description = "Unknown status or INVALID_STATUS_TRANSITION", body = ErrorEnvelope),
+        (status = 401, description = "Missing or invalid admin token", body = ErrorEnvelope),
+        (status = 404, description = "No such question", body = ErrorEnvelope),
+    ))]
+pub async fn set_status(
+    State(state): State<AppState>,
+    AdminUser(admin): AdminUser,
+    ApiPath(id): ApiPath<String>,
+    ApiJson(body): ApiJson<StatusRequest>,
+) -> ApiResult<AdminQuestion> {
+    Ok(ok(
+        questions::set_status(&state.ctx, &admin, &id, &body).await?
+    ))
+}
+
+/// Publishes questions in reviewing; others are per-id failures.
+#[utoipa::path(post, path = "/questions/batch-publish", tag = "questions", security(("admin_jwt" = [])),
+    request_body = BatchRequest,
+    responses(
+        (status = 200, description = "Per-id outcome", body = Envelope<BatchResult>),
+        (status = 400, description = "0 or more than 200 ids, or an id that is not a uuid", body = ErrorEnvelope),
+        (status = 401, description = "Missing or invalid admin token", body = ErrorEnvelope),
+    ))]
+pub async fn batch_publish(
+    State(state): State<AppState>,
+    AdminUser(admin): AdminUser,
+    ApiJson(body): ApiJson<BatchRequest>,
+) -> ApiResult<BatchResult> {
+    Ok(ok(questions::batch(
+        &state.ctx,
+        &admin,
+        BatchAction::Publish,
+        &body,
+    )
+    .await?))
+}
+
+/// Archives questions in draft or published; others are per-id failures.
+#[utoipa::path(post, path = "/questions/batch-archive", tag = "questions", security(("admin_jwt" = [])),
+    request_body = BatchRequest,
+    responses(
+        (status = 200, description = "Per-id outcome", body = Envelope<BatchResult>),
+        (status = 400, description = "0 or more than 200 ids, or an id that is not a uuid", body = ErrorEnvelope),
+        (status = 401, description = "Missing or invalid admin token", body = ErrorEnvelope),
+    ))]
+pub async fn batch_archive(
+    State(state): State<AppState>,
+    AdminUser(admin): AdminUser,
+    ApiJson(body): ApiJson<BatchRequest>,
+) -> ApiResult<BatchResult> {
+    Ok(ok(questions::batch(
+        &state.ctx,
+        &admin,
+        BatchAction::Archive,
+        &body,
+    )
+    .await?))
+}
+
+/// Soft-deletes (archives) questions in draft, reviewing or published; archived ones are
+/// per-id failures.
+#[utoipa::path(post, path = "/questions/batch-delete", tag = "questions", security(("admin_jwt" = [])),
+    request_body = BatchRequest,
+    responses(
+        (status = 200, description = "Per-id outcome", body = Envelope<BatchResult>),
+        (status = 400, description = "0 or more than 200 ids, or an id that is not a uuid", body = ErrorEnvelope),
+        (status = 401, description = "Missing or invalid admin token", body = ErrorEnvelope),
+    ))]
+pub async fn batch_delete(
+    State(state): State<AppState>,
+    AdminUser(admin): AdminUser,
+    ApiJson(body): ApiJson<BatchRequest>,
+) -> ApiResult<BatchResult> {
+    Ok(ok(questions::batch(
+        &state.ctx,
+        &admin,
+        BatchAction::Delete,
+        &body,
+    )
+    .await?))
+}
+
+/// Imports 1-200 questions as drafts, all or nothing.
+#[utoipa::path(post, path = "/questions/import", tag = "questions", security(("admin_jwt" = [])),
+    request_body = ImportRequest,
+    responses(
+        (status = 200, description = "Every item inserted", body = Envelope<ImportResult>),
+        (status = 400, description = "VALIDATION_FAILED with per-item `details`, or VALIDATION_ERROR for 0 or more than 200 items", body = ErrorEnvelope),
+        (status = 401, description = "Missing or invalid admin token", body = ErrorEnvelope),
+        (status = 413, description = "Body over 2 MiB", body = ErrorEnvelope),
+    ))]
+pub async fn import_json(
+    State(state): State<AppState>,
+    AdminUser(admin): AdminUser,
+    ApiJson(body): ApiJson<ImportRequest>,
+) -> ApiResult<ImportResult> {
+    Ok(ok(questions::import(&state.ctx, &admin, body).await?))
+}
+
+/// Imports 1-200 CSV rows as drafts, all or nothing. Header: `categoryId, contentType,
+/// difficulty, stemText, correctAnswer, distractor1..distractor5, cardSummary,
+/// cardDeepDive, cardSourceRef`.
+#[utoipa::path(post, path = "/questions/import-csv", tag = "questions", security(("admin_jwt" = [])),
+    request_body(content = String, content_type = "text/csv", description = "CSV text (text/plain or text/csv)"),
+    responses(
+        (status = 200, description = "Every row inserted", body = Envelope<ImportResult>),
+        (status = 400, description = "CSV_PARSE_ERROR, VALIDATION_FAILED with per-row `details`, or VALIDATION_ERROR (wrong Content-Type, 0 or more than 200 rows)", body = ErrorEnvelope),
+        (status = 401, description = "Missing or invalid admin token", body = ErrorEnvelope),
+        (status = 413, description = "Body over 2 MiB", body = ErrorEnvelope),
+    ))]
+pub async fn import_csv(
+    State(state): State<AppState>,
+    AdminUser(admin): AdminUser,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> ApiResult<ImportResult> {
+    let body = body.map_err(|e| {
+        if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            Error::PayloadTooLarge(format!(
+                "request body larger than {} MiB",
+                IMPORT_BODY_LIMIT / (1024 * 1024)
+            ))
+        } else {
+            Error::Validation(e.body_text())
+        }
+    })?;
+    let content_type = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok());
+    Ok(ok(questions::import_csv(
+        &state.ctx,
+        &admin,
+        content_type,
+        &body,
+    )
+    .await?))
 }

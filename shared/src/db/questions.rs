@@ -1,1 +1,343 @@
-//! Question bank (admin): filled in by the question-bank work.
+//! The question bank as admins see it: questions with their knowledge cards, filtered
+//! lists, status moves, batches and imports.
+
+use super::{Db, Tx, in_tx, read};
+
+/// A question with its card (LEFT JOIN: the card columns are null when it has none).
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct QuestionRow {
+    pub id: String,
+    pub category_id: String,
+    pub stem_text: String,
+    pub content_type: String,
+    pub correct_answer: String,
+    /// JSON array of strings.
+    pub distractors: String,
+    pub difficulty: i64,
+    pub status: String,
+    pub source: String,
+    pub created_at: i64,
+    pub updated_at: i64,
+    pub card_id: Option<String>,
+    pub card_title: Option<String>,
+    pub card_summary: Option<String>,
+    pub card_deep_dive: Option<String>,
+    pub card_source_ref: Option<String>,
+}
+
+const SELECT: &str = "SELECT q.id, q.category_id, q.stem_text, q.content_type, q.correct_answer,
+        q.distractors, q.difficulty, q.status, q.source, q.created_at, q.updated_at,
+        k.id AS card_id, k.title AS card_title, k.summary AS card_summary,
+        k.deep_dive AS card_deep_dive, k.source_ref AS card_source_ref
+ FROM questions q LEFT JOIN knowledge_cards k ON k.question_id = q.id";
+
+/// One question with its card.
+pub async fn get(db: &Db, id: &str) -> sqlx::Result<Option<QuestionRow>> {
+    Ok(read!(db, |ex| {
+        sqlx::query_as::<_, QuestionRow>(sqlx::AssertSqlSafe(format!("{SELECT} WHERE q.id = $1")))
+            .bind(id)
+            .fetch_optional(ex)
+            .await?
+    }))
+}
+
+/// One question with its card, read inside a write transaction.
+pub async fn get_in_tx(tx: &mut Tx, id: &str) -> sqlx::Result<Option<QuestionRow>> {
+    Ok(in_tx!(tx, |ex| {
+        sqlx::query_as::<_, QuestionRow>(sqlx::AssertSqlSafe(format!("{SELECT} WHERE q.id = $1")))
+            .bind(id)
+            .fetch_optional(ex)
+            .await?
+    }))
+}
+
+/// Filters of the admin list; `None` means "any".
+#[derive(Clone, Debug, Default)]
+pub struct ListFilter {
+    pub status: Option<String>,
+    pub category_id: Option<String>,
+    /// A `LIKE` pattern (with its `%`), matched case-insensitively.
+    pub keyword_pattern: Option<String>,
+    pub difficulty: Option<i64>,
+    pub source: Option<String>,
+}
+
+/// Sort column of the admin list (a whitelist: only these reach the SQL text).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SortBy {
+    CreatedAt,
+    UpdatedAt,
+    Difficulty,
+}
+
+impl SortBy {
+    fn column(self) -> &'static str {
+        match self {
+            Self::CreatedAt => "q.created_at",
+            Self::UpdatedAt => "q.updated_at",
+            Self::Difficulty => "q.difficulty",
+        }
+    }
+}
+
+const WHERE: &str = " WHERE (CAST($1 AS TEXT) IS NULL OR q.status = $1)
+   AND (CAST($2 AS TEXT) IS NULL OR q.category_id = $2)
+   AND (CAST($3 AS TEXT) IS NULL OR LOWER(q.stem_text) LIKE LOWER($3)
+        OR LOWER(q.distractors) LIKE LOWER($3))
+   AND (CAST($4 AS BIGINT) IS NULL OR q.difficulty = $4)
+   AND (CAST($5 AS TEXT) IS NULL OR q.source = $5)";
+
+/// One page of the filtered list and the total number of matches.
+pub async fn page(
+    db: &Db,
+    f: &ListFilter,
+    sort: SortBy,
+    descending: bool,
+    limit: i64,
+    offset: i64,
+) -> sqlx::Result<(Vec<QuestionRow>, i64)> {
+    let dir = if descending { "DESC" } else { "ASC" };
+    let col = sort.column();
+    let rows = read!(db, |ex| {
+        sqlx::query_as::<_, QuestionRow>(sqlx::AssertSqlSafe(format!(
+            "{SELECT}{WHERE} ORDER BY {col} {dir}, q.id {dir} LIMIT $6 OFFSET $7"
+        )))
+        .bind(f.status.as_deref())
+        .bind(f.category_id.as_deref())
+        .bind(f.keyword_pattern.as_deref())
+        .bind(f.difficulty)
+        .bind(f.source.as_deref())
+        .bind(limit)
+        .bind(offset)
+        .fetch_all(ex)
+        .await?
+    });
+    let total: i64 = read!(db, |ex| {
+        sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(format!(
+            "SELECT count(*) FROM questions q{WHERE}"
+        )))
+        .bind(f.status.as_deref())
+        .bind(f.category_id.as_deref())
+        .bind(f.keyword_pattern.as_deref())
+        .bind(f.difficulty)
+        .bind(f.source.as_deref())
+        .fetch_one(ex)
+        .await?
+    });
+    Ok((rows, total))
+}
+
+/// `$1, $2, …, $n`.
+fn placeholders(n: usize) -> String {
+    (1..=n)
+        .map(|i| format!("${i}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Which of `ids` are categories (one query).
+pub async fn existing_category_ids(db: &Db, ids: &[String]) -> sqlx::Result<Vec<String>> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let sql = format!(
+        "SELECT id FROM categories WHERE id IN ({})",
+        placeholders(ids.len())
+    );
+    Ok(read!(db, |ex| {
+        let mut q = sqlx::query_scalar::<_, String>(sqlx::AssertSqlSafe(sql.clone()));
+        for id in ids {
+            q = q.bind(id.as_str());
+        }
+        q.fetch_all(ex).await?
+    }))
+}
+
+/// The status of each of `ids` that exists, read inside the transaction.
+pub async fn statuses_in_tx(tx: &mut Tx, ids: &[String]) -> sqlx::Result<Vec<(String, String)>> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let sql = format!(
+        "SELECT id, status FROM questions WHERE id IN ({})",
+        placeholders(ids.len())
+    );
+    Ok(in_tx!(tx, |ex| {
+        let mut q = sqlx::query_as::<_, (String, String)>(sqlx::AssertSqlSafe(sql.clone()));
+        for id in ids {
+            q = q.bind(id.as_str());
+        }
+        q.fetch_all(ex).await?
+    }))
+}
+
+pub struct NewQuestion<'a> {
+    pub id: &'a str,
+    pub category_id: &'a str,
+    pub stem_text: &'a str,
+    pub content_type: &'a str,
+    pub correct_answer: &'a str,
+    /// JSON array of strings.
+    pub distractors_json: &'a str,
+    pub difficulty: i64,
+    pub status: &'a str,
+    pub source: &'a str,
+    pub now_ms: i64,
+}
+
+pub async fn insert(tx: &mut Tx, q: &NewQuestion<'_>) -> sqlx::Result<()> {
+    in_tx!(tx, |ex| {
+        sqlx::query(
+            "INSERT INTO questions (id, category_id, stem_text, content_type, correct_answer,
+                                    distractors, difficulty, status, source, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)",
+        )
+        .bind(q.id)
+        .bind(q.category_id)
+        .bind(q.stem_text)
+        .bind(q.content_type)
+        .bind(q.correct_answer)
+        .bind(q.distractors_json)
+        .bind(q.difficulty)
+        .bind(q.status)
+        .bind(q.source)
+        .bind(q.now_ms)
+        .execute(ex)
+        .await?
+        .rows_affected()
+    });
+    Ok(())
+}
+
+pub struct NewCard<'a> {
+    pub id: &'a str,
+    pub question_id: &'a str,
+    pub title: Option<&'a str>,
+    pub summary: &'a str,
+    pub deep_dive: Option<&'a str>,
+    pub source_ref: Option<&'a str>,
+    pub now_ms: i64,
+}
+
+pub async fn insert_card(tx: &mut Tx, c: &NewCard<'_>) -> sqlx::Result<()> {
+    in_tx!(tx, |ex| {
+        sqlx::query(
+            "INSERT INTO knowledge_cards (id, question_id, title, summary, deep_dive, source_ref,
+                                          created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $7)",
+        )
+        .bind(c.id)
+        .bind(c.question_id)
+        .bind(c.title)
+        .bind(c.summary)
+        .bind(c.deep_dive)
+        .bind(c.source_ref)
+        .bind(c.now_ms)
+        .execute(ex)
+        .await?
+        .rows_affected()
+    });
+    Ok(())
+}
+
+/// The full new state of a question's own columns (status included).
+pub struct QuestionUpdate<'a> {
+    pub id: &'a str,
+    pub category_id: &'a str,
+    pub stem_text: &'a str,
+    pub content_type: &'a str,
+    pub correct_answer: &'a str,
+    pub distractors_json: &'a str,
+    pub difficulty: i64,
+    pub status: &'a str,
+    /// The status read before; the update applies only while it still holds.
+    pub expected_status: &'a str,
+    pub now_ms: i64,
+}
+
+/// Rewrites a question; false when its status changed since it was read.
+pub async fn update(tx: &mut Tx, u: &QuestionUpdate<'_>) -> sqlx::Result<bool> {
+    Ok(in_tx!(tx, |ex| {
+        sqlx::query(
+            "UPDATE questions SET category_id = $2, stem_text = $3, content_type = $4,
+                 correct_answer = $5, distractors = $6, difficulty = $7, status = $8,
+                 updated_at = $9
+             WHERE id = $1 AND status = $10",
+        )
+        .bind(u.id)
+        .bind(u.category_id)
+        .bind(u.stem_text)
+        .bind(u.content_type)
+        .bind(u.correct_answer)
+        .bind(u.distractors_json)
+        .bind(u.difficulty)
+        .bind(u.status)
+        .bind(u.now_ms)
+        .bind(u.expected_status)
+        .execute(ex)
+        .await?
+        .rows_affected()
+            == 1
+    }))
+}
+
+pub struct CardUpdate<'a> {
+    pub id: &'a str,
+    pub title: Option<&'a str>,
+    pub summary: &'a str,
+    pub deep_dive: Option<&'a str>,
+    pub source_ref: Option<&'a str>,
+    pub now_ms: i64,
+}
+
+pub async fn update_card(tx: &mut Tx, c: &CardUpdate<'_>) -> sqlx::Result<()> {
+    in_tx!(tx, |ex| {
+        sqlx::query(
+            "UPDATE knowledge_cards SET title = $2, summary = $3, deep_dive = $4, source_ref = $5,
+                 updated_at = $6
+             WHERE id = $1",
+        )
+        .bind(c.id)
+        .bind(c.title)
+        .bind(c.summary)
+        .bind(c.deep_dive)
+        .bind(c.source_ref)
+        .bind(c.now_ms)
+        .execute(ex)
+        .await?
+        .rows_affected()
+    });
+    Ok(())
+}
+
+/// Moves one question to `to` when its status is one of `from` (a conditional write, so
+/// a concurrent move cannot be overwritten); true when it moved.
+pub async fn move_status(
+    tx: &mut Tx,
+    id: &str,
+    from: &[&str],
+    to: &str,
+    now_ms: i64,
+) -> sqlx::Result<bool> {
+    if from.is_empty() {
+        return Ok(false);
+    }
+    // $1 id, $2 to, $3 now, then the accepted statuses.
+    let list = (4..4 + from.len())
+        .map(|i| format!("${i}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let sql = format!(
+        "UPDATE questions SET status = $2, updated_at = $3 WHERE id = $1 AND status IN ({list})"
+    );
+    Ok(in_tx!(tx, |ex| {
+        let mut q = sqlx::query(sqlx::AssertSqlSafe(sql.clone()))
+            .bind(id)
+            .bind(to)
+            .bind(now_ms);
+        for s in from {
+            q = q.bind(*s);
+        }
+        q.execute(ex).await?.rows_affected() == 1
+    }))
+}

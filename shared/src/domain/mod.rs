@@ -1,5 +1,6 @@
 //! Plain types and rules of the game: no I/O, no HTTP, no SQL.
 
 pub mod phone;
+pub mod question_status;
 pub mod resources;
 pub mod rules;
