@@ -5,7 +5,8 @@
 //! of the last earning)`, so a higher XP ranks first and, at equal XP, the earlier
 //! earner. Scores are written after the transaction commits, with the absolute committed
 //! values and `ZADD … GT`: within a week a player's score only grows, so a retried or
-//! late write can never lower it. A missing set is rebuilt from the database. Ties at
+//! late write can never lower it. Writes go only into existing sets; a set is read only
+//! after a rebuild from the database marked it complete. Ties at
 //! the same second are ordered by player id descending, as `ZREVRANK` orders equal
 //! scores, and the SQL ranking uses the same order.
 
@@ -59,26 +60,36 @@ impl RankIndex {
         format!("{}:lb:{week_start}:{board}", self.prefix)
     }
 
-    /// Mirrors committed rows. A failed write drops the set, so the next read rebuilds it
-    /// from the database instead of answering from a stale set.
+    fn ready_key(key: &str) -> String {
+        format!("{key}:ready")
+    }
+
+    /// Mirrors committed rows into sets that exist. A write never creates a set: a
+    /// one-member set would be taken for the whole board. A failed write drops the set,
+    /// so the next read rebuilds it from the database.
     pub async fn apply(&self, updates: &[RankUpdate]) {
+        // ZADD only into an existing set (atomically), then refresh its lifetime.
+        let script = redis::Script::new(
+            "if redis.call('EXISTS', KEYS[1]) == 1 then \
+               redis.call('ZADD', KEYS[1], 'GT', ARGV[1], ARGV[2]) \
+               redis.call('EXPIRE', KEYS[1], ARGV[3]) \
+             end \
+             return 1",
+        );
         for u in updates {
             let key = self.key(&u.week_start, &u.board);
             let mut conn = self.conn.clone();
-            let written: redis::RedisResult<()> = redis::pipe()
-                .cmd("ZADD")
-                .arg(&key)
-                .arg("GT")
+            let written: redis::RedisResult<i64> = script
+                .key(&key)
                 .arg(score(&u.week_start, u.xp, u.last_earned_at))
                 .arg(&u.player_id)
-                .ignore()
-                .expire(&key, KEY_TTL_SECS)
-                .ignore()
-                .query_async(&mut conn)
+                .arg(KEY_TTL_SECS)
+                .invoke_async(&mut conn)
                 .await;
             if let Err(e) = written {
                 tracing::warn!(error = %e, %key, "rank index write failed; dropping the set");
-                let _: redis::RedisResult<()> = conn.del(&key).await;
+                let _: redis::RedisResult<()> =
+                    conn.del(&[Self::ready_key(&key), key.clone()]).await;
             }
         }
     }
@@ -89,7 +100,10 @@ impl RankIndex {
         let mut conn = self.conn.clone();
         for board in boards {
             let key = self.key(week_start, board);
-            if let Err(e) = conn.del::<_, ()>(&key).await {
+            if let Err(e) = conn
+                .del::<_, ()>(&[Self::ready_key(&key), key.clone()])
+                .await
+            {
                 tracing::warn!(error = %e, %key, "rank index invalidation failed");
             }
         }
@@ -102,12 +116,14 @@ impl RankIndex {
             let key = self.key(week_start, board);
             if let Err(e) = conn.zrem::<_, _, ()>(&key, player_id).await {
                 tracing::warn!(error = %e, %key, "rank index removal failed; dropping the set");
-                let _: redis::RedisResult<()> = conn.del(&key).await;
+                let _: redis::RedisResult<()> =
+                    conn.del(&[Self::ready_key(&key), key.clone()]).await;
             }
         }
     }
 
-    /// The 1-based rank of `player_id` on a board, or None when it has no row.
+    /// The 1-based rank of `player_id` on a board, or None when it has no row. A set
+    /// is used only once a rebuild marked it complete.
     pub async fn rank(
         &self,
         db: &Db,
@@ -117,19 +133,36 @@ impl RankIndex {
     ) -> Result<Option<i64>> {
         let key = self.key(week_start, board);
         let mut conn = self.conn.clone();
-        let exists: bool = conn.exists(&key).await.map_err(redis_error)?;
-        if !exists {
+        let ready: bool = conn
+            .exists(Self::ready_key(&key))
+            .await
+            .map_err(redis_error)?;
+        if !ready {
             self.rebuild(db, week_start, board).await?;
         }
         let rank: Option<i64> = conn.zrevrank(&key, player_id).await.map_err(redis_error)?;
         Ok(rank.map(|r| r + 1))
     }
 
-    /// Loads a board's rows from the database into its set.
+    /// Loads a board's rows from the database into its set. The set is created (with a
+    /// placeholder member below every score) before the database is read, so writes
+    /// committed meanwhile land in it; `ZADD GT` keeps the higher of the two scores.
     pub async fn rebuild(&self, db: &Db, week_start: &str, board: &str) -> Result<()> {
-        let rows = db::leaderboard::all_rows(db, week_start, board).await?;
+        const PLACEHOLDER: &str = "~building~";
         let key = self.key(week_start, board);
         let mut conn = self.conn.clone();
+        redis::pipe()
+            .cmd("ZADD")
+            .arg(&key)
+            .arg("-inf")
+            .arg(PLACEHOLDER)
+            .ignore()
+            .expire(&key, KEY_TTL_SECS)
+            .ignore()
+            .query_async::<()>(&mut conn)
+            .await
+            .map_err(redis_error)?;
+        let rows = db::leaderboard::all_rows(db, week_start, board).await?;
         for chunk in rows.chunks(1000) {
             let mut cmd = redis::cmd("ZADD");
             cmd.arg(&key).arg("GT");
@@ -141,11 +174,14 @@ impl RankIndex {
                 .await
                 .map_err(redis_error)?;
         }
-        if !rows.is_empty() {
-            conn.expire::<_, ()>(&key, KEY_TTL_SECS)
-                .await
-                .map_err(redis_error)?;
-        }
+        redis::pipe()
+            .zrem(&key, PLACEHOLDER)
+            .ignore()
+            .set_ex(Self::ready_key(&key), 1, KEY_TTL_SECS as u64)
+            .ignore()
+            .query_async::<()>(&mut conn)
+            .await
+            .map_err(redis_error)?;
         Ok(())
     }
 }

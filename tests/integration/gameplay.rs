@@ -414,16 +414,29 @@ async fn card_views_grant_once(app: TestApp) {
     assert_eq!(r.ok()["rewards"], json!([]));
     assert_eq!(r.ok()["progress"]["xp"], 28);
     assert_eq!(p.ledger_xp().await, 28);
-    // fallback cards have their own key space
-    let qid = c["questions"][1]["question"]["id"].as_str().unwrap();
+    // a question without a card shows a fallback card, with its own key space
+    app.exec(
+        "INSERT INTO questions (id, category_id, stem_text, content_type, correct_answer, distractors, status, created_at, updated_at)
+         VALUES ('no-card', 'world-geography', 'Cardless?', 'text', 'yes', '[\"no\",\"maybe\"]', 'published', 0, 0)",
+        &[],
+    )
+    .await;
     let r = p
         .post(
-            &format!("/v1/challenges/knowledge-cards/fallback-{qid}/view"),
+            "/v1/challenges/knowledge-cards/fallback-no-card/view",
             json!({}),
         )
         .await;
     assert_eq!(r.ok()["rewards"].as_array().unwrap().len(), 1);
     assert_eq!(r.ok()["rewards"][0]["amount"], 3);
+    // not for a question that has a card: no second view reward for the same card
+    let qid = c["questions"][0]["question"]["id"].as_str().unwrap();
+    p.post(
+        &format!("/v1/challenges/knowledge-cards/fallback-{qid}/view"),
+        json!({}),
+    )
+    .await
+    .assert_error(404, "NOT_FOUND");
     p.post(
         "/v1/challenges/knowledge-cards/no-such-card/view",
         json!({}),
@@ -648,6 +661,14 @@ async fn other_players_challenges_are_not_found(app: TestApp) {
     b.post("/v1/challenges/answer", Player::body(&c, 0, &option))
         .await
         .assert_error(404, "NOT_FOUND");
+    // once A answered, B still cannot read A's judgement as a "replay"
+    let a_correct = a.correct(&c, 1).await;
+    a.post("/v1/challenges/answer", Player::body(&c, 1, &a_correct))
+        .await
+        .ok();
+    b.post("/v1/challenges/answer", Player::body(&c, 1, "x"))
+        .await
+        .assert_error(404, "NOT_FOUND");
     let mut bad = Player::body(&c, 0, "not-an-option");
     a.post("/v1/challenges/answer", bad.clone())
         .await
@@ -672,7 +693,7 @@ async fn other_players_challenges_are_not_found(app: TestApp) {
     .await
     .assert_error(400, "VALIDATION_ERROR");
     // nothing happened to either player
-    assert_eq!(a.summary().await["dailyAttemptsLeft"], 10);
+    assert_eq!(a.summary().await["dailyAttemptsLeft"], 9);
     assert_eq!(b.summary().await["dailyAttemptsLeft"], 10);
 }
 

@@ -415,6 +415,23 @@ async fn redis_ranks_match_the_sql_oracle(engine: Engine) {
         .invalidate(week, &["region:320000".to_string()])
         .await;
     check("region:320000").await;
+    // a write while the set is gone must not create a one-member set taken for the board
+    let ranks = app.ctx.ranks.as_ref().unwrap();
+    ranks.invalidate(week, &["region:320000".to_string()]).await;
+    let top = shared::db::leaderboard::row_of(&app.ctx.db, week, "region:320000", &ids[0])
+        .await
+        .unwrap()
+        .unwrap();
+    ranks
+        .apply(&[shared::rank_index::RankUpdate {
+            week_start: week.into(),
+            board: "region:320000".into(),
+            player_id: ids[0].clone(),
+            xp: top.xp,
+            last_earned_at: top.last_earned_at,
+        }])
+        .await;
+    check("region:320000").await;
     // live XP goes to the index after commit
     let (me, token) = guest(&app, "d-redis").await;
     patch(

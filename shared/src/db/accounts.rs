@@ -214,7 +214,16 @@ pub async fn merge_guest(
                 .await?
                 .rows_affected() as i64
                 - c.unfinished_sessions;
-        c.answers = sqlx::query("UPDATE challenge_answers SET player_id = $2 WHERE player_id = $1")
+        // submitRequestId is unique per player: a guest id the account already used is
+        // dropped (the answer itself moves).
+        c.answers = sqlx::query(
+            "UPDATE challenge_answers SET player_id = $2,
+                 submit_request_id = CASE WHEN EXISTS (
+                     SELECT 1 FROM challenge_answers t
+                     WHERE t.player_id = $2 AND t.submit_request_id = challenge_answers.submit_request_id)
+                 THEN NULL ELSE submit_request_id END
+             WHERE player_id = $1",
+        )
             .bind(guest)
             .bind(target)
             .execute(&mut *ex)
@@ -288,7 +297,8 @@ pub async fn merge_guest(
         }
         c.weekly_rows = sqlx::query(
             "INSERT INTO weekly_xp (week_start, board, player_id, xp, last_earned_at)
-             SELECT week_start, board, $2, xp, last_earned_at FROM weekly_xp WHERE player_id = $1
+             SELECT week_start, board, $2, xp, last_earned_at FROM weekly_xp
+             WHERE player_id = $1 AND board = 'topic:all'
              ON CONFLICT (week_start, board, player_id) DO UPDATE SET
                  xp = weekly_xp.xp + excluded.xp,
                  last_earned_at = CASE WHEN excluded.last_earned_at > weekly_xp.last_earned_at

@@ -141,6 +141,31 @@ pub async fn lock_active_super_admins(tx: &mut Tx) -> sqlx::Result<Vec<String>> 
     }
 }
 
+/// Reads an admin for a change, locking its row on PostgreSQL (SQLite's writer lock
+/// already serialises writes), so two concurrent edits cannot overwrite each other.
+pub async fn get_for_update(tx: &mut Tx, id: &str) -> sqlx::Result<Option<AdminRow>> {
+    match tx {
+        Tx::Sqlite(t) => {
+            sqlx::query_as::<_, AdminRow>(
+                "SELECT id, username, password_hash, role, is_active, token_version, last_login_at, created_at, updated_at
+                 FROM admins WHERE id = $1",
+            )
+            .bind(id)
+            .fetch_optional(&mut **t)
+            .await
+        }
+        Tx::Postgres(t) => {
+            sqlx::query_as::<_, AdminRow>(
+                "SELECT id, username, password_hash, role, is_active, token_version, last_login_at, created_at, updated_at
+                 FROM admins WHERE id = $1 FOR UPDATE",
+            )
+            .bind(id)
+            .fetch_optional(&mut **t)
+            .await
+        }
+    }
+}
+
 pub async fn get_tx(tx: &mut Tx, id: &str) -> sqlx::Result<Option<AdminRow>> {
     Ok(in_tx!(tx, |ex| {
         sqlx::query_as::<_, AdminRow>(

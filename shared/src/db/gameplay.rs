@@ -298,7 +298,7 @@ pub async fn existing_answer(
         sqlx::query_as::<_, AnswerRow>(
             "SELECT session_id, question_id, is_correct, xp_delta FROM challenge_answers
              WHERE (player_id = $1 AND submit_request_id = $4)
-                OR (session_id = $2 AND question_id = $3)
+                OR (player_id = $1 AND session_id = $2 AND question_id = $3)
              ORDER BY CASE WHEN submit_request_id = $4 THEN 0 ELSE 1 END
              LIMIT 1",
         )

@@ -82,7 +82,7 @@ const SELECT: &str = "SELECT g.hearts, g.hearts_regen_from, g.attempts_day, g.at
      FROM player_progress g
      JOIN players p ON p.id = g.player_id
      LEFT JOIN subscriptions s ON s.player_id = g.player_id
-     WHERE g.player_id = $1";
+     WHERE g.player_id = $1 AND p.deleted_at IS NULL";
 
 pub async fn read(db: &Db, player_id: &str) -> sqlx::Result<Option<PlayerProgress>> {
     let row: Option<ProgressRow> = read!(db, |ex| {
@@ -105,14 +105,21 @@ pub async fn lock(tx: &mut Tx, player_id: &str) -> sqlx::Result<Option<PlayerPro
                 .fetch_optional(&mut **t)
                 .await?
         }
-        // PostgreSQL locks the one progress row.
+        // PostgreSQL locks the one progress row; the player row is read again after the
+        // wait, so a deletion committed meanwhile is seen.
         Tx::Postgres(t) => {
-            sqlx::query_as::<_, ProgressRow>(sqlx::AssertSqlSafe(format!(
+            let row = sqlx::query_as::<_, ProgressRow>(sqlx::AssertSqlSafe(format!(
                 "{SELECT} FOR UPDATE OF g"
             )))
             .bind(player_id)
             .fetch_optional(&mut **t)
-            .await?
+            .await?;
+            let deleted: Option<Option<i64>> =
+                sqlx::query_scalar("SELECT deleted_at FROM players WHERE id = $1")
+                    .bind(player_id)
+                    .fetch_optional(&mut **t)
+                    .await?;
+            row.filter(|_| matches!(deleted, Some(None)))
         }
     };
     Ok(row.map(Into::into))

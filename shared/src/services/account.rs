@@ -35,6 +35,8 @@ pub async fn delete_account(ctx: &AppContext, player_id: &str) -> Result<Deleted
         .await?
         .and_then(|s| s.region_code);
     let mut tx = ctx.db.begin().await?;
+    // Serialised with the player's resource changes, so none writes after the delete.
+    db::progress::lock(&mut tx, player_id).await?;
     let deleted_now = db::accounts::delete_player(&mut tx, player_id, ctx.clock.now_ms()).await?;
     tx.commit().await?;
     let mut boards = vec!["topic:all".to_string()];

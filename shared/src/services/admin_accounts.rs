@@ -184,20 +184,15 @@ async fn change(
     apply: impl FnOnce(&mut AdminRow) -> Result<()>,
 ) -> Result<AdminAccount> {
     let mut tx = ctx.db.begin().await?;
-    let before = db::admins::get_tx(&mut tx, id)
+    // Lock order for every account change: the active super_admins, then the target.
+    db::admins::lock_active_super_admins(&mut tx).await?;
+    let before = db::admins::get_for_update(&mut tx, id)
         .await?
         .ok_or_else(|| Error::not_found("admin not found"))?;
     let mut after = before.clone();
     apply(&mut after)?;
     keep_a_super_admin(&mut tx, &before, &after).await?;
     let deactivated = before.is_active && !after.is_active;
-    if after.username != before.username
-        && db::admins::get_by_username(&ctx.db, &after.username)
-            .await?
-            .is_some()
-    {
-        return Err(Error::validation("username is already taken"));
-    }
     let now = ctx.clock.now_ms();
     db::admins::update(&mut tx, &after, deactivated, now)
         .await

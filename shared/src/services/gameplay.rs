@@ -576,7 +576,10 @@ pub async fn view_card(
 ) -> Result<CardViewResult> {
     let card_id = field(card_id, "cardId")?;
     let exists = match card_id.strip_prefix("fallback-") {
-        Some(question_id) => db::gameplay::question_exists(&ctx.db, question_id).await?,
+        // a fallback card stands in only for a question without a card of its own
+        Some(question_id) => db::gameplay::card_for_question(&ctx.db, question_id)
+            .await?
+            .is_some_and(|c| c.card_id.is_none()),
         None => db::gameplay::card_exists(&ctx.db, card_id).await?,
     };
     if !exists {

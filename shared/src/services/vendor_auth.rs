@@ -257,7 +257,26 @@ pub async fn link(
     })?;
 
     let now_ms = ctx.clock.now_ms();
+    // What the merge needs about an existing account, read before the transaction: a
+    // transaction never waits for a second pooled connection (under concurrent replays
+    // that would starve the pool). The owner is checked again inside.
+    let existing = match db::players::find_by_identity(&ctx.db, APPLE, &identity.subject).await? {
+        Some(target) => {
+            let row = db::players::auth_row(&ctx.db, &target)
+                .await?
+                .filter(|r| r.deleted_at.is_none())
+                .ok_or_else(|| Error::internal("identity points at a missing player"))?;
+            player_auth::ensure_not_banned(row.is_banned, row.banned_until, now_ms)?;
+            let region = db::players::region_state(&ctx.db, &target)
+                .await?
+                .and_then(|s| s.region_code);
+            Some((target, region))
+        }
+        None => None,
+    };
     let mut tx = ctx.db.begin().await?;
+    // One lock per player, guest first, then the account (before any merge write).
+    db::progress::lock(&mut tx, &caller.id).await?;
     if !db::accounts::claim_idempotency(&mut tx, LINK_SCOPE, &migration_id, &caller.id, now_ms)
         .await?
     {
@@ -271,10 +290,9 @@ pub async fn link(
     if !db::accounts::mark_guest_linked(&mut tx, &caller.id, now_ms).await? {
         return Err(Error::conflict("this guest account is already linked"));
     }
-    let (target, summary) = match db::accounts::identity_owner(&mut tx, APPLE, &identity.subject)
-        .await?
-    {
-        None => {
+    let owner = db::accounts::identity_owner(&mut tx, APPLE, &identity.subject).await?;
+    let (target, summary) = match (owner, existing) {
+        (None, None) => {
             if !db::accounts::upgrade_guest(&mut tx, &caller.id, APPLE, &identity.subject, now_ms)
                 .await?
             {
@@ -290,14 +308,25 @@ pub async fn link(
             };
             (caller.id.clone(), empty)
         }
-        Some(target) => {
-            let row = db::players::auth_row(&ctx.db, &target)
-                .await?
-                .filter(|r| r.deleted_at.is_none())
-                .ok_or_else(|| Error::internal("identity points at a missing player"))?;
-            player_auth::ensure_not_banned(row.is_banned, row.banned_until, now_ms)?;
+        (Some(target), Some((known, region))) if target == known => {
+            db::progress::lock(&mut tx, &target).await?;
             let counts = db::accounts::merge_guest(&mut tx, &caller.id, &target, now_ms).await?;
+            // The account's region row this week is its all-players row (which now holds
+            // the guest's XP too): regions rank the players who live there.
+            if let Some(code) = region {
+                let week = crate::clock::beijing::day_key(crate::clock::beijing::week_start(
+                    ctx.clock.now(),
+                ));
+                let board = format!("region:{code}");
+                db::leaderboard::move_region_row(&mut tx, &week, &target, Some(&board), &board)
+                    .await?;
+            }
             (target, summary_of(&counts))
+        }
+        _ => {
+            return Err(Error::conflict(
+                "this Apple account changed meanwhile; try again",
+            ));
         }
     };
     let stored = StoredLink {
