@@ -4,7 +4,6 @@
 
 use std::future::Future;
 use std::net::SocketAddr;
-use std::time::Duration;
 
 use axum::Router;
 use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
@@ -262,9 +261,6 @@ pub async fn shutdown_signal() {
     }
     tracing::info!("shutdown signal received; finishing in-flight requests");
 }
-
-/// How long in-flight requests get after a shutdown signal before the process exits anyway.
-pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(20);
 
 /// The `data` of `GET /health`.
 #[derive(serde::Serialize, utoipa::ToSchema)]

@@ -1,4 +1,5 @@
-//! `categories`, `skill_nodes`, `questions`, `knowledge_cards`: the question bank.
+//! `categories` and `skill_nodes` as the demo loader seeds them (questions and cards go
+//! through [`super::questions`]).
 
 use super::{Tx, in_tx};
 
@@ -57,75 +58,6 @@ pub async fn insert_node_if_absent(tx: &mut Tx, n: &NodeInsert<'_>) -> sqlx::Res
         .bind(n.questions_required)
         .bind(n.pass_threshold)
         .bind(n.now_ms)
-        .execute(ex)
-        .await?
-        .rows_affected()
-            == 1
-    }))
-}
-
-pub struct QuestionInsert<'a> {
-    pub id: &'a str,
-    pub category_id: &'a str,
-    pub stem_text: &'a str,
-    pub content_type: &'a str,
-    pub correct_answer: &'a str,
-    /// JSON array of strings.
-    pub distractors_json: &'a str,
-    pub difficulty: i64,
-    pub status: &'a str,
-    pub source: &'a str,
-    pub now_ms: i64,
-}
-
-pub async fn insert_question_if_absent(tx: &mut Tx, q: &QuestionInsert<'_>) -> sqlx::Result<bool> {
-    Ok(in_tx!(tx, |ex| {
-        sqlx::query(
-            "INSERT INTO questions (id, category_id, stem_text, content_type, correct_answer,
-                                    distractors, difficulty, status, source, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) ON CONFLICT (id) DO NOTHING",
-        )
-        .bind(q.id)
-        .bind(q.category_id)
-        .bind(q.stem_text)
-        .bind(q.content_type)
-        .bind(q.correct_answer)
-        .bind(q.distractors_json)
-        .bind(q.difficulty)
-        .bind(q.status)
-        .bind(q.source)
-        .bind(q.now_ms)
-        .execute(ex)
-        .await?
-        .rows_affected()
-            == 1
-    }))
-}
-
-pub struct CardInsert<'a> {
-    pub id: &'a str,
-    pub question_id: &'a str,
-    pub title: Option<&'a str>,
-    pub summary: &'a str,
-    pub deep_dive: Option<&'a str>,
-    pub source_ref: Option<&'a str>,
-    pub now_ms: i64,
-}
-
-pub async fn insert_card_if_absent(tx: &mut Tx, c: &CardInsert<'_>) -> sqlx::Result<bool> {
-    Ok(in_tx!(tx, |ex| {
-        sqlx::query(
-            "INSERT INTO knowledge_cards (id, question_id, title, summary, deep_dive, source_ref,
-                                          created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $7) ON CONFLICT DO NOTHING",
-        )
-        .bind(c.id)
-        .bind(c.question_id)
-        .bind(c.title)
-        .bind(c.summary)
-        .bind(c.deep_dive)
-        .bind(c.source_ref)
-        .bind(c.now_ms)
         .execute(ex)
         .await?
         .rows_affected()

@@ -45,17 +45,6 @@ pub async fn insert(tx: &mut Tx, e: &LedgerEntry<'_>) -> sqlx::Result<bool> {
     }))
 }
 
-/// Whether a key is in the ledger.
-pub async fn exists(tx: &mut Tx, key: &str) -> sqlx::Result<bool> {
-    let n: i64 = in_tx!(tx, |ex| {
-        sqlx::query_scalar("SELECT count(*) FROM reward_ledger WHERE idempotency_key = $1")
-            .bind(key)
-            .fetch_one(ex)
-            .await?
-    });
-    Ok(n > 0)
-}
-
 /// Adds `xp` earned at `now_ms` to a player's row of a weekly board, and returns the
 /// row's new total and last-earned instant (whole seconds, the leaderboards' tie
 /// precision).

@@ -185,12 +185,15 @@ pub struct NewQuestion<'a> {
     pub now_ms: i64,
 }
 
-pub async fn insert(tx: &mut Tx, q: &NewQuestion<'_>) -> sqlx::Result<()> {
-    in_tx!(tx, |ex| {
+/// Inserts a question unless its id exists; false when it did (the demo loader relies on
+/// that to be idempotent; new admin questions have fresh ids).
+pub async fn insert(tx: &mut Tx, q: &NewQuestion<'_>) -> sqlx::Result<bool> {
+    Ok(in_tx!(tx, |ex| {
         sqlx::query(
             "INSERT INTO questions (id, category_id, stem_text, content_type, correct_answer,
                                     distractors, difficulty, status, source, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)",
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)
+             ON CONFLICT (id) DO NOTHING",
         )
         .bind(q.id)
         .bind(q.category_id)
@@ -205,8 +208,8 @@ pub async fn insert(tx: &mut Tx, q: &NewQuestion<'_>) -> sqlx::Result<()> {
         .execute(ex)
         .await?
         .rows_affected()
-    });
-    Ok(())
+            == 1
+    }))
 }
 
 pub struct NewCard<'a> {
@@ -219,12 +222,15 @@ pub struct NewCard<'a> {
     pub now_ms: i64,
 }
 
-pub async fn insert_card(tx: &mut Tx, c: &NewCard<'_>) -> sqlx::Result<()> {
-    in_tx!(tx, |ex| {
+/// Inserts a card unless the card id, or a card of the question, exists; false when one
+/// did.
+pub async fn insert_card(tx: &mut Tx, c: &NewCard<'_>) -> sqlx::Result<bool> {
+    Ok(in_tx!(tx, |ex| {
         sqlx::query(
             "INSERT INTO knowledge_cards (id, question_id, title, summary, deep_dive, source_ref,
                                           created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $7)",
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $7)
+             ON CONFLICT DO NOTHING",
         )
         .bind(c.id)
         .bind(c.question_id)
@@ -236,8 +242,8 @@ pub async fn insert_card(tx: &mut Tx, c: &NewCard<'_>) -> sqlx::Result<()> {
         .execute(ex)
         .await?
         .rows_affected()
-    });
-    Ok(())
+            == 1
+    }))
 }
 
 /// The full new state of a question's own columns (status included).

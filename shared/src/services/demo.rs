@@ -6,7 +6,8 @@ use serde::Deserialize;
 use uuid::Uuid;
 
 use crate::clock::Clock;
-use crate::db::content::{CardInsert, CategoryInsert, NodeInsert, QuestionInsert};
+use crate::db::content::{CategoryInsert, NodeInsert};
+use crate::db::questions::{NewCard, NewQuestion};
 use crate::db::{self, Db};
 
 const DEMO_JSON: &str = include_str!("../../demo/demo_content.json");
@@ -124,9 +125,9 @@ pub async fn load(db: &Db, clock: &Clock) -> anyhow::Result<DemoLoad> {
             // Spread creation times so admin lists sorted by createdAt keep the file order.
             let created = now + i64::try_from(i).unwrap_or(0);
             added.questions += usize::from(
-                db::content::insert_question_if_absent(
+                db::questions::insert(
                     &mut tx,
-                    &QuestionInsert {
+                    &NewQuestion {
                         id: &id,
                         category_id: &c.id,
                         stem_text: &q.stem,
@@ -142,9 +143,9 @@ pub async fn load(db: &Db, clock: &Clock) -> anyhow::Result<DemoLoad> {
                 .await?,
             );
             let card = &q.knowledge_card;
-            db::content::insert_card_if_absent(
+            db::questions::insert_card(
                 &mut tx,
-                &CardInsert {
+                &NewCard {
                     id: &derived_id("card", &[&id]),
                     question_id: &id,
                     title: Some(&card.title),

@@ -474,7 +474,9 @@ async fn insert_item(tx: &mut Tx, item: &ValidItem, now_ms: i64) -> Result<Strin
             now_ms,
         },
     )
-    .await?;
+    .await?
+    .then_some(())
+    .ok_or_else(|| Error::internal("question id collision"))?;
     if let Some(card) = &item.card {
         let card_id = Uuid::new_v4().to_string();
         db::questions::insert_card(
@@ -489,7 +491,9 @@ async fn insert_item(tx: &mut Tx, item: &ValidItem, now_ms: i64) -> Result<Strin
                 now_ms,
             },
         )
-        .await?;
+        .await?
+        .then_some(())
+        .ok_or_else(|| Error::internal("knowledge card id collision"))?;
     }
     Ok(id)
 }
@@ -757,7 +761,11 @@ pub async fn update(
                         now_ms: now,
                     },
                 )
-                .await?;
+                .await?
+                .then_some(())
+                .ok_or_else(|| {
+                    Error::conflict("the card of this question was created concurrently")
+                })?;
             }
         }
     }
