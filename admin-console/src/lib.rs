@@ -8,6 +8,7 @@
 //!
 //! [`app`] builds the router so tests can serve it on port 0; [`run`] is `main`.
 
+pub mod console;
 pub mod extract;
 pub mod openapi;
 pub mod routes;
@@ -28,7 +29,10 @@ pub struct AppState {
 /// The whole admin router with its middleware.
 pub fn app(state: AppState) -> Router {
     let (router, api) = routes::router().split_for_parts();
-    let router = router.merge(openapi::serve(api)).with_state(state);
+    let router = router
+        .merge(openapi::serve(api))
+        .merge(console::router(&state))
+        .with_state(state);
     shared::http::with_common_layers(router)
 }
 

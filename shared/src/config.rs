@@ -136,6 +136,9 @@ pub struct Settings {
     pub admin_static_token: Option<Secret>,
     /// `TRUST_FORWARDED_FOR`: rate-limit by the first `X-Forwarded-For` entry.
     pub trust_forwarded_for: bool,
+    /// `CONSOLE_SECURE_COOKIE`: mark the console's session cookie `Secure` (it is then
+    /// sent only over HTTPS, as behind a TLS-terminating load balancer).
+    pub console_secure_cookie: bool,
     /// `QUIZ_CLOCK_START`: where the service clock starts (refused in production).
     pub clock_start: Option<DateTime<Utc>>,
     /// `DEMO_CONTENT`: load the demo tracks (idempotent).
@@ -374,6 +377,7 @@ impl Settings {
         }
         let admin_static_token = r.string("ADMIN_STATIC_TOKEN").map(Secret::new);
         let trust_forwarded_for = r.flag("TRUST_FORWARDED_FOR", false);
+        let console_secure_cookie = r.flag("CONSOLE_SECURE_COOKIE", production);
 
         let clock_start = match r.string("QUIZ_CLOCK_START") {
             None => None,
@@ -486,6 +490,7 @@ impl Settings {
                 admin_bootstrap_password,
                 admin_static_token,
                 trust_forwarded_for,
+                console_secure_cookie,
                 clock_start,
                 demo_content,
                 log_format,

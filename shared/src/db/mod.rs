@@ -26,6 +26,7 @@ pub mod admins;
 pub mod ads;
 pub mod audit;
 pub mod catalog;
+pub mod console_sessions;
 pub mod content;
 pub mod feedback;
 pub mod gameplay;

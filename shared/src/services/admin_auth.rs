@@ -123,26 +123,7 @@ pub async fn bootstrap(ctx: &AppContext) -> Result<Option<String>> {
 
 /// `POST /v1/admin/login`.
 pub async fn login(ctx: &AppContext, username: &str, password: &str) -> Result<AdminLogin> {
-    if username.trim().is_empty() {
-        return Err(Error::validation("username is required"));
-    }
-    let len = password.chars().count();
-    if len < 8 {
-        return Err(Error::validation("password must be at least 8 characters"));
-    }
-    if len > 128 {
-        return Err(Error::validation("password must be at most 128 characters"));
-    }
-    let row = db::admins::get_by_username(&ctx.db, username.trim()).await?;
-    let matches = password::verify(
-        password.to_string(),
-        row.as_ref().map(|r| r.password_hash.clone()),
-    )
-    .await?;
-    let row = match row {
-        Some(row) if matches && row.is_active => row,
-        _ => return Err(Error::unauthorized("wrong username or password")),
-    };
+    let row = check_credentials(ctx, username, password).await?;
     let now = ctx.clock.now_ms();
     let pair = ctx
         .tokens
@@ -168,6 +149,70 @@ pub async fn login(ctx: &AppContext, username: &str, password: &str) -> Result<A
             role: AdminRole::parse(&row.role).unwrap_or(AdminRole::Admin),
         },
     })
+}
+
+/// What a console session remembers of its admin: the id and the token version at
+/// sign-in, so a password change or deactivation ends the session as it ends tokens.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct ConsoleIdentity {
+    pub admin_id: String,
+    pub token_version: i64,
+}
+
+/// The console's sign-in: the same credential checks as `login`, without tokens.
+pub async fn console_login(
+    ctx: &AppContext,
+    username: &str,
+    password: &str,
+) -> Result<(AdminPrincipal, ConsoleIdentity)> {
+    let row = check_credentials(ctx, username, password).await?;
+    let mut tx = ctx.db.begin().await?;
+    db::admins::touch_login(&mut tx, &row.id, ctx.clock.now_ms()).await?;
+    tx.commit().await?;
+    let identity = ConsoleIdentity {
+        admin_id: row.id.clone(),
+        token_version: row.token_version,
+    };
+    Ok((principal(row), identity))
+}
+
+/// The admin behind a console session, while the account is active and unchanged.
+pub async fn console_admin(ctx: &AppContext, identity: &ConsoleIdentity) -> Result<AdminPrincipal> {
+    let row = live_admin(ctx, &identity.admin_id, identity.token_version).await?;
+    Ok(principal(row))
+}
+
+fn principal(row: AdminRow) -> AdminPrincipal {
+    AdminPrincipal {
+        role: AdminRole::parse(&row.role).unwrap_or(AdminRole::Admin),
+        id: row.id,
+        username: row.username,
+    }
+}
+
+/// Username and password checks shared by the API and the console; the hash is checked
+/// even for an unknown username so timing does not tell which usernames exist.
+async fn check_credentials(ctx: &AppContext, username: &str, password: &str) -> Result<AdminRow> {
+    if username.trim().is_empty() {
+        return Err(Error::validation("username is required"));
+    }
+    let len = password.chars().count();
+    if len < 8 {
+        return Err(Error::validation("password must be at least 8 characters"));
+    }
+    if len > 128 {
+        return Err(Error::validation("password must be at most 128 characters"));
+    }
+    let row = db::admins::get_by_username(&ctx.db, username.trim()).await?;
+    let matches = password::verify(
+        password.to_string(),
+        row.as_ref().map(|r| r.password_hash.clone()),
+    )
+    .await?;
+    match row {
+        Some(row) if matches && row.is_active => Ok(row),
+        _ => Err(Error::unauthorized("wrong username or password")),
+    }
 }
 
 /// `POST /v1/admin/refresh`: rotation, as for players.
@@ -213,11 +258,7 @@ pub async fn authenticate(ctx: &AppContext, token: &str) -> Result<AdminPrincipa
         .tokens
         .verify(Audience::Admin, TokenType::Access, token, now)?;
     let row = live_admin(ctx, &claims.sub, claims.ver).await?;
-    Ok(AdminPrincipal {
-        role: AdminRole::parse(&row.role).unwrap_or(AdminRole::Admin),
-        id: row.id,
-        username: row.username,
-    })
+    Ok(principal(row))
 }
 
 async fn live_admin(ctx: &AppContext, id: &str, version: i64) -> Result<AdminRow> {

@@ -156,6 +156,12 @@ pub async fn list_categories(
     ))
 }
 
+/// Every category, for pickers (the catalogue is small: tens of rows).
+pub async fn all_categories(ctx: &AppContext) -> Result<Vec<Category>> {
+    let (rows, _) = db::catalog::category_page(&ctx.db, 10_000, 0).await?;
+    Ok(rows.into_iter().map(Category::from).collect())
+}
+
 /// `POST /v1/admin/categories`.
 pub async fn create_category(
     ctx: &AppContext,

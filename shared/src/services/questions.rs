@@ -1112,6 +1112,71 @@ pub async fn import_csv(
     import_items(ctx, admin, items, "question.import_csv").await
 }
 
+/// One data row of a CSV preview.
+#[derive(Clone, Debug, Serialize)]
+pub struct PreviewRow {
+    /// 1-based data row (the header is not counted).
+    pub row: usize,
+    pub stem: String,
+    pub category_id: String,
+    /// Why the row would be refused; empty when it would import.
+    pub errors: Vec<String>,
+}
+
+/// What an import of this CSV would do, found without writing anything.
+#[derive(Clone, Debug, Serialize)]
+pub struct CsvPreview {
+    pub rows: Vec<PreviewRow>,
+}
+
+impl CsvPreview {
+    pub fn failed(&self) -> usize {
+        self.rows.iter().filter(|r| !r.errors.is_empty()).count()
+    }
+}
+
+/// Runs every check of `import_csv` on `body` and reports each row, writing nothing.
+/// File-level problems (header, widths, row count) are errors, as on import.
+pub async fn preview_csv(ctx: &AppContext, body: &[u8]) -> Result<CsvPreview> {
+    let items = parse_csv(body)?;
+    let mut rows: Vec<PreviewRow> = items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| PreviewRow {
+            row: i + 1,
+            stem: item
+                .as_ref()
+                .ok()
+                .and_then(|q| q.stem.as_ref())
+                .map(|s| s.text.clone())
+                .unwrap_or_default(),
+            category_id: item
+                .as_ref()
+                .ok()
+                .and_then(|q| q.category_id.clone())
+                .unwrap_or_default(),
+            errors: Vec::new(),
+        })
+        .collect();
+    match check_items(ctx, items).await {
+        Ok(_) => {}
+        Err(Error::ValidationFailed(failures)) => {
+            for failure in failures {
+                if let Some(row) = rows.get_mut(failure.index) {
+                    row.errors = failure.errors;
+                }
+            }
+        }
+        Err(e) => return Err(e),
+    }
+    Ok(CsvPreview { rows })
+}
+
+/// The CSV template: the header line import expects.
+pub fn csv_template() -> String {
+    format!("{}\r\n", CSV_HEADER.join(","))
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]

@@ -1,0 +1,175 @@
+//! CSV upload: a preview that runs every import check and writes nothing, then an
+//! all-or-nothing import of the same text; and the downloadable template.
+
+use askama::Template;
+use axum::Router;
+use axum::extract::{DefaultBodyLimit, Multipart, State};
+use axum::http::{HeaderMap, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use serde::Deserialize;
+use shared::Error;
+use shared::services::questions::{self, CsvPreview};
+
+use super::auth::{CSRF_FIELD, ConsoleAdmin, ConsoleForm, check_csrf};
+use super::page::{Chrome, PageError, PageResult, describe, html, page, redirect_with};
+use crate::AppState;
+use crate::routes::questions::IMPORT_BODY_LIMIT;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/import", get(form).post(import))
+        .route("/import/preview", post(preview))
+        .route("/import/template.csv", get(template))
+        // The CSV travels URL-encoded on import, which can triple its size.
+        .layer(DefaultBodyLimit::max(IMPORT_BODY_LIMIT * 3 + 4096))
+}
+
+#[derive(Template)]
+#[template(path = "console/import.html")]
+struct ImportPage {
+    chrome: Chrome,
+    preview: Option<CsvPreview>,
+    /// The previewed CSV, carried to the import form.
+    csv: String,
+    file_name: String,
+    error: Option<String>,
+}
+
+async fn form(me: ConsoleAdmin) -> PageResult {
+    Ok(page(&ImportPage {
+        chrome: me.chrome("import").await,
+        preview: None,
+        csv: String::new(),
+        file_name: String::new(),
+        error: None,
+    }))
+}
+
+async fn template() -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, "text/csv; charset=utf-8"),
+            (
+                header::CONTENT_DISPOSITION,
+                "attachment; filename=\"questions-template.csv\"",
+            ),
+        ],
+        questions::csv_template(),
+    )
+        .into_response()
+}
+
+/// Reads the upload's `_csrf` and `file` parts.
+async fn read_upload(mut multipart: Multipart) -> Result<(Option<String>, String, Vec<u8>), Error> {
+    let mut csrf = None;
+    let mut file: Option<(String, Vec<u8>)> = None;
+    loop {
+        let field = multipart
+            .next_field()
+            .await
+            .map_err(|e| upload_error(&e.body_text(), e.status()))?;
+        let Some(field) = field else { break };
+        match field.name() {
+            Some(CSRF_FIELD) => {
+                csrf = Some(field.text().await.map_err(|e| upload_error(&e.body_text(), e.status()))?);
+            }
+            Some("file") => {
+                let name = field.file_name().unwrap_or("upload.csv").to_string();
+                let bytes = field
+                    .bytes()
+                    .await
+                    .map_err(|e| upload_error(&e.body_text(), e.status()))?;
+                file = Some((name, bytes.to_vec()));
+            }
+            _ => {}
+        }
+    }
+    let (name, bytes) = file.ok_or_else(|| Error::validation("choose a CSV file to upload"))?;
+    if bytes.len() > IMPORT_BODY_LIMIT {
+        return Err(Error::PayloadTooLarge(format!(
+            "the CSV is larger than {} MiB",
+            IMPORT_BODY_LIMIT / (1024 * 1024)
+        )));
+    }
+    Ok((csrf, name, bytes))
+}
+
+fn upload_error(text: &str, status: axum::http::StatusCode) -> Error {
+    if status == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+        Error::PayloadTooLarge("the upload is too large".into())
+    } else {
+        Error::validation(format!("unreadable upload: {text}"))
+    }
+}
+
+async fn preview(
+    State(state): State<AppState>,
+    me: ConsoleAdmin,
+    headers: HeaderMap,
+    multipart: Multipart,
+) -> PageResult {
+    let fail = |e| PageError::new(e, &headers);
+    let (csrf, file_name, bytes) = read_upload(multipart).await.map_err(fail)?;
+    check_csrf(&me.session, csrf.as_deref()).await.map_err(fail)?;
+    let result = questions::preview_csv(&state.ctx, &bytes).await;
+    let csv = String::from_utf8_lossy(&bytes).into_owned();
+    let (status, preview, error) = match result {
+        Ok(p) if p.failed() == 0 => (axum::http::StatusCode::OK, Some(p), None),
+        // Rows that would fail: the page still shows every row and why.
+        Ok(p) => (axum::http::StatusCode::BAD_REQUEST, Some(p), None),
+        Err(e) if e.status().is_client_error() => (e.status(), None, Some(describe(&e))),
+        Err(e) => return Err(e.into()),
+    };
+    Ok(html(
+        status,
+        &ImportPage {
+            chrome: me.chrome("import").await,
+            preview,
+            csv,
+            file_name,
+            error,
+        },
+    ))
+}
+
+#[derive(Deserialize)]
+struct ImportForm {
+    #[serde(default)]
+    csv: String,
+}
+
+async fn import(
+    State(state): State<AppState>,
+    me: ConsoleAdmin,
+    ConsoleForm(form): ConsoleForm<ImportForm>,
+) -> PageResult {
+    match questions::import_csv(&state.ctx, &me.admin, Some("text/csv"), form.csv.as_bytes()).await {
+        Ok(result) => Ok(redirect_with(
+            &me.session,
+            "ok",
+            format!(
+                "Imported {} questions as drafts. Submit them for review, then publish.",
+                result.succeeded
+            ),
+            "/console/questions?status=draft&sortBy=createdAt&sortOrder=desc",
+        )
+        .await),
+        Err(e) if e.status().is_client_error() => {
+            // The bank changed since the preview (a category archived, say): nothing was
+            // written; show why, with the rows re-checked.
+            let preview = questions::preview_csv(&state.ctx, form.csv.as_bytes()).await.ok();
+            Ok(html(
+                e.status(),
+                &ImportPage {
+                    chrome: me.chrome("import").await,
+                    preview,
+                    csv: form.csv,
+                    file_name: String::new(),
+                    error: Some(describe(&e)),
+                },
+            ))
+        }
+        Err(e) => Err(e.into()),
+    }
+}

@@ -1,0 +1,70 @@
+//! The HTML console under `/console`: askama pages over the same `shared::services`
+//! the JSON API uses (no rule is implemented twice). Every page works without
+//! JavaScript; htmx (embedded, like the CSS) swaps fragments where it helps.
+//!
+//! - [`auth`]: the session's admin, CSRF checks on every form, role checks.
+//! - [`page`]: layout context, flash messages, HTML error pages.
+//! - [`session_store`]: sessions in the shared database (several processes).
+//! - one module per screen.
+
+pub mod assets;
+pub mod auth;
+pub mod dashboard;
+pub mod import;
+pub mod page;
+pub mod questions;
+pub mod session_store;
+pub mod sign_in;
+
+use axum::Router;
+use axum::response::{IntoResponse, Redirect};
+use axum::routing::get;
+use shared::Error;
+use time::Duration;
+use tower_sessions::cookie::SameSite;
+use tower_sessions::{Expiry, SessionManagerLayer};
+
+use crate::AppState;
+use page::PageError;
+use session_store::DbSessionStore;
+
+/// The session cookie's name.
+pub const COOKIE_NAME: &str = "quiz_console";
+/// A console session ends after this long without a request.
+pub const IDLE_TIMEOUT_HOURS: i64 = 8;
+
+/// The `/console` routes with their session layer.
+pub fn router(state: &AppState) -> Router<AppState> {
+    let sessions = SessionManagerLayer::new(DbSessionStore::new(state.ctx.db.clone()))
+        .with_name(COOKIE_NAME)
+        .with_path("/console")
+        .with_http_only(true)
+        .with_same_site(SameSite::Strict)
+        .with_secure(state.ctx.settings.console_secure_cookie)
+        .with_expiry(Expiry::OnInactivity(Duration::hours(IDLE_TIMEOUT_HOURS)))
+        .with_always_save(true);
+    let screens = Router::new()
+        .merge(sign_in::router())
+        .merge(questions::router())
+        .merge(import::router());
+    let pages = Router::new()
+        .route("/console", get(dashboard::show))
+        .nest("/console", screens)
+        .route("/console/{*rest}", get(not_found).post(not_found))
+        .layer(sessions);
+    Router::new()
+        .merge(pages)
+        .route("/console/", get(|| async { Redirect::to("/console") }))
+        // Assets need no session (and set no cookie).
+        .route("/console-assets/{*path}", get(assets::serve))
+}
+
+async fn not_found() -> impl IntoResponse {
+    PageError::from(Error::not_found("no such console page"))
+}
+
+/// 404 as a console page (used by handlers for unknown ids too).
+pub fn missing(what: &str) -> PageError {
+    PageError::from(Error::not_found(format!("{what} not found")))
+}
+

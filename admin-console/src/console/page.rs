@@ -1,0 +1,167 @@
+//! Rendering: the chrome every signed-in page shares, flash messages, HTML error pages
+//! (the console's one mapping of `shared::Error`), and the htmx/no-JS response split.
+
+use askama::Template;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Redirect, Response};
+use serde::{Deserialize, Serialize};
+use shared::Error;
+use tower_sessions::Session;
+
+/// A one-time message shown on the next page.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Flash {
+    /// `ok` or `error` (the CSS class).
+    pub kind: String,
+    pub text: String,
+}
+
+const FLASH_KEY: &str = "flash";
+
+pub async fn set_flash(session: &Session, kind: &str, text: impl Into<String>) {
+    let flash = Flash {
+        kind: kind.to_string(),
+        text: text.into(),
+    };
+    if let Err(e) = session.insert(FLASH_KEY, flash).await {
+        tracing::warn!(error = %e, "could not store a flash message");
+    }
+}
+
+pub async fn take_flash(session: &Session) -> Option<Flash> {
+    session.remove::<Flash>(FLASH_KEY).await.ok().flatten()
+}
+
+/// What the page layout needs: who is signed in, the CSRF token for its forms, the
+/// active menu entry and a pending flash message.
+pub struct Chrome {
+    pub username: String,
+    pub role: &'static str,
+    pub is_super: bool,
+    pub csrf: String,
+    pub nav: &'static str,
+    pub flash: Option<Flash>,
+}
+
+/// Renders `template` with `status` as an HTML response.
+pub fn html(status: StatusCode, template: &impl Template) -> Response {
+    match template.render() {
+        Ok(body) => (
+            status,
+            [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+            body,
+        )
+            .into_response(),
+        Err(e) => {
+            tracing::error!(error = %e, "template rendering failed");
+            (StatusCode::INTERNAL_SERVER_ERROR, "the page could not be rendered").into_response()
+        }
+    }
+}
+
+pub fn page(template: &impl Template) -> Response {
+    html(StatusCode::OK, template)
+}
+
+/// True when htmx sent the request (it then wants a fragment, not a page).
+pub fn is_htmx(headers: &HeaderMap) -> bool {
+    headers.contains_key("hx-request")
+}
+
+/// After a no-JS form post: the flash for the next page, then 303 to `to`.
+pub async fn redirect_with(session: &Session, kind: &str, text: impl Into<String>, to: &str) -> Response {
+    set_flash(session, kind, text).await;
+    Redirect::to(to).into_response()
+}
+
+#[derive(Template)]
+#[template(path = "console/error.html")]
+struct ErrorPage<'a> {
+    status: u16,
+    code: &'a str,
+    message: &'a str,
+}
+
+#[derive(Template)]
+#[template(path = "console/_flash.html")]
+struct FlashFragment<'a> {
+    flash: &'a Option<Flash>,
+}
+
+/// A refused console request: rendered as a page, or for htmx as a message swapped
+/// into the page's flash area, with the status the JSON API would give.
+#[derive(Debug)]
+pub struct PageError {
+    pub error: Error,
+    pub htmx: bool,
+}
+
+impl PageError {
+    pub fn new(error: Error, headers: &HeaderMap) -> Self {
+        Self {
+            error,
+            htmx: is_htmx(headers),
+        }
+    }
+}
+
+impl From<Error> for PageError {
+    fn from(error: Error) -> Self {
+        Self { error, htmx: false }
+    }
+}
+
+/// The user-facing text of an error; server faults stay generic (they are logged).
+pub fn describe(error: &Error) -> String {
+    if error.status().is_server_error() {
+        return "Something went wrong on the server; the error was logged. Try again.".into();
+    }
+    let mut text = error.to_string();
+    if let Some(items) = error_details(error) {
+        text.push_str(&items);
+    }
+    text
+}
+
+fn error_details(error: &Error) -> Option<String> {
+    match error {
+        Error::ValidationFailed(items) => Some(
+            items
+                .iter()
+                .map(|item| format!(" [item {}: {}]", item.index, item.errors.join("; ")))
+                .collect(),
+        ),
+        _ => None,
+    }
+}
+
+impl IntoResponse for PageError {
+    fn into_response(self) -> Response {
+        let status = self.error.status();
+        if status.is_server_error() {
+            tracing::error!(code = self.error.code(), error = ?self.error, "console request failed");
+        }
+        let message = describe(&self.error);
+        if self.htmx {
+            let flash = Some(Flash {
+                kind: "error".into(),
+                text: message,
+            });
+            let mut res = html(status, &FlashFragment { flash: &flash });
+            let headers = res.headers_mut();
+            headers.insert("hx-retarget", HeaderValue::from_static("#flash"));
+            headers.insert("hx-reswap", HeaderValue::from_static("innerHTML"));
+            return res;
+        }
+        html(
+            status,
+            &ErrorPage {
+                status: status.as_u16(),
+                code: self.error.code(),
+                message: &message,
+            },
+        )
+    }
+}
+
+pub type PageResult = Result<Response, PageError>;

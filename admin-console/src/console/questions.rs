@@ -1,0 +1,548 @@
+//! The question bank: a filtered list with batch actions, the editor with its knowledge
+//! card, and status moves offered only where the transition table allows them.
+
+use askama::Template;
+use axum::Router;
+use axum::extract::{Path, RawQuery, State};
+use axum::http::HeaderMap;
+use axum::routing::{get, post};
+use serde::Deserialize;
+use shared::Error;
+use shared::domain::question_status::{BatchAction, QuestionStatus, can_move};
+use shared::envelope::Pagination;
+use shared::services::catalog::{self, Category};
+use shared::services::questions::{
+    self, AdminQuestion, BatchFailure, BatchRequest, CardInput, ListQuery, QuestionInput,
+    QuestionPatch, StatusRequest, Stem,
+};
+
+use super::auth::{ConsoleAdmin, ConsoleForm};
+use super::page::{Chrome, PageError, PageResult, html, is_htmx, page, redirect_with};
+use crate::AppState;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/questions", get(list))
+        .route("/questions/batch", post(batch))
+        .route("/questions/new", get(new_form).post(create))
+        .route("/questions/{id}", get(edit_form).post(save))
+        .route("/questions/{id}/status", post(move_status))
+}
+
+pub const CONTENT_TYPES: [&str; 4] = ["text", "image", "video", "audio"];
+
+// ---------------------------------------------------------------------------------------
+// The list
+
+/// The filter form's values, as typed (empty = not filtered).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Filters {
+    #[serde(default)]
+    pub status: String,
+    #[serde(default)]
+    pub category_id: String,
+    #[serde(default)]
+    pub keyword: String,
+    #[serde(default)]
+    pub difficulty: String,
+    #[serde(default)]
+    pub source: String,
+    #[serde(default)]
+    pub sort_by: String,
+    #[serde(default)]
+    pub sort_order: String,
+    #[serde(default)]
+    pub page: String,
+}
+
+fn non_empty(s: &str) -> Option<String> {
+    let s = s.trim();
+    (!s.is_empty()).then(|| s.to_string())
+}
+
+fn parse_int(name: &str, s: &str) -> Result<Option<i64>, Error> {
+    non_empty(s)
+        .map(|v| {
+            v.parse::<i64>()
+                .map_err(|_| Error::validation(format!("{name} must be a whole number")))
+        })
+        .transpose()
+}
+
+impl Filters {
+    fn parse(raw: Option<&str>) -> Result<Self, Error> {
+        serde_html_form::from_str(raw.unwrap_or(""))
+            .map_err(|e| Error::validation(format!("invalid filter: {e}")))
+    }
+
+    fn to_query(&self) -> Result<ListQuery, Error> {
+        Ok(ListQuery {
+            page: parse_int("page", &self.page)?,
+            limit: Some(20),
+            status: non_empty(&self.status),
+            category_id: non_empty(&self.category_id),
+            keyword: non_empty(&self.keyword),
+            difficulty: parse_int("difficulty", &self.difficulty)?,
+            source: non_empty(&self.source),
+            sort_by: non_empty(&self.sort_by),
+            sort_order: non_empty(&self.sort_order),
+        })
+    }
+
+    /// The query string of these filters at `page` (for pager links and redirects).
+    fn href(&self, page: i64) -> String {
+        let pairs = [
+            ("status", &self.status),
+            ("categoryId", &self.category_id),
+            ("keyword", &self.keyword),
+            ("difficulty", &self.difficulty),
+            ("source", &self.source),
+            ("sortBy", &self.sort_by),
+            ("sortOrder", &self.sort_order),
+        ];
+        let mut query: Vec<(&str, String)> = pairs
+            .iter()
+            .filter(|(_, v)| !v.trim().is_empty())
+            .map(|(k, v)| (*k, v.trim().to_string()))
+            .collect();
+        if page > 1 {
+            query.push(("page", page.to_string()));
+        }
+        let encoded = serde_html_form::to_string(&query).unwrap_or_default();
+        if encoded.is_empty() {
+            "/console/questions".to_string()
+        } else {
+            format!("/console/questions?{encoded}")
+        }
+    }
+}
+
+/// The outcome of a batch action, shown above the table.
+pub struct BatchView {
+    pub action: &'static str,
+    pub total: usize,
+    pub succeeded: usize,
+    pub failed: Vec<BatchFailure>,
+}
+
+impl BatchView {
+    fn summary(&self) -> String {
+        let mut text = format!(
+            "{}: {} of {} moved.",
+            self.action, self.succeeded, self.total
+        );
+        for f in &self.failed {
+            text.push_str(&format!("\n{} — {}", f.id, f.reason));
+        }
+        text
+    }
+}
+
+pub struct Table {
+    pub items: Vec<AdminQuestion>,
+    pub pagination: Pagination,
+    pub filters: Filters,
+    pub prev_href: Option<String>,
+    pub next_href: Option<String>,
+    /// Where a batch form returns to (this page of this filter).
+    pub return_to: String,
+    pub batch: Option<BatchView>,
+    pub csrf: String,
+}
+
+#[derive(Template)]
+#[template(path = "console/questions.html")]
+struct ListPage {
+    chrome: Chrome,
+    table: Table,
+    categories: Vec<Category>,
+    statuses: [&'static str; 4],
+}
+
+#[derive(Template)]
+#[template(path = "console/_question_table.html")]
+struct TableFragment {
+    table: Table,
+}
+
+async fn table(state: &AppState, filters: Filters, csrf: &str) -> Result<Table, Error> {
+    let query = filters.to_query()?;
+    let (items, pagination) = questions::list(&state.ctx, &query).await?;
+    let last_page = (pagination.total + pagination.limit - 1) / pagination.limit.max(1);
+    Ok(Table {
+        prev_href: (pagination.page > 1).then(|| filters.href(pagination.page - 1)),
+        next_href: (pagination.page < last_page).then(|| filters.href(pagination.page + 1)),
+        return_to: filters.href(pagination.page),
+        items,
+        pagination,
+        filters,
+        batch: None,
+        csrf: csrf.to_string(),
+    })
+}
+
+async fn list(
+    State(state): State<AppState>,
+    me: ConsoleAdmin,
+    headers: HeaderMap,
+    RawQuery(raw): RawQuery,
+) -> PageResult {
+    let fail = |e| PageError::new(e, &headers);
+    let filters = Filters::parse(raw.as_deref()).map_err(fail)?;
+    let table = table(&state, filters, &me.csrf).await.map_err(fail)?;
+    if is_htmx(&headers) {
+        return Ok(page(&TableFragment { table }));
+    }
+    let categories = catalog::all_categories(&state.ctx).await?;
+    Ok(page(&ListPage {
+        chrome: me.chrome("questions").await,
+        table,
+        categories,
+        statuses: QuestionStatus::ALL.map(QuestionStatus::as_str),
+    }))
+}
+
+#[derive(Deserialize)]
+struct BatchForm {
+    #[serde(default)]
+    action: String,
+    #[serde(default)]
+    ids: Vec<String>,
+    /// The list URL to go back to (only `/console/questions…` is followed).
+    #[serde(default)]
+    return_to: String,
+}
+
+async fn batch(
+    State(state): State<AppState>,
+    me: ConsoleAdmin,
+    headers: HeaderMap,
+    ConsoleForm(form): ConsoleForm<BatchForm>,
+) -> PageResult {
+    let fail = |e| PageError::new(e, &headers);
+    let (action, label) = match form.action.as_str() {
+        "publish" => (BatchAction::Publish, "Publish"),
+        "archive" => (BatchAction::Archive, "Archive"),
+        "delete" => (BatchAction::Delete, "Delete"),
+        _ => return Err(fail(Error::validation("choose publish, archive or delete"))),
+    };
+    if form.ids.is_empty() {
+        return Err(fail(Error::validation("select at least one question")));
+    }
+    let result = questions::batch(
+        &state.ctx,
+        &me.admin,
+        action,
+        &BatchRequest { ids: form.ids },
+    )
+    .await
+    .map_err(fail)?;
+    let view = BatchView {
+        action: label,
+        total: result.total,
+        succeeded: result.succeeded,
+        failed: result.failed,
+    };
+    let return_to = if form.return_to.starts_with("/console/questions") {
+        form.return_to
+    } else {
+        "/console/questions".to_string()
+    };
+    if is_htmx(&headers) {
+        let query = return_to.split_once('?').map(|(_, q)| q);
+        let filters = Filters::parse(query).map_err(fail)?;
+        let mut table = table(&state, filters, &me.csrf).await.map_err(fail)?;
+        table.batch = Some(view);
+        return Ok(page(&TableFragment { table }));
+    }
+    let kind = if view.failed.is_empty() { "ok" } else { "error" };
+    Ok(redirect_with(&me.session, kind, view.summary(), &return_to).await)
+}
+
+// ---------------------------------------------------------------------------------------
+// The editor
+
+/// The editor's fields, as typed.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EditorForm {
+    #[serde(default)]
+    pub stem: String,
+    #[serde(default)]
+    pub content_type: String,
+    #[serde(default)]
+    pub correct_answer: String,
+    /// One wrong answer per line.
+    #[serde(default)]
+    pub distractors: String,
+    #[serde(default)]
+    pub category_id: String,
+    #[serde(default)]
+    pub difficulty: String,
+    #[serde(default)]
+    pub card_title: String,
+    #[serde(default)]
+    pub card_summary: String,
+    #[serde(default)]
+    pub card_deep_dive: String,
+    #[serde(default)]
+    pub card_source_ref: String,
+}
+
+impl EditorForm {
+    fn from_question(q: &AdminQuestion) -> Self {
+        let card = q.knowledge_card.as_ref();
+        Self {
+            stem: q.stem.text.clone(),
+            content_type: q.content_type.clone(),
+            correct_answer: q.correct_answer.clone(),
+            distractors: q.distractors.join("\n"),
+            category_id: q.category_id.clone(),
+            difficulty: q.difficulty.to_string(),
+            card_title: card.and_then(|c| c.title.clone()).unwrap_or_default(),
+            card_summary: card.map(|c| c.summary.clone()).unwrap_or_default(),
+            card_deep_dive: card.and_then(|c| c.deep_dive.clone()).unwrap_or_default(),
+            card_source_ref: card.and_then(|c| c.source_ref.clone()).unwrap_or_default(),
+        }
+    }
+
+    fn distractor_list(&self) -> Vec<String> {
+        self.distractors
+            .lines()
+            .map(str::trim)
+            .filter(|d| !d.is_empty())
+            .map(String::from)
+            .collect()
+    }
+
+    /// The card part: absent when every card field is empty.
+    fn card(&self) -> Option<CardInput> {
+        let fields = [
+            &self.card_title,
+            &self.card_summary,
+            &self.card_deep_dive,
+            &self.card_source_ref,
+        ];
+        if fields.iter().all(|f| f.trim().is_empty()) {
+            return None;
+        }
+        Some(CardInput {
+            title: non_empty(&self.card_title),
+            summary: non_empty(&self.card_summary),
+            deep_dive: non_empty(&self.card_deep_dive),
+            source_ref: non_empty(&self.card_source_ref),
+        })
+    }
+
+    fn to_input(&self) -> Result<QuestionInput, Error> {
+        Ok(QuestionInput {
+            stem: Some(Stem {
+                text: self.stem.clone(),
+            }),
+            content_type: Some(self.content_type.clone()),
+            correct_answer: Some(self.correct_answer.clone()),
+            distractors: Some(self.distractor_list()),
+            category_id: Some(self.category_id.clone()),
+            difficulty: parse_int("difficulty", &self.difficulty)?,
+            knowledge_card: self.card(),
+        })
+    }
+
+    fn to_patch(&self) -> Result<QuestionPatch, Error> {
+        Ok(QuestionPatch {
+            stem: Some(Stem {
+                text: self.stem.clone(),
+            }),
+            content_type: Some(self.content_type.clone()),
+            correct_answer: Some(self.correct_answer.clone()),
+            distractors: Some(self.distractor_list()),
+            category_id: Some(self.category_id.clone()),
+            difficulty: parse_int("difficulty", &self.difficulty)?,
+            knowledge_card: self.card(),
+            status: None,
+        })
+    }
+}
+
+/// The status moves the transition table offers from `status`.
+pub struct StatusPanel {
+    pub id: String,
+    pub status: String,
+    pub moves: Vec<(&'static str, &'static str)>,
+    pub csrf: String,
+}
+
+fn move_label(to: QuestionStatus) -> &'static str {
+    match to {
+        QuestionStatus::Draft => "Back to draft",
+        QuestionStatus::Reviewing => "Submit for review",
+        QuestionStatus::Published => "Publish",
+        QuestionStatus::Archived => "Archive",
+    }
+}
+
+impl StatusPanel {
+    fn of(q: &AdminQuestion, csrf: &str) -> Self {
+        let moves = QuestionStatus::parse(&q.status)
+            .map(|from| {
+                QuestionStatus::ALL
+                    .into_iter()
+                    .filter(|to| can_move(from, *to))
+                    .map(|to| (to.as_str(), move_label(to)))
+                    .collect()
+            })
+            .unwrap_or_default();
+        Self {
+            id: q.id.clone(),
+            status: q.status.clone(),
+            moves,
+            csrf: csrf.to_string(),
+        }
+    }
+}
+
+#[derive(Template)]
+#[template(path = "console/question_edit.html")]
+struct EditorPage {
+    chrome: Chrome,
+    /// None while creating.
+    question: Option<AdminQuestion>,
+    panel: Option<StatusPanel>,
+    form: EditorForm,
+    categories: Vec<Category>,
+    content_types: [&'static str; 4],
+    error: Option<String>,
+}
+
+#[derive(Template)]
+#[template(path = "console/_question_status.html")]
+struct StatusFragment {
+    panel: StatusPanel,
+    message: Option<String>,
+}
+
+async fn editor(
+    state: &AppState,
+    me: &ConsoleAdmin,
+    question: Option<AdminQuestion>,
+    form: EditorForm,
+    error: Option<String>,
+) -> Result<EditorPage, Error> {
+    Ok(EditorPage {
+        chrome: me.chrome("questions").await,
+        panel: question.as_ref().map(|q| StatusPanel::of(q, &me.csrf)),
+        question,
+        form,
+        categories: catalog::all_categories(&state.ctx).await?,
+        content_types: CONTENT_TYPES,
+        error,
+    })
+}
+
+async fn new_form(State(state): State<AppState>, me: ConsoleAdmin) -> PageResult {
+    let form = EditorForm {
+        content_type: "text".into(),
+        difficulty: "1".into(),
+        ..EditorForm::default()
+    };
+    Ok(page(&editor(&state, &me, None, form, None).await?))
+}
+
+async fn create(
+    State(state): State<AppState>,
+    me: ConsoleAdmin,
+    ConsoleForm(form): ConsoleForm<EditorForm>,
+) -> PageResult {
+    let result = match form.to_input() {
+        Ok(input) => questions::create(&state.ctx, &me.admin, input).await,
+        Err(e) => Err(e),
+    };
+    match result {
+        Ok(created) => Ok(redirect_with(
+            &me.session,
+            "ok",
+            "Question created as a draft.",
+            &format!("/console/questions/{}", created.id),
+        )
+        .await),
+        Err(e) if e.status().is_client_error() => {
+            let message = super::page::describe(&e);
+            let page = editor(&state, &me, None, form, Some(message)).await?;
+            Ok(html(e.status(), &page))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+async fn edit_form(
+    State(state): State<AppState>,
+    me: ConsoleAdmin,
+    Path(id): Path<String>,
+) -> PageResult {
+    let question = questions::get(&state.ctx, &id).await?;
+    let form = EditorForm::from_question(&question);
+    Ok(page(&editor(&state, &me, Some(question), form, None).await?))
+}
+
+async fn save(
+    State(state): State<AppState>,
+    me: ConsoleAdmin,
+    Path(id): Path<String>,
+    ConsoleForm(form): ConsoleForm<EditorForm>,
+) -> PageResult {
+    let result = match form.to_patch() {
+        Ok(patch) => questions::update(&state.ctx, &me.admin, &id, patch).await,
+        Err(e) => Err(e),
+    };
+    match result {
+        Ok(_) => Ok(redirect_with(
+            &me.session,
+            "ok",
+            "Question saved.",
+            &format!("/console/questions/{id}"),
+        )
+        .await),
+        Err(e) if e.status().is_client_error() && e.code() != "NOT_FOUND" => {
+            let message = super::page::describe(&e);
+            let question = questions::get(&state.ctx, &id).await?;
+            let page = editor(&state, &me, Some(question), form, Some(message)).await?;
+            Ok(html(e.status(), &page))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+#[derive(Deserialize)]
+struct StatusForm {
+    #[serde(default)]
+    status: String,
+}
+
+async fn move_status(
+    State(state): State<AppState>,
+    me: ConsoleAdmin,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    ConsoleForm(form): ConsoleForm<StatusForm>,
+) -> PageResult {
+    let fail = |e| PageError::new(e, &headers);
+    let question = questions::set_status(
+        &state.ctx,
+        &me.admin,
+        &id,
+        &StatusRequest {
+            status: form.status,
+        },
+    )
+    .await
+    .map_err(fail)?;
+    let message = format!("Status is now {}.", question.status);
+    if is_htmx(&headers) {
+        return Ok(page(&StatusFragment {
+            panel: StatusPanel::of(&question, &me.csrf),
+            message: Some(message),
+        }));
+    }
+    Ok(redirect_with(&me.session, "ok", message, &format!("/console/questions/{id}")).await)
+}

@@ -1,0 +1,103 @@
+//! tower-sessions store over the shared database (`console_sessions`), so every
+//! admin-console process behind a load balancer sees the same sessions.
+
+use async_trait::async_trait;
+use shared::db::{self, Db};
+use time::OffsetDateTime;
+use tower_sessions::session::{Id, Record};
+use tower_sessions::session_store::{self, SessionStore};
+
+#[derive(Clone)]
+pub struct DbSessionStore {
+    db: Db,
+}
+
+impl std::fmt::Debug for DbSessionStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("DbSessionStore")
+    }
+}
+
+impl DbSessionStore {
+    pub fn new(db: Db) -> Self {
+        Self { db }
+    }
+}
+
+/// Session expiry is wall-clock time (the cookie's max-age is too), not the service
+/// clock that game rules read.
+fn wall_clock_ms() -> i64 {
+    i64::try_from(OffsetDateTime::now_utc().unix_timestamp_nanos() / 1_000_000).unwrap_or(i64::MAX)
+}
+
+fn expiry_ms(record: &Record) -> i64 {
+    i64::try_from(record.expiry_date.unix_timestamp_nanos() / 1_000_000).unwrap_or(i64::MAX)
+}
+
+fn backend(e: impl std::fmt::Display) -> session_store::Error {
+    session_store::Error::Backend(e.to_string())
+}
+
+fn encode(record: &Record) -> session_store::Result<String> {
+    serde_json::to_string(&record.data).map_err(|e| session_store::Error::Encode(e.to_string()))
+}
+
+#[async_trait]
+impl SessionStore for DbSessionStore {
+    async fn create(&self, record: &mut Record) -> session_store::Result<()> {
+        // Sweeping expired rows here keeps the table bounded without a timer task.
+        db::console_sessions::delete_expired(&self.db, wall_clock_ms())
+            .await
+            .map_err(backend)?;
+        let data = encode(record)?;
+        while !db::console_sessions::create(
+            &self.db,
+            &record.id.to_string(),
+            &data,
+            expiry_ms(record),
+        )
+        .await
+        .map_err(backend)?
+        {
+            record.id = Id::default();
+        }
+        Ok(())
+    }
+
+    async fn save(&self, record: &Record) -> session_store::Result<()> {
+        db::console_sessions::save(
+            &self.db,
+            &record.id.to_string(),
+            &encode(record)?,
+            expiry_ms(record),
+        )
+        .await
+        .map_err(backend)
+    }
+
+    async fn load(&self, id: &Id) -> session_store::Result<Option<Record>> {
+        let Some((data, expires_at)) =
+            db::console_sessions::load(&self.db, &id.to_string(), wall_clock_ms())
+                .await
+                .map_err(backend)?
+        else {
+            return Ok(None);
+        };
+        let data =
+            serde_json::from_str(&data).map_err(|e| session_store::Error::Decode(e.to_string()))?;
+        let expiry_date =
+            OffsetDateTime::from_unix_timestamp_nanos(i128::from(expires_at) * 1_000_000)
+                .map_err(|e| session_store::Error::Decode(e.to_string()))?;
+        Ok(Some(Record {
+            id: *id,
+            data,
+            expiry_date,
+        }))
+    }
+
+    async fn delete(&self, id: &Id) -> session_store::Result<()> {
+        db::console_sessions::delete(&self.db, &id.to_string())
+            .await
+            .map_err(backend)
+    }
+}

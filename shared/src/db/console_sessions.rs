@@ -1,0 +1,82 @@
+//! `console_sessions`: the HTML console's cookie sessions, shared by every
+//! admin-console process. `data` is the session's JSON; `expires_at` is wall-clock ms.
+
+use super::{Db, in_tx, read};
+
+/// Inserts a new session; false when the id is already taken (the caller draws another).
+pub async fn create(db: &Db, id: &str, data: &str, expires_at_ms: i64) -> sqlx::Result<bool> {
+    let mut tx = db.begin().await?;
+    let inserted = in_tx!(&mut tx, |ex| {
+        sqlx::query(
+            "INSERT INTO console_sessions (id, data, expires_at) VALUES ($1, $2, $3)
+             ON CONFLICT (id) DO NOTHING",
+        )
+        .bind(id)
+        .bind(data)
+        .bind(expires_at_ms)
+        .execute(ex)
+        .await?
+        .rows_affected()
+    });
+    tx.commit().await?;
+    Ok(inserted == 1)
+}
+
+/// Writes the session (insert or replace).
+pub async fn save(db: &Db, id: &str, data: &str, expires_at_ms: i64) -> sqlx::Result<()> {
+    let mut tx = db.begin().await?;
+    in_tx!(&mut tx, |ex| {
+        sqlx::query(
+            "INSERT INTO console_sessions (id, data, expires_at) VALUES ($1, $2, $3)
+             ON CONFLICT (id) DO UPDATE SET data = excluded.data, expires_at = excluded.expires_at",
+        )
+        .bind(id)
+        .bind(data)
+        .bind(expires_at_ms)
+        .execute(ex)
+        .await?
+        .rows_affected()
+    });
+    tx.commit().await?;
+    Ok(())
+}
+
+/// The session's data and expiry, unless it is missing or expired at `now_ms`.
+pub async fn load(db: &Db, id: &str, now_ms: i64) -> sqlx::Result<Option<(String, i64)>> {
+    read!(db, |ex| {
+        sqlx::query_as::<_, (String, i64)>(
+            "SELECT data, expires_at FROM console_sessions WHERE id = $1 AND expires_at > $2",
+        )
+        .bind(id)
+        .bind(now_ms)
+        .fetch_optional(ex)
+        .await
+    })
+}
+
+pub async fn delete(db: &Db, id: &str) -> sqlx::Result<()> {
+    let mut tx = db.begin().await?;
+    in_tx!(&mut tx, |ex| {
+        sqlx::query("DELETE FROM console_sessions WHERE id = $1")
+            .bind(id)
+            .execute(ex)
+            .await?
+            .rows_affected()
+    });
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Removes the sessions that expired before `now_ms`; returns how many.
+pub async fn delete_expired(db: &Db, now_ms: i64) -> sqlx::Result<u64> {
+    let mut tx = db.begin().await?;
+    let removed = in_tx!(&mut tx, |ex| {
+        sqlx::query("DELETE FROM console_sessions WHERE expires_at <= $1")
+            .bind(now_ms)
+            .execute(ex)
+            .await?
+            .rows_affected()
+    });
+    tx.commit().await?;
+    Ok(removed)
+}
