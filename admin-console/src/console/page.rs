@@ -112,27 +112,12 @@ impl From<Error> for PageError {
 }
 
 /// The user-facing text of an error; server faults stay generic (they are logged).
+/// Per-item import failures are shown by the import page's own table.
 pub fn describe(error: &Error) -> String {
     if error.status().is_server_error() {
         return "Something went wrong on the server; the error was logged. Try again.".into();
     }
-    let mut text = error.to_string();
-    if let Some(items) = error_details(error) {
-        text.push_str(&items);
-    }
-    text
-}
-
-fn error_details(error: &Error) -> Option<String> {
-    match error {
-        Error::ValidationFailed(items) => Some(
-            items
-                .iter()
-                .map(|item| format!(" [item {}: {}]", item.index, item.errors.join("; ")))
-                .collect(),
-        ),
-        _ => None,
-    }
+    error.to_string()
 }
 
 impl IntoResponse for PageError {

@@ -1,0 +1,230 @@
+//! A headless Chromium under chromedriver, and the few actions the tests need, each
+//! failing with a screenshot and the page source.
+
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fantoccini::elements::Element;
+use fantoccini::{Client, ClientBuilder, Locator};
+use hyper_util::client::legacy::connect::HttpConnector;
+use serde_json::json;
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+const WAIT: Duration = Duration::from_secs(15);
+
+struct Driver(Child);
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+pub struct Browser {
+    pub client: Client,
+    base: String,
+    artifacts: PathBuf,
+    scratch: PathBuf,
+    step: std::sync::atomic::AtomicUsize,
+    _driver: Driver,
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+impl Browser {
+    /// Starts chromedriver and a headless Chromium session; screenshots go to
+    /// `tests/artifacts/e2e/<run>/`.
+    pub async fn start(base: &str, run: &str) -> Self {
+        for tool in [CHROMIUM, CHROMEDRIVER] {
+            assert!(
+                std::path::Path::new(tool).exists(),
+                "{tool} is missing: install Debian's chromium and chromium-driver \
+                 (apt-get install chromium chromium-driver); .ci/run does"
+            );
+        }
+        let port = free_port();
+        let child = Command::new(CHROMEDRIVER)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("starting chromedriver");
+        let driver = Driver(child);
+        let url = format!("http://127.0.0.1:{port}");
+        let deadline = Instant::now() + WAIT;
+        while reqwest::get(format!("{url}/status")).await.is_err() {
+            assert!(Instant::now() < deadline, "chromedriver did not start");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+
+        let scratch = std::env::temp_dir().join(format!("quiz-e2e-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&scratch).unwrap();
+        let profile = scratch.join("profile");
+        let mut caps = serde_json::Map::new();
+        caps.insert(
+            "goog:chromeOptions".into(),
+            json!({
+                "binary": CHROMIUM,
+                "args": [
+                    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                    "--disable-quic", "--no-first-run", "--disable-background-networking",
+                    "--disable-component-update", "--disable-sync", "--window-size=1400,1000",
+                    format!("--user-data-dir={}", profile.display()),
+                ],
+            }),
+        );
+        // WebDriver over loopback is plain HTTP: no TLS stack needed.
+        let client = ClientBuilder::new(HttpConnector::new())
+            .capabilities(caps)
+            .connect(&url)
+            .await
+            .expect("starting a Chromium session");
+        let artifacts = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("artifacts")
+            .join("e2e")
+            .join(run);
+        let _ = std::fs::remove_dir_all(&artifacts);
+        std::fs::create_dir_all(&artifacts).unwrap();
+        Self {
+            client,
+            base: base.to_string(),
+            artifacts,
+            scratch,
+            step: std::sync::atomic::AtomicUsize::new(0),
+            _driver: driver,
+        }
+    }
+
+    pub async fn finish(self) {
+        let _ = self.client.close().await;
+        let _ = std::fs::remove_dir_all(&self.scratch);
+    }
+
+    /// Saves a numbered screenshot of the page.
+    pub async fn shot(&self, name: &str) {
+        let n = self.step.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+        let png = self.client.screenshot().await.unwrap();
+        std::fs::write(self.artifacts.join(format!("{n:02}-{name}.png")), png).unwrap();
+    }
+
+    async fn fail(&self, what: &str) -> ! {
+        self.shot("failure").await;
+        let source = self.client.source().await.unwrap_or_default();
+        let url = self.client.current_url().await.map(|u| u.to_string());
+        panic!("{what} (at {url:?}); page source:\n{source}");
+    }
+
+    pub fn write_file(&self, name: &str, contents: &str) -> String {
+        let path = self.scratch.join(name);
+        std::fs::write(&path, contents).unwrap();
+        path.display().to_string()
+    }
+
+    pub async fn open(&self, path: &str) {
+        self.client
+            .goto(&format!("{}{path}", self.base))
+            .await
+            .unwrap();
+    }
+
+    pub async fn wait_for(&self, css: &str) -> Element {
+        match self
+            .client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css(css))
+            .await
+        {
+            Ok(e) => e,
+            Err(e) => self.fail(&format!("no element {css}: {e}")).await,
+        }
+    }
+
+    /// Waits until the element `css` exists and its text contains `text`.
+    pub async fn wait_text(&self, css: &str, text: &str) {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            if let Ok(e) = self.client.find(Locator::Css(css)).await
+                && let Ok(t) = e.text().await
+                && t.contains(text)
+            {
+                return;
+            }
+            if Instant::now() > deadline {
+                self.fail(&format!("{css} never showed {text:?}")).await;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    pub async fn missing(&self, css: &str) -> bool {
+        self.client.find(Locator::Css(css)).await.is_err()
+    }
+
+    pub async fn click(&self, css: &str) {
+        let e = self.wait_for(css).await;
+        if let Err(err) = e.click().await {
+            self.fail(&format!("clicking {css}: {err}")).await;
+        }
+    }
+
+    pub async fn click_link(&self, text: &str) {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            if let Ok(e) = self.client.find(Locator::LinkText(text)).await {
+                e.click().await.unwrap();
+                return;
+            }
+            if Instant::now() > deadline {
+                self.fail(&format!("no link {text:?}")).await;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// Replaces the value of the input or textarea `css`.
+    pub async fn type_into(&self, css: &str, text: &str) {
+        let e = self.wait_for(css).await;
+        e.clear().await.unwrap();
+        e.send_keys(text).await.unwrap();
+    }
+
+    pub async fn select(&self, css: &str, value: &str) {
+        let e = self.wait_for(css).await;
+        if let Err(err) = e.select_by_value(value).await {
+            self.fail(&format!("selecting {value} in {css}: {err}")).await;
+        }
+    }
+
+    pub async fn upload(&self, css: &str, path: &str) {
+        let e = self.wait_for(css).await;
+        e.send_keys(path).await.unwrap();
+    }
+
+    /// Ticks the checkbox of the question-table row whose text contains `text`.
+    pub async fn check_row(&self, text: &str) {
+        let xpath = format!(
+            "//tr[contains(normalize-space(.), \"{text}\")]//input[@type='checkbox']"
+        );
+        let deadline = Instant::now() + WAIT;
+        loop {
+            if let Ok(e) = self.client.find(Locator::XPath(&xpath)).await {
+                e.click().await.unwrap();
+                return;
+            }
+            if Instant::now() > deadline {
+                self.fail(&format!("no row with {text:?}")).await;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+}
