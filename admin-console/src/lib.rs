@@ -29,11 +29,12 @@ pub struct AppState {
 /// The whole admin router with its middleware.
 pub fn app(state: AppState) -> Router {
     let (router, api) = routes::router().split_for_parts();
+    let db = state.ctx.db.clone();
     let router = router
         .merge(openapi::serve(api))
         .merge(console::router(&state))
         .with_state(state);
-    shared::http::with_common_layers(router)
+    shared::http::with_common_layers(router, &db)
 }
 
 /// Creates the bootstrap super_admin if no admin exists yet; a generated password is

@@ -41,8 +41,9 @@ impl AppState {
 /// The whole player router with its middleware.
 pub fn app(state: AppState) -> Router {
     let (router, api) = routes::router(&state).split_for_parts();
+    let db = state.ctx.db.clone();
     let router = router.merge(openapi::serve(api)).with_state(state);
-    shared::http::with_common_layers(router)
+    shared::http::with_common_layers(router, &db)
 }
 
 /// Starts the service with `settings` until SIGINT/SIGTERM.

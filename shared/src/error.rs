@@ -203,7 +203,11 @@ impl IntoResponse for Error {
                 details,
             },
         };
+        let code = body.error.code;
         let mut response = crate::envelope::json_response(status, &body);
+        response
+            .extensions_mut()
+            .insert(crate::metrics::ErrorCode(code));
         if let Some(secs) = retry_after {
             response
                 .headers_mut()

@@ -4,6 +4,7 @@
 
 use std::future::Future;
 use std::net::SocketAddr;
+use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
@@ -192,10 +193,20 @@ pub async fn method_not_allowed(method: Method) -> Error {
 /// The layers every router of either binary gets: request ids (generated or taken from
 /// `x-request-id`, echoed back), a tracing span per request carrying that id, panics
 /// turned into a 500 envelope, and the body-size limit.
-pub fn with_common_layers(router: Router) -> Router {
+pub fn with_common_layers(router: Router, db: &crate::db::Db) -> Router {
+    let metrics = crate::metrics::Metrics::new(db.clone());
+    let scrape = Arc::clone(&metrics);
     router
+        .route(
+            "/metrics",
+            axum::routing::get(move || crate::metrics::serve(axum::extract::State(scrape))),
+        )
         .fallback(route_not_found)
         .method_not_allowed_fallback(method_not_allowed)
+        .layer(axum::middleware::from_fn_with_state(
+            metrics,
+            crate::metrics::track,
+        ))
         .layer(DefaultBodyLimit::max(JSON_BODY_LIMIT))
         .layer(CatchPanicLayer::custom(
             |_: Box<dyn std::any::Any + Send>| Error::internal("handler panicked").into_response(),

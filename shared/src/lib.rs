@@ -27,6 +27,7 @@ pub mod domain;
 pub mod envelope;
 pub mod error;
 pub mod http;
+pub mod metrics;
 pub mod password;
 pub mod providers;
 pub mod rank_index;

@@ -127,6 +127,15 @@ impl IntoResponse for PageError {
             tracing::error!(code = self.error.code(), error = ?self.error, "console request failed");
         }
         let message = describe(&self.error);
+        let code = shared::metrics::ErrorCode(self.error.code());
+        let mut res = self.render(status, message);
+        res.extensions_mut().insert(code);
+        res
+    }
+}
+
+impl PageError {
+    fn render(&self, status: axum::http::StatusCode, message: String) -> Response {
         if self.htmx {
             let flash = Some(Flash {
                 kind: "error".into(),

@@ -166,6 +166,17 @@ impl Db {
         }
     }
 
+    /// Each connection pool as (name, open connections, idle connections), for metrics.
+    pub fn pool_stats(&self) -> Vec<(&'static str, u32, usize)> {
+        match self {
+            Self::Sqlite(s) => vec![
+                ("sqlite_writer", s.writer.size(), s.writer.num_idle()),
+                ("sqlite_reader", s.reader.size(), s.reader.num_idle()),
+            ],
+            Self::Postgres(p) => vec![("postgres", p.size(), p.num_idle())],
+        }
+    }
+
     /// Applies pending migrations. Safe when several processes start at once:
     /// PostgreSQL serialises them with the migrator's advisory lock, SQLite with an
     /// exclusive lock on a file beside the database.
