@@ -34,7 +34,13 @@ struct Http {
 }
 
 impl Http {
-    async fn call(&self, method: Method, url: &str, body: Option<Value>, token: Option<&str>) -> (u16, Value) {
+    async fn call(
+        &self,
+        method: Method,
+        url: &str,
+        body: Option<Value>,
+        token: Option<&str>,
+    ) -> (u16, Value) {
         let mut req = self.client.request(method, url);
         if let Some(body) = body {
             req = req.json(&body);
@@ -94,31 +100,67 @@ async fn two_of_each_process_share_every_rule(engine: Engine) {
                 .unwrap())
         }
     };
-    assert_eq!(count("SELECT count(*) FROM admins WHERE username <> $1", String::new()).await, 1);
+    assert_eq!(
+        count(
+            "SELECT count(*) FROM admins WHERE username <> $1",
+            String::new()
+        )
+        .await,
+        1
+    );
 
     // A token made by one process is honoured by the other (one shared secret).
     let (s, guest) = http
-        .call(Method::POST, &format!("{p1}/v1/auth/guest"), Some(json!({"deviceId": "scale-device"})), None)
+        .call(
+            Method::POST,
+            &format!("{p1}/v1/auth/guest"),
+            Some(json!({"deviceId": "scale-device"})),
+            None,
+        )
         .await;
     assert_eq!(s, 200, "{guest}");
-    let token = guest["data"]["tokens"]["accessToken"].as_str().unwrap().to_string();
+    let token = guest["data"]["tokens"]["accessToken"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let player_id = guest["data"]["user"]["id"].as_str().unwrap().to_string();
     for p in [p1, p2] {
-        let (s, _) = http.call(Method::GET, &format!("{p}/v1/auth/me"), None, Some(&token)).await;
+        let (s, _) = http
+            .call(Method::GET, &format!("{p}/v1/auth/me"), None, Some(&token))
+            .await;
         assert_eq!(s, 200);
     }
 
     // SMS: the resend window holds across processes.
     let phone = json!({"phoneNumber": "13900139001"});
-    let (s, body) = http.call(Method::POST, &format!("{p1}/v1/auth/phone/send-code"), Some(phone.clone()), None).await;
+    let (s, body) = http
+        .call(
+            Method::POST,
+            &format!("{p1}/v1/auth/phone/send-code"),
+            Some(phone.clone()),
+            None,
+        )
+        .await;
     assert_eq!(s, 200, "{body}");
-    let (s, body) = http.call(Method::POST, &format!("{p2}/v1/auth/phone/send-code"), Some(phone), None).await;
+    let (s, body) = http
+        .call(
+            Method::POST,
+            &format!("{p2}/v1/auth/phone/send-code"),
+            Some(phone),
+            None,
+        )
+        .await;
     assert_eq!(s, 429, "{body}");
     assert_eq!(body["error"]["code"], "RATE_LIMITED");
 
     // Idempotency: one answer sent to both processes at once is judged once.
     let (s, challenge) = http
-        .call(Method::GET, &format!("{p1}/v1/challenges/next?trackId=world-geography"), None, Some(&token))
+        .call(
+            Method::GET,
+            &format!("{p1}/v1/challenges/next?trackId=world-geography"),
+            None,
+            Some(&token),
+        )
         .await;
     assert_eq!(s, 200, "{challenge}");
     let c = &challenge["data"];
@@ -144,50 +186,105 @@ async fn two_of_each_process_share_every_rule(engine: Engine) {
         assert_eq!(body["data"]["answerState"], first["answerState"]);
     }
     assert_eq!(
-        count("SELECT count(*) FROM challenge_answers WHERE session_id = $1", c["challengeId"].as_str().unwrap().to_string()).await,
+        count(
+            "SELECT count(*) FROM challenge_answers WHERE session_id = $1",
+            c["challengeId"].as_str().unwrap().to_string()
+        )
+        .await,
         1
     );
-    let (_, summary) = http.call(Method::GET, &format!("{p2}/v1/progress/summary"), None, Some(&token)).await;
-    assert_eq!(summary["data"]["dailyAttemptsLeft"], 9, "one attempt deducted");
+    let (_, summary) = http
+        .call(
+            Method::GET,
+            &format!("{p2}/v1/progress/summary"),
+            None,
+            Some(&token),
+        )
+        .await;
+    assert_eq!(
+        summary["data"]["dailyAttemptsLeft"], 9,
+        "one attempt deducted"
+    );
     let ledger_xp = count(
         "SELECT CAST(COALESCE(SUM(xp_delta), 0) AS BIGINT) FROM reward_ledger WHERE player_id = $1",
         player_id.clone(),
     )
     .await;
-    assert_eq!(json!(ledger_xp), summary["data"]["xp"], "the ledger sums to the XP");
+    assert_eq!(
+        json!(ledger_xp),
+        summary["data"]["xp"],
+        "the ledger sums to the XP"
+    );
 
     // Admin API: sign in on one process, act on the other.
     let (s, login) = http
-        .call(Method::POST, &format!("{a1}/v1/admin/login"), Some(json!({"username": "admin", "password": PASSWORD})), None)
+        .call(
+            Method::POST,
+            &format!("{a1}/v1/admin/login"),
+            Some(json!({"username": "admin", "password": PASSWORD})),
+            None,
+        )
         .await;
     assert_eq!(s, 200, "{login}");
     let admin = login["data"]["accessToken"].as_str().unwrap().to_string();
 
     // Provider toggles: switched on admin 2, seen at once by both player processes.
     let (s, _) = http
-        .call(Method::PUT, &format!("{a2}/v1/admin/auth-providers"), Some(json!({"providers": [{"id": "wechat", "enabled": false}]})), Some(&admin))
+        .call(
+            Method::PUT,
+            &format!("{a2}/v1/admin/auth-providers"),
+            Some(json!({"providers": [{"id": "wechat", "enabled": false}]})),
+            Some(&admin),
+        )
         .await;
     assert_eq!(s, 200);
     for p in [p1, p2] {
-        let (_, list) = http.call(Method::GET, &format!("{p}/v1/auth/providers?platform=ios"), None, None).await;
-        let wechat = list["data"]["providers"].as_array().unwrap().iter().find(|x| x["id"] == "wechat").unwrap().clone();
+        let (_, list) = http
+            .call(
+                Method::GET,
+                &format!("{p}/v1/auth/providers?platform=ios"),
+                None,
+                None,
+            )
+            .await;
+        let wechat = list["data"]["providers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["id"] == "wechat")
+            .unwrap()
+            .clone();
         assert_eq!(wechat["enabled"], false);
     }
 
     // Bans: set on admin 2, refused by both player processes on the next request.
     let (s, _) = http
-        .call(Method::PUT, &format!("{a2}/v1/admin/users/{player_id}/ban"), Some(json!({"reason": "cheating"})), Some(&admin))
+        .call(
+            Method::PUT,
+            &format!("{a2}/v1/admin/users/{player_id}/ban"),
+            Some(json!({"reason": "cheating"})),
+            Some(&admin),
+        )
         .await;
     assert_eq!(s, 200);
     for p in [p1, p2] {
-        let (s, body) = http.call(Method::GET, &format!("{p}/v1/auth/me"), None, Some(&token)).await;
+        let (s, body) = http
+            .call(Method::GET, &format!("{p}/v1/auth/me"), None, Some(&token))
+            .await;
         assert_eq!(s, 403, "{body}");
     }
     let (s, _) = http
-        .call(Method::PUT, &format!("{a1}/v1/admin/users/{player_id}/unban"), None, Some(&admin))
+        .call(
+            Method::PUT,
+            &format!("{a1}/v1/admin/users/{player_id}/unban"),
+            None,
+            Some(&admin),
+        )
         .await;
     assert_eq!(s, 200);
-    let (s, _) = http.call(Method::GET, &format!("{p2}/v1/auth/me"), None, Some(&token)).await;
+    let (s, _) = http
+        .call(Method::GET, &format!("{p2}/v1/auth/me"), None, Some(&token))
+        .await;
     assert_eq!(s, 200);
 
     // Console sessions: signed in on admin 1, the same cookie works on admin 2 (its
@@ -199,10 +296,18 @@ async fn two_of_each_process_share_every_rule(engine: Engine) {
         client: browser.client.clone(),
         csrf: browser.csrf.clone(),
     };
-    other.get("/console").await.assert_status(200).assert_contains("admin (super_admin)");
+    other
+        .get("/console")
+        .await
+        .assert_status(200)
+        .assert_contains("admin (super_admin)");
     let out = other.post("/console/logout", &[]).await;
     assert_eq!(out.status, 303);
-    assert_eq!(browser.get("/console").await.status, 303, "signed out everywhere");
+    assert_eq!(
+        browser.get("/console").await.status,
+        303,
+        "signed out everywhere"
+    );
 
     db.close().await;
 }

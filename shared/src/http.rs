@@ -37,10 +37,79 @@ where
     type Rejection = Error;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        match axum::Json::<T>::from_request(req, state).await {
+        let json = req
+            .headers()
+            .get(axum::http::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(is_json_content_type);
+        if !json {
+            return Err(Error::validation("expected Content-Type: application/json"));
+        }
+        let bytes = axum::body::Bytes::from_request(req, state)
+            .await
+            .map_err(body_rejection)?;
+        check_nesting(&bytes)?;
+        match axum::Json::<T>::from_bytes(&bytes) {
             Ok(axum::Json(value)) => Ok(Self(value)),
             Err(rejection) => Err(json_rejection(rejection)),
         }
+    }
+}
+
+/// Deepest nesting of arrays and objects a JSON body may have.
+const MAX_JSON_DEPTH: usize = 128;
+
+/// Refuses a JSON text nested deeper than [`MAX_JSON_DEPTH`] anywhere, also inside
+/// fields the target type ignores (serde skips those without a depth limit).
+fn check_nesting(bytes: &[u8]) -> Result<(), Error> {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for &b in bytes {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_JSON_DEPTH {
+                    return Err(Error::validation(format!(
+                        "malformed JSON: nested deeper than {MAX_JSON_DEPTH} levels"
+                    )));
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// `application/json` or any `…+json` type, parameters such as charset ignored.
+fn is_json_content_type(content_type: &str) -> bool {
+    let essence = content_type
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    essence == "application/json"
+        || (essence.starts_with("application/") && essence.ends_with("+json"))
+}
+
+fn body_rejection(e: axum::extract::rejection::BytesRejection) -> Error {
+    if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        Error::PayloadTooLarge(format!(
+            "request body larger than {} KiB",
+            JSON_BODY_LIMIT / 1024
+        ))
+    } else {
+        Error::Validation(e.body_text())
     }
 }
 
@@ -111,6 +180,7 @@ where
                 "Content-Type: application/json with an empty body; send {} or no body at all",
             ));
         }
+        check_nesting(&bytes)?;
         serde_json::from_slice(&bytes)
             .map(|v| Self(Some(v)))
             .map_err(|e| Error::Validation(format!("invalid request body: {e}")))

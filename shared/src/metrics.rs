@@ -71,10 +71,9 @@ impl Metrics {
             "HTTP requests by method, route and status",
             requests.clone(),
         );
-        let latency =
-            Family::<RouteLabels, Histogram, fn() -> Histogram>::new_with_constructor(
-                latency_histogram,
-            );
+        let latency = Family::<RouteLabels, Histogram, fn() -> Histogram>::new_with_constructor(
+            latency_histogram,
+        );
         registry.register(
             "http_request_duration_seconds",
             "Time to the response head by method and route",

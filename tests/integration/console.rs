@@ -55,7 +55,10 @@ async fn sign_in_sets_a_strict_http_only_cookie_and_sign_out_ends_it(app: TestAp
     for part in ["HttpOnly", "SameSite=Strict", "Path=/console"] {
         assert!(cookie.contains(part), "{part} missing from {cookie}");
     }
-    assert!(!cookie.contains("Secure"), "plain HTTP in development: {cookie}");
+    assert!(
+        !cookie.contains("Secure"),
+        "plain HTTP in development: {cookie}"
+    );
 
     let home = browser.get("/console").await;
     home.assert_status(200)
@@ -82,16 +85,23 @@ async fn wrong_credentials_show_the_reason(app: TestApp) {
     let page = browser
         .post(
             "/console/login",
-            &[("username", &app.admin_username), ("password", "wrong-password")],
+            &[
+                ("username", &app.admin_username),
+                ("password", "wrong-password"),
+            ],
         )
         .await;
     page.assert_status(401)
         .assert_contains("wrong username or password")
         .assert_contains(&app.admin_username);
     let page = browser
-        .post("/console/login", &[("username", "x"), ("password", "short")])
+        .post(
+            "/console/login",
+            &[("username", "x"), ("password", "short")],
+        )
         .await;
-    page.assert_status(400).assert_contains("at least 8 characters");
+    page.assert_status(400)
+        .assert_contains("at least 8 characters");
     assert_eq!(browser.get("/console").await.status, 303);
 }
 
@@ -156,7 +166,13 @@ async fn every_form_refuses_a_missing_or_wrong_csrf_token(app: TestApp) {
 
     let mut browser = app.console_signed_in().await;
     for (path, fields) in [
-        ("/console/questions/batch", vec![("action", "delete"), ("ids", "00000000-0000-0000-0000-000000000000")]),
+        (
+            "/console/questions/batch",
+            vec![
+                ("action", "delete"),
+                ("ids", "00000000-0000-0000-0000-000000000000"),
+            ],
+        ),
         ("/console/questions/new", vec![("stem", "x")]),
         ("/console/import", vec![("csv", "x")]),
         ("/console/logout", vec![]),
@@ -200,7 +216,9 @@ async fn unknown_pages_and_assets(app: TestApp) {
     let css = browser.get("/console-assets/css/console.css").await;
     css.assert_status(200);
     assert_eq!(css.header("content-type"), Some("text/css"));
-    let js = browser.get("/console-assets/vendor/htmx-2.0.11.min.js").await;
+    let js = browser
+        .get("/console-assets/vendor/htmx-2.0.11.min.js")
+        .await;
     js.assert_status(200);
     assert!(js.header("content-type").unwrap().contains("javascript"));
     assert!(js.header("set-cookie").is_none());
@@ -226,7 +244,9 @@ async fn question_list_filters_sorts_and_pages(app: TestApp) {
     assert!(!page.contains("id=\"next-page\""));
 
     let page = browser
-        .get(&format!("/console/questions?categoryId={GEO}&status=published&sortBy=difficulty&sortOrder=asc"))
+        .get(&format!(
+            "/console/questions?categoryId={GEO}&status=published&sortBy=difficulty&sortOrder=asc"
+        ))
         .await;
     page.assert_status(200).assert_contains("30 questions");
     assert!(page.contains(&format!("option value=\"{GEO}\" selected")));
@@ -250,8 +270,12 @@ async fn question_list_filters_sorts_and_pages(app: TestApp) {
     assert!(rows(&page) >= 1);
 
     // htmx asks for the table only.
-    let fragment = browser.htmx_get("/console/questions?status=published").await;
-    fragment.assert_status(200).assert_contains("id=\"batch-form\"");
+    let fragment = browser
+        .htmx_get("/console/questions?status=published")
+        .await;
+    fragment
+        .assert_status(200)
+        .assert_contains("id=\"batch-form\"");
     assert!(!fragment.contains("<html"));
 
     browser
@@ -267,7 +291,10 @@ async fn question_list_filters_sorts_and_pages(app: TestApp) {
 }
 
 async fn create_draft(app: &TestApp, browser: &mut tests::console::Console, stem: &str) -> String {
-    browser.get("/console/questions/new").await.assert_status(200);
+    browser
+        .get("/console/questions/new")
+        .await
+        .assert_status(200);
     let page = browser
         .post(
             "/console/questions/new",
@@ -331,11 +358,11 @@ async fn question_editor_creates_edits_and_refuses_bad_input(app: TestApp) {
         .await;
     assert_eq!(q.body["data"]["stem"]["text"], "Capital city of France?");
     assert_eq!(q.body["data"]["difficulty"], 3);
-    assert_eq!(q.body["data"]["distractors"], serde_json::json!(["Lyon", "Nice"]));
     assert_eq!(
-        q.body["data"]["knowledgeCard"]["deepDive"],
-        "Since 987."
+        q.body["data"]["distractors"],
+        serde_json::json!(["Lyon", "Nice"])
     );
+    assert_eq!(q.body["data"]["knowledgeCard"]["deepDive"], "Since 987.");
 
     // One wrong answer only: refused with the rule, the typed text kept.
     let bad = browser
@@ -363,10 +390,16 @@ async fn question_editor_creates_edits_and_refuses_bad_input(app: TestApp) {
     let bad_new = browser
         .post(
             "/console/questions/new",
-            &[("stem", ""), ("contentType", "pdf"), ("categoryId", "nowhere")],
+            &[
+                ("stem", ""),
+                ("contentType", "pdf"),
+                ("categoryId", "nowhere"),
+            ],
         )
         .await;
-    bad_new.assert_status(400).assert_contains("id=\"form-error\"");
+    bad_new
+        .assert_status(400)
+        .assert_contains("id=\"form-error\"");
     assert_eq!(question_count(&app).await, before);
 }
 
@@ -382,7 +415,10 @@ async fn status_moves_follow_the_transition_table(app: TestApp) {
 
     // Publishing a draft anyway is refused with the API's code.
     let refused = browser
-        .post(&format!("/console/questions/{id}/status"), &[("status", "published")])
+        .post(
+            &format!("/console/questions/{id}/status"),
+            &[("status", "published")],
+        )
         .await;
     refused
         .assert_status(400)
@@ -390,7 +426,10 @@ async fn status_moves_follow_the_transition_table(app: TestApp) {
 
     // No-JS: a redirect back with the message.
     let moved = browser
-        .post(&format!("/console/questions/{id}/status"), &[("status", "reviewing")])
+        .post(
+            &format!("/console/questions/{id}/status"),
+            &[("status", "reviewing")],
+        )
         .await;
     let editor = browser.follow(&moved).await;
     editor
@@ -400,7 +439,10 @@ async fn status_moves_follow_the_transition_table(app: TestApp) {
 
     // htmx: the status panel fragment.
     let fragment = browser
-        .htmx_post(&format!("/console/questions/{id}/status"), &[("status", "published")])
+        .htmx_post(
+            &format!("/console/questions/{id}/status"),
+            &[("status", "published")],
+        )
         .await;
     fragment
         .assert_status(200)
@@ -422,7 +464,10 @@ async fn status_moves_follow_the_transition_table(app: TestApp) {
 
     // htmx refusal: the message goes to the flash area.
     let refused = browser
-        .htmx_post(&format!("/console/questions/{id}/status"), &[("status", "reviewing")])
+        .htmx_post(
+            &format!("/console/questions/{id}/status"),
+            &[("status", "reviewing")],
+        )
         .await;
     assert_eq!(refused.status, 400);
     assert_eq!(refused.header("hx-retarget"), Some("#flash"));
@@ -434,7 +479,10 @@ async fn batch_actions_show_per_id_failures(app: TestApp) {
     let draft = create_draft(&app, &mut browser, "Batch draft?").await;
     let reviewing = create_draft(&app, &mut browser, "Batch reviewing?").await;
     browser
-        .post(&format!("/console/questions/{reviewing}/status"), &[("status", "reviewing")])
+        .post(
+            &format!("/console/questions/{reviewing}/status"),
+            &[("status", "reviewing")],
+        )
         .await
         .assert_status(303);
 
@@ -477,7 +525,11 @@ async fn batch_actions_show_per_id_failures(app: TestApp) {
         .assert_contains("id=\"batch-failures\"")
         .assert_contains("Archive: 1 of 2 moved.")
         .assert_contains("00000000-0000-0000-0000-000000000000");
-    assert_eq!(rows(&fragment), 1, "the archived filter now lists the draft");
+    assert_eq!(
+        rows(&fragment),
+        1,
+        "the archived filter now lists the draft"
+    );
 
     // Nothing selected, or an unknown action: a clear message.
     browser
@@ -486,14 +538,21 @@ async fn batch_actions_show_per_id_failures(app: TestApp) {
         .assert_status(400)
         .assert_contains("select at least one question");
     browser
-        .post("/console/questions/batch", &[("action", "explode"), ("ids", &draft)])
+        .post(
+            "/console/questions/batch",
+            &[("action", "explode"), ("ids", &draft)],
+        )
         .await
         .assert_status(400);
     // A foreign return address is not followed.
     let page = browser
         .post(
             "/console/questions/batch",
-            &[("action", "delete"), ("ids", &draft), ("return_to", "https://evil.example/")],
+            &[
+                ("action", "delete"),
+                ("ids", &draft),
+                ("return_to", "https://evil.example/"),
+            ],
         )
         .await;
     assert_eq!(page.location(), Some("/console/questions"));
@@ -510,7 +569,9 @@ async fn csv_preview_shows_failing_rows_and_writes_nothing(app: TestApp) {
          nowhere,text,2,Unknown category?,A,B,C,,,,,,\n\
          {GEO},pdf,9,Bad type?,A,B,,,,,,,\n"
     );
-    let page = browser.upload("/console/import/preview", "mixed.csv", csv.into_bytes()).await;
+    let page = browser
+        .upload("/console/import/preview", "mixed.csv", csv.into_bytes())
+        .await;
     page.assert_status(400)
         .assert_contains("2 of 3 rows fail")
         .assert_contains("categoryId &#39;nowhere&#39; does not exist")
@@ -521,12 +582,17 @@ async fn csv_preview_shows_failing_rows_and_writes_nothing(app: TestApp) {
     let page = browser
         .upload("/console/import/preview", "bad.csv", b"a,b\n1,2\n".to_vec())
         .await;
-    page.assert_status(400).assert_contains("the header must be exactly");
+    page.assert_status(400)
+        .assert_contains("the header must be exactly");
 
     // The upload form needs the CSRF token too.
     browser.csrf = "stale".into();
     let page = browser
-        .upload("/console/import/preview", "x.csv", HEADER.as_bytes().to_vec())
+        .upload(
+            "/console/import/preview",
+            "x.csv",
+            HEADER.as_bytes().to_vec(),
+        )
         .await;
     page.assert_status(403);
     assert_eq!(question_count(&app).await, before);
@@ -536,8 +602,18 @@ async fn csv_import_is_all_or_nothing_and_template_downloads(app: TestApp) {
     let mut browser = app.console_signed_in().await;
     let template = browser.get("/console/import/template.csv").await;
     template.assert_status(200);
-    assert!(template.header("content-type").unwrap().starts_with("text/csv"));
-    assert!(template.header("content-disposition").unwrap().contains("attachment"));
+    assert!(
+        template
+            .header("content-type")
+            .unwrap()
+            .starts_with("text/csv")
+    );
+    assert!(
+        template
+            .header("content-disposition")
+            .unwrap()
+            .contains("attachment")
+    );
     assert_eq!(template.body.trim_end(), HEADER.trim_end());
 
     browser.get("/console/import").await;
@@ -547,13 +623,21 @@ async fn csv_import_is_all_or_nothing_and_template_downloads(app: TestApp) {
          {GEO},text,3,Second?,A,B,C,D,,,Card two,Deep,Atlas\n"
     );
     let preview = browser
-        .upload("/console/import/preview", "good.csv", csv.clone().into_bytes())
+        .upload(
+            "/console/import/preview",
+            "good.csv",
+            csv.clone().into_bytes(),
+        )
         .await;
     preview
         .assert_status(200)
         .assert_contains("All 2 rows pass the checks.")
         .assert_contains("id=\"import-now\"");
-    assert_eq!(question_count(&app).await, before, "a preview writes nothing");
+    assert_eq!(
+        question_count(&app).await,
+        before,
+        "a preview writes nothing"
+    );
 
     let done = browser.post("/console/import", &[("csv", &csv)]).await;
     let list = browser.follow(&done).await;
@@ -562,7 +646,8 @@ async fn csv_import_is_all_or_nothing_and_template_downloads(app: TestApp) {
     assert_eq!(question_count(&app).await, before + 2);
 
     // The bank changed between preview and import: nothing is written.
-    let stale = format!("{HEADER}{GEO},text,2,Fine?,A,B,C,,,,,,\nnowhere,text,2,Gone?,A,B,C,,,,,,\n");
+    let stale =
+        format!("{HEADER}{GEO},text,2,Fine?,A,B,C,,,,,,\nnowhere,text,2,Gone?,A,B,C,,,,,,\n");
     let page = browser.post("/console/import", &[("csv", &stale)]).await;
     page.assert_status(400)
         .assert_contains("failed validation")

@@ -3,14 +3,22 @@
 
 use tests::{Engine, Service, TestApp, both_engines};
 
-both_engines!(player_metrics_count_routes_errors_and_pools, admin_metrics_are_separate);
+both_engines!(
+    player_metrics_count_routes_errors_and_pools,
+    admin_metrics_are_separate
+);
 
 async fn scrape(app: &TestApp, service: Service) -> String {
     let url = match service {
         Service::Player => &app.player_url,
         Service::Admin => &app.admin_url,
     };
-    let resp = app.client.get(format!("{url}/metrics")).send().await.unwrap();
+    let resp = app
+        .client
+        .get(format!("{url}/metrics"))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(resp.status(), 200);
     assert!(
         resp.headers()["content-type"]
@@ -23,7 +31,10 @@ async fn scrape(app: &TestApp, service: Service) -> String {
 
 fn value(text: &str, series: &str) -> f64 {
     text.lines()
-        .find_map(|l| l.strip_prefix(series).map(|v| v.trim().parse::<f64>().unwrap()))
+        .find_map(|l| {
+            l.strip_prefix(series)
+                .map(|v| v.trim().parse::<f64>().unwrap())
+        })
         .unwrap_or_else(|| panic!("no series {series} in:\n{text}"))
 }
 
@@ -38,20 +49,32 @@ async fn player_metrics_count_routes_errors_and_pools(app: TestApp) {
 
     let text = scrape(&app, Service::Player).await;
     assert_eq!(
-        value(&text, r#"http_requests_total{method="GET",route="/health",status="200"} "#),
+        value(
+            &text,
+            r#"http_requests_total{method="GET",route="/health",status="200"} "#
+        ),
         3.0
     );
     assert_eq!(
-        value(&text, r#"http_requests_total{method="GET",route="/v1/auth/me",status="200"} "#),
+        value(
+            &text,
+            r#"http_requests_total{method="GET",route="/v1/auth/me",status="200"} "#
+        ),
         1.0
     );
     // Unknown paths share one label, so scanners cannot grow the label sets.
     assert_eq!(
-        value(&text, r#"http_requests_total{method="GET",route="unmatched",status="404"} "#),
+        value(
+            &text,
+            r#"http_requests_total{method="GET",route="unmatched",status="404"} "#
+        ),
         1.0
     );
     assert_eq!(value(&text, r#"http_errors_total{code="NOT_FOUND"} "#), 1.0);
-    assert_eq!(value(&text, r#"http_errors_total{code="UNAUTHORIZED"} "#), 1.0);
+    assert_eq!(
+        value(&text, r#"http_errors_total{code="UNAUTHORIZED"} "#),
+        1.0
+    );
     assert_eq!(
         value(
             &text,
@@ -59,8 +82,13 @@ async fn player_metrics_count_routes_errors_and_pools(app: TestApp) {
         ),
         3.0
     );
-    assert!(text.contains(r#"http_request_duration_seconds_bucket{le="+Inf",method="GET",route="/health"}"#)
-        || text.contains(r#"http_request_duration_seconds_bucket{method="GET",route="/health",le="+Inf"}"#));
+    assert!(
+        text.contains(
+            r#"http_request_duration_seconds_bucket{le="+Inf",method="GET",route="/health"}"#
+        ) || text.contains(
+            r#"http_request_duration_seconds_bucket{method="GET",route="/health",le="+Inf"}"#
+        )
+    );
     let pool = match app.engine {
         Engine::Sqlite => "sqlite_reader",
         Engine::Postgres => "postgres",
@@ -72,16 +100,28 @@ async fn player_metrics_count_routes_errors_and_pools(app: TestApp) {
 
 async fn admin_metrics_are_separate(app: TestApp) {
     let (token, _, _) = app.admin_login().await;
-    assert_eq!(app.admin_get("/v1/admin/stats", Some(&token)).await.status, 200);
+    assert_eq!(
+        app.admin_get("/v1/admin/stats", Some(&token)).await.status,
+        200
+    );
     let text = scrape(&app, Service::Admin).await;
     assert_eq!(
-        value(&text, r#"http_requests_total{method="POST",route="/v1/admin/login",status="200"} "#),
+        value(
+            &text,
+            r#"http_requests_total{method="POST",route="/v1/admin/login",status="200"} "#
+        ),
         1.0
     );
-    assert!(!text.contains(r#"route="/health""#), "the player API's requests are not here");
+    assert!(
+        !text.contains(r#"route="/health""#),
+        "the player API's requests are not here"
+    );
     // Console pages count under their templates too.
     let mut browser = app.console();
     browser.get("/console/questions/whatever").await;
     let text = scrape(&app, Service::Admin).await;
-    assert!(text.contains(r#"route="/console/questions/{id}""#), "{text}");
+    assert!(
+        text.contains(r#"route="/console/questions/{id}""#),
+        "{text}"
+    );
 }

@@ -7,8 +7,8 @@ use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use rand::RngCore as _;
-use serde::de::DeserializeOwned;
 use serde::Deserialize;
+use serde::de::DeserializeOwned;
 use shared::Error;
 use shared::services::admin_auth::{self, AdminPrincipal, AdminRole, ConsoleIdentity};
 use shared::tokens::constant_time_eq;
@@ -31,7 +31,11 @@ pub fn new_csrf_token() -> String {
 
 /// The session's CSRF token, made on first use (the sign-in form needs one too).
 pub async fn csrf_token(session: &Session) -> Result<String, Error> {
-    if let Some(token) = session.get::<String>(CSRF_KEY).await.map_err(session_error)? {
+    if let Some(token) = session
+        .get::<String>(CSRF_KEY)
+        .await
+        .map_err(session_error)?
+    {
         return Ok(token);
     }
     let token = new_csrf_token();

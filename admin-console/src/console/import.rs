@@ -72,7 +72,12 @@ async fn read_upload(mut multipart: Multipart) -> Result<(Option<String>, String
         let Some(field) = field else { break };
         match field.name() {
             Some(CSRF_FIELD) => {
-                csrf = Some(field.text().await.map_err(|e| upload_error(&e.body_text(), e.status()))?);
+                csrf = Some(
+                    field
+                        .text()
+                        .await
+                        .map_err(|e| upload_error(&e.body_text(), e.status()))?,
+                );
             }
             Some("file") => {
                 let name = field.file_name().unwrap_or("upload.csv").to_string();
@@ -111,7 +116,9 @@ async fn preview(
 ) -> PageResult {
     let fail = |e| PageError::new(e, &headers);
     let (csrf, file_name, bytes) = read_upload(multipart).await.map_err(fail)?;
-    check_csrf(&me.session, csrf.as_deref()).await.map_err(fail)?;
+    check_csrf(&me.session, csrf.as_deref())
+        .await
+        .map_err(fail)?;
     let result = questions::preview_csv(&state.ctx, &bytes).await;
     let csv = String::from_utf8_lossy(&bytes).into_owned();
     let (status, preview, error) = match result {
@@ -144,7 +151,8 @@ async fn import(
     me: ConsoleAdmin,
     ConsoleForm(form): ConsoleForm<ImportForm>,
 ) -> PageResult {
-    match questions::import_csv(&state.ctx, &me.admin, Some("text/csv"), form.csv.as_bytes()).await {
+    match questions::import_csv(&state.ctx, &me.admin, Some("text/csv"), form.csv.as_bytes()).await
+    {
         Ok(result) => Ok(redirect_with(
             &me.session,
             "ok",
@@ -158,7 +166,9 @@ async fn import(
         Err(e) if e.status().is_client_error() => {
             // The bank changed since the preview (a category archived, say): nothing was
             // written; show why, with the rows re-checked.
-            let preview = questions::preview_csv(&state.ctx, form.csv.as_bytes()).await.ok();
+            let preview = questions::preview_csv(&state.ctx, form.csv.as_bytes())
+                .await
+                .ok();
             Ok(html(
                 e.status(),
                 &ImportPage {

@@ -7,14 +7,22 @@
 //! - [`session_store`]: sessions in the shared database (several processes).
 //! - one module per screen.
 
+pub mod admins;
 pub mod assets;
+pub mod audit;
 pub mod auth;
+pub mod cards;
+pub mod categories;
 pub mod dashboard;
+pub mod feedback;
 pub mod import;
 pub mod page;
+pub mod players;
+pub mod providers;
 pub mod questions;
 pub mod session_store;
 pub mod sign_in;
+pub mod skill_tree;
 
 use axum::Router;
 use axum::response::{IntoResponse, Redirect};
@@ -46,7 +54,15 @@ pub fn router(state: &AppState) -> Router<AppState> {
     let screens = Router::new()
         .merge(sign_in::router())
         .merge(questions::router())
-        .merge(import::router());
+        .merge(import::router())
+        .merge(categories::router())
+        .merge(cards::router())
+        .merge(skill_tree::router())
+        .merge(players::router())
+        .merge(admins::router())
+        .merge(providers::router())
+        .merge(feedback::router())
+        .merge(audit::router());
     let pages = Router::new()
         .route("/console", get(dashboard::show))
         .nest("/console", screens)
@@ -67,4 +83,3 @@ async fn not_found() -> impl IntoResponse {
 pub fn missing(what: &str) -> PageError {
     PageError::from(Error::not_found(format!("{what} not found")))
 }
-

@@ -54,7 +54,11 @@ pub fn html(status: StatusCode, template: &impl Template) -> Response {
             .into_response(),
         Err(e) => {
             tracing::error!(error = %e, "template rendering failed");
-            (StatusCode::INTERNAL_SERVER_ERROR, "the page could not be rendered").into_response()
+            (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "the page could not be rendered",
+            )
+                .into_response()
         }
     }
 }
@@ -69,7 +73,12 @@ pub fn is_htmx(headers: &HeaderMap) -> bool {
 }
 
 /// After a no-JS form post: the flash for the next page, then 303 to `to`.
-pub async fn redirect_with(session: &Session, kind: &str, text: impl Into<String>, to: &str) -> Response {
+pub async fn redirect_with(
+    session: &Session,
+    kind: &str,
+    text: impl Into<String>,
+    to: &str,
+) -> Response {
     set_flash(session, kind, text).await;
     Redirect::to(to).into_response()
 }

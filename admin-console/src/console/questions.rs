@@ -256,7 +256,11 @@ async fn batch(
         table.batch = Some(view);
         return Ok(page(&TableFragment { table }));
     }
-    let kind = if view.failed.is_empty() { "ok" } else { "error" };
+    let kind = if view.failed.is_empty() {
+        "ok"
+    } else {
+        "error"
+    };
     Ok(redirect_with(&me.session, kind, view.summary(), &return_to).await)
 }
 
@@ -482,7 +486,9 @@ async fn edit_form(
 ) -> PageResult {
     let question = questions::get(&state.ctx, &id).await?;
     let form = EditorForm::from_question(&question);
-    Ok(page(&editor(&state, &me, Some(question), form, None).await?))
+    Ok(page(
+        &editor(&state, &me, Some(question), form, None).await?,
+    ))
 }
 
 async fn save(
@@ -544,5 +550,11 @@ async fn move_status(
             message: Some(message),
         }));
     }
-    Ok(redirect_with(&me.session, "ok", message, &format!("/console/questions/{id}")).await)
+    Ok(redirect_with(
+        &me.session,
+        "ok",
+        message,
+        &format!("/console/questions/{id}"),
+    )
+    .await)
 }

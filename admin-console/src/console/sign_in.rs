@@ -9,8 +9,10 @@ use serde::Deserialize;
 use shared::services::admin_auth::{self, ConsoleIdentity};
 use tower_sessions::Session;
 
-use super::auth::{CSRF_KEY, ConsoleAdmin, ConsoleForm, IDENTITY_KEY, csrf_token, new_csrf_token, session_error};
-use super::page::{PageResult, html, page, take_flash, Flash, describe, set_flash};
+use super::auth::{
+    CSRF_KEY, ConsoleAdmin, ConsoleForm, IDENTITY_KEY, csrf_token, new_csrf_token, session_error,
+};
+use super::page::{Flash, PageResult, describe, html, page, set_flash, take_flash};
 use crate::AppState;
 
 pub fn router() -> Router<AppState> {
@@ -59,8 +61,14 @@ async fn sign_in(
         Ok((admin, identity)) => {
             // A fresh id and CSRF token at sign-in: a planted session id is worthless.
             session.cycle_id().await.map_err(session_error)?;
-            session.insert(IDENTITY_KEY, identity).await.map_err(session_error)?;
-            session.insert(CSRF_KEY, new_csrf_token()).await.map_err(session_error)?;
+            session
+                .insert(IDENTITY_KEY, identity)
+                .await
+                .map_err(session_error)?;
+            session
+                .insert(CSRF_KEY, new_csrf_token())
+                .await
+                .map_err(session_error)?;
             tracing::info!(admin = %admin.username, "console sign-in");
             Ok(Redirect::to("/console").into_response())
         }
@@ -82,7 +90,10 @@ async fn sign_in(
     }
 }
 
-async fn sign_out(admin: ConsoleAdmin, ConsoleForm(_): ConsoleForm<serde::de::IgnoredAny>) -> Response {
+async fn sign_out(
+    admin: ConsoleAdmin,
+    ConsoleForm(_): ConsoleForm<serde::de::IgnoredAny>,
+) -> Response {
     match admin.session.flush().await {
         Ok(()) => {}
         Err(e) => tracing::warn!(error = %e, "console sign-out could not delete the session"),

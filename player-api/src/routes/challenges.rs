@@ -34,7 +34,7 @@ pub struct NextQuery {
 #[utoipa::path(get, path = "/challenges/next", tag = "challenges", security(("player_jwt" = [])),
     params(NextQuery),
     responses(
-        (status = 200, description = "A challenge, or null", body = Envelope<Challenge>),
+        (status = 200, description = "A challenge, or null", body = Envelope<Option<Challenge>>),
         (status = 400, description = "Missing trackId", body = ErrorEnvelope),
         (status = 401, description = "Missing or invalid token", body = ErrorEnvelope),
         (status = 403, description = "Banned", body = ErrorEnvelope),

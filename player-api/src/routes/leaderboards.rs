@@ -39,7 +39,7 @@ pub async fn board(
 #[utoipa::path(get, path = "/leaderboards/me", tag = "leaderboards", security(("player_jwt" = [])),
     params(BoardQuery),
     responses(
-        (status = 200, description = "The own entry (null without a region to view); meta: LeaderboardMeta with rank", body = Envelope<LeaderboardEntry>),
+        (status = 200, description = "The own entry (null without a region to view); meta: LeaderboardMeta with rank", body = Envelope<Option<LeaderboardEntry>>),
         (status = 400, description = "Bad scope or region", body = ErrorEnvelope),
         (status = 401, description = "Missing or invalid token", body = ErrorEnvelope),
         (status = 403, description = "Banned", body = ErrorEnvelope),

@@ -34,7 +34,7 @@ pub async fn list(
 #[utoipa::path(get, path = "/tracks/{trackId}", tag = "tracks", security(("player_jwt" = [])),
     params(("trackId" = String, Path, description = "Category id or slug")),
     responses(
-        (status = 200, description = "The track, or null", body = Envelope<Track>),
+        (status = 200, description = "The track, or null", body = Envelope<Option<Track>>),
         (status = 401, description = "Missing or invalid token", body = ErrorEnvelope),
         (status = 403, description = "Banned", body = ErrorEnvelope),
     ))]

@@ -1,0 +1,386 @@
+//! Admin accounts over `admin_accounts`, as the JSON API: every admin sees the list and
+//! changes their own password; creating, editing, deleting and resetting passwords need
+//! super_admin (the forms are not shown to others, and their posts get 403).
+
+use askama::Template;
+use axum::Router;
+use axum::extract::{Path, RawQuery, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::routing::{get, post};
+use serde::Deserialize;
+use shared::Error;
+use shared::services::admin_accounts::{
+    self, AdminListQuery, ChangePassword, CreateAdmin, UpdateAdmin,
+};
+use shared::services::admin_auth::{self, AdminAccount, ConsoleIdentity};
+use shared::tokens::{Audience, TokenType};
+
+use super::auth::{ConsoleAdmin, ConsoleForm, IDENTITY_KEY, session_error};
+use super::page::{Chrome, PageError, PageResult, describe, html, page, redirect_with};
+use super::players::{PageParam, Pager, href, pager, parse_int, parse_query};
+use crate::AppState;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/admins", get(list))
+        .route("/admins/new", get(new_form).post(create))
+        .route("/admins/password", get(password_form).post(change_password))
+        .route("/admins/{id}", get(show).post(update))
+        .route("/admins/{id}/delete", post(delete))
+        .route("/admins/{id}/reset-password", post(reset_password))
+}
+
+pub const ROLES: [&str; 2] = ["admin", "super_admin"];
+
+// ---------------------------------------------------------------------------------------
+// The list
+
+#[derive(Template)]
+#[template(path = "console/admins.html")]
+struct ListPage {
+    chrome: Chrome,
+    items: Vec<AdminAccount>,
+    pager: Pager,
+    me_id: String,
+}
+
+async fn list(
+    State(state): State<AppState>,
+    me: ConsoleAdmin,
+    headers: HeaderMap,
+    RawQuery(raw): RawQuery,
+) -> PageResult {
+    let fail = |e| PageError::new(e, &headers);
+    let param: PageParam = parse_query(raw.as_deref()).map_err(fail)?;
+    let query = AdminListQuery {
+        page: parse_int("page", &param.page).map_err(fail)?,
+        limit: Some(20),
+        role: None,
+        is_active: None,
+    };
+    let (items, pagination) = admin_accounts::list(&state.ctx, &query)
+        .await
+        .map_err(fail)?;
+    Ok(page(&ListPage {
+        chrome: me.chrome("admins").await,
+        items,
+        pager: pager(&pagination, |n| {
+            href("/console/admins", &[("page", n.to_string())])
+        }),
+        me_id: me.admin.id.clone(),
+    }))
+}
+
+// ---------------------------------------------------------------------------------------
+// Create
+
+#[derive(Clone, Debug, Default, Deserialize)]
+struct CreateForm {
+    #[serde(default)]
+    username: String,
+    #[serde(default)]
+    role: String,
+    /// Empty: one is generated.
+    #[serde(default)]
+    password: String,
+}
+
+#[derive(Template)]
+#[template(path = "console/admin_new.html")]
+struct NewPage {
+    chrome: Chrome,
+    form: CreateForm,
+    roles: [&'static str; 2],
+    error: Option<String>,
+}
+
+/// A password shown this once (after create or reset).
+#[derive(Template)]
+#[template(path = "console/admin_password_once.html")]
+struct PasswordOncePage {
+    chrome: Chrome,
+    heading: &'static str,
+    admin_id: String,
+    username: String,
+    password: String,
+}
+
+async fn new_form(me: ConsoleAdmin, headers: HeaderMap) -> PageResult {
+    me.require_super(&headers)?;
+    Ok(page(&NewPage {
+        chrome: me.chrome("admins").await,
+        form: CreateForm {
+            role: "admin".into(),
+            ..CreateForm::default()
+        },
+        roles: ROLES,
+        error: None,
+    }))
+}
+
+async fn create(
+    State(state): State<AppState>,
+    me: ConsoleAdmin,
+    headers: HeaderMap,
+    ConsoleForm(form): ConsoleForm<CreateForm>,
+) -> PageResult {
+    me.require_super(&headers)?;
+    let req = CreateAdmin {
+        username: form.username.clone(),
+        password: Some(form.password.clone()).filter(|p| !p.is_empty()),
+        role: form.role.clone(),
+    };
+    match admin_accounts::create(&state.ctx, &me.admin, &req).await {
+        Ok(created) => Ok(page(&PasswordOncePage {
+            chrome: me.chrome("admins").await,
+            heading: "Admin created",
+            admin_id: created.account.id,
+            username: created.account.username,
+            password: created.plain_password,
+        })),
+        Err(e) if e.status().is_client_error() => {
+            let status = e.status();
+            let page = NewPage {
+                chrome: me.chrome("admins").await,
+                form: CreateForm {
+                    password: String::new(),
+                    ..form
+                },
+                roles: ROLES,
+                error: Some(describe(&e)),
+            };
+            Ok(html(status, &page))
+        }
+        Err(e) => Err(PageError::new(e, &headers)),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// One account: edit, delete, reset password
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct EditForm {
+    #[serde(default)]
+    username: String,
+    #[serde(default)]
+    role: String,
+    /// `1` or `0`.
+    #[serde(default)]
+    is_active: String,
+}
+
+impl EditForm {
+    fn of(a: &AdminAccount) -> Self {
+        Self {
+            username: a.username.clone(),
+            role: a.role.as_str().to_string(),
+            is_active: a.is_active.to_string(),
+        }
+    }
+
+    fn to_update(&self) -> Result<UpdateAdmin, Error> {
+        let non_empty = |s: &str| Some(s.trim().to_string()).filter(|s| !s.is_empty());
+        Ok(UpdateAdmin {
+            username: non_empty(&self.username),
+            role: non_empty(&self.role),
+            is_active: parse_int("isActive", &self.is_active)?,
+        })
+    }
+}
+
+#[derive(Template)]
+#[template(path = "console/admin_edit.html")]
+struct EditPage {
+    chrome: Chrome,
+    account: AdminAccount,
+    form: EditForm,
+    roles: [&'static str; 2],
+    is_me: bool,
+    error: Option<String>,
+}
+
+async fn edit_page(
+    me: &ConsoleAdmin,
+    account: AdminAccount,
+    form: EditForm,
+    error: Option<String>,
+) -> EditPage {
+    EditPage {
+        chrome: me.chrome("admins").await,
+        is_me: account.id == me.admin.id,
+        account,
+        form,
+        roles: ROLES,
+        error,
+    }
+}
+
+async fn show(
+    State(state): State<AppState>,
+    me: ConsoleAdmin,
+    Path(id): Path<String>,
+) -> PageResult {
+    let account = admin_auth::get_account(&state.ctx, &id).await?;
+    let form = EditForm::of(&account);
+    Ok(page(&edit_page(&me, account, form, None).await))
+}
+
+async fn update(
+    State(state): State<AppState>,
+    me: ConsoleAdmin,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    ConsoleForm(form): ConsoleForm<EditForm>,
+) -> PageResult {
+    me.require_super(&headers)?;
+    let result = match form.to_update() {
+        Ok(req) => admin_accounts::update(&state.ctx, &me.admin, &id, &req).await,
+        Err(e) => Err(e),
+    };
+    match result {
+        Ok(account) => {
+            let to = format!("/console/admins/{}", account.id);
+            Ok(redirect_with(
+                &me.session,
+                "ok",
+                format!("Saved {}.", account.username),
+                &to,
+            )
+            .await)
+        }
+        Err(e) if e.status().is_client_error() && e.code() != "NOT_FOUND" => {
+            let account = admin_auth::get_account(&state.ctx, &id).await?;
+            let page = edit_page(&me, account, form, Some(describe(&e))).await;
+            Ok(html(e.status(), &page))
+        }
+        Err(e) => Err(PageError::new(e, &headers)),
+    }
+}
+
+async fn delete(
+    State(state): State<AppState>,
+    me: ConsoleAdmin,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    ConsoleForm(_): ConsoleForm<serde::de::IgnoredAny>,
+) -> PageResult {
+    me.require_super(&headers)?;
+    let account = admin_accounts::delete(&state.ctx, &me.admin, &id)
+        .await
+        .map_err(|e| PageError::new(e, &headers))?;
+    let text = format!(
+        "{} is deactivated; their sessions and tokens have ended.",
+        account.username
+    );
+    Ok(redirect_with(&me.session, "ok", text, "/console/admins").await)
+}
+
+async fn reset_password(
+    State(state): State<AppState>,
+    me: ConsoleAdmin,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    ConsoleForm(_): ConsoleForm<serde::de::IgnoredAny>,
+) -> PageResult {
+    me.require_super(&headers)?;
+    let reset = admin_accounts::reset_password(&state.ctx, &me.admin, &id)
+        .await
+        .map_err(|e| PageError::new(e, &headers))?;
+    Ok(page(&PasswordOncePage {
+        chrome: me.chrome("admins").await,
+        heading: "Password reset",
+        admin_id: reset.admin_id,
+        username: reset.username,
+        password: reset.plain_password,
+    }))
+}
+
+// ---------------------------------------------------------------------------------------
+// My password
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PasswordForm {
+    #[serde(default)]
+    current_password: String,
+    #[serde(default)]
+    new_password: String,
+    #[serde(default)]
+    confirm_password: String,
+}
+
+#[derive(Template)]
+#[template(path = "console/admin_change_password.html")]
+struct PasswordPage {
+    chrome: Chrome,
+    error: Option<String>,
+}
+
+async fn password_form(me: ConsoleAdmin) -> PageResult {
+    Ok(page(&PasswordPage {
+        chrome: me.chrome("admins").await,
+        error: None,
+    }))
+}
+
+async fn change_password(
+    State(state): State<AppState>,
+    me: ConsoleAdmin,
+    headers: HeaderMap,
+    ConsoleForm(form): ConsoleForm<PasswordForm>,
+) -> PageResult {
+    let result = if form.new_password != form.confirm_password {
+        Err(Error::validation(
+            "the new password and its confirmation differ",
+        ))
+    } else {
+        let req = ChangePassword {
+            current_password: form.current_password,
+            new_password: form.new_password,
+        };
+        admin_accounts::change_password(&state.ctx, &me.admin, &req).await
+    };
+    let changed = match result {
+        Ok(changed) => changed,
+        Err(e) if e.status().is_client_error() => {
+            // A wrong current password is the service's 401; this session stays signed in.
+            let status = if e.status() == StatusCode::UNAUTHORIZED {
+                StatusCode::BAD_REQUEST
+            } else {
+                e.status()
+            };
+            let page = PasswordPage {
+                chrome: me.chrome("admins").await,
+                error: Some(describe(&e)),
+            };
+            return Ok(html(status, &page));
+        }
+        Err(e) => return Err(PageError::new(e, &headers)),
+    };
+    // The change bumped the token version, which ends every console session of this
+    // admin; this one carries on with the version of the fresh token pair.
+    let ctx = &state.ctx;
+    let claims = ctx.tokens.verify(
+        Audience::Admin,
+        TokenType::Access,
+        &changed.tokens.access_token,
+        ctx.clock.now_ms(),
+    )?;
+    let identity = ConsoleIdentity {
+        admin_id: claims.sub,
+        token_version: claims.ver,
+    };
+    me.session
+        .insert(IDENTITY_KEY, identity)
+        .await
+        .map_err(session_error)?;
+    me.session.cycle_id().await.map_err(session_error)?;
+    Ok(redirect_with(
+        &me.session,
+        "ok",
+        "Password changed. Your other sessions have been signed out.",
+        "/console/admins",
+    )
+    .await)
+}

@@ -1,0 +1,92 @@
+//! The audit log: every admin write, newest first (`audit::list`), with the state
+//! before and after as compact JSON.
+
+use askama::Template;
+use axum::Router;
+use axum::extract::{RawQuery, State};
+use axum::http::HeaderMap;
+use axum::routing::get;
+use chrono::{DateTime, Utc};
+use shared::services::audit::{self, AuditEntry, PageQuery};
+
+use super::auth::ConsoleAdmin;
+use super::page::{Chrome, PageError, PageResult, page};
+use super::players::{PageParam, Pager, href, pager, parse_int, parse_query};
+use crate::AppState;
+
+pub fn router() -> Router<AppState> {
+    Router::new().route("/audit", get(list))
+}
+
+/// One entry as the table shows it.
+struct Row {
+    actor_id: String,
+    actor_username: String,
+    action: String,
+    target_type: String,
+    target_id: Option<String>,
+    /// Where the target has a console page.
+    target_href: Option<String>,
+    before: Option<String>,
+    after: Option<String>,
+    created_at: DateTime<Utc>,
+}
+
+fn compact(v: Option<serde_json::Value>) -> Option<String> {
+    v.map(|v| serde_json::to_string(&v).unwrap_or_default())
+}
+
+impl Row {
+    fn of(e: AuditEntry) -> Self {
+        let target_href = e.target_id.as_ref().and_then(|id| {
+            let base = match e.target_type.as_str() {
+                "player" => "/console/players",
+                "admin" => "/console/admins",
+                "question" => "/console/questions",
+                _ => return None,
+            };
+            Some(format!("{base}/{id}"))
+        });
+        Self {
+            actor_id: e.actor_id,
+            actor_username: e.actor_username,
+            action: e.action,
+            target_type: e.target_type,
+            target_id: e.target_id,
+            target_href,
+            before: compact(e.before),
+            after: compact(e.after),
+            created_at: e.created_at,
+        }
+    }
+}
+
+#[derive(Template)]
+#[template(path = "console/audit.html")]
+struct AuditPage {
+    chrome: Chrome,
+    rows: Vec<Row>,
+    pager: Pager,
+}
+
+async fn list(
+    State(state): State<AppState>,
+    me: ConsoleAdmin,
+    headers: HeaderMap,
+    RawQuery(raw): RawQuery,
+) -> PageResult {
+    let fail = |e| PageError::new(e, &headers);
+    let param: PageParam = parse_query(raw.as_deref()).map_err(fail)?;
+    let query = PageQuery {
+        page: parse_int("page", &param.page).map_err(fail)?,
+        limit: Some(20),
+    };
+    let (entries, pagination) = audit::list(&state.ctx, &query).await.map_err(fail)?;
+    Ok(page(&AuditPage {
+        chrome: me.chrome("audit").await,
+        rows: entries.into_iter().map(Row::of).collect(),
+        pager: pager(&pagination, |n| {
+            href("/console/audit", &[("page", n.to_string())])
+        }),
+    }))
+}

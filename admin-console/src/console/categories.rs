@@ -1,0 +1,273 @@
+//! Categories: the list with a create form, the editor (name, slug, parent, order,
+//! status, icon) and archiving, over `shared::services::catalog`.
+
+use askama::Template;
+use axum::Router;
+use axum::extract::{Path, State};
+use axum::http::HeaderMap;
+use axum::routing::{get, post};
+use serde::Deserialize;
+use shared::Error;
+use shared::services::catalog::{self, Category, CreateCategory, UpdateCategory};
+
+use super::auth::{ConsoleAdmin, ConsoleForm};
+use super::page::{Chrome, PageError, PageResult, describe, html, is_htmx, page, redirect_with};
+use crate::AppState;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/categories", get(list).post(create))
+        .route("/categories/{id}", get(edit_form).post(save))
+        .route("/categories/{id}/archive", post(archive))
+}
+
+pub const STATUSES: [&str; 2] = ["active", "inactive"];
+
+/// The trimmed text, or `None` when it is empty.
+pub(super) fn non_empty(s: &str) -> Option<String> {
+    let s = s.trim();
+    (!s.is_empty()).then(|| s.to_string())
+}
+
+/// An optional whole-number field: empty is `None`.
+pub(super) fn parse_int(name: &str, s: &str) -> Result<Option<i64>, Error> {
+    non_empty(s)
+        .map(|v| {
+            v.parse::<i64>()
+                .map_err(|_| Error::validation(format!("{name} must be a whole number")))
+        })
+        .transpose()
+}
+
+/// The create and edit forms' fields, as typed (`id` only on create, `status` only on
+/// edit).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CategoryForm {
+    #[serde(default)]
+    pub id: String,
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub slug: String,
+    /// Empty: a top-level category.
+    #[serde(default)]
+    pub parent_id: String,
+    #[serde(default)]
+    pub sort_order: String,
+    #[serde(default)]
+    pub status: String,
+    #[serde(default)]
+    pub icon: String,
+}
+
+impl CategoryForm {
+    fn from_category(c: &Category) -> Self {
+        Self {
+            id: c.id.clone(),
+            name: c.name.clone(),
+            slug: c.slug.clone(),
+            parent_id: c.parent_id.clone().unwrap_or_default(),
+            sort_order: c.sort_order.to_string(),
+            status: c.status.clone(),
+            icon: c.icon.clone(),
+        }
+    }
+
+    fn to_create(&self) -> Result<CreateCategory, Error> {
+        Ok(CreateCategory {
+            id: self.id.trim().to_string(),
+            name: self.name.clone(),
+            slug: self.slug.trim().to_string(),
+            parent_id: non_empty(&self.parent_id),
+            sort_order: parse_int("sortOrder", &self.sort_order)?,
+            icon: non_empty(&self.icon),
+        })
+    }
+
+    fn to_update(&self) -> Result<UpdateCategory, Error> {
+        Ok(UpdateCategory {
+            name: Some(self.name.clone()),
+            slug: Some(self.slug.trim().to_string()),
+            // Empty parent: top-level (null), as the JSON API's `parentId: null`.
+            parent_id: Some(non_empty(&self.parent_id)),
+            sort_order: parse_int("sortOrder", &self.sort_order)?,
+            status: non_empty(&self.status),
+            icon: Some(self.icon.clone()),
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The list and the create form
+
+#[derive(Template)]
+#[template(path = "console/categories.html")]
+struct ListPage {
+    chrome: Chrome,
+    csrf: String,
+    categories: Vec<Category>,
+    form: CategoryForm,
+    error: Option<String>,
+}
+
+/// One row of the table (htmx swaps it after archiving).
+#[derive(Template)]
+#[template(path = "console/categories_row.html")]
+struct RowFragment {
+    c: Category,
+    csrf: String,
+}
+
+async fn list_page(
+    state: &AppState,
+    me: &ConsoleAdmin,
+    form: CategoryForm,
+    error: Option<String>,
+) -> Result<ListPage, Error> {
+    Ok(ListPage {
+        chrome: me.chrome("categories").await,
+        csrf: me.csrf.clone(),
+        categories: catalog::all_categories(&state.ctx).await?,
+        form,
+        error,
+    })
+}
+
+async fn list(State(state): State<AppState>, me: ConsoleAdmin) -> PageResult {
+    Ok(page(
+        &list_page(&state, &me, CategoryForm::default(), None).await?,
+    ))
+}
+
+async fn create(
+    State(state): State<AppState>,
+    me: ConsoleAdmin,
+    ConsoleForm(form): ConsoleForm<CategoryForm>,
+) -> PageResult {
+    let result = match form.to_create() {
+        Ok(req) => catalog::create_category(&state.ctx, &me.admin, &req).await,
+        Err(e) => Err(e),
+    };
+    match result {
+        Ok(created) => Ok(redirect_with(
+            &me.session,
+            "ok",
+            format!("Created category {} ({}).", created.name, created.id),
+            "/console/categories",
+        )
+        .await),
+        Err(e) if e.status().is_client_error() => {
+            let page = list_page(&state, &me, form, Some(describe(&e))).await?;
+            Ok(html(e.status(), &page))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The editor
+
+#[derive(Template)]
+#[template(path = "console/categories_edit.html")]
+struct EditPage {
+    chrome: Chrome,
+    category: Category,
+    /// Every other category (parent choices).
+    parents: Vec<Category>,
+    form: CategoryForm,
+    statuses: [&'static str; 2],
+    error: Option<String>,
+}
+
+async fn find(state: &AppState, id: &str) -> Result<(Category, Vec<Category>), PageError> {
+    let all = catalog::all_categories(&state.ctx).await?;
+    let category = all
+        .iter()
+        .find(|c| c.id == id)
+        .cloned()
+        .ok_or_else(|| super::missing("category"))?;
+    let parents = all.into_iter().filter(|c| c.id != id).collect();
+    Ok((category, parents))
+}
+
+async fn edit_form(
+    State(state): State<AppState>,
+    me: ConsoleAdmin,
+    Path(id): Path<String>,
+) -> PageResult {
+    let (category, parents) = find(&state, &id).await?;
+    Ok(page(&EditPage {
+        chrome: me.chrome("categories").await,
+        form: CategoryForm::from_category(&category),
+        category,
+        parents,
+        statuses: STATUSES,
+        error: None,
+    }))
+}
+
+async fn save(
+    State(state): State<AppState>,
+    me: ConsoleAdmin,
+    Path(id): Path<String>,
+    ConsoleForm(form): ConsoleForm<CategoryForm>,
+) -> PageResult {
+    let result = match form.to_update() {
+        Ok(req) => catalog::update_category(&state.ctx, &me.admin, &id, &req).await,
+        Err(e) => Err(e),
+    };
+    match result {
+        Ok(updated) => Ok(redirect_with(
+            &me.session,
+            "ok",
+            format!("Saved category {} ({}).", updated.name, updated.id),
+            "/console/categories",
+        )
+        .await),
+        Err(e) if e.status().is_client_error() && e.code() != "NOT_FOUND" => {
+            let (category, parents) = find(&state, &id).await?;
+            let page = EditPage {
+                chrome: me.chrome("categories").await,
+                category,
+                parents,
+                form,
+                statuses: STATUSES,
+                error: Some(describe(&e)),
+            };
+            Ok(html(e.status(), &page))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+#[derive(Deserialize)]
+struct Empty {}
+
+async fn archive(
+    State(state): State<AppState>,
+    me: ConsoleAdmin,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    ConsoleForm(_): ConsoleForm<Empty>,
+) -> PageResult {
+    let archived = catalog::archive_category(&state.ctx, &me.admin, &id)
+        .await
+        .map_err(|e| PageError::new(e, &headers))?;
+    if is_htmx(&headers) {
+        return Ok(page(&RowFragment {
+            c: archived,
+            csrf: me.csrf.clone(),
+        }));
+    }
+    Ok(redirect_with(
+        &me.session,
+        "ok",
+        format!(
+            "Archived category {} ({}): it is no longer a track.",
+            archived.name, archived.id
+        ),
+        "/console/categories",
+    )
+    .await)
+}

@@ -1,0 +1,50 @@
+//! The feedback inbox: what players sent, newest first (`moderation::feedback`).
+
+use askama::Template;
+use axum::Router;
+use axum::extract::{RawQuery, State};
+use axum::http::HeaderMap;
+use axum::routing::get;
+use shared::services::audit::PageQuery;
+use shared::services::moderation::{self, FeedbackRecord};
+
+use super::auth::ConsoleAdmin;
+use super::page::{Chrome, PageError, PageResult, page};
+use super::players::{PageParam, Pager, href, pager, parse_int, parse_query};
+use crate::AppState;
+
+pub fn router() -> Router<AppState> {
+    Router::new().route("/feedback", get(list))
+}
+
+#[derive(Template)]
+#[template(path = "console/feedback.html")]
+struct FeedbackPage {
+    chrome: Chrome,
+    items: Vec<FeedbackRecord>,
+    pager: Pager,
+}
+
+async fn list(
+    State(state): State<AppState>,
+    me: ConsoleAdmin,
+    headers: HeaderMap,
+    RawQuery(raw): RawQuery,
+) -> PageResult {
+    let fail = |e| PageError::new(e, &headers);
+    let param: PageParam = parse_query(raw.as_deref()).map_err(fail)?;
+    let query = PageQuery {
+        page: parse_int("page", &param.page).map_err(fail)?,
+        limit: Some(20),
+    };
+    let (items, pagination) = moderation::feedback(&state.ctx, &query)
+        .await
+        .map_err(fail)?;
+    Ok(page(&FeedbackPage {
+        chrome: me.chrome("feedback").await,
+        items,
+        pager: pager(&pagination, |n| {
+            href("/console/feedback", &[("page", n.to_string())])
+        }),
+    }))
+}

@@ -1,0 +1,397 @@
+//! Players: search with a pager, a player's page (progress, region, sign-in methods, ban
+//! state), ban and unban — over `moderation`, as the JSON API. Also the small pager the
+//! people screens (players, admins, feedback, audit log) share.
+
+use askama::Template;
+use axum::Router;
+use axum::extract::{Path, RawQuery, State};
+use axum::http::HeaderMap;
+use axum::routing::{get, post};
+use chrono::{DateTime, NaiveDateTime, Utc};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use shared::Error;
+use shared::envelope::Pagination;
+use shared::services::moderation::{self, BanRequest, PlayerListQuery, PlayerRecord};
+
+use super::auth::{ConsoleAdmin, ConsoleForm};
+use super::page::{Chrome, PageError, PageResult, describe, html, is_htmx, page, redirect_with};
+use crate::AppState;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/players", get(list))
+        .route("/players/{id}", get(show))
+        .route("/players/{id}/ban", post(ban))
+        .route("/players/{id}/unban", post(unban))
+}
+
+// ---------------------------------------------------------------------------------------
+// Shared by the people screens
+
+/// Previous/next links of a paged list.
+pub struct Pager {
+    pub page: i64,
+    pub total: i64,
+    pub prev: Option<String>,
+    pub next: Option<String>,
+}
+
+/// The pager of `p`; `href(n)` is the list's URL at page `n`.
+pub fn pager(p: &Pagination, href: impl Fn(i64) -> String) -> Pager {
+    let last = (p.total + p.limit - 1) / p.limit.max(1);
+    Pager {
+        page: p.page,
+        total: p.total,
+        prev: (p.page > 1).then(|| href(p.page - 1)),
+        next: (p.page < last).then(|| href(p.page + 1)),
+    }
+}
+
+/// A query string read leniently (unknown keys ignored), 400 when unreadable.
+pub fn parse_query<T: DeserializeOwned>(raw: Option<&str>) -> Result<T, Error> {
+    serde_html_form::from_str(raw.unwrap_or(""))
+        .map_err(|e| Error::validation(format!("invalid query: {e}")))
+}
+
+/// `""` → None, else a whole number or 400.
+pub fn parse_int(name: &str, s: &str) -> Result<Option<i64>, Error> {
+    let s = s.trim();
+    if s.is_empty() {
+        return Ok(None);
+    }
+    s.parse::<i64>()
+        .map(Some)
+        .map_err(|_| Error::validation(format!("{name} must be a whole number")))
+}
+
+/// `path?query` from pairs, leaving out empty values.
+pub fn href(path: &str, pairs: &[(&str, String)]) -> String {
+    let kept: Vec<(&str, &str)> = pairs
+        .iter()
+        .filter(|(_, v)| !v.trim().is_empty())
+        .map(|(k, v)| (*k, v.trim()))
+        .collect();
+    let encoded = serde_html_form::to_string(&kept).unwrap_or_default();
+    if encoded.is_empty() {
+        path.to_string()
+    } else {
+        format!("{path}?{encoded}")
+    }
+}
+
+/// The `page` of a plain paged list.
+#[derive(Debug, Default, Deserialize)]
+pub struct PageParam {
+    #[serde(default)]
+    pub page: String,
+}
+
+// ---------------------------------------------------------------------------------------
+// The list
+
+#[derive(Debug, Default, Deserialize)]
+struct Search {
+    #[serde(default)]
+    search: String,
+    #[serde(default)]
+    page: String,
+}
+
+impl Search {
+    fn href(&self, page: i64) -> String {
+        let page = if page > 1 {
+            page.to_string()
+        } else {
+            String::new()
+        };
+        href(
+            "/console/players",
+            &[("search", self.search.clone()), ("page", page)],
+        )
+    }
+}
+
+struct PlayerTable {
+    items: Vec<PlayerRecord>,
+    search: String,
+    pager: Pager,
+}
+
+#[derive(Template)]
+#[template(path = "console/players.html")]
+struct ListPage {
+    chrome: Chrome,
+    table: PlayerTable,
+}
+
+#[derive(Template)]
+#[template(path = "console/_player_table.html")]
+struct TableFragment {
+    table: PlayerTable,
+}
+
+async fn list(
+    State(state): State<AppState>,
+    me: ConsoleAdmin,
+    headers: HeaderMap,
+    RawQuery(raw): RawQuery,
+) -> PageResult {
+    let fail = |e| PageError::new(e, &headers);
+    let search: Search = parse_query(raw.as_deref()).map_err(fail)?;
+    let query = PlayerListQuery {
+        page: parse_int("page", &search.page).map_err(fail)?,
+        limit: Some(20),
+        search: Some(search.search.trim().to_string()).filter(|s| !s.is_empty()),
+    };
+    let (items, pagination) = moderation::players(&state.ctx, &query)
+        .await
+        .map_err(fail)?;
+    let table = PlayerTable {
+        pager: pager(&pagination, |n| search.href(n)),
+        items,
+        search: search.search.trim().to_string(),
+    };
+    if is_htmx(&headers) {
+        return Ok(page(&TableFragment { table }));
+    }
+    Ok(page(&ListPage {
+        chrome: me.chrome("players").await,
+        table,
+    }))
+}
+
+// ---------------------------------------------------------------------------------------
+// One player, ban and unban
+
+/// The ban form as typed: a reason, and an end given as a number of days or a UTC time.
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct BanForm {
+    #[serde(default)]
+    pub reason: String,
+    #[serde(default)]
+    pub days: String,
+    /// `datetime-local` (`YYYY-MM-DDTHH:MM[:SS]`), read as UTC.
+    #[serde(default)]
+    pub until: String,
+}
+
+fn parse_local(s: &str) -> Result<DateTime<Utc>, Error> {
+    ["%Y-%m-%dT%H:%M", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M"]
+        .iter()
+        .find_map(|f| NaiveDateTime::parse_from_str(s, f).ok())
+        .map(|t| t.and_utc())
+        .ok_or_else(|| Error::validation("until must be a date and time (YYYY-MM-DDTHH:MM, UTC)"))
+}
+
+impl BanForm {
+    fn to_request(&self, now: DateTime<Utc>) -> Result<BanRequest, Error> {
+        let days = parse_int("days", &self.days)?;
+        let until = self.until.trim();
+        let until = match (days, until.is_empty()) {
+            (Some(_), false) => {
+                return Err(Error::validation(
+                    "give the ban's end either in days or as a time, not both",
+                ));
+            }
+            (Some(d), true) => {
+                if !(1..=36_500).contains(&d) {
+                    return Err(Error::validation("days must be 1-36500"));
+                }
+                Some(now + chrono::Duration::days(d))
+            }
+            (None, false) => Some(parse_local(until)?),
+            (None, true) => None,
+        };
+        Ok(BanRequest {
+            reason: Some(self.reason.clone()),
+            until,
+        })
+    }
+}
+
+/// The ban state with its forms (swapped by htmx after a ban or unban).
+pub struct BanPanel {
+    pub player: PlayerRecord,
+    pub form: BanForm,
+    pub error: Option<String>,
+    pub csrf: String,
+}
+
+#[derive(Template)]
+#[template(path = "console/player.html")]
+struct PlayerPage {
+    chrome: Chrome,
+    player: PlayerRecord,
+    panel: BanPanel,
+}
+
+#[derive(Template)]
+#[template(path = "console/_player_ban.html")]
+struct BanFragment {
+    panel: BanPanel,
+    message: Option<String>,
+}
+
+async fn player_page(
+    me: &ConsoleAdmin,
+    player: PlayerRecord,
+    form: BanForm,
+    error: Option<String>,
+) -> PlayerPage {
+    PlayerPage {
+        chrome: me.chrome("players").await,
+        panel: BanPanel {
+            player: player.clone(),
+            form,
+            error,
+            csrf: me.csrf.clone(),
+        },
+        player,
+    }
+}
+
+async fn show(
+    State(state): State<AppState>,
+    me: ConsoleAdmin,
+    Path(id): Path<String>,
+) -> PageResult {
+    let player = moderation::player(&state.ctx, &id).await?;
+    Ok(page(
+        &player_page(&me, player, BanForm::default(), None).await,
+    ))
+}
+
+/// After a ban or unban: the panel for htmx, else flash + 303 to the player's page.
+async fn done(
+    me: &ConsoleAdmin,
+    headers: &HeaderMap,
+    player: PlayerRecord,
+    message: String,
+) -> PageResult {
+    if is_htmx(headers) {
+        return Ok(page(&BanFragment {
+            panel: BanPanel {
+                player,
+                form: BanForm::default(),
+                error: None,
+                csrf: me.csrf.clone(),
+            },
+            message: Some(message),
+        }));
+    }
+    let to = format!("/console/players/{}", player.id);
+    Ok(redirect_with(&me.session, "ok", message, &to).await)
+}
+
+async fn ban(
+    State(state): State<AppState>,
+    me: ConsoleAdmin,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    ConsoleForm(form): ConsoleForm<BanForm>,
+) -> PageResult {
+    let result = match form.to_request(state.ctx.clock.now()) {
+        Ok(req) => moderation::ban(&state.ctx, &me.admin, &id, &req).await,
+        Err(e) => Err(e),
+    };
+    match result {
+        Ok(player) => {
+            let message = match player.banned_until {
+                Some(until) => format!("Banned until {} UTC.", until.format("%Y-%m-%d %H:%M")),
+                None => "Banned until unbanned.".to_string(),
+            };
+            done(&me, &headers, player, message).await
+        }
+        // No JavaScript: the page again, with the message and the typed values.
+        Err(e) if e.status().is_client_error() && e.code() != "NOT_FOUND" && !is_htmx(&headers) => {
+            let player = moderation::player(&state.ctx, &id).await?;
+            let page = player_page(&me, player, form, Some(describe(&e))).await;
+            Ok(html(e.status(), &page))
+        }
+        Err(e) => Err(PageError::new(e, &headers)),
+    }
+}
+
+async fn unban(
+    State(state): State<AppState>,
+    me: ConsoleAdmin,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    ConsoleForm(_): ConsoleForm<serde::de::IgnoredAny>,
+) -> PageResult {
+    let player = moderation::unban(&state.ctx, &me.admin, &id)
+        .await
+        .map_err(|e| PageError::new(e, &headers))?;
+    done(&me, &headers, player, "Ban lifted.".to_string()).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn form(days: &str, until: &str) -> BanForm {
+        BanForm {
+            reason: "spam".into(),
+            days: days.into(),
+            until: until.into(),
+        }
+    }
+
+    #[test]
+    fn ban_end_from_days_or_a_utc_time() {
+        let now = DateTime::parse_from_rfc3339("2026-01-01T00:00:00Z")
+            .map(|t| t.to_utc())
+            .unwrap_or_default();
+        assert_eq!(
+            form("", "").to_request(now).ok().and_then(|r| r.until),
+            None
+        );
+        assert_eq!(
+            form("2", "").to_request(now).ok().and_then(|r| r.until),
+            Some(now + chrono::Duration::days(2))
+        );
+        assert_eq!(
+            form("", "2026-01-03T10:30")
+                .to_request(now)
+                .ok()
+                .and_then(|r| r.until)
+                .map(|t| t.to_rfc3339()),
+            Some("2026-01-03T10:30:00+00:00".to_string())
+        );
+        assert!(form("2", "2026-01-03T10:30").to_request(now).is_err());
+        assert!(form("0", "").to_request(now).is_err());
+        assert!(form("x", "").to_request(now).is_err());
+        assert!(form("", "tomorrow").to_request(now).is_err());
+    }
+
+    #[test]
+    fn pager_links() {
+        let p = pager(
+            &Pagination {
+                total: 45,
+                page: 2,
+                limit: 20,
+            },
+            |n| format!("/x?page={n}"),
+        );
+        assert_eq!(p.prev.as_deref(), Some("/x?page=1"));
+        assert_eq!(p.next.as_deref(), Some("/x?page=3"));
+        let p = pager(
+            &Pagination {
+                total: 0,
+                page: 1,
+                limit: 20,
+            },
+            |n| format!("/x?page={n}"),
+        );
+        assert!(p.prev.is_none() && p.next.is_none());
+        assert_eq!(
+            href(
+                "/console/players",
+                &[("search", " ab c ".into()), ("page", String::new())]
+            ),
+            "/console/players?search=ab+c"
+        );
+    }
+}

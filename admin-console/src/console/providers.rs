@@ -1,0 +1,79 @@
+//! Sign-in providers: the catalogue with its stored flags, and a switch for each
+//! third-party provider (`moderation::set_providers`; the player API shows it at once).
+
+use askama::Template;
+use axum::Router;
+use axum::extract::State;
+use axum::http::HeaderMap;
+use axum::routing::{get, post};
+use serde::Deserialize;
+use shared::Error;
+use shared::services::moderation::{self, AdminProvider, ProviderToggle, ProviderToggles};
+
+use super::auth::{ConsoleAdmin, ConsoleForm};
+use super::page::{Chrome, PageError, PageResult, page, redirect_with};
+use crate::AppState;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/providers", get(list))
+        .route("/providers/toggle", post(toggle))
+}
+
+#[derive(Template)]
+#[template(path = "console/providers.html")]
+struct ProvidersPage {
+    chrome: Chrome,
+    providers: Vec<AdminProvider>,
+}
+
+async fn list(State(state): State<AppState>, me: ConsoleAdmin) -> PageResult {
+    let list = moderation::providers(&state.ctx).await?;
+    Ok(page(&ProvidersPage {
+        chrome: me.chrome("providers").await,
+        providers: list.providers,
+    }))
+}
+
+#[derive(Deserialize)]
+struct ToggleForm {
+    #[serde(default)]
+    id: String,
+    /// `true` or `false`: the flag to store.
+    #[serde(default)]
+    enabled: String,
+}
+
+async fn toggle(
+    State(state): State<AppState>,
+    me: ConsoleAdmin,
+    headers: HeaderMap,
+    ConsoleForm(form): ConsoleForm<ToggleForm>,
+) -> PageResult {
+    let fail = |e| PageError::new(e, &headers);
+    let enabled = match form.enabled.as_str() {
+        "true" => true,
+        "false" => false,
+        _ => return Err(fail(Error::validation("enabled must be true or false"))),
+    };
+    let req = ProviderToggles {
+        providers: vec![ProviderToggle {
+            id: form.id.clone(),
+            enabled,
+        }],
+    };
+    let list = moderation::set_providers(&state.ctx, &me.admin, &req)
+        .await
+        .map_err(fail)?;
+    let name = list
+        .providers
+        .iter()
+        .find(|p| p.id == form.id)
+        .map_or(form.id.clone(), |p| p.name.clone());
+    let text = if enabled {
+        format!("{name} is enabled.")
+    } else {
+        format!("{name} is disabled; players can no longer sign in with it.")
+    };
+    Ok(redirect_with(&me.session, "ok", text, "/console/providers").await)
+}
