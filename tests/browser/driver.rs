@@ -191,6 +191,12 @@ impl Browser {
         }
     }
 
+    /// Clicks the first link whose `href` contains `fragment`.
+    pub async fn click_link_containing(&self, fragment: &str) {
+        let css = format!("a[href*=\"{fragment}\"]");
+        self.click(&css).await;
+    }
+
     /// Replaces the value of the input or textarea `css`.
     pub async fn type_into(&self, css: &str, text: &str) {
         let e = self.wait_for(css).await;
@@ -201,7 +207,8 @@ impl Browser {
     pub async fn select(&self, css: &str, value: &str) {
         let e = self.wait_for(css).await;
         if let Err(err) = e.select_by_value(value).await {
-            self.fail(&format!("selecting {value} in {css}: {err}")).await;
+            self.fail(&format!("selecting {value} in {css}: {err}"))
+                .await;
         }
     }
 
@@ -212,9 +219,8 @@ impl Browser {
 
     /// Ticks the checkbox of the question-table row whose text contains `text`.
     pub async fn check_row(&self, text: &str) {
-        let xpath = format!(
-            "//tr[contains(normalize-space(.), \"{text}\")]//input[@type='checkbox']"
-        );
+        let xpath =
+            format!("//tr[contains(normalize-space(.), \"{text}\")]//input[@type='checkbox']");
         let deadline = Instant::now() + WAIT;
         loop {
             if let Ok(e) = self.client.find(Locator::XPath(&xpath)).await {

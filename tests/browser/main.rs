@@ -10,7 +10,6 @@ mod driver;
 use std::time::Duration;
 
 use driver::Browser;
-use fantoccini::Locator;
 use tests::{Engine, TestApp};
 
 const GEO: &str = "world-geography";
@@ -50,7 +49,8 @@ async fn sign_in(b: &Browser, app: &TestApp) {
     b.type_into("#username", &app.admin_username).await;
     b.type_into("#password", "not-the-password").await;
     b.click("#sign-in").await;
-    b.wait_text(".flash.error", "wrong username or password").await;
+    b.wait_text(".flash.error", "wrong username or password")
+        .await;
     b.type_into("#password", &app.admin_password).await;
     b.click("#sign-in").await;
     b.wait_text("#whoami", &app.admin_username).await;
@@ -89,7 +89,8 @@ async fn import_csv(b: &Browser, app: &TestApp) -> Vec<String> {
     b.wait_text("#preview-ok", "All 2 rows pass").await;
     b.shot("csv-preview-ok").await;
     b.click("#import-now").await;
-    b.wait_text("#flash", "Imported 2 questions as drafts").await;
+    b.wait_text("#flash", "Imported 2 questions as drafts")
+        .await;
     b.shot("csv-imported").await;
     assert_eq!(
         app.scalar("SELECT count(*) FROM questions", &[]).await,
@@ -107,15 +108,21 @@ async fn review_and_publish(b: &Browser, app: &TestApp, stems: &[String]) {
     let status_of = |stem: &str| {
         let stem = stem.to_string();
         async move {
-            app.text("SELECT status FROM questions WHERE stem_text = $1", &[&stem])
-                .await
+            app.text(
+                "SELECT status FROM questions WHERE stem_text = $1",
+                &[&stem],
+            )
+            .await
         }
     };
     // The first: submit for review, then publish, on its page.
     b.open("/console/questions?status=draft").await;
     b.click_link(&stems[0]).await;
     b.wait_for("#question-form").await;
-    assert!(b.missing("#move-published").await, "a draft cannot be published");
+    assert!(
+        b.missing("#move-published").await,
+        "a draft cannot be published"
+    );
     b.click("#move-reviewing").await;
     b.wait_text("#question-status", "reviewing").await;
     b.shot("question-in-review").await;
@@ -137,7 +144,8 @@ async fn review_and_publish(b: &Browser, app: &TestApp, stems: &[String]) {
     b.click("#save-question").await;
     b.wait_text("#flash", "Question created as a draft").await;
 
-    b.open("/console/questions?sortBy=updatedAt&sortOrder=desc").await;
+    b.open("/console/questions?sortBy=updatedAt&sortOrder=desc")
+        .await;
     b.check_row(&stems[1]).await;
     b.check_row(draft_stem).await;
     b.click("#batch-publish").await;
@@ -148,18 +156,112 @@ async fn review_and_publish(b: &Browser, app: &TestApp, stems: &[String]) {
     assert_eq!(status_of(draft_stem).await, "draft");
 }
 
+/// A new chapter under the first demo node, a sibling to reorder it against, an edit,
+/// a move up, and a delete.
 async fn build_skill_tree(b: &Browser, app: &TestApp) {
-    let _ = (b, app);
+    let nodes_of = |title: &str| {
+        let title = title.to_string();
+        async move {
+            app.scalar(
+                "SELECT count(*) FROM skill_nodes WHERE title = $1",
+                &[&title],
+            )
+            .await
+        }
+    };
+    b.click_link("Skill tree").await;
+    b.select("#category-select", GEO).await;
+    b.click("#pick-category").await;
+    b.wait_for("#skill-tree").await;
+    let root = app
+        .text(
+            "SELECT id FROM skill_nodes WHERE category_id = $1 AND parent_id IS NULL ORDER BY sort_order LIMIT 1",
+            &[GEO],
+        )
+        .await;
+
+    for (title, order) in [("Oceans and seas", "10"), ("Deserts", "11")] {
+        b.type_into("#node-title", title).await;
+        b.select("#node-parent", &root).await;
+        b.type_into("#node-sort-order", order).await;
+        b.click("#add-node").await;
+        b.wait_text("#skill-tree", title).await;
+    }
+    b.shot("skill-tree-nodes-added").await;
+    let oceans = app
+        .text(
+            "SELECT id FROM skill_nodes WHERE title = 'Oceans and seas'",
+            &[],
+        )
+        .await;
+    let deserts = app
+        .text("SELECT id FROM skill_nodes WHERE title = 'Deserts'", &[])
+        .await;
+
+    // Edit: rename a chapter.
+    b.click(&format!("#edit-node-{oceans}")).await;
+    b.type_into("#edit-node-title", "Oceans").await;
+    b.click("#save-node").await;
+    b.wait_text(&format!("#node-title-{oceans}"), "Oceans")
+        .await;
+    assert_eq!(nodes_of("Oceans").await, 1);
+
+    // Reorder: deserts before oceans.
+    b.click(&format!("#move-up-{deserts}")).await;
+    let order = |id: String| async move {
+        app.scalar("SELECT sort_order FROM skill_nodes WHERE id = $1", &[&id])
+            .await
+    };
+    eventually("deserts moved above oceans", || async {
+        order(deserts.clone()).await < order(oceans.clone()).await
+    })
+    .await;
+    b.wait_for(&format!("#node-{deserts}")).await;
+    b.shot("skill-tree-reordered").await;
+
+    // Delete.
+    b.click(&format!("#delete-node-{deserts}")).await;
+    eventually("the node is deleted", || async {
+        nodes_of("Deserts").await == 0
+    })
+    .await;
+    b.wait_for(&format!("#node-{oceans}")).await;
+    assert!(b.missing(&format!("#node-{deserts}")).await);
+    b.shot("skill-tree-node-deleted").await;
 }
 
+/// Finds a player, bans them (the player API then refuses their token), unbans.
 async fn ban_player(b: &Browser, app: &TestApp) {
-    let _ = (b, app);
+    let (player_id, token, _) = app.guest("e2e-player-device").await;
+    app.get("/v1/auth/me", Some(&token)).await.ok();
+    b.click_link("Players").await;
+    b.type_into("#player-search", &player_id).await;
+    b.click_link_containing(&format!("/console/players/{player_id}"))
+        .await;
+    b.wait_for("#ban-form").await;
+    b.type_into("#ban-reason", "Answer sharing").await;
+    b.click("#ban-player").await;
+    b.wait_text("#ban-status", "Banned").await;
+    b.shot("player-banned").await;
+    app.get("/v1/auth/me", Some(&token))
+        .await
+        .assert_error(403, "FORBIDDEN");
+
+    b.click("#unban-player").await;
+    b.wait_text("#ban-status", "Not banned").await;
+    b.shot("player-unbanned").await;
+    app.get("/v1/auth/me", Some(&token)).await.ok();
 }
 
-#[allow(dead_code)]
-const WAIT: Duration = Duration::from_secs(10);
-
-#[allow(dead_code)]
-fn _locator() -> Locator<'static> {
-    Locator::Css("body")
+/// Polls `check` (a database condition behind a page load) for up to 15 seconds.
+async fn eventually<F, Fut>(what: &str, check: F)
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    while !check().await {
+        assert!(std::time::Instant::now() < deadline, "timed out: {what}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }

@@ -171,7 +171,11 @@ impl Console {
 
     /// Follows a 303 from a form post.
     pub async fn follow(&mut self, page: &Page) -> Page {
-        assert_eq!(page.status, 303, "expected a redirect; page:\n{}", page.body);
+        assert_eq!(
+            page.status, 303,
+            "expected a redirect; page:\n{}",
+            page.body
+        );
         let to = page.location().unwrap().to_string();
         self.get(&to).await
     }
@@ -180,7 +184,10 @@ impl Console {
     pub async fn sign_in(&mut self, username: &str, password: &str) {
         self.get("/console/login").await.assert_status(200);
         let page = self
-            .post("/console/login", &[("username", username), ("password", password)])
+            .post(
+                "/console/login",
+                &[("username", username), ("password", password)],
+            )
             .await;
         assert_eq!(page.status, 303, "sign-in refused:\n{}", page.body);
         assert_eq!(page.location(), Some("/console"));
