@@ -221,6 +221,19 @@ pub async fn card_in_tx(tx: &mut Tx, id: &str) -> sqlx::Result<Option<CardRow>> 
     }))
 }
 
+/// One card, read outside any transaction.
+pub async fn card(db: &Db, id: &str) -> sqlx::Result<Option<CardRow>> {
+    read!(db, |ex| {
+        sqlx::query_as::<_, CardRow>(
+            "SELECT id, question_id, title, summary, deep_dive, source_ref, created_at, updated_at
+             FROM knowledge_cards WHERE id = $1",
+        )
+        .bind(id)
+        .fetch_optional(ex)
+        .await
+    })
+}
+
 /// Writes a card's editable fields.
 pub async fn update_card(tx: &mut Tx, c: &CardRow) -> sqlx::Result<u64> {
     Ok(in_tx!(tx, |ex| {

@@ -436,11 +436,9 @@ pub async fn card_of_question(ctx: &AppContext, question_id: &str) -> Result<Adm
 
 /// One card by its id (the console's card editor).
 pub async fn get_card(ctx: &AppContext, id: &str) -> Result<AdminKnowledgeCard> {
-    // The read runs in a short transaction: the catalog has no pool read of one card.
-    let mut tx = ctx.db.begin().await?;
-    let card = db::catalog::card_in_tx(&mut tx, id).await?;
-    tx.commit().await?;
-    card.map(AdminKnowledgeCard::from)
+    db::catalog::card(&ctx.db, id)
+        .await?
+        .map(AdminKnowledgeCard::from)
         .ok_or_else(|| Error::not_found("knowledge card not found"))
 }
 
