@@ -153,6 +153,14 @@ impl Error {
 
 impl From<sqlx::Error> for Error {
     fn from(e: sqlx::Error) -> Self {
+        // PostgreSQL refuses text holding U+0000 (SQLSTATE 22021, "invalid byte sequence
+        // for encoding UTF8: 0x00"); such text only ever comes from a client, so it is
+        // bad input, not a server fault.
+        if let sqlx::Error::Database(d) = &e
+            && d.code().as_deref() == Some("22021")
+        {
+            return Self::validation("text must not contain the character U+0000");
+        }
         Self::Internal(anyhow::Error::new(e).context("database"))
     }
 }

@@ -154,16 +154,7 @@ where
             .map(|v| v.to_ascii_lowercase());
         let bytes = axum::body::Bytes::from_request(req, state)
             .await
-            .map_err(|e| {
-                if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
-                    Error::PayloadTooLarge(format!(
-                        "request body larger than {} KiB",
-                        JSON_BODY_LIMIT / 1024
-                    ))
-                } else {
-                    Error::Validation(e.body_text())
-                }
-            })?;
+            .map_err(body_rejection)?;
         let Some(content_type) = content_type else {
             return if bytes.is_empty() {
                 Ok(Self(None))

@@ -1,0 +1,89 @@
+//! A real binary whose standard output and error are collected from the first byte
+//! (reader threads drain both pipes, so a verbose process never blocks on a full pipe),
+//! for tests that search everything a process logged.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::process::Proc;
+
+/// Everything a process wrote to standard output and error, as it arrives.
+pub struct Captured {
+    text: Arc<Mutex<String>>,
+    readers: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Captured {
+    /// What was captured so far.
+    pub fn now(&self) -> String {
+        self.text.lock().unwrap().clone()
+    }
+
+    /// Everything, once the process has exited (both pipes closed).
+    pub fn finish(self) -> String {
+        for r in self.readers {
+            r.join().unwrap();
+        }
+        self.text.lock().unwrap().clone()
+    }
+}
+
+/// Starts `exe` with exactly `vars` (plus PATH and `RUST_LOG=warn` unless `vars` sets
+/// it), capturing its output, and waits until `/health` answers.
+pub async fn start_captured(exe: &str, vars: &[(&str, String)], port: u16) -> (Proc, Captured) {
+    let mut cmd = Command::new(exe);
+    cmd.env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in vars {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().unwrap();
+    let text = Arc::new(Mutex::new(String::new()));
+    let streams: Vec<Box<dyn Read + Send>> = vec![
+        Box::new(child.stdout.take().unwrap()),
+        Box::new(child.stderr.take().unwrap()),
+    ];
+    let readers = streams
+        .into_iter()
+        .map(|mut stream| {
+            let text = Arc::clone(&text);
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 8192];
+                while let Ok(n) = stream.read(&mut buf) {
+                    if n == 0 {
+                        break;
+                    }
+                    text.lock()
+                        .unwrap()
+                        .push_str(&String::from_utf8_lossy(&buf[..n]));
+                }
+            })
+        })
+        .collect();
+    let captured = Captured { text, readers };
+    let proc = Proc {
+        child,
+        base_url: format!("http://127.0.0.1:{port}"),
+    };
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let client = reqwest::Client::new();
+    loop {
+        if let Ok(r) = client.get(format!("{}/health", proc.base_url)).send().await
+            && r.status() == 200
+        {
+            return (proc, captured);
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{exe} did not become healthy: {}",
+            captured.now()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
