@@ -69,6 +69,19 @@ def fmt_lat(r):
     return f"{float(r['p50_ms']):.2f} / {float(r['p99_ms']):.2f}" if r else "–"
 
 
+def fmt_cpu(r):
+    """CPU µs per request: the server process, the PostgreSQL backends serving it (if
+    measured), and the whole machine (wrk, database and anything else running)."""
+    if not r:
+        return "–"
+    parts = [f"{float(r['server_cpu_us_per_req']):.0f}"]
+    db = r.get("db_cpu_us_per_req")
+    if db not in (None, "", "NA"):
+        parts.append(f"{float(db):.0f}")
+    parts.append(f"{float(r['machine_cpu_us_per_req']):.0f}")
+    return " / ".join(parts)
+
+
 def fmt_rps(r):
     return f"{float(r['req_s']):,.0f}" if r else "–"
 
@@ -78,6 +91,7 @@ def block(engine, rows, env):
     get = lambda ep, c: rows.get((engine, ep, c))  # noqa: E731
     conns = sorted({k[2] for k in rows if k[0] == engine}, reverse=True)
     hi, lo = (conns[0], conns[-1]) if conns else (64, 4)
+    cpu_head = "process / PG backends / machine" if engine == "postgres" else "process / machine"
     out = []
     out.append(f"### {name}")
     out.append("")
@@ -94,7 +108,7 @@ def block(engine, rows, env):
     out.append("")
     out.append(
         f"| endpoint | req/s @{hi} | p50 / p99 ms @{hi} | req/s @{lo} | p50 / p99 ms @{lo} | non-2xx "
-        f"| peak RSS MiB | CPU µs/req service / machine @{hi} | baseline req/s @{hi} | ratio (target) "
+        f"| peak RSS MiB | CPU µs/req {cpu_head} @{hi} | baseline req/s @{hi} | ratio (target) "
         f"| p99 @{lo} (target) | result |"
     )
     out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|")
@@ -129,11 +143,7 @@ def block(engine, rows, env):
             p99_cell = f"{p99:.2f} (≤ {t}) {'PASS' if ok else 'FAIL'}"
             if not ok:
                 fails.append("p99")
-        cpu = (
-            f"{float(r_hi['server_cpu_us_per_req']):.0f} / {float(r_hi['machine_cpu_us_per_req']):.0f}"
-            if r_hi
-            else "–"
-        )
+        cpu = fmt_cpu(r_hi)
         note = ""
         if gone:
             note += f" ({gone} answer lines replayed: seed more)"
@@ -160,7 +170,7 @@ def block(engine, rows, env):
     out.append("")
     out.append(
         f"| axbench | req/s @{hi} | p50 / p99 ms @{hi} | req/s @{lo} | p50 / p99 ms @{lo} | non-2xx "
-        f"| CPU µs/req server / machine @{hi} |"
+        f"| CPU µs/req {cpu_head} @{hi} |"
     )
     out.append("|---|---:|---:|---:|---:|---:|---:|")
     for key, label in BASELINES:
@@ -168,11 +178,7 @@ def block(engine, rows, env):
         present = [r for r in (r_hi, r_lo) if r]
         if not present:
             continue
-        cpu = (
-            f"{float(r_hi['server_cpu_us_per_req']):.0f} / {float(r_hi['machine_cpu_us_per_req']):.0f}"
-            if r_hi
-            else "–"
-        )
+        cpu = fmt_cpu(r_hi)
         out.append(
             f"| `{label}` | {fmt_rps(r_hi)} | {fmt_lat(r_hi)} | {fmt_rps(r_lo)} | {fmt_lat(r_lo)} "
             f"| {non2xx(present)} | {cpu} |"

@@ -11,8 +11,14 @@
 # each endpoint and its baseline, at 64 and at 4 connections: a ${WARM_S:-3} s wrk warm-up
 # and a ${RUN_S:-10} s measured wrk run (-t2 --latency). Records req/s, p50/p99, non-2xx
 # (a wrk `response` hook, status >= 300), socket errors, server CPU per request and the
-# service's peak RSS (VmHWM, reset per endpoint through /proc/PID/clear_refs). Prints the
-# tables and writes them into BENCHMARKS.md (bench/report.py). Raw outputs: $RUN_DIR.
+# service's peak RSS (VmHWM, reset per endpoint through /proc/PID/clear_refs), and on
+# PostgreSQL the CPU of the server backends serving each side (by application_name).
+# Prints the tables and writes them into BENCHMARKS.md (bench/report.py). Raw: $RUN_DIR.
+#
+# PostgreSQL: the local cluster runs with autovacuum = off (CI's conf.d/90-ci.conf), so
+# nothing would ever ANALYZE the tables and plans cached while they were nearly empty
+# (sequential scans) would stay; the script ANALYZEs the service's schema after each
+# seeding step, as autovacuum would, and as axbench does after seeding its own tables.
 #
 # Knobs: WARM_S, RUN_S, WRK_THREADS (2), CONNS ("64 4"), READERS (2000), RUN_DIR,
 # BENCH_PG_URL (default TEST_DATABASE_URL or postgres://postgres@127.0.0.1:5432/test;
@@ -105,19 +111,33 @@ steal0=$(awk '/^cpu /{print $9, $2+$3+$4+$5+$6+$7+$8+$9}' /proc/stat)
   echo "warm_s: $WARM_S"; echo "run_s: $RUN_S"; echo "wrk_threads: $WRK_THREADS"; echo "readers: $READERS"
   echo "load_start: $(uptime | sed 's/.*load average: //')"
 } > "$ENVFILE"
-printf 'engine\tendpoint\tside\tconns\treq_s\tp50_ms\tp99_ms\trequests\tnon2xx_hook\tnon2xx_wrk\tsock_err\texhausted\tserver_cpu_us_per_req\tmachine_cpu_us_per_req\trss_mib\n' > "$RESULTS"
+printf 'engine\tendpoint\tside\tconns\treq_s\tp50_ms\tp99_ms\trequests\tnon2xx_hook\tnon2xx_wrk\tsock_err\texhausted\tserver_cpu_us_per_req\tmachine_cpu_us_per_req\trss_mib\tdb_cpu_us_per_req\n' > "$RESULTS"
 
 # --- one wrk run -----------------------------------------------------------------------------
 warm() { # dir name conns url script
   RUN_ID="$2-c$3-warm-$(date +%s%N)" wrk -t"$WRK_THREADS" -c"$3" -d"${WARM_S}s" -s "$5" "$4" > "$1/wrk_${2}_c${3}_warmup.txt" 2>&1
 }
+# PostgreSQL: "pid ticks" of the backends serving application_name $1
+pg_backend_ticks() {
+  local p
+  for p in $(psql "$PG_BASE" -Atc "SELECT pid FROM pg_stat_activity WHERE application_name = '$1'" 2>/dev/null); do
+    [ -r "/proc/$p/stat" ] && echo "$p $(cpu_ticks_pid "$p" 2>/dev/null || echo 0)"
+  done
+  return 0
+}
 measure() { # engine name side pid conns url script
   local engine="$1" name="$2" side="$3" pid="$4" conns="$5" url="$6" script="$7"
   local dir="$RUN_DIR/$engine" f="$RUN_DIR/$engine/wrk_${2}_c${5}.txt"
-  local c0 s0 c1 s1
+  local c0 s0 c1 s1 app="quiz_bench_$side" d0="" d1="" dbt=0
+  [ "$engine" = postgres ] && d0=$(pg_backend_ticks "$app")
   c0=$(cpu_ticks_pid "$pid"); s0=$(sys_busy_ticks)
   RUN_ID="$name-c$conns-run-$(date +%s%N)" wrk --latency -t"$WRK_THREADS" -c"$conns" -d"${RUN_S}s" -s "$script" "$url" > "$f" 2>&1
   c1=$(cpu_ticks_pid "$pid"); s1=$(sys_busy_ticks)
+  if [ "$engine" = postgres ]; then
+    d1=$(pg_backend_ticks "$app")
+    # backends that started during the run count from 0
+    dbt=$(printf '%s\n---\n%s\n' "$d0" "$d1" | awk '$0=="---"{after=1; next} NF==2 && !after {b[$1]=$2} NF==2 && after {t += $2 - ($1 in b ? b[$1] : 0)} END{print t+0}')
+  fi
   local rss rps p50 p99 reqs hook wrkx sock gone
   rss=$(rss_peak_kb "$pid")
   rps=$(awk '/^Requests\/sec/{print $2}' "$f")
@@ -131,8 +151,8 @@ measure() { # engine name side pid conns url script
   if [ -z "$rps" ] || [ -z "$reqs" ]; then log "wrk failed: $f"; cat "$f" >&2; exit 1; fi
   awk -v e="$engine" -v n="$name" -v sd="$side" -v cn="$conns" -v rps="$rps" -v p50="$p50" -v p99="$p99" \
       -v r="$reqs" -v h="$hook" -v w="$wrkx" -v so="$sock" -v g="$gone" -v rss="$rss" \
-      -v c="$((c1 - c0))" -v s="$((s1 - s0))" -v hz="$CLK_TCK" \
-      'BEGIN{printf "%s\t%s\t%s\t%s\t%.0f\t%.3f\t%.3f\t%s\t%s\t%s\t%s\t%s\t%.1f\t%.1f\t%.1f\n", e, n, sd, cn, rps, p50, p99, r, h, w, so, g, c/hz*1e6/r, s/hz*1e6/r, rss/1024}' \
+      -v c="$((c1 - c0))" -v s="$((s1 - s0))" -v hz="$CLK_TCK" -v en="$engine" -v d="$dbt" \
+      'BEGIN{db = (en == "postgres") ? sprintf("%.1f", d/hz*1e6/r) : "NA"; printf "%s\t%s\t%s\t%s\t%.0f\t%.3f\t%.3f\t%s\t%s\t%s\t%s\t%s\t%.1f\t%.1f\t%.1f\t%s\n", e, n, sd, cn, rps, p50, p99, r, h, w, so, g, c/hz*1e6/r, s/hz*1e6/r, rss/1024, db}' \
     | tee -a "$RESULTS" >&2
   grep -h '^first_non2xx' "$f" >&2 || true
 }
@@ -152,8 +172,13 @@ bench_endpoint() { # engine name side pid url script
   done
 }
 
+analyze() { # engine: what autovacuum would do (it is off in the local cluster, see above)
+  [ "$1" = postgres ] && psql "$SVC_PG_URL" -qc "ANALYZE" >/dev/null
+  return 0
+}
 seed_answers() { # engine n file
   BENCH_PREFIX="ans-$(date +%s%N)" "$SEED_BIN" answers "$2" "$3" 2>> "$RUN_DIR/$1/seed.log"
+  analyze "$1"
 }
 
 # The answer endpoint: every request answers a new (challenge, question) pair once, so
@@ -167,16 +192,17 @@ bench_answers() { # engine pid url script first_estimate
     n=$(( est * WARM_S * 3 / 2 + 500 ))
     seed_answers "$engine" "$n" "$RUN_DIR/$engine/answers_c${c}_warmup.tsv"
     ANSWERS="$RUN_DIR/$engine/answers_c${c}_warmup.tsv" warm "$RUN_DIR/$engine" answer "$c" "$url" "$script"
-    r=$(rate_of "$RUN_DIR/$engine/wrk_answer_c${c}_warmup.txt"); r=${r:-$est}
-    [ "$r" -gt "$est" ] && est=$r
+    r=$(rate_of "$RUN_DIR/$engine/wrk_answer_c${c}_warmup.txt"); est=${r:-$est}
     n=$(( est * RUN_S * 3 / 2 + 500 ))
     seed_answers "$engine" "$n" "$RUN_DIR/$engine/answers_c${c}.tsv"
     ANSWERS="$RUN_DIR/$engine/answers_c${c}.tsv" measure "$engine" answer service "$pid" "$c" "$url" "$script"
+    r=$(rate_of "$RUN_DIR/$engine/wrk_answer_c${c}.txt"); est=${r:-$est}
   done
 }
 
 run_engine() { # sqlite|postgres
   local engine="$1" dir="$RUN_DIR/$1" svc_url ax_url pool
+  SVC_PG_URL=""
   mkdir -p "$dir"
   echo "load_start_$engine: $(uptime | sed 's/.*load average: //')" >> "$ENVFILE"
   if [ "$engine" = sqlite ]; then
@@ -188,8 +214,9 @@ run_engine() { # sqlite|postgres
     PG_SCHEMAS=1
     psql "$PG_BASE" -q -c "DROP SCHEMA IF EXISTS quiz_bench CASCADE" -c "DROP SCHEMA IF EXISTS quiz_bench_axbench CASCADE" \
       -c "CREATE SCHEMA quiz_bench" -c "CREATE SCHEMA quiz_bench_axbench" >/dev/null
-    svc_url="$(with_schema "$PG_BASE" quiz_bench)"
-    ax_url="$(with_schema "$PG_BASE" quiz_bench_axbench)"
+    svc_url="$(with_schema "$PG_BASE" quiz_bench)&application_name=quiz_bench_service"
+    ax_url="$(with_schema "$PG_BASE" quiz_bench_axbench)&application_name=quiz_bench_axbench"
+    SVC_PG_URL="$(with_schema "$PG_BASE" quiz_bench)"
     pool=16
   fi
 
@@ -216,6 +243,7 @@ run_engine() { # sqlite|postgres
   BENCH_BASE_URL="http://$SERVICE_ADDR" DATABASE_URL="$svc_url" BENCH_PREFIX="readers-$(date +%s%N)" \
     "$SEED_BIN" readers "$READERS" "$dir/tokens.txt" 2>> "$dir/seed.log"
   tail -1 "$dir/seed.log" >&2
+  analyze "$engine"
   echo "rss_after_seed_mib_$engine: $(( $(rss_peak_kb "$svc") / 1024 ))" >> "$ENVFILE"
   export BENCH_BASE_URL="http://$SERVICE_ADDR" DATABASE_URL="$svc_url"
 
@@ -232,6 +260,10 @@ run_engine() { # sqlite|postgres
   WRK_MODE=answer bench_answers "$engine" "$svc" "$S/v1/challenges/answer" "$Q" "$est"
   WRK_MODE=guest bench_endpoint "$engine" guest service "$svc" "$S/v1/auth/guest" "$Q"
   unset BENCH_BASE_URL DATABASE_URL
+  if [ "$engine" = postgres ]; then # how each table was read during the run (diagnostics)
+    psql "$SVC_PG_URL" -c "SELECT relname, seq_scan, seq_tup_read, idx_scan, n_live_tup FROM pg_stat_user_tables ORDER BY seq_tup_read DESC" \
+      > "$dir/pg_table_stats.txt" 2>&1 || true
+  fi
 
   stop_pid "$ax"; forget_pid "$ax"
   stop_pid "$svc"; forget_pid "$svc"
