@@ -89,7 +89,7 @@ SEED_BIN="$PROJECT_TARGET/release/quiz_bench_seed"
 
 log "building axbench in $BUILD (as $BASELINE_DIR/20_http.sh does)"
 mkdir -p "$BUILD"
-cp -r "$BASELINE_DIR/axbench/Cargo.toml" "$BASELINE_DIR/axbench/Cargo.lock" "$BASELINE_DIR/axbench/src" "$BUILD/"
+cp -rp "$BASELINE_DIR/axbench/Cargo.toml" "$BASELINE_DIR/axbench/Cargo.lock" "$BASELINE_DIR/axbench/src" "$BUILD/"
 (cd "$BUILD" && env -u CARGO_TARGET_DIR cargo build --release --locked -q)
 AX_BIN="$BUILD/target/release/axbench"
 AX_TOKENS="$RUN_DIR/axbench_tokens.txt"
@@ -105,7 +105,7 @@ steal0=$(awk '/^cpu /{print $9, $2+$3+$4+$5+$6+$7+$8+$9}' /proc/stat)
   free -m | awk '/^Mem:/{printf "mem_total_mib: %d\n", $2}'
   echo "kernel: $(uname -r)"
   echo "postgres: $(psql "$PG_BASE" -Atc 'SHOW server_version' 2>/dev/null || echo unavailable)"
-  echo "wrk: $(wrk --version 2>&1 | head -1)"
+  echo "wrk: $(wrk --version 2>&1 | head -1 | awk '{print $1, $2}')"
   echo "rustc: $(rustc --version)"
   echo "git: $(cd "$ROOT" && git rev-parse --short HEAD) ($(cd "$ROOT" && git status --porcelain | wc -l) paths changed or untracked in the working tree)"
   echo "warm_s: $WARM_S"; echo "run_s: $RUN_S"; echo "wrk_threads: $WRK_THREADS"; echo "readers: $READERS"
@@ -193,7 +193,7 @@ bench_answers() { # engine pid url script first_estimate
     seed_answers "$engine" "$n" "$RUN_DIR/$engine/answers_c${c}_warmup.tsv"
     ANSWERS="$RUN_DIR/$engine/answers_c${c}_warmup.tsv" warm "$RUN_DIR/$engine" answer "$c" "$url" "$script"
     r=$(rate_of "$RUN_DIR/$engine/wrk_answer_c${c}_warmup.txt"); est=${r:-$est}
-    n=$(( est * RUN_S * 3 / 2 + 500 ))
+    n=$(( est * RUN_S * 2 + 1000 ))
     seed_answers "$engine" "$n" "$RUN_DIR/$engine/answers_c${c}.tsv"
     ANSWERS="$RUN_DIR/$engine/answers_c${c}.tsv" measure "$engine" answer service "$pid" "$c" "$url" "$script"
     r=$(rate_of "$RUN_DIR/$engine/wrk_answer_c${c}.txt"); est=${r:-$est}
