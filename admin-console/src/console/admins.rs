@@ -16,8 +16,8 @@ use shared::services::admin_auth::{self, AdminAccount, ConsoleIdentity};
 use shared::tokens::{Audience, TokenType};
 
 use super::auth::{ConsoleAdmin, ConsoleForm, IDENTITY_KEY, session_error};
+use super::fields::{PageParam, Pager, href, non_empty, pager, parse_int, parse_query};
 use super::page::{Chrome, PageError, PageResult, describe, html, page, redirect_with};
-use super::players::{PageParam, Pager, href, pager, parse_int, parse_query};
 use crate::AppState;
 
 pub fn router() -> Router<AppState> {
@@ -180,7 +180,6 @@ impl EditForm {
     }
 
     fn to_update(&self) -> Result<UpdateAdmin, Error> {
-        let non_empty = |s: &str| Some(s.trim().to_string()).filter(|s| !s.is_empty());
         Ok(UpdateAdmin {
             username: non_empty(&self.username),
             role: non_empty(&self.role),

@@ -10,8 +10,8 @@ use chrono::{DateTime, Utc};
 use shared::services::audit::{self, AuditEntry, PageQuery};
 
 use super::auth::ConsoleAdmin;
+use super::fields::{PageParam, Pager, href, pager, parse_int, parse_query};
 use super::page::{Chrome, PageError, PageResult, page};
-use super::players::{PageParam, Pager, href, pager, parse_int, parse_query};
 use crate::AppState;
 
 pub fn router() -> Router<AppState> {

@@ -13,7 +13,7 @@ use shared::services::audit::PageQuery;
 use shared::services::catalog::{self, AdminKnowledgeCard, UpdateKnowledgeCard};
 
 use super::auth::{ConsoleAdmin, ConsoleForm};
-use super::categories::{non_empty, parse_int};
+use super::fields::{non_empty, parse_int};
 use super::page::{Chrome, PageError, PageResult, describe, html, page, redirect_with};
 use crate::AppState;
 

@@ -11,6 +11,7 @@ use shared::Error;
 use shared::services::catalog::{self, Category, CreateCategory, UpdateCategory};
 
 use super::auth::{ConsoleAdmin, ConsoleForm};
+use super::fields::{non_empty, parse_int};
 use super::page::{Chrome, PageError, PageResult, describe, html, is_htmx, page, redirect_with};
 use crate::AppState;
 
@@ -22,22 +23,6 @@ pub fn router() -> Router<AppState> {
 }
 
 pub const STATUSES: [&str; 2] = ["active", "inactive"];
-
-/// The trimmed text, or `None` when it is empty.
-pub(super) fn non_empty(s: &str) -> Option<String> {
-    let s = s.trim();
-    (!s.is_empty()).then(|| s.to_string())
-}
-
-/// An optional whole-number field: empty is `None`.
-pub(super) fn parse_int(name: &str, s: &str) -> Result<Option<i64>, Error> {
-    non_empty(s)
-        .map(|v| {
-            v.parse::<i64>()
-                .map_err(|_| Error::validation(format!("{name} must be a whole number")))
-        })
-        .transpose()
-}
 
 /// The create and edit forms' fields, as typed (`id` only on create, `status` only on
 /// edit).

@@ -9,8 +9,8 @@ use shared::services::audit::PageQuery;
 use shared::services::moderation::{self, FeedbackRecord};
 
 use super::auth::ConsoleAdmin;
+use super::fields::{PageParam, Pager, href, pager, parse_int, parse_query};
 use super::page::{Chrome, PageError, PageResult, page};
-use super::players::{PageParam, Pager, href, pager, parse_int, parse_query};
 use crate::AppState;
 
 pub fn router() -> Router<AppState> {

@@ -15,6 +15,7 @@ pub mod cards;
 pub mod categories;
 pub mod dashboard;
 pub mod feedback;
+pub mod fields;
 pub mod import;
 pub mod page;
 pub mod players;

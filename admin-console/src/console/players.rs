@@ -1,6 +1,5 @@
 //! Players: search with a pager, a player's page (progress, region, sign-in methods, ban
-//! state), ban and unban — over `moderation`, as the JSON API. Also the small pager the
-//! people screens (players, admins, feedback, audit log) share.
+//! state), ban and unban — over `moderation`, as the JSON API.
 
 use askama::Template;
 use axum::Router;
@@ -9,12 +8,11 @@ use axum::http::HeaderMap;
 use axum::routing::{get, post};
 use chrono::{DateTime, NaiveDateTime, Utc};
 use serde::Deserialize;
-use serde::de::DeserializeOwned;
 use shared::Error;
-use shared::envelope::Pagination;
 use shared::services::moderation::{self, BanRequest, PlayerListQuery, PlayerRecord};
 
 use super::auth::{ConsoleAdmin, ConsoleForm};
+use super::fields::{Pager, href, pager, parse_int, parse_query};
 use super::page::{Chrome, PageError, PageResult, describe, html, is_htmx, page, redirect_with};
 use crate::AppState;
 
@@ -24,67 +22,6 @@ pub fn router() -> Router<AppState> {
         .route("/players/{id}", get(show))
         .route("/players/{id}/ban", post(ban))
         .route("/players/{id}/unban", post(unban))
-}
-
-// ---------------------------------------------------------------------------------------
-// Shared by the people screens
-
-/// Previous/next links of a paged list.
-pub struct Pager {
-    pub page: i64,
-    pub total: i64,
-    pub prev: Option<String>,
-    pub next: Option<String>,
-}
-
-/// The pager of `p`; `href(n)` is the list's URL at page `n`.
-pub fn pager(p: &Pagination, href: impl Fn(i64) -> String) -> Pager {
-    let last = (p.total + p.limit - 1) / p.limit.max(1);
-    Pager {
-        page: p.page,
-        total: p.total,
-        prev: (p.page > 1).then(|| href(p.page - 1)),
-        next: (p.page < last).then(|| href(p.page + 1)),
-    }
-}
-
-/// A query string read leniently (unknown keys ignored), 400 when unreadable.
-pub fn parse_query<T: DeserializeOwned>(raw: Option<&str>) -> Result<T, Error> {
-    serde_html_form::from_str(raw.unwrap_or(""))
-        .map_err(|e| Error::validation(format!("invalid query: {e}")))
-}
-
-/// `""` → None, else a whole number or 400.
-pub fn parse_int(name: &str, s: &str) -> Result<Option<i64>, Error> {
-    let s = s.trim();
-    if s.is_empty() {
-        return Ok(None);
-    }
-    s.parse::<i64>()
-        .map(Some)
-        .map_err(|_| Error::validation(format!("{name} must be a whole number")))
-}
-
-/// `path?query` from pairs, leaving out empty values.
-pub fn href(path: &str, pairs: &[(&str, String)]) -> String {
-    let kept: Vec<(&str, &str)> = pairs
-        .iter()
-        .filter(|(_, v)| !v.trim().is_empty())
-        .map(|(k, v)| (*k, v.trim()))
-        .collect();
-    let encoded = serde_html_form::to_string(&kept).unwrap_or_default();
-    if encoded.is_empty() {
-        path.to_string()
-    } else {
-        format!("{path}?{encoded}")
-    }
-}
-
-/// The `page` of a plain paged list.
-#[derive(Debug, Default, Deserialize)]
-pub struct PageParam {
-    #[serde(default)]
-    pub page: String,
 }
 
 // ---------------------------------------------------------------------------------------
@@ -363,35 +300,5 @@ mod tests {
         assert!(form("0", "").to_request(now).is_err());
         assert!(form("x", "").to_request(now).is_err());
         assert!(form("", "tomorrow").to_request(now).is_err());
-    }
-
-    #[test]
-    fn pager_links() {
-        let p = pager(
-            &Pagination {
-                total: 45,
-                page: 2,
-                limit: 20,
-            },
-            |n| format!("/x?page={n}"),
-        );
-        assert_eq!(p.prev.as_deref(), Some("/x?page=1"));
-        assert_eq!(p.next.as_deref(), Some("/x?page=3"));
-        let p = pager(
-            &Pagination {
-                total: 0,
-                page: 1,
-                limit: 20,
-            },
-            |n| format!("/x?page={n}"),
-        );
-        assert!(p.prev.is_none() && p.next.is_none());
-        assert_eq!(
-            href(
-                "/console/players",
-                &[("search", " ab c ".into()), ("page", String::new())]
-            ),
-            "/console/players?search=ab+c"
-        );
     }
 }

@@ -17,6 +17,7 @@ use shared::services::questions::{
 };
 
 use super::auth::{ConsoleAdmin, ConsoleForm};
+use super::fields::{non_empty, pager, parse_int};
 use super::page::{Chrome, PageError, PageResult, html, is_htmx, page, redirect_with};
 use crate::AppState;
 
@@ -54,20 +55,6 @@ pub struct Filters {
     pub sort_order: String,
     #[serde(default)]
     pub page: String,
-}
-
-fn non_empty(s: &str) -> Option<String> {
-    let s = s.trim();
-    (!s.is_empty()).then(|| s.to_string())
-}
-
-fn parse_int(name: &str, s: &str) -> Result<Option<i64>, Error> {
-    non_empty(s)
-        .map(|v| {
-            v.parse::<i64>()
-                .map_err(|_| Error::validation(format!("{name} must be a whole number")))
-        })
-        .transpose()
 }
 
 impl Filters {
@@ -169,10 +156,10 @@ struct TableFragment {
 async fn table(state: &AppState, filters: Filters, csrf: &str) -> Result<Table, Error> {
     let query = filters.to_query()?;
     let (items, pagination) = questions::list(&state.ctx, &query).await?;
-    let last_page = (pagination.total + pagination.limit - 1) / pagination.limit.max(1);
+    let links = pager(&pagination, |n| filters.href(n));
     Ok(Table {
-        prev_href: (pagination.page > 1).then(|| filters.href(pagination.page - 1)),
-        next_href: (pagination.page < last_page).then(|| filters.href(pagination.page + 1)),
+        prev_href: links.prev,
+        next_href: links.next,
         return_to: filters.href(pagination.page),
         items,
         pagination,

@@ -18,7 +18,7 @@ use shared::services::catalog::{
 };
 
 use super::auth::{ConsoleAdmin, ConsoleForm};
-use super::categories::{non_empty, parse_int};
+use super::fields::{non_empty, parse_int};
 use super::page::{Chrome, PageError, PageResult, describe, html, page, redirect_with};
 use crate::AppState;
 

@@ -1,0 +1,106 @@
+//! Reading typed form and query fields (empty means "not given"), and the pager and
+//! links every paged console list shares.
+
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use shared::Error;
+use shared::envelope::Pagination;
+
+/// The trimmed text, or `None` when it is empty.
+pub fn non_empty(s: &str) -> Option<String> {
+    let s = s.trim();
+    (!s.is_empty()).then(|| s.to_string())
+}
+
+/// Previous/next links of a paged list.
+pub struct Pager {
+    pub page: i64,
+    pub total: i64,
+    pub prev: Option<String>,
+    pub next: Option<String>,
+}
+
+/// The pager of `p`; `href(n)` is the list's URL at page `n`.
+pub fn pager(p: &Pagination, href: impl Fn(i64) -> String) -> Pager {
+    let last = (p.total + p.limit - 1) / p.limit.max(1);
+    Pager {
+        page: p.page,
+        total: p.total,
+        prev: (p.page > 1).then(|| href(p.page - 1)),
+        next: (p.page < last).then(|| href(p.page + 1)),
+    }
+}
+
+/// A query string read leniently (unknown keys ignored), 400 when unreadable.
+pub fn parse_query<T: DeserializeOwned>(raw: Option<&str>) -> Result<T, Error> {
+    serde_html_form::from_str(raw.unwrap_or(""))
+        .map_err(|e| Error::validation(format!("invalid query: {e}")))
+}
+
+/// `""` → None, else a whole number or 400.
+pub fn parse_int(name: &str, s: &str) -> Result<Option<i64>, Error> {
+    let s = s.trim();
+    if s.is_empty() {
+        return Ok(None);
+    }
+    s.parse::<i64>()
+        .map(Some)
+        .map_err(|_| Error::validation(format!("{name} must be a whole number")))
+}
+
+/// `path?query` from pairs, leaving out empty values.
+pub fn href(path: &str, pairs: &[(&str, String)]) -> String {
+    let kept: Vec<(&str, &str)> = pairs
+        .iter()
+        .filter(|(_, v)| !v.trim().is_empty())
+        .map(|(k, v)| (*k, v.trim()))
+        .collect();
+    let encoded = serde_html_form::to_string(&kept).unwrap_or_default();
+    if encoded.is_empty() {
+        path.to_string()
+    } else {
+        format!("{path}?{encoded}")
+    }
+}
+
+/// The `page` of a plain paged list.
+#[derive(Debug, Default, Deserialize)]
+pub struct PageParam {
+    #[serde(default)]
+    pub page: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pager_links() {
+        let p = pager(
+            &Pagination {
+                total: 45,
+                page: 2,
+                limit: 20,
+            },
+            |n| format!("/x?page={n}"),
+        );
+        assert_eq!(p.prev.as_deref(), Some("/x?page=1"));
+        assert_eq!(p.next.as_deref(), Some("/x?page=3"));
+        let p = pager(
+            &Pagination {
+                total: 0,
+                page: 1,
+                limit: 20,
+            },
+            |n| format!("/x?page={n}"),
+        );
+        assert!(p.prev.is_none() && p.next.is_none());
+        assert_eq!(
+            href(
+                "/console/players",
+                &[("search", " ab c ".into()), ("page", String::new())]
+            ),
+            "/console/players?search=ab+c"
+        );
+    }
+}
