@@ -28,13 +28,15 @@ pub struct AppState {
 
 /// The whole admin router with its middleware.
 pub fn app(state: AppState) -> Router {
-    let (router, api) = routes::router().split_for_parts();
+    let (router, mut api) = routes::router().split_for_parts();
+    let (probe, probe_api) = routes::health::router().split_for_parts();
+    api.merge(probe_api);
     let db = state.ctx.db.clone();
     let router = router
         .merge(openapi::serve(api))
         .merge(console::router(&state))
-        .with_state(state);
-    shared::http::with_common_layers(router, &db)
+        .with_state(state.clone());
+    shared::http::with_common_layers(router, probe.with_state(state), &db)
 }
 
 /// Creates the bootstrap super_admin if no admin exists yet; a generated password is

@@ -22,6 +22,21 @@ impl FromRequestParts<AppState> for CurrentPlayer {
     }
 }
 
+/// The player named by a valid access token, not yet checked against the database: the
+/// route's service admits the player (ban, deletion) with the account columns of its own
+/// first query (`player_auth::admit`), one round trip fewer than [`CurrentPlayer`]. For
+/// the hottest reads only.
+pub struct TokenSubject(pub String);
+
+impl FromRequestParts<AppState> for TokenSubject {
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
+        let token = bearer_token(parts)?;
+        Ok(Self(player_auth::verify_access(&state.ctx, token)?))
+    }
+}
+
 /// A signed-in guest (for linking); a formal account gets 403.
 pub struct GuestPlayer(pub PlayerPrincipal);
 

@@ -40,10 +40,12 @@ impl AppState {
 
 /// The whole player router with its middleware.
 pub fn app(state: AppState) -> Router {
-    let (router, api) = routes::router(&state).split_for_parts();
+    let (router, mut api) = routes::router(&state).split_for_parts();
+    let (probe, probe_api) = routes::health::router().split_for_parts();
+    api.merge(probe_api);
     let db = state.ctx.db.clone();
-    let router = router.merge(openapi::serve(api)).with_state(state);
-    shared::http::with_common_layers(router, &db)
+    let router = router.merge(openapi::serve(api)).with_state(state.clone());
+    shared::http::with_common_layers(router, probe.with_state(state), &db)
 }
 
 /// Starts the service with `settings` until SIGINT/SIGTERM.

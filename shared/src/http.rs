@@ -252,9 +252,11 @@ pub async fn method_not_allowed(method: Method) -> Error {
 }
 
 /// The layers every router of either binary gets: request ids (generated or taken from
-/// `x-request-id`, echoed back), a tracing span per request carrying that id, panics
-/// turned into a 500 envelope, and the body-size limit.
-pub fn with_common_layers(router: Router, db: &crate::db::Db) -> Router {
+/// `x-request-id`, echoed back), a tracing span per request carrying that id, metrics,
+/// panics turned into a 500 envelope, and the body-size limit. `probe` (the liveness
+/// route, `GET /health`) gets only the request ids: load balancers poll it every few
+/// seconds per process, and tracing and counting each poll cost more than answering it.
+pub fn with_common_layers(router: Router, probe: Router, db: &crate::db::Db) -> Router {
     let metrics = crate::metrics::Metrics::new(db.clone());
     let scrape = Arc::clone(&metrics);
     router
@@ -287,8 +289,14 @@ pub fn with_common_layers(router: Router, db: &crate::db::Db) -> Router {
                         request_id = %request_id,
                     )
                 })
-                .on_response(DefaultOnResponse::new().level(Level::INFO)),
+                // One access line per request at DEBUG (`RUST_LOG=…,tower_http=debug`):
+                // at INFO it cost a third of the throughput of the cheapest routes, and
+                // the load balancer and `/metrics` count requests already. Failures
+                // (5xx) are logged at ERROR regardless.
+                .on_response(DefaultOnResponse::new().level(Level::DEBUG)),
         )
+        // Merged after the layers above, so they do not wrap it.
+        .merge(probe.method_not_allowed_fallback(method_not_allowed))
         .layer(PropagateRequestIdLayer::new(REQUEST_ID.clone()))
         .layer(SetRequestIdLayer::new(REQUEST_ID.clone(), MakeRequestUuid))
 }

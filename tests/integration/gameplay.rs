@@ -21,6 +21,7 @@ both_engines_demo!(
     only_published_questions_are_served,
     other_players_challenges_are_not_found,
     preferences_set_the_active_track,
+    answers_write_the_boards_the_node_and_the_ledger,
 );
 
 const TRACK: &str = "world-geography";
@@ -720,4 +721,201 @@ async fn preferences_set_the_active_track(app: TestApp) {
     )
     .await
     .assert_error(400, "VALIDATION_ERROR");
+}
+
+/// What one answer writes beside itself: the weekly boards (all-players, and the
+/// region's only for a player with a region; whole seconds), the node only on a passed
+/// challenge's last answer, one ledger row; and the progress it answers with is the
+/// stored one.
+async fn answers_write_the_boards_the_node_and_the_ledger(app: TestApp) {
+    app.clock.set("2026-11-18T05:00:07.345Z".parse().unwrap());
+    let earned_at = "2026-11-18T05:00:07Z"
+        .parse::<chrono::DateTime<chrono::Utc>>()
+        .unwrap()
+        .timestamp_millis();
+    let boards = |id: String| {
+        let app = &app;
+        async move {
+            let mut rows = Vec::new();
+            for board in ["topic:all", "region:310000"] {
+                let n = app
+                    .scalar(
+                        "SELECT count(*) FROM weekly_xp WHERE player_id = $1 AND board = $2 AND week_start = '2026-11-16'",
+                        &[&id, board],
+                    )
+                    .await;
+                if n == 1 {
+                    let xp = app
+                        .scalar(
+                            "SELECT xp FROM weekly_xp WHERE player_id = $1 AND board = $2",
+                            &[&id, board],
+                        )
+                        .await;
+                    let at = app
+                        .scalar(
+                            "SELECT last_earned_at FROM weekly_xp WHERE player_id = $1 AND board = $2",
+                            &[&id, board],
+                        )
+                        .await;
+                    rows.push((board, xp, at));
+                }
+            }
+            let all = app
+                .scalar(
+                    "SELECT count(*) FROM weekly_xp WHERE player_id = $1",
+                    &[&id],
+                )
+                .await;
+            assert_eq!(all as usize, rows.len());
+            rows
+        }
+    };
+    let nodes_done = |id: String| {
+        let app = &app;
+        async move {
+            app.scalar(
+                "SELECT count(*) FROM node_completions WHERE player_id = $1",
+                &[&id],
+            )
+            .await
+        }
+    };
+
+    // no region: the all-players board only; 2 of 5 right fails the node
+    let p = Player::new(&app, "d-boards-none").await;
+    let c = p.next(TRACK).await;
+    for (i, correct) in [true, false, false, true, false].into_iter().enumerate() {
+        let d = p.answer(&c, i, correct).await.ok().clone();
+        let s = p.summary().await;
+        for k in ["hearts", "dailyAttemptsLeft", "xp", "streakDays"] {
+            assert_eq!(d["progress"][k], s[k], "{k} after answer {i}");
+        }
+        if i == 0 {
+            assert_eq!(boards(p.id.clone()).await, [("topic:all", 10, earned_at)]);
+        }
+    }
+    assert_eq!(boards(p.id.clone()).await, [("topic:all", 20, earned_at)]);
+    assert_eq!(nodes_done(p.id.clone()).await, 0);
+    let t = p.get("/v1/tracks/world-geography").await.ok().clone();
+    assert_eq!(t["nodes"][0]["status"], "current");
+    // one ledger row per answer, under the answer's key, XP only on right ones
+    assert_eq!(
+        app.scalar(
+            "SELECT count(*) FROM reward_ledger WHERE player_id = $1 AND source = 'challenge_answer'",
+            &[&p.id]
+        )
+        .await,
+        5
+    );
+    let key = format!(
+        "answer:{}:{}",
+        c["challengeId"].as_str().unwrap(),
+        c["questions"][1]["question"]["id"].as_str().unwrap()
+    );
+    assert_eq!(
+        app.text(
+            "SELECT before_snapshot FROM reward_ledger WHERE idempotency_key = $1",
+            &[&key]
+        )
+        .await
+        .parse::<Value>()
+        .unwrap(),
+        json!({"hearts": 5, "attemptsLeft": 9, "xp": 10, "streakDays": 1})
+    );
+    assert_eq!(
+        app.text(
+            "SELECT after_snapshot FROM reward_ledger WHERE idempotency_key = $1",
+            &[&key]
+        )
+        .await
+        .parse::<Value>()
+        .unwrap(),
+        json!({"hearts": 4, "attemptsLeft": 9, "xp": 10, "streakDays": 1})
+    );
+    assert_eq!(
+        app.scalar(
+            "SELECT hearts_delta * 100 + xp_delta FROM reward_ledger WHERE idempotency_key = $1",
+            &[&key]
+        )
+        .await,
+        -100
+    );
+    assert_eq!(p.ledger_xp().await, 20);
+
+    // with a region: both boards; 3 of 5 right passes the node on the last answer
+    let r = Player::new(&app, "d-boards-region").await;
+    app.call(
+        tests::Service::Player,
+        reqwest::Method::PATCH,
+        "/v1/users/me/region",
+        Some(json!({"regionCode": "310000"})),
+        Some(&r.token),
+    )
+    .await
+    .ok();
+    let c = r.next(TRACK).await;
+    for (i, correct) in [true, true, false, true, false].into_iter().enumerate() {
+        r.answer(&c, i, correct).await.ok();
+        if i == 0 {
+            assert_eq!(
+                boards(r.id.clone()).await,
+                [
+                    ("topic:all", 10, earned_at),
+                    ("region:310000", 10, earned_at)
+                ]
+            );
+        }
+        assert_eq!(nodes_done(r.id.clone()).await, i64::from(i == 4));
+    }
+    assert_eq!(
+        boards(r.id.clone()).await,
+        [
+            ("topic:all", 30, earned_at),
+            ("region:310000", 30, earned_at)
+        ]
+    );
+    let t = r.get("/v1/tracks/world-geography").await.ok().clone();
+    assert_eq!(t["nodes"][0]["status"], "done");
+    assert_eq!(r.ledger_xp().await, 30);
+
+    // a first answer whose ledger key is taken (never so in play: the progress lock
+    // orders a player's answers) is refused whole, with nothing of it written
+    let q = Player::new(&app, "d-boards-taken").await;
+    let c = q.next(TRACK).await;
+    let key = format!(
+        "answer:{}:{}",
+        c["challengeId"].as_str().unwrap(),
+        c["questions"][0]["question"]["id"].as_str().unwrap()
+    );
+    app.exec(
+        "INSERT INTO reward_ledger (id, player_id, idempotency_key, source, created_at) VALUES ('taken', $1, $2, 'test', 0)",
+        &[&q.id, &key],
+    )
+    .await;
+    q.answer(&c, 0, true).await.assert_error(409, "CONFLICT");
+    let written = |sql: &'static str| {
+        let (app, id) = (&app, q.id.clone());
+        async move { app.scalar(sql, &[&id]).await }
+    };
+    assert_eq!(
+        written("SELECT count(*) FROM challenge_answers WHERE player_id = $1").await,
+        0
+    );
+    assert_eq!(
+        written("SELECT count(*) FROM weekly_xp WHERE player_id = $1").await,
+        0
+    );
+    assert_eq!(
+        written("SELECT answered_count FROM challenge_sessions WHERE player_id = $1").await,
+        0
+    );
+    let s = q.summary().await;
+    assert_eq!(
+        (s["xp"].clone(), s["dailyAttemptsLeft"].clone()),
+        (json!(0), json!(10))
+    );
+    app.exec("DELETE FROM reward_ledger WHERE id = 'taken'", &[])
+        .await;
+    assert_eq!(q.answer(&c, 0, true).await.ok()["progress"]["xp"], 10);
+    assert_eq!(boards(q.id.clone()).await, [("topic:all", 10, earned_at)]);
 }

@@ -5,6 +5,7 @@ mod accounts;
 mod admin_accounts;
 mod admin_catalog;
 mod admin_questions;
+mod cancellation;
 mod console;
 mod console_catalog;
 mod console_people;

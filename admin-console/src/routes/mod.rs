@@ -15,9 +15,7 @@ use crate::AppState;
 use crate::openapi::ApiDoc;
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::with_openapi(ApiDoc::openapi())
-        .merge(health::router())
-        .nest("/v1/admin", v1())
+    OpenApiRouter::with_openapi(ApiDoc::openapi()).nest("/v1/admin", v1())
 }
 
 fn v1() -> OpenApiRouter<AppState> {

@@ -8,7 +8,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::AppState;
-use crate::extract::CurrentPlayer;
+use crate::extract::TokenSubject;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -28,10 +28,10 @@ pub fn router() -> OpenApiRouter<AppState> {
     ))]
 pub async fn board(
     State(state): State<AppState>,
-    CurrentPlayer(player): CurrentPlayer,
+    TokenSubject(player_id): TokenSubject,
     ApiQuery(query): ApiQuery<BoardQuery>,
 ) -> ApiResult<Vec<LeaderboardEntry>> {
-    let (entries, meta, pagination) = leaderboard::board(&state.ctx, &player, &query).await?;
+    let (entries, meta, pagination) = leaderboard::board(&state.ctx, &player_id, &query).await?;
     Ok(ok(entries).with_meta(meta).with_pagination(pagination))
 }
 
@@ -46,9 +46,9 @@ pub async fn board(
     ))]
 pub async fn me(
     State(state): State<AppState>,
-    CurrentPlayer(player): CurrentPlayer,
+    TokenSubject(player_id): TokenSubject,
     ApiQuery(query): ApiQuery<BoardQuery>,
 ) -> ApiResult<Option<LeaderboardEntry>> {
-    let (entry, meta) = leaderboard::me(&state.ctx, &player, &query).await?;
+    let (entry, meta) = leaderboard::me(&state.ctx, &player_id, &query).await?;
     Ok(ok(entry).with_meta(meta))
 }

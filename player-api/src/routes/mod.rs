@@ -19,9 +19,7 @@ use crate::AppState;
 use crate::openapi::ApiDoc;
 
 pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
-    OpenApiRouter::with_openapi(ApiDoc::openapi())
-        .merge(health::router())
-        .nest("/v1", v1(state))
+    OpenApiRouter::with_openapi(ApiDoc::openapi()).nest("/v1", v1(state))
 }
 
 fn v1(state: &AppState) -> OpenApiRouter<AppState> {

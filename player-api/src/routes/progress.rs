@@ -11,7 +11,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::AppState;
-use crate::extract::CurrentPlayer;
+use crate::extract::{CurrentPlayer, TokenSubject};
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -29,9 +29,12 @@ pub fn router() -> OpenApiRouter<AppState> {
     ))]
 pub async fn summary(
     State(state): State<AppState>,
-    CurrentPlayer(player): CurrentPlayer,
+    TokenSubject(player_id): TokenSubject,
 ) -> ApiResult<ProgressSummary> {
-    Ok(ok(progress::summary(&state.ctx, &player).await?))
+    Ok(ok(progress::summary_of_token_subject(
+        &state.ctx, &player_id,
+    )
+    .await?))
 }
 
 #[derive(Deserialize, ToSchema)]

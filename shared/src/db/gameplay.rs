@@ -1,7 +1,9 @@
 //! Tracks, skill-tree nodes, challenge sessions, answers and knowledge cards as the game
 //! reads and writes them.
 
+use super::ledger::{LedgerEntry, WeeklyTotal};
 use super::{Db, Tx, in_tx, read};
+use crate::domain::resources::Resources;
 
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct TrackRow {
@@ -230,7 +232,7 @@ pub async fn create_session(
 }
 
 /// What judging one answer needs, read inside the answer's transaction.
-#[derive(Clone, Debug, sqlx::FromRow)]
+#[derive(Clone, Debug)]
 pub struct AnswerContext {
     pub player_id: String,
     pub status: String,
@@ -243,28 +245,170 @@ pub struct AnswerContext {
     pub correct_option_id: String,
     pub total_questions: i64,
     pub pass_threshold: i64,
+    /// The question's card, or what a fallback card is built from (None only when the
+    /// question or its category is missing).
+    pub card: Option<CardSource>,
 }
 
+/// The player's earlier answer (if any) and the context of the question answered.
+#[derive(Clone, Debug)]
+pub struct AnswerLookup {
+    /// The stored answer: by the player's submitRequestId when given, else by session
+    /// and question.
+    pub existing: Option<AnswerRow>,
+    /// None when the session has no such question (or there is no such session).
+    pub context: Option<AnswerContext>,
+}
+
+/// One row of [`answer_context`]: every column may be NULL, since both parts are outer
+/// joined to a one-row source.
+#[derive(sqlx::FromRow)]
+struct LookupRow {
+    existing_session_id: Option<String>,
+    existing_question_id: Option<String>,
+    existing_is_correct: Option<bool>,
+    existing_xp_delta: Option<i64>,
+    player_id: Option<String>,
+    status: Option<String>,
+    attempt_consumed: Option<bool>,
+    answered_count: Option<i64>,
+    correct_count: Option<i64>,
+    track_id: Option<String>,
+    node_id: Option<String>,
+    options: Option<String>,
+    correct_option_id: Option<String>,
+    total_questions: Option<i64>,
+    pass_threshold: Option<i64>,
+    stem_text: Option<String>,
+    correct_answer: Option<String>,
+    category_name: Option<String>,
+    card_id: Option<String>,
+    card_title: Option<String>,
+    card_summary: Option<String>,
+    card_deep_dive: Option<String>,
+}
+
+/// The player's stored answer (by submitRequestId first, else by session and question)
+/// and the session question's context with its card, in one read: a first answer needs
+/// both, and the existing-answer check must run inside the transaction, after the
+/// progress lock.
 pub async fn answer_context(
     tx: &mut Tx,
+    player_id: &str,
     session_id: &str,
     question_id: &str,
-) -> sqlx::Result<Option<AnswerContext>> {
-    Ok(in_tx!(tx, |ex| {
-        sqlx::query_as::<_, AnswerContext>(
-            "SELECT s.player_id, s.status, s.attempt_consumed, s.answered_count, s.correct_count,
-                    s.track_id, s.node_id, sq.options, sq.correct_option_id,
-                    (SELECT count(*) FROM challenge_session_questions c WHERE c.session_id = s.id) AS total_questions,
-                    COALESCE((SELECT n.pass_threshold FROM skill_nodes n WHERE n.id = s.node_id), 3) AS pass_threshold
-             FROM challenge_sessions s
-             JOIN challenge_session_questions sq ON sq.session_id = s.id AND sq.question_id = $2
-             WHERE s.id = $1",
+    submit_request_id: Option<&str>,
+) -> sqlx::Result<AnswerLookup> {
+    let row = in_tx!(tx, |ex| {
+        sqlx::query_as::<_, LookupRow>(
+            "SELECT e.session_id AS existing_session_id, e.question_id AS existing_question_id,
+                    e.is_correct AS existing_is_correct, e.xp_delta AS existing_xp_delta,
+                    c.player_id, c.status, c.attempt_consumed, c.answered_count, c.correct_count,
+                    c.track_id, c.node_id, c.options, c.correct_option_id, c.total_questions,
+                    c.pass_threshold, c.stem_text, c.correct_answer, c.category_name, c.card_id,
+                    c.card_title, c.card_summary, c.card_deep_dive
+             FROM (SELECT 1 AS one) o
+             LEFT JOIN (
+                 SELECT session_id, question_id, is_correct, xp_delta FROM challenge_answers
+                 WHERE (player_id = $3 AND submit_request_id = $4)
+                    OR (player_id = $3 AND session_id = $1 AND question_id = $2)
+                 ORDER BY CASE WHEN submit_request_id = $4 THEN 0 ELSE 1 END
+                 LIMIT 1
+             ) e ON TRUE
+             LEFT JOIN (
+                 SELECT s.player_id, s.status, s.attempt_consumed, s.answered_count, s.correct_count,
+                        s.track_id, s.node_id, sq.options, sq.correct_option_id,
+                        (SELECT count(*) FROM challenge_session_questions t WHERE t.session_id = s.id) AS total_questions,
+                        COALESCE((SELECT n.pass_threshold FROM skill_nodes n WHERE n.id = s.node_id), 3) AS pass_threshold,
+                        q.stem_text, q.correct_answer, cat.name AS category_name, k.id AS card_id,
+                        k.title AS card_title, k.summary AS card_summary, k.deep_dive AS card_deep_dive
+                 FROM challenge_sessions s
+                 JOIN challenge_session_questions sq ON sq.session_id = s.id AND sq.question_id = $2
+                 LEFT JOIN questions q ON q.id = sq.question_id
+                 LEFT JOIN categories cat ON cat.id = q.category_id
+                 LEFT JOIN knowledge_cards k ON k.question_id = q.id
+                 WHERE s.id = $1
+                 LIMIT 1
+             ) c ON TRUE",
         )
         .bind(session_id)
         .bind(question_id)
-        .fetch_optional(ex)
+        .bind(player_id)
+        .bind(submit_request_id)
+        .fetch_one(ex)
         .await?
-    }))
+    });
+    let existing = match (
+        row.existing_session_id,
+        row.existing_question_id,
+        row.existing_is_correct,
+        row.existing_xp_delta,
+    ) {
+        (Some(session_id), Some(question_id), Some(is_correct), Some(xp_delta)) => {
+            Some(AnswerRow {
+                session_id,
+                question_id,
+                is_correct,
+                xp_delta,
+            })
+        }
+        _ => None,
+    };
+    let card = match (row.stem_text, row.correct_answer, row.category_name) {
+        (Some(stem_text), Some(correct_answer), Some(category_name)) => Some(CardSource {
+            question_id: question_id.to_string(),
+            stem_text,
+            correct_answer,
+            category_name,
+            card_id: row.card_id,
+            title: row.card_title,
+            summary: row.card_summary,
+            deep_dive: row.card_deep_dive,
+        }),
+        _ => None,
+    };
+    let context = match (
+        row.player_id,
+        row.status,
+        row.attempt_consumed,
+        row.answered_count,
+        row.correct_count,
+        row.track_id,
+        row.node_id,
+        row.options,
+        row.correct_option_id,
+        row.total_questions,
+        row.pass_threshold,
+    ) {
+        (
+            Some(player_id),
+            Some(status),
+            Some(attempt_consumed),
+            Some(answered_count),
+            Some(correct_count),
+            Some(track_id),
+            Some(node_id),
+            Some(options),
+            Some(correct_option_id),
+            Some(total_questions),
+            Some(pass_threshold),
+        ) => Some(AnswerContext {
+            player_id,
+            status,
+            attempt_consumed,
+            answered_count,
+            correct_count,
+            track_id,
+            node_id,
+            options,
+            correct_option_id,
+            total_questions,
+            pass_threshold,
+            card,
+        }),
+        _ => None,
+    };
+    Ok(AnswerLookup { existing, context })
 }
 
 /// Who owns a session (None when it does not exist).
@@ -277,38 +421,12 @@ pub async fn session_owner(tx: &mut Tx, session_id: &str) -> sqlx::Result<Option
     }))
 }
 
-#[derive(Clone, Debug, sqlx::FromRow)]
+#[derive(Clone, Debug)]
 pub struct AnswerRow {
     pub session_id: String,
     pub question_id: String,
     pub is_correct: bool,
     pub xp_delta: i64,
-}
-
-/// A stored answer: by the player's submitRequestId when given, else by session and
-/// question.
-pub async fn existing_answer(
-    tx: &mut Tx,
-    player_id: &str,
-    session_id: &str,
-    question_id: &str,
-    submit_request_id: Option<&str>,
-) -> sqlx::Result<Option<AnswerRow>> {
-    Ok(in_tx!(tx, |ex| {
-        sqlx::query_as::<_, AnswerRow>(
-            "SELECT session_id, question_id, is_correct, xp_delta FROM challenge_answers
-             WHERE (player_id = $1 AND submit_request_id = $4)
-                OR (player_id = $1 AND session_id = $2 AND question_id = $3)
-             ORDER BY CASE WHEN submit_request_id = $4 THEN 0 ELSE 1 END
-             LIMIT 1",
-        )
-        .bind(player_id)
-        .bind(session_id)
-        .bind(question_id)
-        .bind(submit_request_id)
-        .fetch_optional(ex)
-        .await?
-    }))
 }
 
 pub struct NewAnswer<'a> {
@@ -326,81 +444,169 @@ pub struct NewAnswer<'a> {
     pub now_ms: i64,
 }
 
-/// Stores the answer; false when it exists (same question of the session, or the same
-/// submitRequestId of the player).
-pub async fn insert_answer(tx: &mut Tx, a: &NewAnswer<'_>) -> sqlx::Result<bool> {
-    Ok(in_tx!(tx, |ex| {
-        sqlx::query(
-            "INSERT INTO challenge_answers (id, session_id, player_id, question_id, selected_option_id,
-                 is_correct, xp_delta, hearts_delta, time_ms, combo_count, submit_request_id, created_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT DO NOTHING",
-        )
-        .bind(a.id)
-        .bind(a.session_id)
-        .bind(a.player_id)
-        .bind(a.question_id)
-        .bind(a.selected_option_id)
-        .bind(a.is_correct)
-        .bind(a.xp_delta)
-        .bind(a.hearts_delta)
-        .bind(a.time_ms)
-        .bind(a.combo_count)
-        .bind(a.submit_request_id)
-        .bind(a.now_ms)
-        .execute(ex)
-        .await?
-        .rows_affected()
-            == 1
-    }))
+/// The weekly boards a first answer's XP goes to.
+pub struct WeeklyBoards<'a> {
+    /// The Beijing week's first day, `YYYY-MM-DD`.
+    pub week_start: &'a str,
+    /// `region:{code}` when the player has a region (`topic:all` is always written).
+    pub region_board: Option<&'a str>,
+    /// The instant earned, in whole seconds (see [`super::ledger::earned_at`]).
+    pub earned_at: i64,
 }
 
-/// Counts an answer on its session: the attempt is marked consumed, the session moves
-/// to in_progress, or finished with its last answer.
-pub async fn record_answer_on_session(
-    tx: &mut Tx,
-    session_id: &str,
-    correct: bool,
-    finished: bool,
-    now_ms: i64,
-) -> sqlx::Result<()> {
-    in_tx!(tx, |ex| {
-        sqlx::query(
-            "UPDATE challenge_sessions SET answered_count = answered_count + 1,
-                 correct_count = correct_count + $2, attempt_consumed = TRUE,
-                 status = CASE WHEN $3 THEN 'finished' ELSE 'in_progress' END,
-                 finished_at = CASE WHEN $3 THEN $4 ELSE finished_at END
-             WHERE id = $1",
-        )
-        .bind(session_id)
-        .bind(i64::from(correct))
-        .bind(finished)
-        .bind(now_ms)
-        .execute(ex)
-        .await?
-        .rows_affected()
-    });
-    Ok(())
+/// Everything a player's first answer to a session question writes.
+pub struct FirstAnswerWrite<'a> {
+    pub answer: NewAnswer<'a>,
+    /// The player's resources after the answer (stored as `db::progress::save` does).
+    pub resources: &'a Resources,
+    /// The session's last answer: the session finishes.
+    pub finished: bool,
+    /// The node completed, on a passed challenge's last answer.
+    pub completed_node: Option<&'a str>,
+    /// The ledger row; its `xp_delta` is what goes to the weekly boards.
+    pub ledger: LedgerEntry<'a>,
+    /// None when the answer earns no XP.
+    pub weekly: Option<WeeklyBoards<'a>>,
 }
 
-pub async fn complete_node(
+/// PostgreSQL: one statement, the writes as data-modifying CTEs (they touch different
+/// tables, so no part needs another's effect), the weekly upsert as its main part.
+const RECORD_FIRST_ANSWER_PG: &str = "WITH new_answer AS (
+    INSERT INTO challenge_answers (id, session_id, player_id, question_id, selected_option_id,
+        is_correct, xp_delta, hearts_delta, time_ms, combo_count, submit_request_id, created_at)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+), saved_progress AS (
+    UPDATE player_progress SET hearts = $13, hearts_regen_from = $14, attempts_day = $15,
+        attempts_used = $16, bonus_attempts = $17, xp = $18, daily_xp_day = $19, daily_xp = $20,
+        streak_days = $21, streak_last_day = $22, streak_protected_until = $23,
+        check_in_days = $24, updated_at = $12
+    WHERE player_id = $3
+), counted AS (
+    UPDATE challenge_sessions SET answered_count = answered_count + 1,
+        correct_count = correct_count + $25, attempt_consumed = TRUE,
+        status = CASE WHEN $26 THEN 'finished' ELSE 'in_progress' END,
+        finished_at = CASE WHEN $26 THEN $12 ELSE finished_at END
+    WHERE id = $2
+), completed AS (
+    INSERT INTO node_completions (player_id, node_id, completed_at)
+    SELECT $3, $27, $12 WHERE $27 IS NOT NULL
+    ON CONFLICT (player_id, node_id) DO NOTHING
+), ledger_row AS (
+    INSERT INTO reward_ledger (id, player_id, idempotency_key, source, xp_delta, hearts_delta,
+        attempts_delta, coins_delta, before_snapshot, after_snapshot, created_at)
+    VALUES ($28, $29, $30, $31, $32, $33, $34, $35, $36, $37, $38)
+)
+INSERT INTO weekly_xp (week_start, board, player_id, xp, last_earned_at)
+SELECT $39, 'topic:all', $29, $32, $41 WHERE $39 IS NOT NULL
+UNION ALL
+SELECT $39, $40, $29, $32, $41 WHERE $39 IS NOT NULL AND $40 IS NOT NULL
+ON CONFLICT (week_start, board, player_id)
+DO UPDATE SET xp = weekly_xp.xp + excluded.xp, last_earned_at = excluded.last_earned_at
+RETURNING board, xp, last_earned_at";
+
+/// SQLite: the same writes as one `;`-separated string (SQLite has no writing CTEs;
+/// sqlx runs every statement of the string in one call, binding `$N` to the N-th
+/// argument in each), only the last one returning rows. `INSERT … SELECT … ON CONFLICT`
+/// needs the SELECT's WHERE, or the parser takes ON for a join constraint.
+const RECORD_FIRST_ANSWER_SQLITE: &str = "INSERT INTO challenge_answers (id, session_id, player_id,
+    question_id, selected_option_id, is_correct, xp_delta, hearts_delta, time_ms, combo_count,
+    submit_request_id, created_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12);
+UPDATE player_progress SET hearts = $13, hearts_regen_from = $14, attempts_day = $15,
+    attempts_used = $16, bonus_attempts = $17, xp = $18, daily_xp_day = $19, daily_xp = $20,
+    streak_days = $21, streak_last_day = $22, streak_protected_until = $23,
+    check_in_days = $24, updated_at = $12
+WHERE player_id = $3;
+UPDATE challenge_sessions SET answered_count = answered_count + 1,
+    correct_count = correct_count + $25, attempt_consumed = TRUE,
+    status = CASE WHEN $26 THEN 'finished' ELSE 'in_progress' END,
+    finished_at = CASE WHEN $26 THEN $12 ELSE finished_at END
+WHERE id = $2;
+INSERT INTO node_completions (player_id, node_id, completed_at)
+SELECT $3, $27, $12 WHERE $27 IS NOT NULL
+ON CONFLICT (player_id, node_id) DO NOTHING;
+INSERT INTO reward_ledger (id, player_id, idempotency_key, source, xp_delta, hearts_delta,
+    attempts_delta, coins_delta, before_snapshot, after_snapshot, created_at)
+VALUES ($28, $29, $30, $31, $32, $33, $34, $35, $36, $37, $38);
+INSERT INTO weekly_xp (week_start, board, player_id, xp, last_earned_at)
+SELECT $39, 'topic:all', $29, $32, $41 WHERE $39 IS NOT NULL
+UNION ALL
+SELECT $39, $40, $29, $32, $41 WHERE $39 IS NOT NULL AND $40 IS NOT NULL
+ON CONFLICT (week_start, board, player_id)
+DO UPDATE SET xp = weekly_xp.xp + excluded.xp, last_earned_at = excluded.last_earned_at
+RETURNING board, xp, last_earned_at";
+
+/// Writes a player's first answer to a session question in one statement: the answer,
+/// the progress row (as `db::progress::save`), the session count (and its finish), the
+/// node completion, the ledger row (as `db::ledger::insert`) and the weekly XP of the
+/// boards (as `db::ledger::add_weekly_xp`). Returns the weekly rows' new totals, or None
+/// when the answer or its ledger key exists already (a unique violation; the
+/// transaction must then be rolled back: SQLite has run the statements before the
+/// failing one, PostgreSQL has aborted it). The caller holds the player's progress lock
+/// and found no earlier answer, so that takes a writer outside that rule.
+pub async fn record_first_answer(
     tx: &mut Tx,
-    player_id: &str,
-    node_id: &str,
-    now_ms: i64,
-) -> sqlx::Result<()> {
-    in_tx!(tx, |ex| {
-        sqlx::query(
-            "INSERT INTO node_completions (player_id, node_id, completed_at) VALUES ($1, $2, $3)
-             ON CONFLICT (player_id, node_id) DO NOTHING",
-        )
-        .bind(player_id)
-        .bind(node_id)
-        .bind(now_ms)
-        .execute(ex)
-        .await?
-        .rows_affected()
-    });
-    Ok(())
+    w: &FirstAnswerWrite<'_>,
+) -> sqlx::Result<Option<Vec<WeeklyTotal>>> {
+    let (a, r, e) = (&w.answer, w.resources, &w.ledger);
+    // Both texts take the same arguments, in this order.
+    macro_rules! bound {
+        ($sql:expr) => {
+            sqlx::query_as::<_, WeeklyTotal>($sql)
+                .bind(a.id)
+                .bind(a.session_id)
+                .bind(a.player_id)
+                .bind(a.question_id)
+                .bind(a.selected_option_id)
+                .bind(a.is_correct)
+                .bind(a.xp_delta)
+                .bind(a.hearts_delta)
+                .bind(a.time_ms)
+                .bind(a.combo_count)
+                .bind(a.submit_request_id)
+                .bind(a.now_ms)
+                .bind(r.hearts)
+                .bind(r.hearts_regen_from)
+                .bind(&r.attempts_day)
+                .bind(r.attempts_used)
+                .bind(r.bonus_attempts)
+                .bind(r.xp)
+                .bind(&r.daily_xp_day)
+                .bind(r.daily_xp)
+                .bind(r.streak_days)
+                .bind(&r.streak_last_day)
+                .bind(r.streak_protected_until)
+                .bind(r.check_in_days)
+                .bind(i64::from(a.is_correct))
+                .bind(w.finished)
+                .bind(w.completed_node)
+                .bind(e.id)
+                .bind(e.player_id)
+                .bind(e.key)
+                .bind(e.source)
+                .bind(e.xp_delta)
+                .bind(e.hearts_delta)
+                .bind(e.attempts_delta)
+                .bind(e.coins_delta)
+                .bind(e.before)
+                .bind(e.after)
+                .bind(e.now_ms)
+                .bind(w.weekly.as_ref().map(|b| b.week_start))
+                .bind(w.weekly.as_ref().and_then(|b| b.region_board))
+                .bind(w.weekly.as_ref().map_or(0, |b| b.earned_at))
+        };
+    }
+    let result = match tx {
+        // SQLite cannot write in a CTE: the statements go as one string, in one call.
+        Tx::Sqlite(t) => bound!(RECORD_FIRST_ANSWER_SQLITE).fetch_all(&mut **t).await,
+        // PostgreSQL: one statement of data-modifying CTEs.
+        Tx::Postgres(t) => bound!(RECORD_FIRST_ANSWER_PG).fetch_all(&mut **t).await,
+    };
+    match result {
+        Ok(rows) => Ok(Some(rows)),
+        Err(e) if super::is_unique_violation(&e) => Ok(None),
+        Err(e) => Err(e),
+    }
 }
 
 /// A question's card (or what a fallback card is built from).

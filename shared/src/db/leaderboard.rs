@@ -27,14 +27,16 @@ pub async fn page(
     offset: i64,
 ) -> sqlx::Result<Vec<EntryRow>> {
     Ok(read!(db, |ex| {
+        // The names by primary key per row of the page: a join let PostgreSQL's planner
+        // pick a scan of all players.
         sqlx::query_as::<_, EntryRow>(
-            "SELECT w.player_id, w.xp, p.nickname, p.avatar_url
-             FROM (SELECT player_id, xp, last_earned_at FROM weekly_xp
-                   WHERE week_start = $1 AND board = $2
-                   ORDER BY xp DESC, last_earned_at ASC, player_id DESC
-                   LIMIT $3 OFFSET $4) w
-             JOIN players p ON p.id = w.player_id
-             ORDER BY w.xp DESC, w.last_earned_at ASC, w.player_id DESC",
+            "SELECT w.player_id, w.xp,
+                    (SELECT p.nickname FROM players p WHERE p.id = w.player_id) AS nickname,
+                    (SELECT p.avatar_url FROM players p WHERE p.id = w.player_id) AS avatar_url
+             FROM weekly_xp w
+             WHERE w.week_start = $1 AND w.board = $2
+             ORDER BY w.xp DESC, w.last_earned_at ASC, w.player_id DESC
+             LIMIT $3 OFFSET $4",
         )
         .bind(week)
         .bind(board)
@@ -75,16 +77,32 @@ pub async fn row_of(
     }))
 }
 
+/// The rows ahead of row `w` on its board, as three range counts over the board index
+/// (more XP; as much, earned earlier; as much at the same second, greater id): one
+/// count with ORs cannot use the index.
+macro_rules! rows_ahead_of_w {
+    () => {
+        "(SELECT count(*) FROM weekly_xp a
+           WHERE a.week_start = w.week_start AND a.board = w.board AND a.xp > w.xp)
+         + (SELECT count(*) FROM weekly_xp a
+           WHERE a.week_start = w.week_start AND a.board = w.board AND a.xp = w.xp
+             AND a.last_earned_at < w.last_earned_at)
+         + (SELECT count(*) FROM weekly_xp a
+           WHERE a.week_start = w.week_start AND a.board = w.board AND a.xp = w.xp
+             AND a.last_earned_at = w.last_earned_at AND a.player_id > w.player_id)"
+    };
+}
+
 /// The exact 1-based rank of a row: one more than the rows ahead of it.
 pub async fn rank(db: &Db, week: &str, board: &str, row: &BoardRow) -> sqlx::Result<i64> {
     let ahead: i64 = read!(db, |ex| {
-        sqlx::query_scalar(
-            "SELECT count(*) FROM weekly_xp
-             WHERE week_start = $1 AND board = $2
-               AND (xp > $3
-                    OR (xp = $3 AND last_earned_at < $4)
-                    OR (xp = $3 AND last_earned_at = $4 AND player_id > $5))",
-        )
+        sqlx::query_scalar(concat!(
+            "SELECT ",
+            rows_ahead_of_w!(),
+            " FROM (SELECT CAST($1 AS TEXT) AS week_start, CAST($2 AS TEXT) AS board,
+                           CAST($3 AS BIGINT) AS xp, CAST($4 AS BIGINT) AS last_earned_at,
+                           CAST($5 AS TEXT) AS player_id) w"
+        ))
         .bind(week)
         .bind(board)
         .bind(row.xp)
@@ -94,6 +112,37 @@ pub async fn rank(db: &Db, week: &str, board: &str, row: &BoardRow) -> sqlx::Res
         .await?
     });
     Ok(ahead + 1)
+}
+
+/// A player's row on a board and its exact 1-based rank, in one query.
+pub async fn row_and_rank(
+    db: &Db,
+    week: &str,
+    board: &str,
+    player_id: &str,
+) -> sqlx::Result<Option<(BoardRow, i64)>> {
+    let row: Option<(String, i64, i64, i64)> = read!(db, |ex| {
+        sqlx::query_as(concat!(
+            "SELECT w.player_id, w.xp, w.last_earned_at, ",
+            rows_ahead_of_w!(),
+            " FROM weekly_xp w WHERE w.week_start = $1 AND w.board = $2 AND w.player_id = $3"
+        ))
+        .bind(week)
+        .bind(board)
+        .bind(player_id)
+        .fetch_optional(ex)
+        .await?
+    });
+    Ok(row.map(|(player_id, xp, last_earned_at, ahead)| {
+        (
+            BoardRow {
+                player_id,
+                xp,
+                last_earned_at,
+            },
+            ahead + 1,
+        )
+    }))
 }
 
 /// Every row of a board (rebuilding the Redis index).

@@ -74,3 +74,17 @@ pub async fn add_weekly_xp(
         .await?
     }))
 }
+
+/// A weekly board row's total after an XP upsert.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct WeeklyTotal {
+    pub board: String,
+    pub xp: i64,
+    pub last_earned_at: i64,
+}
+
+/// The last-earned instant stored for XP earned at `now_ms`: whole seconds, the
+/// leaderboards' tie precision (as [`add_weekly_xp`] stores it).
+pub fn earned_at(now_ms: i64) -> i64 {
+    now_ms - now_ms.rem_euclid(1000)
+}

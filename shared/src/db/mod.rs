@@ -199,10 +199,23 @@ impl Db {
     }
 
     /// Starts a write transaction (`BEGIN IMMEDIATE` on SQLite).
+    ///
+    /// Cancel-safe: a request dropped while this waits (its client went away) leaves no
+    /// transaction open. On PostgreSQL sqlx 0.9 is not (launchbadge/sqlx#4393: a `BEGIN`
+    /// dropped before its answer leaves the pooled connection inside a transaction that
+    /// the next borrower's writes then join and never commit), so there the `BEGIN` runs
+    /// in its own task, which a dropped caller does not stop: the transaction it opens
+    /// is then dropped there and rolled back.
     pub async fn begin(&self) -> Result<Tx, sqlx::Error> {
         match self {
             Self::Sqlite(s) => Ok(Tx::Sqlite(s.writer.begin_with("BEGIN IMMEDIATE").await?)),
-            Self::Postgres(p) => Ok(Tx::Postgres(p.begin().await?)),
+            Self::Postgres(p) => {
+                let pool = p.clone();
+                let tx = tokio::spawn(async move { pool.begin().await })
+                    .await
+                    .map_err(|e| sqlx::Error::Protocol(format!("BEGIN task failed: {e}")))??;
+                Ok(Tx::Postgres(tx))
+            }
         }
     }
 

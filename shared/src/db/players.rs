@@ -3,15 +3,23 @@
 
 use super::{Db, Tx, in_tx, read};
 
+/// Whether a player may be served: ban and deletion. Read with every authenticated
+/// request, by the extractor or as columns of the route's own first query.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct AccountState {
+    pub is_banned: bool,
+    pub banned_until: Option<i64>,
+    pub deleted_at: Option<i64>,
+}
+
 /// What authentication needs to know about a player, read on every request.
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct PlayerAuthRow {
     pub id: String,
     pub is_guest: bool,
     pub linked_at: Option<i64>,
-    pub is_banned: bool,
-    pub banned_until: Option<i64>,
-    pub deleted_at: Option<i64>,
+    #[sqlx(flatten)]
+    pub account: AccountState,
 }
 
 pub async fn auth_row(db: &Db, id: &str) -> sqlx::Result<Option<PlayerAuthRow>> {
@@ -42,7 +50,7 @@ pub async fn find_by_identity(
     }))
 }
 
-/// A new player to create with its first identity.
+/// A new player to create with its first identity and its first refresh token.
 pub struct NewPlayer<'a> {
     pub id: &'a str,
     pub is_guest: bool,
@@ -50,66 +58,96 @@ pub struct NewPlayer<'a> {
     pub provider: &'a str,
     pub subject: &'a str,
     pub hearts: i64,
+    pub refresh_token_hash: &'a str,
+    pub refresh_expires_at_ms: i64,
     pub now_ms: i64,
 }
 
-/// Creates the player, its progress, wallet and subscription rows and its identity.
-/// Returns false, with nothing written that matters, when the identity was taken
-/// concurrently (the caller rolls back and reads the winner).
-pub async fn create_with_identity(tx: &mut Tx, p: &NewPlayer<'_>) -> sqlx::Result<bool> {
-    let claimed = in_tx!(tx, |ex| {
-        sqlx::query(
-            "INSERT INTO players (id, nickname, is_guest, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $4)",
+/// Creates the player with its identity, progress, wallet and subscription rows and its
+/// first refresh token, all or nothing. Returns false, with nothing written, when the
+/// identity was taken concurrently (its unique key refuses the insert; the caller reads
+/// the winner).
+pub async fn create_with_identity(db: &Db, p: &NewPlayer<'_>) -> sqlx::Result<bool> {
+    let written = match db {
+        // One statement, so no transaction round trips: PostgreSQL checks the foreign
+        // keys at its end.
+        Db::Postgres(pool) => bind_new_player(
+            sqlx::query(
+                "WITH player AS (
+                     INSERT INTO players (id, nickname, is_guest, created_at, updated_at)
+                     VALUES ($1, $2, $3, $4, $4)),
+                 identity AS (
+                     INSERT INTO player_identities (provider, subject, player_id, created_at)
+                     VALUES ($5, $6, $1, $4)),
+                 progress AS (
+                     INSERT INTO player_progress (player_id, hearts, updated_at) VALUES ($1, $7, $4)),
+                 wallet AS (
+                     INSERT INTO wallets (player_id, coins_balance, updated_at) VALUES ($1, 0, $4)),
+                 subscription AS (
+                     INSERT INTO subscriptions (player_id, status, tier, updated_at)
+                     VALUES ($1, 'none', 'free', $4))
+                 INSERT INTO refresh_tokens (token_hash, audience, subject_id, expires_at, created_at)
+                 VALUES ($8, 'player', $1, $9, $4)",
+            ),
+            p,
         )
-        .bind(p.id)
-        .bind(p.nickname)
+        .execute(pool)
+        .await
+        .map(drop),
+        // SQLite has no writing CTEs; its driver runs the statements of one string in
+        // one call (binding `$N` in each), inside one transaction.
+        Db::Sqlite(s) => {
+            let mut tx = s.writer.begin_with("BEGIN IMMEDIATE").await?;
+            let result = bind_new_player(
+                sqlx::query(
+                    "INSERT INTO players (id, nickname, is_guest, created_at, updated_at)
+                     VALUES ($1, $2, $3, $4, $4);
+                     INSERT INTO player_identities (provider, subject, player_id, created_at)
+                     VALUES ($5, $6, $1, $4);
+                     INSERT INTO player_progress (player_id, hearts, updated_at) VALUES ($1, $7, $4);
+                     INSERT INTO wallets (player_id, coins_balance, updated_at) VALUES ($1, 0, $4);
+                     INSERT INTO subscriptions (player_id, status, tier, updated_at)
+                     VALUES ($1, 'none', 'free', $4);
+                     INSERT INTO refresh_tokens (token_hash, audience, subject_id, expires_at, created_at)
+                     VALUES ($8, 'player', $1, $9, $4)",
+                ),
+                p,
+            )
+            .execute(&mut *tx)
+            .await;
+            match result {
+                Ok(_) => tx.commit().await,
+                Err(e) => Err(e), // dropping tx rolls back
+            }
+        }
+    };
+    match written {
+        Ok(()) => Ok(true),
+        Err(e) if super::is_unique_violation(&e) => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+fn bind_new_player<'q, DB>(
+    q: sqlx::query::Query<'q, DB, <DB as sqlx::Database>::Arguments>,
+    p: &NewPlayer<'_>,
+) -> sqlx::query::Query<'q, DB, <DB as sqlx::Database>::Arguments>
+where
+    DB: sqlx::Database,
+    String: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    Option<String>: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    bool: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    i64: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+{
+    q.bind(p.id.to_string())
+        .bind(p.nickname.map(str::to_string))
         .bind(p.is_guest)
         .bind(p.now_ms)
-        .execute(&mut *ex)
-        .await?;
-        sqlx::query(
-            "INSERT INTO player_identities (provider, subject, player_id, created_at)
-             VALUES ($1, $2, $3, $4) ON CONFLICT (provider, subject) DO NOTHING",
-        )
-        .bind(p.provider)
-        .bind(p.subject)
-        .bind(p.id)
-        .bind(p.now_ms)
-        .execute(&mut *ex)
-        .await?
-        .rows_affected()
-            == 1
-    });
-    if !claimed {
-        return Ok(false);
-    }
-    in_tx!(tx, |ex| {
-        sqlx::query(
-            "INSERT INTO player_progress (player_id, hearts, updated_at) VALUES ($1, $2, $3)",
-        )
-        .bind(p.id)
+        .bind(p.provider.to_string())
+        .bind(p.subject.to_string())
         .bind(p.hearts)
-        .bind(p.now_ms)
-        .execute(&mut *ex)
-        .await?;
-        sqlx::query(
-            "INSERT INTO wallets (player_id, coins_balance, updated_at) VALUES ($1, 0, $2)",
-        )
-        .bind(p.id)
-        .bind(p.now_ms)
-        .execute(&mut *ex)
-        .await?;
-        sqlx::query(
-            "INSERT INTO subscriptions (player_id, status, tier, updated_at)
-             VALUES ($1, 'none', 'free', $2)",
-        )
-        .bind(p.id)
-        .bind(p.now_ms)
-        .execute(&mut *ex)
-        .await?;
-    });
-    Ok(true)
+        .bind(p.refresh_token_hash.to_string())
+        .bind(p.refresh_expires_at_ms)
 }
 
 /// The public profile of a player (the session's user summary).
@@ -134,7 +172,8 @@ pub async fn profile(db: &Db, id: &str) -> sqlx::Result<Option<PlayerProfileRow>
     }))
 }
 
-/// A player's selected region and when it may change next.
+/// A player's selected region and when it may change next, with the account state
+/// (the leaderboards admit the caller by this row).
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct RegionState {
     pub region_code: Option<String>,
@@ -142,12 +181,15 @@ pub struct RegionState {
     pub region_next_change_at: Option<i64>,
     pub nickname: Option<String>,
     pub avatar_url: Option<String>,
+    #[sqlx(flatten)]
+    pub account: AccountState,
 }
 
 pub async fn region_state(db: &Db, id: &str) -> sqlx::Result<Option<RegionState>> {
     Ok(read!(db, |ex| {
         sqlx::query_as::<_, RegionState>(
-            "SELECT region_code, region_selected_at, region_next_change_at, nickname, avatar_url
+            "SELECT region_code, region_selected_at, region_next_change_at, nickname, avatar_url,
+                    is_banned, banned_until, deleted_at
              FROM players WHERE id = $1",
         )
         .bind(id)

@@ -1,6 +1,7 @@
 //! `player_progress` (with the player's region and subscription): loaded, locked for an
 //! update, stored back.
 
+use super::players::AccountState;
 use super::{Db, Tx, in_tx, read};
 use crate::domain::resources::Resources;
 
@@ -24,6 +25,8 @@ struct ProgressRow {
     sub_status: Option<String>,
     sub_tier: Option<String>,
     sub_expires_at: Option<i64>,
+    #[sqlx(flatten)]
+    account: AccountState,
 }
 
 /// A player's resources and what the game rules need beside them.
@@ -37,6 +40,8 @@ pub struct PlayerProgress {
     pub subscription_status: String,
     pub tier: String,
     pub subscription_expires_at: Option<i64>,
+    /// Ban and deletion, read in the same row (see `player_auth::admit`).
+    pub account: AccountState,
 }
 
 impl PlayerProgress {
@@ -71,22 +76,43 @@ impl From<ProgressRow> for PlayerProgress {
             subscription_status: r.sub_status.unwrap_or_else(|| "none".into()),
             tier: r.sub_tier.unwrap_or_else(|| "free".into()),
             subscription_expires_at: r.sub_expires_at,
+            account: r.account,
         }
     }
 }
 
-const SELECT: &str = "SELECT g.hearts, g.hearts_regen_from, g.attempts_day, g.attempts_used, g.bonus_attempts,
+/// The progress row of player `$1`, deleted players included (callers filter).
+macro_rules! select_progress {
+    () => {
+        "SELECT g.hearts, g.hearts_regen_from, g.attempts_day, g.attempts_used, g.bonus_attempts,
         g.xp, g.daily_xp_day, g.daily_xp, g.streak_days, g.streak_last_day, g.streak_protected_until,
         g.streak_protection_at, g.check_in_days, g.active_track_id, p.region_code,
-        s.status AS sub_status, s.tier AS sub_tier, s.expires_at AS sub_expires_at
+        s.status AS sub_status, s.tier AS sub_tier, s.expires_at AS sub_expires_at,
+        p.is_banned, p.banned_until, p.deleted_at
      FROM player_progress g
      JOIN players p ON p.id = g.player_id
      LEFT JOIN subscriptions s ON s.player_id = g.player_id
-     WHERE g.player_id = $1 AND p.deleted_at IS NULL";
+     WHERE g.player_id = $1"
+    };
+}
+
+const SELECT: &str = concat!(select_progress!(), " AND p.deleted_at IS NULL");
 
 pub async fn read(db: &Db, player_id: &str) -> sqlx::Result<Option<PlayerProgress>> {
     let row: Option<ProgressRow> = read!(db, |ex| {
         sqlx::query_as::<_, ProgressRow>(SELECT)
+            .bind(player_id)
+            .fetch_optional(ex)
+            .await?
+    });
+    Ok(row.map(Into::into))
+}
+
+/// The progress of a player whether banned or deleted, for a request that admits the
+/// player by this row's `account` (one read serves both).
+pub async fn read_with_account(db: &Db, player_id: &str) -> sqlx::Result<Option<PlayerProgress>> {
+    let row: Option<ProgressRow> = read!(db, |ex| {
+        sqlx::query_as::<_, ProgressRow>(select_progress!())
             .bind(player_id)
             .fetch_optional(ex)
             .await?

@@ -2,6 +2,7 @@
 
 use std::collections::HashSet;
 
+use chrono::{DateTime, Utc};
 use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -10,11 +11,16 @@ use uuid::Uuid;
 use crate::clock::beijing;
 use crate::context::AppContext;
 use crate::db::gameplay::{
-    AnswerContext, AnswerRow, NewAnswer, NewSessionQuestion, NodeRow, SessionRow, TrackRow,
+    AnswerContext, AnswerRow, CardSource, FirstAnswerWrite, NewAnswer, NewSessionQuestion, NodeRow,
+    SessionRow, TrackRow, WeeklyBoards,
 };
+use crate::db::ledger::LedgerEntry;
+use crate::db::progress::PlayerProgress;
 use crate::db::{self};
 use crate::domain::resources::Refusal;
-use crate::services::player_auth::PlayerPrincipal;
+use crate::domain::rules::GameRules;
+use crate::rank_index::RankUpdate;
+use crate::services::player_auth::{self, PlayerPrincipal};
 use crate::services::progress::{self, Change, ProgressSummary};
 use crate::tokens::random_token;
 use crate::{Error, Result};
@@ -348,11 +354,8 @@ fn field<'a>(value: &'a str, name: &str) -> Result<&'a str> {
 }
 
 /// The card shown after a question: its own, or one built from the question.
-async fn knowledge_card(ctx: &AppContext, question_id: &str) -> Result<KnowledgeCard> {
-    let c = db::gameplay::card_for_question(&ctx.db, question_id)
-        .await?
-        .ok_or_else(|| Error::not_found("question not found"))?;
-    Ok(match (c.card_id, c.summary) {
+fn knowledge_card(c: CardSource) -> KnowledgeCard {
+    match (c.card_id, c.summary) {
         (Some(id), Some(summary)) => KnowledgeCard {
             id,
             title: c
@@ -368,32 +371,38 @@ async fn knowledge_card(ctx: &AppContext, question_id: &str) -> Result<Knowledge
             summary: format!("The answer is: {}.", c.correct_answer),
             fact: format!("{} — {}", c.stem_text, c.correct_answer),
         },
-    })
+    }
 }
 
-async fn answer_progress(ctx: &AppContext, player_id: &str) -> Result<AnswerProgress> {
-    let s = progress::summarize(
-        &progress::load(ctx, player_id).await?,
-        ctx.clock.now(),
-        &ctx.settings.rules,
-    );
-    Ok(AnswerProgress {
+/// The card of a question read on its own (when the answer context had none).
+async fn card_of(ctx: &AppContext, question_id: &str) -> Result<KnowledgeCard> {
+    db::gameplay::card_for_question(&ctx.db, question_id)
+        .await?
+        .map(knowledge_card)
+        .ok_or_else(|| Error::not_found("question not found"))
+}
+
+/// The progress part of an answer's result: `p` (as stored once the answer commits)
+/// summarized at `now`.
+fn answer_progress(p: &PlayerProgress, now: DateTime<Utc>, rules: &GameRules) -> AnswerProgress {
+    let s = progress::summarize(p, now, rules);
+    AnswerProgress {
         hearts: s.hearts,
         daily_attempts_left: s.daily_attempts_left,
         high_reward_sessions_left: s.high_reward_sessions_left,
         high_reward_sessions_max: s.high_reward_sessions_max,
         xp: s.xp,
         streak_days: s.streak_days,
-    })
+    }
 }
 
-async fn answer_result(
-    ctx: &AppContext,
-    player_id: &str,
+fn answer_result(
     answer: &AnswerRow,
     correct_option_id: String,
-) -> Result<AnswerResult> {
-    Ok(AnswerResult {
+    progress: AnswerProgress,
+    knowledge_card: KnowledgeCard,
+) -> AnswerResult {
+    AnswerResult {
         challenge_id: answer.session_id.clone(),
         answer_state: if answer.is_correct {
             "correct"
@@ -403,23 +412,38 @@ async fn answer_result(
         .into(),
         correct_option_id,
         xp_delta: answer.xp_delta,
-        progress: answer_progress(ctx, player_id).await?,
-        knowledge_card: knowledge_card(ctx, &answer.question_id).await?,
+        progress,
+        knowledge_card,
         rewards: if answer.xp_delta > 0 {
             vec![RewardItem::xp(answer.xp_delta, "Correct answer", None)]
         } else {
             Vec::new()
         },
-    })
+    }
 }
 
 /// `POST /v1/challenges/answer`: judged here; a replay (same submitRequestId, or same
 /// challenge and question) returns the first judgement and changes nothing.
+///
+/// For the subject of a verified access token: the progress lock admits the player
+/// (ban, deletion). A first answer is `BEGIN`, the progress lock, one read (earlier answer, session
+/// question and card), one write statement, `COMMIT`: the response is built from what
+/// the transaction read and wrote, nothing is read after it.
 pub async fn answer(
     ctx: &AppContext,
-    player: &PlayerPrincipal,
+    player_id: &str,
     req: &AnswerRequest,
 ) -> Result<AnswerResult> {
+    let rules = &ctx.settings.rules;
+    let now = ctx.clock.now();
+    let now_ms = now.timestamp_millis();
+
+    let mut tx = ctx.db.begin().await?;
+    // The player's progress row is locked first: this player's answers run one at a time,
+    // so the earlier-answer check below sees every answer committed before.
+    let mut progress = progress::lock(&mut tx, player_id).await?;
+    // The caller's token was verified only: the locked row admits them.
+    player_auth::admit(Some(&progress.account), now_ms)?;
     let session_id = field(&req.challenge_id, "challengeId")?;
     let question_id = field(&req.question_id, "questionId")?;
     let selected = field(&req.selected_option_id, "selectedOptionId")?;
@@ -434,36 +458,48 @@ pub async fn answer(
             "timeMs and comboCount must not be negative",
         ));
     }
-    let rules = &ctx.settings.rules;
-    let now = ctx.clock.now();
-    let now_ms = now.timestamp_millis();
-
-    let mut tx = ctx.db.begin().await?;
-    // The player's progress row is locked first: this player's answers run one at a time.
-    let progress = progress::lock(&mut tx, &player.id).await?;
-    if let Some(first) =
-        db::gameplay::existing_answer(&mut tx, &player.id, session_id, question_id, request_id)
+    let lookup =
+        db::gameplay::answer_context(&mut tx, player_id, session_id, question_id, request_id)
+            .await?;
+    if let Some(first) = lookup.existing {
+        // A replay: the first judgement, possibly of another challenge or question when
+        // the submitRequestId names an earlier answer.
+        let context = if first.session_id == session_id && first.question_id == question_id {
+            lookup.context
+        } else {
+            db::gameplay::answer_context(
+                &mut tx,
+                player_id,
+                &first.session_id,
+                &first.question_id,
+                None,
+            )
             .await?
-    {
-        let context =
-            db::gameplay::answer_context(&mut tx, &first.session_id, &first.question_id).await?;
+            .context
+        };
         drop(tx);
-        let correct_option = context.map(|c| c.correct_option_id).unwrap_or_default();
-        return answer_result(ctx, &player.id, &first, correct_option).await;
+        let (correct_option, card) = match context {
+            Some(c) => (c.correct_option_id, c.card),
+            None => (String::new(), None),
+        };
+        let card = match card {
+            Some(card) => knowledge_card(card),
+            None => card_of(ctx, &first.question_id).await?,
+        };
+        let progress = answer_progress(&progress, now, rules);
+        return Ok(answer_result(&first, correct_option, progress, card));
     }
-    let Some(c): Option<AnswerContext> =
-        db::gameplay::answer_context(&mut tx, session_id, question_id).await?
-    else {
+    let Some(c): Option<AnswerContext> = lookup.context else {
         return Err(
             match db::gameplay::session_owner(&mut tx, session_id).await? {
-                Some(owner) if owner == player.id => {
+                Some(owner) if owner == player_id => {
                     Error::validation("questionId is not part of this challenge")
                 }
                 _ => Error::not_found("challenge not found"),
             },
         );
     };
-    if c.player_id != player.id {
+    if c.player_id != player_id {
         return Err(Error::not_found("challenge not found"));
     }
     if c.status != "pending" && c.status != "in_progress" {
@@ -494,13 +530,27 @@ pub async fn answer(
     after.gain_xp(xp);
     after.record_activity(beijing::day(now));
 
+    let finished = c.answered_count + 1 >= c.total_questions;
+    let passed = finished && c.correct_count + i64::from(correct) >= c.pass_threshold;
+    // The ledger row and weekly boards exactly as `progress::record` writes them.
     let answer_id = Uuid::new_v4().to_string();
-    let inserted = db::gameplay::insert_answer(
-        &mut tx,
-        &NewAnswer {
+    let ledger_id = Uuid::new_v4().to_string();
+    let key = format!("answer:{session_id}:{question_id}");
+    let (before_snapshot, after_snapshot) = (
+        progress::snapshot(&before, rules),
+        progress::snapshot(&after, rules),
+    );
+    let ledger_xp = after.xp - before.xp;
+    let week = beijing::day_key(beijing::week_start(now));
+    let region_board = progress
+        .region_code
+        .as_ref()
+        .map(|region| format!("region:{region}"));
+    let write = FirstAnswerWrite {
+        answer: NewAnswer {
             id: &answer_id,
             session_id,
-            player_id: &player.id,
+            player_id,
             question_id,
             selected_option_id: selected,
             is_correct: correct,
@@ -511,44 +561,66 @@ pub async fn answer(
             submit_request_id: request_id,
             now_ms,
         },
-    )
-    .await?;
-    if !inserted {
+        resources: &after,
+        finished,
+        completed_node: passed.then_some(c.node_id.as_str()),
+        ledger: LedgerEntry {
+            id: &ledger_id,
+            player_id,
+            key: &key,
+            source: "challenge_answer",
+            xp_delta: ledger_xp,
+            hearts_delta: after.hearts - before.hearts,
+            attempts_delta: after.attempts_left(rules) - before.attempts_left(rules),
+            coins_delta: 0,
+            before: &before_snapshot,
+            after: &after_snapshot,
+            now_ms,
+        },
+        weekly: (ledger_xp != 0).then(|| WeeklyBoards {
+            week_start: &week,
+            region_board: region_board.as_deref(),
+            earned_at: db::ledger::earned_at(now_ms),
+        }),
+    };
+    let Some(mut totals) = db::gameplay::record_first_answer(&mut tx, &write).await? else {
         return Err(Error::conflict(
             "this answer was submitted concurrently; retry to read it",
         ));
-    }
-    db::progress::save(&mut tx, &player.id, &after, now_ms).await?;
-    let finished = c.answered_count + 1 >= c.total_questions;
-    db::gameplay::record_answer_on_session(&mut tx, session_id, correct, finished, now_ms).await?;
-    if finished && c.correct_count + i64::from(correct) >= c.pass_threshold {
-        db::gameplay::complete_node(&mut tx, &player.id, &c.node_id, now_ms).await?;
-    }
-    let mut ranks = Vec::new();
-    progress::record(
-        &mut tx,
-        ctx,
-        &Change {
-            player_id: &player.id,
-            region_code: progress.region_code.as_deref(),
-            key: &format!("answer:{session_id}:{question_id}"),
-            source: "challenge_answer",
-            before: &before,
-            after: &after,
-        },
-        &mut ranks,
-    )
-    .await?;
+    };
     tx.commit().await?;
+    // the all-players board first, as `progress::record` reports them
+    totals.sort_by_key(|t| t.board != "topic:all");
+    let ranks: Vec<RankUpdate> = totals
+        .into_iter()
+        .map(|t| RankUpdate {
+            week_start: week.clone(),
+            board: t.board,
+            player_id: player_id.to_string(),
+            xp: t.xp,
+            last_earned_at: t.last_earned_at,
+        })
+        .collect();
     ctx.publish_ranks(&ranks).await;
 
+    let card = match c.card {
+        Some(card) => knowledge_card(card),
+        None => card_of(ctx, question_id).await?,
+    };
+    // what a read of the committed progress would give
+    progress.resources = after;
     let answer = AnswerRow {
         session_id: session_id.to_string(),
         question_id: question_id.to_string(),
         is_correct: correct,
         xp_delta: xp,
     };
-    answer_result(ctx, &player.id, &answer, c.correct_option_id).await
+    Ok(answer_result(
+        &answer,
+        c.correct_option_id,
+        answer_progress(&progress, now, rules),
+        card,
+    ))
 }
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]

@@ -8,7 +8,7 @@ use crate::clock::beijing;
 use crate::context::AppContext;
 use crate::db::{self, leaderboard::BoardRow};
 use crate::envelope::Pagination;
-use crate::services::player_auth::PlayerPrincipal;
+use crate::services::player_auth;
 use crate::services::regions::{self, RegionEntry, SelectedRegion};
 use crate::{Error, Result};
 
@@ -94,7 +94,12 @@ struct View {
     avatar_url: Option<String>,
 }
 
-async fn view(ctx: &AppContext, player: &PlayerPrincipal, q: &BoardQuery) -> Result<View> {
+/// Admits the player (ban, deletion) by the same read that gives their region.
+async fn view(ctx: &AppContext, player_id: &str, q: &BoardQuery) -> Result<View> {
+    let now = ctx.clock.now();
+    let state = db::players::region_state(&ctx.db, player_id).await?;
+    player_auth::admit(state.as_ref().map(|s| &s.account), now.timestamp_millis())?;
+    let state = state.ok_or_else(|| Error::unauthorized("unknown player"))?;
     let page = q.page.unwrap_or(1);
     let limit = q.limit.unwrap_or(20);
     if page < 1 {
@@ -103,10 +108,6 @@ async fn view(ctx: &AppContext, player: &PlayerPrincipal, q: &BoardQuery) -> Res
     if !(1..=100).contains(&limit) {
         return Err(Error::validation("limit must be 1-100"));
     }
-    let state = db::players::region_state(&ctx.db, &player.id)
-        .await?
-        .ok_or_else(|| Error::unauthorized("account deleted"))?;
-    let now = ctx.clock.now();
     let week = beijing::day_key(beijing::week_start(now));
     let selected = regions::selected(ctx, &state);
     let (board, group, view_region) = match q.scope.as_deref().unwrap_or("region") {
@@ -174,13 +175,14 @@ async fn view(ctx: &AppContext, player: &PlayerPrincipal, q: &BoardQuery) -> Res
     })
 }
 
-/// `GET /v1/leaderboards`: one page, its meta and pagination.
+/// `GET /v1/leaderboards` for the subject of a verified access token: one page, its
+/// meta and pagination.
 pub async fn board(
     ctx: &AppContext,
-    player: &PlayerPrincipal,
+    player_id: &str,
     q: &BoardQuery,
 ) -> Result<(Vec<LeaderboardEntry>, LeaderboardMeta, Pagination)> {
-    let v = view(ctx, player, q).await?;
+    let v = view(ctx, player_id, q).await?;
     let Some(board) = &v.board else {
         return Ok((
             Vec::new(),
@@ -194,7 +196,7 @@ pub async fn board(
     };
     let offset = (v.page - 1) * v.limit;
     let rows = db::leaderboard::page(&ctx.db, &v.week, board, v.limit, offset).await?;
-    let total = db::leaderboard::count(&ctx.db, &v.week, board).await?;
+    let total = board_size(ctx, &v.week, board).await?;
     let entries = rows
         .into_iter()
         .enumerate()
@@ -202,7 +204,7 @@ pub async fn board(
             let rank = offset + i as i64 + 1;
             LeaderboardEntry {
                 rank,
-                is_me: r.player_id == player.id,
+                is_me: r.player_id == player_id,
                 user_id: r.player_id,
                 display_name: display_name(r.nickname),
                 avatar_url: r.avatar_url,
@@ -234,29 +236,49 @@ pub async fn rank_of(ctx: &AppContext, week: &str, board: &str, row: &BoardRow) 
     Ok(db::leaderboard::rank(&ctx.db, week, board, row).await?)
 }
 
-/// `GET /v1/leaderboards/me`: the player's own entry and rank. Without a row this week
-/// the entry shows 0 XP and the rank after the last ranked player; without a region to
-/// view, data is null.
+/// A board's size (the pagination total): counted at most once a second per process
+/// (see [`crate::board_sizes`]).
+async fn board_size(ctx: &AppContext, week: &str, board: &str) -> Result<i64> {
+    if let Some(size) = ctx.board_sizes.get(week, board) {
+        return Ok(size);
+    }
+    let size = db::leaderboard::count(&ctx.db, week, board).await?;
+    ctx.board_sizes.remember(week, board, size);
+    Ok(size)
+}
+
+/// `GET /v1/leaderboards/me` for the subject of a verified access token: the player's
+/// own entry and rank. Without a row this week the entry shows 0 XP and the rank after
+/// the last ranked player; without a region to view, data is null.
 pub async fn me(
     ctx: &AppContext,
-    player: &PlayerPrincipal,
+    player_id: &str,
     q: &BoardQuery,
 ) -> Result<(Option<LeaderboardEntry>, LeaderboardMeta)> {
-    let mut v = view(ctx, player, q).await?;
+    let mut v = view(ctx, player_id, q).await?;
     let Some(board) = v.board.clone() else {
         return Ok((None, v.meta));
     };
-    let (xp, rank) = match db::leaderboard::row_of(&ctx.db, &v.week, &board, &player.id).await? {
-        Some(row) => (row.xp, rank_of(ctx, &v.week, &board, &row).await?),
-        None => (
-            0,
-            db::leaderboard::count(&ctx.db, &v.week, &board).await? + 1,
-        ),
+    // With Redis the rank comes from its index; without, the row and its SQL rank are
+    // read together.
+    let found = if ctx.ranks.is_some() {
+        match db::leaderboard::row_of(&ctx.db, &v.week, &board, player_id).await? {
+            Some(row) => Some((row.xp, rank_of(ctx, &v.week, &board, &row).await?)),
+            None => None,
+        }
+    } else {
+        db::leaderboard::row_and_rank(&ctx.db, &v.week, &board, player_id)
+            .await?
+            .map(|(row, rank)| (row.xp, rank))
+    };
+    let (xp, rank) = match found {
+        Some(found) => found,
+        None => (0, board_size(ctx, &v.week, &board).await? + 1),
     };
     v.meta.rank = Some(rank);
     let entry = LeaderboardEntry {
         rank,
-        user_id: player.id.clone(),
+        user_id: player_id.to_string(),
         display_name: display_name(v.nickname.clone()),
         avatar_url: v.avatar_url.clone(),
         xp,

@@ -138,6 +138,5 @@ pub async fn sign_in(ctx: &AppContext, phone: &str, verify_code: &str) -> Result
     if !consumed {
         return Err(wrong());
     }
-    let player_id = player_auth::find_or_create(ctx, PHONE_PROVIDER, phone.as_str(), false).await?;
-    player_auth::start_session(ctx, &player_id).await
+    player_auth::sign_in_identity(ctx, PHONE_PROVIDER, phone.as_str(), false).await
 }

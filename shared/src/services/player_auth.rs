@@ -67,22 +67,38 @@ const DEVICE_PROVIDER: &str = "device";
 /// Verifies an access token and loads its player: unknown or deleted players are 401,
 /// banned players 403.
 pub async fn authenticate(ctx: &AppContext, token: &str) -> Result<PlayerPrincipal> {
-    let now = ctx.clock.now_ms();
-    let claims = ctx
-        .tokens
-        .verify(Audience::Player, TokenType::Access, token, now)?;
-    let row = db::players::auth_row(&ctx.db, &claims.sub)
-        .await?
-        .ok_or_else(|| Error::unauthorized("unknown player"))?;
-    if row.deleted_at.is_some() {
-        return Err(Error::unauthorized("account deleted"));
-    }
-    ensure_not_banned(row.is_banned, row.banned_until, now)?;
+    let player_id = verify_access(ctx, token)?;
+    let row = db::players::auth_row(&ctx.db, &player_id).await?;
+    admit(row.as_ref().map(|r| &r.account), ctx.clock.now_ms())?;
+    let row = row.ok_or_else(|| Error::unauthorized("unknown player"))?;
     Ok(PlayerPrincipal {
         id: row.id,
         is_guest: row.is_guest,
         linked: row.linked_at.is_some(),
     })
+}
+
+/// The player id of a valid access token, checked against nothing stored: the caller
+/// must [`admit`] the player with the account state its own first query reads (routes
+/// on the hot path save the separate auth read that way).
+pub fn verify_access(ctx: &AppContext, token: &str) -> Result<String> {
+    let claims = ctx.tokens.verify(
+        Audience::Player,
+        TokenType::Access,
+        token,
+        ctx.clock.now_ms(),
+    )?;
+    Ok(claims.sub)
+}
+
+/// Whether a player may be served: no row is 401 (unknown player), a deleted account
+/// 401, a banned one 403.
+pub fn admit(account: Option<&db::players::AccountState>, now_ms: i64) -> Result<()> {
+    let account = account.ok_or_else(|| Error::unauthorized("unknown player"))?;
+    if account.deleted_at.is_some() {
+        return Err(Error::unauthorized("account deleted"));
+    }
+    ensure_not_banned(account.is_banned, account.banned_until, now_ms)
 }
 
 /// A ban without `until` lasts until unban; one with `until` ends by itself.
@@ -105,26 +121,27 @@ fn validate_device_id(device_id: &str) -> Result<&str> {
 /// `POST /v1/auth/guest`: the same deviceId gets the same guest back.
 pub async fn guest_sign_in(ctx: &AppContext, device_id: &str) -> Result<Session> {
     let device_id = validate_device_id(device_id)?;
-    let player_id = find_or_create(ctx, DEVICE_PROVIDER, device_id, true).await?;
-    start_session(ctx, &player_id).await
+    sign_in_identity(ctx, DEVICE_PROVIDER, device_id, true).await
 }
 
-/// The player of an identity, created (with its progress) when new. Concurrent first
-/// sign-ins of one identity create one player.
-pub async fn find_or_create(
+/// Signs in the player of an identity, creating it (with its progress) when new.
+/// Concurrent first sign-ins of one identity create one player. A new player's rows and
+/// first refresh token are written together, and its Session is known without reading.
+pub async fn sign_in_identity(
     ctx: &AppContext,
     provider: &str,
     subject: &str,
     is_guest: bool,
-) -> Result<String> {
+) -> Result<Session> {
     if let Some(id) = db::players::find_by_identity(&ctx.db, provider, subject).await? {
-        return Ok(id);
+        return start_session(ctx, &id).await;
     }
     let id = Uuid::new_v4().to_string();
     let nickname = format!("Player{}", &id[..6].to_uppercase());
-    let mut tx = ctx.db.begin().await?;
+    let now = ctx.clock.now_ms();
+    let pair = ctx.tokens.issue_pair(Audience::Player, &id, 0, now)?;
     let created = db::players::create_with_identity(
-        &mut tx,
+        &ctx.db,
         &NewPlayer {
             id: &id,
             is_guest,
@@ -132,18 +149,31 @@ pub async fn find_or_create(
             provider,
             subject,
             hearts: ctx.settings.rules.max_hearts,
-            now_ms: ctx.clock.now_ms(),
+            refresh_token_hash: &pair.refresh_hash,
+            refresh_expires_at_ms: pair.refresh_expires_at_ms,
+            now_ms: now,
         },
     )
     .await?;
-    if created {
-        tx.commit().await?;
-        return Ok(id);
+    if !created {
+        // Another request won the identity: sign in to its player.
+        let winner = db::players::find_by_identity(&ctx.db, provider, subject)
+            .await?
+            .ok_or_else(|| Error::internal("identity vanished after a concurrent sign-in"))?;
+        return start_session(ctx, &winner).await;
     }
-    drop(tx); // rolls back the half-made player: another request won the identity
-    db::players::find_by_identity(&ctx.db, provider, subject)
-        .await?
-        .ok_or_else(|| Error::internal("identity vanished after a concurrent sign-in"))
+    Ok(Session {
+        user: UserSummary {
+            id,
+            nickname: Some(nickname),
+            avatar_url: None,
+            tier: "free".into(),
+        },
+        tokens: TokenPair {
+            access_token: pair.access_token,
+            refresh_token: pair.refresh_token,
+        },
+    })
 }
 
 /// Issues tokens for a player (refused when banned) and answers the Session.
@@ -152,7 +182,7 @@ pub async fn start_session(ctx: &AppContext, player_id: &str) -> Result<Session>
         .await?
         .ok_or_else(|| Error::internal("player vanished"))?;
     let now = ctx.clock.now_ms();
-    ensure_not_banned(row.is_banned, row.banned_until, now)?;
+    ensure_not_banned(row.account.is_banned, row.account.banned_until, now)?;
     let profile = db::players::profile(&ctx.db, player_id)
         .await?
         .ok_or_else(|| Error::unauthorized("account deleted"))?;
@@ -196,9 +226,9 @@ pub async fn refresh(ctx: &AppContext, refresh_token: &str) -> Result<TokenPair>
         .verify(Audience::Player, TokenType::Refresh, refresh_token, now)?;
     let row = db::players::auth_row(&ctx.db, &claims.sub)
         .await?
-        .filter(|r| r.deleted_at.is_none())
+        .filter(|r| r.account.deleted_at.is_none())
         .ok_or_else(|| Error::unauthorized("unknown player"))?;
-    ensure_not_banned(row.is_banned, row.banned_until, now)?;
+    ensure_not_banned(row.account.is_banned, row.account.banned_until, now)?;
 
     let pair = ctx.tokens.issue_pair(Audience::Player, &row.id, 0, now)?;
     let mut tx = ctx.db.begin().await?;

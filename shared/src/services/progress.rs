@@ -74,10 +74,23 @@ pub(crate) async fn lock(tx: &mut Tx, player_id: &str) -> Result<PlayerProgress>
         .ok_or_else(|| Error::unauthorized("account deleted"))
 }
 
-/// `GET /v1/progress/summary`.
+/// `GET /v1/progress/summary`, for a signed-in player.
 pub async fn summary(ctx: &AppContext, player: &PlayerPrincipal) -> Result<ProgressSummary> {
     let p = load(ctx, &player.id).await?;
     Ok(summarize(&p, ctx.clock.now(), &ctx.settings.rules))
+}
+
+/// `GET /v1/progress/summary` for the subject of a verified access token: the one read
+/// of the progress row also admits the player (ban, deletion).
+pub async fn summary_of_token_subject(
+    ctx: &AppContext,
+    player_id: &str,
+) -> Result<ProgressSummary> {
+    let p = db::progress::read_with_account(&ctx.db, player_id).await?;
+    let now = ctx.clock.now();
+    crate::services::player_auth::admit(p.as_ref().map(|p| &p.account), now.timestamp_millis())?;
+    let p = p.ok_or_else(|| Error::unauthorized("unknown player"))?;
+    Ok(summarize(&p, now, &ctx.settings.rules))
 }
 
 /// `PATCH /v1/progress/preferences`.

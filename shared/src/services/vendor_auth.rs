@@ -40,8 +40,7 @@ pub async fn huawei_sign_in(ctx: &AppContext, authorization_code: &str) -> Resul
         .sign_in(&code, real_now_secs())
         .await
         .map_err(|e| sign_in_error("HUAWEI ID", LinkTokenError::Token(e)))?;
-    let player_id = player_auth::find_or_create(ctx, HUAWEI, &identity.subject, false).await?;
-    player_auth::start_session(ctx, &player_id).await
+    player_auth::sign_in_identity(ctx, HUAWEI, &identity.subject, false).await
 }
 
 /// `POST /v1/auth/ios_vendor` (alias `/auth/apple`).
@@ -50,8 +49,7 @@ pub async fn apple_sign_in(ctx: &AppContext, identity_token: &str) -> Result<Ses
     let identity = verify_apple(ctx, &token)
         .await
         .map_err(|e| sign_in_error("Apple", e))?;
-    let player_id = player_auth::find_or_create(ctx, APPLE, &identity.subject, false).await?;
-    player_auth::start_session(ctx, &player_id).await
+    player_auth::sign_in_identity(ctx, APPLE, &identity.subject, false).await
 }
 
 /// A refused token on a sign-in route is 401; a provider that cannot be reached 503.
@@ -264,9 +262,13 @@ pub async fn link(
         Some(target) => {
             let row = db::players::auth_row(&ctx.db, &target)
                 .await?
-                .filter(|r| r.deleted_at.is_none())
+                .filter(|r| r.account.deleted_at.is_none())
                 .ok_or_else(|| Error::internal("identity points at a missing player"))?;
-            player_auth::ensure_not_banned(row.is_banned, row.banned_until, now_ms)?;
+            player_auth::ensure_not_banned(
+                row.account.is_banned,
+                row.account.banned_until,
+                now_ms,
+            )?;
             let region = db::players::region_state(&ctx.db, &target)
                 .await?
                 .and_then(|s| s.region_code);
