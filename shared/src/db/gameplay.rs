@@ -2,6 +2,7 @@
 //! reads and writes them.
 
 use super::ledger::{LedgerEntry, WeeklyTotal};
+use super::progress::{PlayerProgress, ProgressRow, select_progress};
 use super::{Db, Tx, in_tx, read};
 use crate::domain::resources::Resources;
 
@@ -288,6 +289,43 @@ struct LookupRow {
     card_deep_dive: Option<String>,
 }
 
+/// The earlier answer and the session question's context with its card: `$1` player,
+/// `$2` session, `$3` question, `$4` submitRequestId. One row, every column nullable
+/// (both parts are outer joined to a one-row source).
+macro_rules! select_answer_lookup {
+    () => {
+        "SELECT e.session_id AS existing_session_id, e.question_id AS existing_question_id,
+                    e.is_correct AS existing_is_correct, e.xp_delta AS existing_xp_delta,
+                    c.player_id, c.status, c.attempt_consumed, c.answered_count, c.correct_count,
+                    c.track_id, c.node_id, c.options, c.correct_option_id, c.total_questions,
+                    c.pass_threshold, c.stem_text, c.correct_answer, c.category_name, c.card_id,
+                    c.card_title, c.card_summary, c.card_deep_dive
+             FROM (SELECT 1 AS one) o
+             LEFT JOIN (
+                 SELECT session_id, question_id, is_correct, xp_delta FROM challenge_answers
+                 WHERE (player_id = $1 AND submit_request_id = $4)
+                    OR (player_id = $1 AND session_id = $2 AND question_id = $3)
+                 ORDER BY CASE WHEN submit_request_id = $4 THEN 0 ELSE 1 END
+                 LIMIT 1
+             ) e ON TRUE
+             LEFT JOIN (
+                 SELECT s.player_id, s.status, s.attempt_consumed, s.answered_count, s.correct_count,
+                        s.track_id, s.node_id, sq.options, sq.correct_option_id,
+                        (SELECT count(*) FROM challenge_session_questions t WHERE t.session_id = s.id) AS total_questions,
+                        COALESCE((SELECT n.pass_threshold FROM skill_nodes n WHERE n.id = s.node_id), 3) AS pass_threshold,
+                        q.stem_text, q.correct_answer, cat.name AS category_name, k.id AS card_id,
+                        k.title AS card_title, k.summary AS card_summary, k.deep_dive AS card_deep_dive
+                 FROM challenge_sessions s
+                 JOIN challenge_session_questions sq ON sq.session_id = s.id AND sq.question_id = $3
+                 LEFT JOIN questions q ON q.id = sq.question_id
+                 LEFT JOIN categories cat ON cat.id = q.category_id
+                 LEFT JOIN knowledge_cards k ON k.question_id = q.id
+                 WHERE s.id = $2
+                 LIMIT 1
+             ) c ON TRUE"
+    };
+}
+
 /// The player's stored answer (by submitRequestId first, else by session and question)
 /// and the session question's context with its card, in one read: a first answer needs
 /// both, and the existing-answer check must run inside the transaction, after the
@@ -300,44 +338,66 @@ pub async fn answer_context(
     submit_request_id: Option<&str>,
 ) -> sqlx::Result<AnswerLookup> {
     let row = in_tx!(tx, |ex| {
-        sqlx::query_as::<_, LookupRow>(
-            "SELECT e.session_id AS existing_session_id, e.question_id AS existing_question_id,
-                    e.is_correct AS existing_is_correct, e.xp_delta AS existing_xp_delta,
-                    c.player_id, c.status, c.attempt_consumed, c.answered_count, c.correct_count,
-                    c.track_id, c.node_id, c.options, c.correct_option_id, c.total_questions,
-                    c.pass_threshold, c.stem_text, c.correct_answer, c.category_name, c.card_id,
-                    c.card_title, c.card_summary, c.card_deep_dive
-             FROM (SELECT 1 AS one) o
-             LEFT JOIN (
-                 SELECT session_id, question_id, is_correct, xp_delta FROM challenge_answers
-                 WHERE (player_id = $3 AND submit_request_id = $4)
-                    OR (player_id = $3 AND session_id = $1 AND question_id = $2)
-                 ORDER BY CASE WHEN submit_request_id = $4 THEN 0 ELSE 1 END
-                 LIMIT 1
-             ) e ON TRUE
-             LEFT JOIN (
-                 SELECT s.player_id, s.status, s.attempt_consumed, s.answered_count, s.correct_count,
-                        s.track_id, s.node_id, sq.options, sq.correct_option_id,
-                        (SELECT count(*) FROM challenge_session_questions t WHERE t.session_id = s.id) AS total_questions,
-                        COALESCE((SELECT n.pass_threshold FROM skill_nodes n WHERE n.id = s.node_id), 3) AS pass_threshold,
-                        q.stem_text, q.correct_answer, cat.name AS category_name, k.id AS card_id,
-                        k.title AS card_title, k.summary AS card_summary, k.deep_dive AS card_deep_dive
-                 FROM challenge_sessions s
-                 JOIN challenge_session_questions sq ON sq.session_id = s.id AND sq.question_id = $2
-                 LEFT JOIN questions q ON q.id = sq.question_id
-                 LEFT JOIN categories cat ON cat.id = q.category_id
-                 LEFT JOIN knowledge_cards k ON k.question_id = q.id
-                 WHERE s.id = $1
-                 LIMIT 1
-             ) c ON TRUE",
-        )
-        .bind(session_id)
-        .bind(question_id)
-        .bind(player_id)
-        .bind(submit_request_id)
-        .fetch_one(ex)
-        .await?
+        sqlx::query_as::<_, LookupRow>(select_answer_lookup!())
+            .bind(player_id)
+            .bind(session_id)
+            .bind(question_id)
+            .bind(submit_request_id)
+            .fetch_one(ex)
+            .await?
     });
+    Ok(lookup_of(row, question_id))
+}
+
+/// The progress row of the player, locked for the answer, with [`answer_context`]: `None`
+/// when the player is deleted or unknown.
+pub async fn lock_progress_with_answer_context(
+    tx: &mut Tx,
+    player_id: &str,
+    session_id: &str,
+    question_id: &str,
+    submit_request_id: Option<&str>,
+) -> sqlx::Result<Option<(PlayerProgress, AnswerLookup)>> {
+    #[derive(sqlx::FromRow)]
+    struct Row {
+        #[sqlx(flatten)]
+        progress: ProgressRow,
+        #[sqlx(flatten)]
+        lookup: LookupRow,
+    }
+    match tx {
+        // BEGIN IMMEDIATE holds SQLite's one write lock already: both reads go as one
+        // statement (one hand-off to the connection's thread fewer).
+        Tx::Sqlite(t) => {
+            let row = sqlx::query_as::<_, Row>(concat!(
+                "SELECT * FROM (",
+                select_progress!(),
+                " AND p.deleted_at IS NULL) g CROSS JOIN (",
+                select_answer_lookup!(),
+                ") x"
+            ))
+            .bind(player_id)
+            .bind(session_id)
+            .bind(question_id)
+            .bind(submit_request_id)
+            .fetch_optional(&mut **t)
+            .await?;
+            Ok(row.map(|r| (r.progress.into(), lookup_of(r.lookup, question_id))))
+        }
+        // PostgreSQL: the row lock first, so the lookup sees every answer committed
+        // before it was granted.
+        Tx::Postgres(_) => {
+            let Some(progress) = super::progress::lock(tx, player_id).await? else {
+                return Ok(None);
+            };
+            let lookup =
+                answer_context(tx, player_id, session_id, question_id, submit_request_id).await?;
+            Ok(Some((progress, lookup)))
+        }
+    }
+}
+
+fn lookup_of(row: LookupRow, question_id: &str) -> AnswerLookup {
     let existing = match (
         row.existing_session_id,
         row.existing_question_id,
@@ -408,7 +468,7 @@ pub async fn answer_context(
         }),
         _ => None,
     };
-    Ok(AnswerLookup { existing, context })
+    AnswerLookup { existing, context }
 }
 
 /// Who owns a session (None when it does not exist).

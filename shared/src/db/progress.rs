@@ -6,7 +6,7 @@ use super::{Db, Tx, in_tx, read};
 use crate::domain::resources::Resources;
 
 #[derive(Clone, Debug, sqlx::FromRow)]
-struct ProgressRow {
+pub(crate) struct ProgressRow {
     hearts: i64,
     hearts_regen_from: Option<i64>,
     attempts_day: Option<String>,
@@ -95,6 +95,8 @@ macro_rules! select_progress {
      WHERE g.player_id = $1"
     };
 }
+
+pub(crate) use select_progress;
 
 const SELECT: &str = concat!(select_progress!(), " AND p.deleted_at IS NULL");
 

@@ -422,6 +422,36 @@ fn answer_result(
     }
 }
 
+/// The fields of an answer request, checked.
+struct AnswerFields<'a> {
+    session_id: &'a str,
+    question_id: &'a str,
+    selected: &'a str,
+    request_id: Option<&'a str>,
+    time_ms: i64,
+    combo: i64,
+}
+
+fn answer_fields(req: &AnswerRequest) -> Result<AnswerFields<'_>> {
+    let fields = AnswerFields {
+        session_id: field(&req.challenge_id, "challengeId")?,
+        question_id: field(&req.question_id, "questionId")?,
+        selected: field(&req.selected_option_id, "selectedOptionId")?,
+        request_id: match req.submit_request_id.as_deref() {
+            Some(id) => Some(field(id, "submitRequestId")?),
+            None => None,
+        },
+        time_ms: req.time_ms.unwrap_or(0),
+        combo: req.combo_count.unwrap_or(0),
+    };
+    if fields.time_ms < 0 || fields.combo < 0 {
+        return Err(Error::validation(
+            "timeMs and comboCount must not be negative",
+        ));
+    }
+    Ok(fields)
+}
+
 /// `POST /v1/challenges/answer`: judged here; a replay (same submitRequestId, or same
 /// challenge and question) returns the first judgement and changes nothing.
 ///
@@ -438,29 +468,36 @@ pub async fn answer(
     let now = ctx.clock.now();
     let now_ms = now.timestamp_millis();
 
+    let AnswerFields {
+        session_id,
+        question_id,
+        selected,
+        request_id,
+        time_ms,
+        combo,
+    } = match answer_fields(req) {
+        Ok(fields) => fields,
+        Err(e) => {
+            // Ban and deletion answer first, as on every route.
+            let account = db::progress::read_with_account(&ctx.db, player_id).await?;
+            player_auth::admit(account.as_ref().map(|p| &p.account), now_ms)?;
+            return Err(e);
+        }
+    };
     let mut tx = ctx.db.begin().await?;
     // The player's progress row is locked first: this player's answers run one at a time,
-    // so the earlier-answer check below sees every answer committed before.
-    let mut progress = progress::lock(&mut tx, player_id).await?;
+    // so the earlier-answer check sees every answer committed before.
+    let (mut progress, lookup) = db::gameplay::lock_progress_with_answer_context(
+        &mut tx,
+        player_id,
+        session_id,
+        question_id,
+        request_id,
+    )
+    .await?
+    .ok_or_else(|| Error::unauthorized("account deleted"))?;
     // The caller's token was verified only: the locked row admits them.
     player_auth::admit(Some(&progress.account), now_ms)?;
-    let session_id = field(&req.challenge_id, "challengeId")?;
-    let question_id = field(&req.question_id, "questionId")?;
-    let selected = field(&req.selected_option_id, "selectedOptionId")?;
-    let request_id = match req.submit_request_id.as_deref() {
-        Some(id) => Some(field(id, "submitRequestId")?),
-        None => None,
-    };
-    let time_ms = req.time_ms.unwrap_or(0);
-    let combo = req.combo_count.unwrap_or(0);
-    if time_ms < 0 || combo < 0 {
-        return Err(Error::validation(
-            "timeMs and comboCount must not be negative",
-        ));
-    }
-    let lookup =
-        db::gameplay::answer_context(&mut tx, player_id, session_id, question_id, request_id)
-            .await?;
     if let Some(first) = lookup.existing {
         // A replay: the first judgement, possibly of another challenge or question when
         // the submitRequestId names an earlier answer.
