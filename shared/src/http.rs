@@ -254,8 +254,8 @@ pub async fn method_not_allowed(method: Method) -> Error {
 /// The layers every router of either binary gets: request ids (generated or taken from
 /// `x-request-id`, echoed back), a tracing span per request carrying that id, metrics,
 /// panics turned into a 500 envelope, and the body-size limit. `probe` (the liveness
-/// route, `GET /health`) gets only the request ids: load balancers poll it every few
-/// seconds per process, and tracing and counting each poll cost more than answering it.
+/// route, `GET /health`) is answered bare: load balancers poll it every few seconds per
+/// process, and tagging, tracing and counting each poll cost more than answering it.
 pub fn with_common_layers(router: Router, probe: Router, db: &crate::db::Db) -> Router {
     let metrics = crate::metrics::Metrics::new(db.clone());
     let scrape = Arc::clone(&metrics);
@@ -295,10 +295,10 @@ pub fn with_common_layers(router: Router, probe: Router, db: &crate::db::Db) -> 
                 // (5xx) are logged at ERROR regardless.
                 .on_response(DefaultOnResponse::new().level(Level::DEBUG)),
         )
-        // Merged after the layers above, so they do not wrap it.
-        .merge(probe.method_not_allowed_fallback(method_not_allowed))
         .layer(PropagateRequestIdLayer::new(REQUEST_ID.clone()))
         .layer(SetRequestIdLayer::new(REQUEST_ID.clone(), MakeRequestUuid))
+        // Merged after the layers, so none wraps it.
+        .merge(probe.method_not_allowed_fallback(method_not_allowed))
 }
 
 /// Serves `router` until `shutdown` resolves, then lets in-flight requests finish.

@@ -168,9 +168,13 @@ async fn bad_bodies_answer_the_envelope(app: TestApp) {
 }
 
 async fn request_ids_are_generated_and_echoed(app: TestApp) {
-    let r = app.get("/health", None).await;
+    let r = app.get("/v1/app/regions", None).await;
     let generated = r.headers.get("x-request-id").unwrap().to_str().unwrap();
     assert_eq!(generated.len(), 36, "{generated}");
+    // The liveness probe is answered bare (load balancers poll it all the time).
+    let probe = app.get("/health", None).await;
+    assert_eq!(probe.status, 200);
+    assert!(probe.headers.get("x-request-id").is_none());
     let resp = app
         .client
         .get(app.url(Service::Admin, "/v1/nope"))

@@ -1,6 +1,7 @@
 //! `weekly_xp` read as leaderboards: pages, own ranks (the exact SQL count, which is also
 //! the oracle of the Redis index), region moves.
 
+use super::players::RegionState;
 use super::{Db, Tx, in_tx, read};
 
 #[derive(Clone, Debug, sqlx::FromRow)]
@@ -45,6 +46,98 @@ pub async fn page(
         .fetch_all(ex)
         .await?
     }))
+}
+
+/// One page row as the aggregate carries it: position on the page, id, XP, nickname,
+/// avatar.
+type PageItem = (i64, String, i64, Option<String>, Option<String>);
+
+#[derive(sqlx::FromRow)]
+struct ViewerPage {
+    #[sqlx(flatten)]
+    viewer: RegionState,
+    /// The page as a JSON array of [`PageItem`]s (one value, not one row per entry).
+    page: Option<String>,
+}
+
+/// The viewer's region state (with the account columns that admit them) and one page of
+/// `board`, or, when `board` is None, of the viewer's own region board, in one read.
+/// None when the viewer does not exist.
+pub async fn viewer_and_page(
+    db: &Db,
+    viewer_id: &str,
+    week: &str,
+    board: Option<&str>,
+    limit: i64,
+    offset: i64,
+) -> sqlx::Result<Option<(RegionState, Vec<EntryRow>)>> {
+    // The same query per engine but for the JSON aggregate functions.
+    macro_rules! viewer_and_page_sql {
+        ($aggregate:literal, $item:literal, $as_text:literal) => {
+            concat!(
+                "SELECT p.region_code, p.region_selected_at, p.region_next_change_at, p.nickname,
+                        p.avatar_url, p.is_banned, p.banned_until, p.deleted_at,
+                        (SELECT ", $aggregate, "(", $item, "(w.pos, w.player_id, w.xp, w.nickname,
+                                 w.avatar_url))", $as_text, "
+                         FROM (SELECT x.player_id, x.xp,
+                                      row_number() OVER (ORDER BY x.xp DESC, x.last_earned_at ASC,
+                                                                  x.player_id DESC) AS pos,
+                                      (SELECT n.nickname FROM players n WHERE n.id = x.player_id) AS nickname,
+                                      (SELECT n.avatar_url FROM players n WHERE n.id = x.player_id) AS avatar_url
+                               FROM weekly_xp x
+                               WHERE x.week_start = $2
+                                 AND x.board = COALESCE($3, 'region:' || (SELECT r.region_code FROM players r WHERE r.id = $1))
+                               ORDER BY x.xp DESC, x.last_earned_at ASC, x.player_id DESC
+                               LIMIT $4 OFFSET $5) w) AS page
+                 FROM players p WHERE p.id = $1"
+            )
+        };
+    }
+    let row: Option<ViewerPage> = match db {
+        Db::Sqlite(s) => {
+            sqlx::query_as(viewer_and_page_sql!("json_group_array", "json_array", ""))
+                .bind(viewer_id)
+                .bind(week)
+                .bind(board)
+                .bind(limit)
+                .bind(offset)
+                .fetch_optional(&s.reader)
+                .await?
+        }
+        Db::Postgres(p) => {
+            sqlx::query_as(viewer_and_page_sql!(
+                "json_agg",
+                "json_build_array",
+                "::text"
+            ))
+            .bind(viewer_id)
+            .bind(week)
+            .bind(board)
+            .bind(limit)
+            .bind(offset)
+            .fetch_optional(p)
+            .await?
+        }
+    };
+    let Some(row) = row else { return Ok(None) };
+    let mut items: Vec<PageItem> = match row.page.as_deref() {
+        Some(json) => serde_json::from_str(json)
+            .map_err(|e| sqlx::Error::Decode(format!("leaderboard page: {e}").into()))?,
+        None => Vec::new(),
+    };
+    // The board's order (the database's, collation included), whatever order the
+    // aggregate kept.
+    items.sort_by_key(|item| item.0);
+    let entries = items
+        .into_iter()
+        .map(|(_, player_id, xp, nickname, avatar_url)| EntryRow {
+            player_id,
+            xp,
+            nickname,
+            avatar_url,
+        })
+        .collect();
+    Ok(Some((row.viewer, entries)))
 }
 
 pub async fn count(db: &Db, week: &str, board: &str) -> sqlx::Result<i64> {

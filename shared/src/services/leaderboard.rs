@@ -6,11 +6,13 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::clock::beijing;
 use crate::context::AppContext;
+use crate::db::players::RegionState;
 use crate::db::{self, leaderboard::BoardRow};
 use crate::envelope::Pagination;
 use crate::services::player_auth;
 use crate::services::regions::{self, RegionEntry, SelectedRegion};
 use crate::{Error, Result};
+use chrono::{DateTime, Utc};
 
 #[derive(Clone, Debug, Deserialize, IntoParams)]
 #[serde(rename_all = "camelCase")]
@@ -94,12 +96,17 @@ struct View {
     avatar_url: Option<String>,
 }
 
-/// Admits the player (ban, deletion) by the same read that gives their region.
-async fn view(ctx: &AppContext, player_id: &str, q: &BoardQuery) -> Result<View> {
-    let now = ctx.clock.now();
-    let state = db::players::region_state(&ctx.db, player_id).await?;
-    player_auth::admit(state.as_ref().map(|s| &s.account), now.timestamp_millis())?;
-    let state = state.ok_or_else(|| Error::unauthorized("unknown player"))?;
+/// A board query, checked (no database needed).
+struct Choice {
+    page: i64,
+    limit: i64,
+    /// `topic:all`, or `region:{code}` of the asked region; None: the player's own region.
+    named_board: Option<String>,
+    view_region: Option<RegionEntry>,
+    topic: bool,
+}
+
+fn choose(ctx: &AppContext, q: &BoardQuery) -> Result<Choice> {
     let page = q.page.unwrap_or(1);
     let limit = q.limit.unwrap_or(20);
     if page < 1 {
@@ -108,43 +115,85 @@ async fn view(ctx: &AppContext, player_id: &str, q: &BoardQuery) -> Result<View>
     if !(1..=100).contains(&limit) {
         return Err(Error::validation("limit must be 1-100"));
     }
+    let (named_board, view_region, topic) = match q.scope.as_deref().unwrap_or("region") {
+        "topic" => (Some("topic:all".to_string()), None, true),
+        "region" => match q
+            .region_code
+            .as_deref()
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+        {
+            Some(code) => {
+                let region = ctx
+                    .regions
+                    .enabled(code)
+                    .ok_or_else(|| Error::validation("regionCode is not an enabled region"))?;
+                (
+                    Some(format!("region:{}", region.code)),
+                    Some(region.clone()),
+                    false,
+                )
+            }
+            None => (None, None, false),
+        },
+        _ => return Err(Error::validation("scope must be region or topic")),
+    };
+    Ok(Choice {
+        page,
+        limit,
+        named_board,
+        view_region,
+        topic,
+    })
+}
+
+/// The choice of a query, or, when it is refused, the refusal after the player is
+/// admitted (ban and deletion answer first, as on every route).
+async fn choose_after_admission(
+    ctx: &AppContext,
+    player_id: &str,
+    q: &BoardQuery,
+) -> Result<Choice> {
+    match choose(ctx, q) {
+        Ok(choice) => Ok(choice),
+        Err(e) => {
+            let state = db::players::region_state(&ctx.db, player_id).await?;
+            player_auth::admit(state.as_ref().map(|s| &s.account), ctx.clock.now_ms())?;
+            Err(e)
+        }
+    }
+}
+
+/// Admits the player by their region state, and resolves the board and meta.
+fn view(
+    ctx: &AppContext,
+    now: DateTime<Utc>,
+    state: Option<RegionState>,
+    choice: Choice,
+) -> Result<View> {
+    player_auth::admit(state.as_ref().map(|s| &s.account), now.timestamp_millis())?;
+    let state = state.ok_or_else(|| Error::unauthorized("unknown player"))?;
     let week = beijing::day_key(beijing::week_start(now));
     let selected = regions::selected(ctx, &state);
-    let (board, group, view_region) = match q.scope.as_deref().unwrap_or("region") {
-        "topic" => (
-            Some("topic:all".to_string()),
-            format!("topic:all:{week}"),
-            None,
-        ),
-        "region" => {
-            let code = match q
-                .region_code
-                .as_deref()
-                .map(str::trim)
-                .filter(|c| !c.is_empty())
-            {
-                Some(code) => Some(
-                    ctx.regions
-                        .enabled(code)
-                        .ok_or_else(|| Error::validation("regionCode is not an enabled region"))?
-                        .clone(),
-                ),
-                None => state
-                    .region_code
-                    .as_deref()
-                    .and_then(|c| ctx.regions.enabled(c))
-                    .cloned(),
-            };
-            match code {
-                Some(r) => (
-                    Some(format!("region:{}", r.code)),
-                    format!("region:{}:{week}", r.code),
-                    Some(r),
-                ),
-                None => (None, format!("region::{week}"), None),
-            }
+    let view_region = if choice.topic || choice.view_region.is_some() {
+        choice.view_region
+    } else {
+        state
+            .region_code
+            .as_deref()
+            .and_then(|c| ctx.regions.enabled(c))
+            .cloned()
+    };
+    let (board, group) = if choice.topic {
+        (choice.named_board, format!("topic:all:{week}"))
+    } else {
+        match &view_region {
+            Some(r) => (
+                Some(format!("region:{}", r.code)),
+                format!("region:{}:{week}", r.code),
+            ),
+            None => (None, format!("region::{week}")),
         }
-        _ => return Err(Error::validation("scope must be region or topic")),
     };
     let meta = LeaderboardMeta {
         week_start: week.clone(),
@@ -168,21 +217,40 @@ async fn view(ctx: &AppContext, player_id: &str, q: &BoardQuery) -> Result<View>
         week,
         board,
         meta,
-        page,
-        limit,
+        page: choice.page,
+        limit: choice.limit,
         nickname: state.nickname,
         avatar_url: state.avatar_url,
     })
 }
 
 /// `GET /v1/leaderboards` for the subject of a verified access token: one page, its
-/// meta and pagination.
+/// meta and pagination. The player's region state (which admits them) and the page are
+/// one read: the page of the player's own region board is read before the catalogue
+/// says whether that region is enabled, and dropped when it is not.
 pub async fn board(
     ctx: &AppContext,
     player_id: &str,
     q: &BoardQuery,
 ) -> Result<(Vec<LeaderboardEntry>, LeaderboardMeta, Pagination)> {
-    let v = view(ctx, player_id, q).await?;
+    let choice = choose_after_admission(ctx, player_id, q).await?;
+    let now = ctx.clock.now();
+    let week = beijing::day_key(beijing::week_start(now));
+    let offset = (choice.page - 1) * choice.limit;
+    let found = db::leaderboard::viewer_and_page(
+        &ctx.db,
+        player_id,
+        &week,
+        choice.named_board.as_deref(),
+        choice.limit,
+        offset,
+    )
+    .await?;
+    let (state, rows) = match found {
+        Some((state, rows)) => (Some(state), rows),
+        None => (None, Vec::new()),
+    };
+    let v = view(ctx, now, state, choice)?;
     let Some(board) = &v.board else {
         return Ok((
             Vec::new(),
@@ -194,8 +262,6 @@ pub async fn board(
             },
         ));
     };
-    let offset = (v.page - 1) * v.limit;
-    let rows = db::leaderboard::page(&ctx.db, &v.week, board, v.limit, offset).await?;
     let total = board_size(ctx, &v.week, board).await?;
     let entries = rows
         .into_iter()
@@ -255,7 +321,9 @@ pub async fn me(
     player_id: &str,
     q: &BoardQuery,
 ) -> Result<(Option<LeaderboardEntry>, LeaderboardMeta)> {
-    let mut v = view(ctx, player_id, q).await?;
+    let choice = choose_after_admission(ctx, player_id, q).await?;
+    let state = db::players::region_state(&ctx.db, player_id).await?;
+    let mut v = view(ctx, ctx.clock.now(), state, choice)?;
     let Some(board) = v.board.clone() else {
         return Ok((None, v.meta));
     };
