@@ -48,15 +48,15 @@ pub async fn page(
     }))
 }
 
-/// One page row as the aggregate carries it: position on the page, id, XP, nickname,
-/// avatar.
-type PageItem = (i64, String, i64, Option<String>, Option<String>);
+/// One page row as the aggregate carries it: id, XP, nickname, avatar.
+type PageItem = (String, i64, Option<String>, Option<String>);
 
 #[derive(sqlx::FromRow)]
 struct ViewerPage {
     #[sqlx(flatten)]
     viewer: RegionState,
-    /// The page as a JSON array of [`PageItem`]s (one value, not one row per entry).
+    /// The page as a JSON array of [`PageItem`]s in board order (one value, not one row
+    /// per entry).
     page: Option<String>,
 }
 
@@ -71,17 +71,16 @@ pub async fn viewer_and_page(
     limit: i64,
     offset: i64,
 ) -> sqlx::Result<Option<(RegionState, Vec<EntryRow>)>> {
-    // The same query per engine but for the JSON aggregate functions.
+    // The same query per engine but for the names of the JSON functions. The aggregate
+    // is ordered itself: the order of a subquery does not bind it.
     macro_rules! viewer_and_page_sql {
         ($aggregate:literal, $item:literal, $as_text:literal) => {
             concat!(
                 "SELECT p.region_code, p.region_selected_at, p.region_next_change_at, p.nickname,
                         p.avatar_url, p.is_banned, p.banned_until, p.deleted_at,
-                        (SELECT ", $aggregate, "(", $item, "(w.pos, w.player_id, w.xp, w.nickname,
-                                 w.avatar_url))", $as_text, "
-                         FROM (SELECT x.player_id, x.xp,
-                                      row_number() OVER (ORDER BY x.xp DESC, x.last_earned_at ASC,
-                                                                  x.player_id DESC) AS pos,
+                        (SELECT ", $aggregate, "(", $item, "(w.player_id, w.xp, w.nickname, w.avatar_url)
+                                 ORDER BY w.xp DESC, w.last_earned_at ASC, w.player_id DESC)", $as_text, "
+                         FROM (SELECT x.player_id, x.xp, x.last_earned_at,
                                       (SELECT n.nickname FROM players n WHERE n.id = x.player_id) AS nickname,
                                       (SELECT n.avatar_url FROM players n WHERE n.id = x.player_id) AS avatar_url
                                FROM weekly_xp x
@@ -120,17 +119,14 @@ pub async fn viewer_and_page(
         }
     };
     let Some(row) = row else { return Ok(None) };
-    let mut items: Vec<PageItem> = match row.page.as_deref() {
+    let items: Vec<PageItem> = match row.page.as_deref() {
         Some(json) => serde_json::from_str(json)
             .map_err(|e| sqlx::Error::Decode(format!("leaderboard page: {e}").into()))?,
         None => Vec::new(),
     };
-    // The board's order (the database's, collation included), whatever order the
-    // aggregate kept.
-    items.sort_by_key(|item| item.0);
     let entries = items
         .into_iter()
-        .map(|(_, player_id, xp, nickname, avatar_url)| EntryRow {
+        .map(|(player_id, xp, nickname, avatar_url)| EntryRow {
             player_id,
             xp,
             nickname,
