@@ -5,7 +5,7 @@ use utoipa::ToSchema;
 
 use crate::context::AppContext;
 use crate::db;
-use crate::tokens::{Audience, TokenType, hash_token};
+use crate::tokens::hash_token;
 use crate::{Error, Result};
 
 #[derive(Clone, Debug, Serialize, ToSchema)]
@@ -17,13 +17,8 @@ pub struct Deleted {
 /// The player id of an access token, whether the player is banned or already deleted:
 /// deletion stays open to both (app stores require it; repeating it is harmless).
 pub async fn account_holder(ctx: &AppContext, token: &str) -> Result<String> {
-    let claims = ctx.tokens.verify(
-        Audience::Player,
-        TokenType::Access,
-        token,
-        ctx.clock.now_ms(),
-    )?;
-    db::players::auth_row(&ctx.db, &claims.sub)
+    let player_id = crate::services::player_auth::verify_access(ctx, token)?;
+    db::players::auth_row(&ctx.db, &player_id)
         .await?
         .map(|row| row.id)
         .ok_or_else(|| Error::unauthorized("unknown player"))
