@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use crate::board_sizes::BoardSizes;
+use crate::board_cache::BoardCache;
 use crate::clock::Clock;
 use crate::config::Settings;
 use crate::db::Db;
@@ -26,8 +26,8 @@ pub struct AppContext {
     pub providers: ProviderClients,
     /// The Redis rank index, when `REDIS_URL` is set.
     pub ranks: Option<RankIndex>,
-    /// Recently counted board sizes (leaderboard pagination totals).
-    pub board_sizes: BoardSizes,
+    /// Leaderboard sizes and pages read in the last second (see [`crate::board_cache`]).
+    pub board_cache: BoardCache,
 }
 
 impl AppContext {
@@ -55,14 +55,14 @@ impl AppContext {
             db,
             clock,
             regions,
-            board_sizes: BoardSizes::default(),
+            board_cache: BoardCache::default(),
         }))
     }
 
     /// Mirrors committed weekly rows into the rank index (no-op without Redis).
     pub async fn publish_ranks(&self, updates: &[RankUpdate]) {
         if !updates.is_empty() {
-            self.board_sizes.forget_all();
+            self.board_cache.forget_all();
         }
         if let (Some(ranks), false) = (&self.ranks, updates.is_empty()) {
             ranks.apply(updates).await;
@@ -73,7 +73,7 @@ impl AppContext {
     /// (a merge, a deletion): mirrors their committed rows on `boards` of this week, or
     /// takes them off where they have none.
     pub async fn resync_ranks(&self, player_id: &str, boards: &[String]) {
-        self.board_sizes.forget_all();
+        self.board_cache.forget_all();
         let Some(ranks) = &self.ranks else { return };
         let week =
             crate::clock::beijing::day_key(crate::clock::beijing::week_start(self.clock.now()));

@@ -19,7 +19,7 @@
 //! - [`services`]: use cases (validate, then database calls in one transaction).
 //! - [`context`]: [`context::AppContext`], what every handler of either binary reaches.
 
-pub mod board_sizes;
+pub mod board_cache;
 pub mod clock;
 pub mod config;
 pub mod context;

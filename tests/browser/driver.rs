@@ -6,6 +6,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use fantoccini::elements::Element;
+use fantoccini::error::CmdError;
 use fantoccini::{Client, ClientBuilder, Locator};
 use hyper_util::client::legacy::connect::HttpConnector;
 use serde_json::json;
@@ -170,67 +171,138 @@ impl Browser {
         self.client.find(Locator::Css(css)).await.is_err()
     }
 
-    pub async fn click(&self, css: &str) {
-        let e = self.wait_for(css).await;
-        if let Err(err) = e.click().await {
-            self.fail(&format!("clicking {css}: {err}")).await;
-        }
-    }
-
-    pub async fn click_link(&self, text: &str) {
+    /// Runs `action` until it succeeds or [`WAIT`] passes. Each try finds its element
+    /// afresh: an element found on a page that is being replaced (a form just submitted,
+    /// an htmx swap) is stale by the time it is used, and the next try finds the new one.
+    async fn act<F, Fut>(&self, what: &str, action: F)
+    where
+        F: Fn() -> Fut,
+        Fut: std::future::Future<Output = Result<(), CmdError>>,
+    {
         let deadline = Instant::now() + WAIT;
         loop {
-            if let Ok(e) = self.client.find(Locator::LinkText(text)).await {
-                e.click().await.unwrap();
-                return;
-            }
+            let error = match action().await {
+                Ok(()) => return,
+                Err(e) => e,
+            };
             if Instant::now() > deadline {
-                self.fail(&format!("no link {text:?}")).await;
+                self.fail(&format!("{what}: {error}")).await;
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
     }
 
-    /// Clicks the first link whose `href` contains `fragment`.
+    /// Marks the current document, so [`Self::wait_new_page`] can tell it from the next.
+    async fn mark_page(&self) {
+        if let Err(e) = self
+            .client
+            .execute("window.__e2eOldPage = true;", vec![])
+            .await
+        {
+            self.fail(&format!("marking the page: {e}")).await;
+        }
+    }
+
+    /// Waits until the marked document is replaced by a fully loaded new one: the
+    /// following steps then never find an element of the page being left.
+    async fn wait_new_page(&self, what: &str) {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let loaded = self
+                .client
+                .execute(
+                    "return window.__e2eOldPage !== true && document.readyState === 'complete';",
+                    vec![],
+                )
+                .await;
+            if let Ok(serde_json::Value::Bool(true)) = loaded {
+                return;
+            }
+            if Instant::now() > deadline {
+                self.fail(&format!("{what}: no new page loaded")).await;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Clicks `css` in place (an htmx action: the page stays).
+    pub async fn click(&self, css: &str) {
+        self.act(&format!("clicking {css}"), || async {
+            self.client.find(Locator::Css(css)).await?.click().await
+        })
+        .await;
+    }
+
+    /// Clicks `css`, a submit button or link that loads a new page, and waits for it.
+    pub async fn submit(&self, css: &str) {
+        self.mark_page().await;
+        self.click(css).await;
+        self.wait_new_page(&format!("submitting {css}")).await;
+    }
+
+    /// Follows the link with this text and waits for its page.
+    pub async fn click_link(&self, text: &str) {
+        self.mark_page().await;
+        self.act(&format!("following the link {text:?}"), || async {
+            self.client
+                .find(Locator::LinkText(text))
+                .await?
+                .click()
+                .await
+        })
+        .await;
+        self.wait_new_page(&format!("following the link {text:?}"))
+            .await;
+    }
+
+    /// Follows the first link whose `href` contains `fragment` and waits for its page.
     pub async fn click_link_containing(&self, fragment: &str) {
-        let css = format!("a[href*=\"{fragment}\"]");
-        self.click(&css).await;
+        self.submit(&format!("a[href*=\"{fragment}\"]")).await;
     }
 
     /// Replaces the value of the input or textarea `css`.
     pub async fn type_into(&self, css: &str, text: &str) {
-        let e = self.wait_for(css).await;
-        e.clear().await.unwrap();
-        e.send_keys(text).await.unwrap();
+        self.act(&format!("typing into {css}"), || async {
+            let e = self.client.find(Locator::Css(css)).await?;
+            e.clear().await?;
+            e.send_keys(text).await
+        })
+        .await;
     }
 
     pub async fn select(&self, css: &str, value: &str) {
-        let e = self.wait_for(css).await;
-        if let Err(err) = e.select_by_value(value).await {
-            self.fail(&format!("selecting {value} in {css}: {err}"))
-                .await;
-        }
+        self.act(&format!("selecting {value} in {css}"), || async {
+            self.client
+                .find(Locator::Css(css))
+                .await?
+                .select_by_value(value)
+                .await
+        })
+        .await;
     }
 
     pub async fn upload(&self, css: &str, path: &str) {
-        let e = self.wait_for(css).await;
-        e.send_keys(path).await.unwrap();
+        self.act(&format!("choosing {path} in {css}"), || async {
+            self.client
+                .find(Locator::Css(css))
+                .await?
+                .send_keys(path)
+                .await
+        })
+        .await;
     }
 
     /// Ticks the checkbox of the question-table row whose text contains `text`.
     pub async fn check_row(&self, text: &str) {
         let xpath =
             format!("//tr[contains(normalize-space(.), \"{text}\")]//input[@type='checkbox']");
-        let deadline = Instant::now() + WAIT;
-        loop {
-            if let Ok(e) = self.client.find(Locator::XPath(&xpath)).await {
-                e.click().await.unwrap();
-                return;
-            }
-            if Instant::now() > deadline {
-                self.fail(&format!("no row with {text:?}")).await;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
+        self.act(&format!("ticking the row {text:?}"), || async {
+            self.client
+                .find(Locator::XPath(&xpath))
+                .await?
+                .click()
+                .await
+        })
+        .await;
     }
 }

@@ -48,11 +48,11 @@ async fn sign_in(b: &Browser, app: &TestApp) {
     b.shot("sign-in-form").await;
     b.type_into("#username", &app.admin_username).await;
     b.type_into("#password", "not-the-password").await;
-    b.click("#sign-in").await;
+    b.submit("#sign-in").await;
     b.wait_text(".flash.error", "wrong username or password")
         .await;
     b.type_into("#password", &app.admin_password).await;
-    b.click("#sign-in").await;
+    b.submit("#sign-in").await;
     b.wait_text("#whoami", &app.admin_username).await;
     b.shot("dashboard").await;
 }
@@ -74,7 +74,7 @@ async fn import_csv(b: &Browser, app: &TestApp) -> Vec<String> {
     let good_path = b.write_file("good.csv", &good);
 
     b.upload("#csv-file", &bad_path).await;
-    b.click("#check-file").await;
+    b.submit("#check-file").await;
     b.wait_text("#preview-failed", "1 of 2 rows fail").await;
     b.wait_text("#preview", "does not exist").await;
     b.shot("csv-preview-refused").await;
@@ -85,10 +85,10 @@ async fn import_csv(b: &Browser, app: &TestApp) -> Vec<String> {
     );
 
     b.upload("#csv-file", &good_path).await;
-    b.click("#check-file").await;
+    b.submit("#check-file").await;
     b.wait_text("#preview-ok", "All 2 rows pass").await;
     b.shot("csv-preview-ok").await;
-    b.click("#import-now").await;
+    b.submit("#import-now").await;
     b.wait_text("#flash", "Imported 2 questions as drafts")
         .await;
     b.shot("csv-imported").await;
@@ -141,7 +141,7 @@ async fn review_and_publish(b: &Browser, app: &TestApp, stems: &[String]) {
     b.type_into("#stem", draft_stem).await;
     b.type_into("#correct-answer", "Yes").await;
     b.type_into("#distractors", "No\nMaybe").await;
-    b.click("#save-question").await;
+    b.submit("#save-question").await;
     b.wait_text("#flash", "Question created as a draft").await;
 
     b.open("/console/questions?sortBy=updatedAt&sortOrder=desc")
@@ -171,7 +171,7 @@ async fn build_skill_tree(b: &Browser, app: &TestApp) {
     };
     b.click_link("Skill tree").await;
     b.select("#category-select", GEO).await;
-    b.click("#pick-category").await;
+    b.submit("#pick-category").await;
     b.wait_for("#skill-tree").await;
     let root = app
         .text(
@@ -184,7 +184,7 @@ async fn build_skill_tree(b: &Browser, app: &TestApp) {
         b.type_into("#node-title", title).await;
         b.select("#node-parent", &root).await;
         b.type_into("#node-sort-order", order).await;
-        b.click("#add-node").await;
+        b.submit("#add-node").await;
         b.wait_text("#skill-tree", title).await;
     }
     b.shot("skill-tree-nodes-added").await;
@@ -199,15 +199,15 @@ async fn build_skill_tree(b: &Browser, app: &TestApp) {
         .await;
 
     // Edit: rename a chapter.
-    b.click(&format!("#edit-node-{oceans}")).await;
+    b.submit(&format!("#edit-node-{oceans}")).await;
     b.type_into("#edit-node-title", "Oceans").await;
-    b.click("#save-node").await;
+    b.submit("#save-node").await;
     b.wait_text(&format!("#node-title-{oceans}"), "Oceans")
         .await;
     assert_eq!(nodes_of("Oceans").await, 1);
 
     // Reorder: deserts before oceans.
-    b.click(&format!("#move-up-{deserts}")).await;
+    b.submit(&format!("#move-up-{deserts}")).await;
     let order = |id: String| async move {
         app.scalar("SELECT sort_order FROM skill_nodes WHERE id = $1", &[&id])
             .await
@@ -220,7 +220,7 @@ async fn build_skill_tree(b: &Browser, app: &TestApp) {
     b.shot("skill-tree-reordered").await;
 
     // Delete.
-    b.click(&format!("#delete-node-{deserts}")).await;
+    b.submit(&format!("#delete-node-{deserts}")).await;
     eventually("the node is deleted", || async {
         nodes_of("Deserts").await == 0
     })

@@ -878,8 +878,8 @@ async fn answers_write_the_boards_the_node_and_the_ledger(app: TestApp) {
     assert_eq!(t["nodes"][0]["status"], "done");
     assert_eq!(r.ledger_xp().await, 30);
 
-    // a first answer whose ledger key is taken (never so in play: the progress lock
-    // orders a player's answers) is refused whole, with nothing of it written
+    // a first answer whose ledger key is taken by something else (never so in play: a
+    // fresh read finds the answer that took it) is refused whole, with nothing written
     let q = Player::new(&app, "d-boards-taken").await;
     let c = q.next(TRACK).await;
     let key = format!(

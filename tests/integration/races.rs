@@ -29,6 +29,7 @@ const TRACK: &str = "world-geography";
 
 both_engines_demo!(
     first_answers_deduct_one_attempt,
+    answers_keep_concurrent_rewards,
     card_views_grant_once,
     ad_completions_grant_once,
     check_ins_count_once,
@@ -321,6 +322,54 @@ async fn first_answers_deduct_one_attempt(app: TestApp) {
     assert_eq!(s["dailyAttemptsLeft"], 9, "one attempt per session");
     assert_eq!(s["hearts"], 5 - wrong_judged);
     assert_eq!(s["xp"], xp);
+    assert_ledger_balances(&app, &p.id, &s).await;
+}
+
+/// An answer is judged on a read and written only if the player's progress is still as
+/// read: card views granting XP to the same player at the same time are neither lost
+/// under the answers' writes nor granted twice, and the ledger balances.
+async fn answers_keep_concurrent_rewards(app: TestApp) {
+    let p = Player::guest(&app, "race-answer-rewards").await;
+    let c = p.next("science-basics").await;
+    let mut options = Vec::new();
+    for i in 0..5 {
+        options.push(if i % 2 == 0 {
+            p.correct(&c, i).await
+        } else {
+            p.wrong(&c, i).await
+        });
+    }
+    let cards: Vec<String> = shared::read!(&app.ctx.db, |ex| {
+        sqlx::query_scalar::<_, String>("SELECT id FROM knowledge_cards ORDER BY id LIMIT 60")
+            .fetch_all(ex)
+            .await
+            .unwrap()
+    });
+    assert_eq!(cards.len(), 60, "the demo content has the cards");
+    let views: Vec<String> = cards
+        .iter()
+        .map(|card| format!("/v1/challenges/knowledge-cards/{card}/view"))
+        .collect();
+    // five answers and sixty first views of distinct cards, all at once
+    let results = join_all((0..65).map(|n| {
+        if n < 5 {
+            p.post("/v1/challenges/answer", answer_body(&c, n, &options[n]))
+        } else {
+            p.post(&views[n - 5], json!({}))
+        }
+    }))
+    .await;
+    let answers = all_ok(&results);
+    let answered_xp: i64 = answers[..5]
+        .iter()
+        .map(|a| a["xpDelta"].as_i64().unwrap())
+        .sum();
+    assert_eq!(answered_xp, 3 * 10, "three right answers");
+    let s = p.summary().await;
+    // 60 first card views of 3 XP each, the first ever view's 15 once
+    assert_eq!(s["xp"], answered_xp + 60 * 3 + 15, "{s}");
+    assert_eq!(s["hearts"], 5 - 2, "two wrong answers");
+    assert_eq!(s["dailyAttemptsLeft"], 9, "one attempt per session");
     assert_ledger_balances(&app, &p.id, &s).await;
 }
 

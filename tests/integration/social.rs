@@ -25,6 +25,8 @@ both_engines_demo!(
     leaderboard_week_rolls_over_on_monday,
     leaderboard_meta_and_limits,
     xp_from_play_reaches_both_boards,
+    own_ranks_match_a_brute_force_order,
+    leaderboard_pages_are_remembered_for_a_second_unless_this_process_writes,
     bootstrap_has_the_whole_aggregate,
     shop_and_subscription_validate_then_refuse,
     ad_recovery_grants_once_per_session,
@@ -341,6 +343,124 @@ async fn xp_from_play_reaches_both_boards(app: TestApp) {
     // (a new week began on Monday 11-30, so this week's XP is 0 on every board)
     let r = app.get("/v1/leaderboards", Some(&token)).await;
     assert_eq!(r.ok(), &json!([]));
+}
+
+/// The own-rank read (region state, row and SQL rank in one query) against a ranking
+/// computed here, over many equal XP values and equal instants.
+async fn own_ranks_match_a_brute_force_order(app: TestApp) {
+    let week = "2026-11-16";
+    let base = ms("2026-11-17T00:00:00Z");
+    let mut rows = Vec::new();
+    for i in 0..120i64 {
+        let id = format!("o-{:03}", (i * 37) % 120);
+        let (xp, at) = ((i % 7) * 10 + 10, base + (i % 3) * 1000);
+        ranked_player(&app, &id, "320000", xp, at).await;
+        rows.push((id, xp, at));
+    }
+    // XP descending, then the earliest instant, then the greater id
+    rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.2.cmp(&b.2)).then(b.0.cmp(&a.0)));
+    for board in [None, Some("topic:all")] {
+        for (position, (id, xp, _)) in rows.iter().enumerate() {
+            let (state, row) =
+                shared::db::leaderboard::viewer_row_and_rank(&app.ctx.db, id, week, board)
+                    .await
+                    .unwrap()
+                    .unwrap();
+            assert_eq!(state.region_code.as_deref(), Some("320000"));
+            let (row, rank) = row.unwrap();
+            assert_eq!(
+                (row.xp, rank),
+                (*xp, position as i64 + 1),
+                "{id} on {board:?}"
+            );
+        }
+    }
+    // a player without a row this week, and one who does not exist
+    let (me, token) = guest(&app, "d-no-row").await;
+    let (_, row) =
+        shared::db::leaderboard::viewer_row_and_rank(&app.ctx.db, &me, week, Some("topic:all"))
+            .await
+            .unwrap()
+            .unwrap();
+    assert!(row.is_none());
+    assert!(
+        shared::db::leaderboard::viewer_row_and_rank(&app.ctx.db, "nobody", week, None)
+            .await
+            .unwrap()
+            .is_none()
+    );
+    // through the API: after the last ranked player
+    let r = app
+        .get("/v1/leaderboards/me?scope=topic", Some(&token))
+        .await;
+    assert_eq!(
+        (r.ok()["xp"].clone(), r.ok()["rank"].clone()),
+        (json!(0), json!(121))
+    );
+}
+
+/// A page read in the last second is served again to every viewer of this process, but
+/// this process's own XP writes show at once, and own ranks are always exact.
+async fn leaderboard_pages_are_remembered_for_a_second_unless_this_process_writes(app: TestApp) {
+    let (me, token) = guest(&app, "d-page-cache").await;
+    patch(
+        &app,
+        "/v1/users/me/region",
+        json!({"regionCode": "330000"}),
+        &token,
+    )
+    .await
+    .ok();
+    let first_read = std::time::Instant::now();
+    ranked_player(&app, "c-a", "330000", 20, ms("2026-11-17T01:00:00Z")).await;
+    let ids = |r: &Resp| -> Vec<String> {
+        r.ok()
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["userId"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        ids(&app.get("/v1/leaderboards", Some(&token)).await),
+        ["c-a"]
+    );
+    // a row written elsewhere (another process): the remembered page for up to a second
+    ranked_player(&app, "c-b", "330000", 900, ms("2026-11-17T02:00:00Z")).await;
+    let page = app.get("/v1/leaderboards", Some(&token)).await;
+    if first_read.elapsed() < std::time::Duration::from_millis(800) {
+        assert_eq!(ids(&page), ["c-a"], "served from the page read just before");
+    }
+    // own rank: exact at once
+    let r = app
+        .get("/v1/leaderboards/me?scope=topic", Some(&token))
+        .await;
+    assert_eq!(r.ok()["rank"], 3);
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    assert_eq!(
+        ids(&app.get("/v1/leaderboards", Some(&token)).await),
+        ["c-b", "c-a"]
+    );
+    // this process's own answer: on the page at once
+    let c = app
+        .get("/v1/challenges/next?trackId=science-basics", Some(&token))
+        .await
+        .ok()
+        .clone();
+    for i in 0..3 {
+        let option = correct_option(&app, &c, i).await;
+        app.post(
+            "/v1/challenges/answer",
+            json!({"challengeId": c["challengeId"], "questionId": c["questions"][i]["question"]["id"], "selectedOptionId": option}),
+            Some(&token),
+        )
+        .await
+        .ok();
+    }
+    assert_eq!(
+        ids(&app.get("/v1/leaderboards", Some(&token)).await),
+        ["c-b", me.as_str(), "c-a"]
+    );
 }
 
 async fn redis_ranks_match_the_sql_oracle(engine: Engine) {

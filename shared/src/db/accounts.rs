@@ -287,7 +287,8 @@ pub async fn merge_guest(
         // XP follows its ledger rows, so each account's ledger still sums to its XP.
         for (player, delta) in [(target, c.xp), (guest, -c.xp)] {
             sqlx::query(
-                "UPDATE player_progress SET xp = xp + $2, updated_at = $3 WHERE player_id = $1",
+                "UPDATE player_progress SET xp = xp + $2, updated_at = $3, revision = revision + 1
+                 WHERE player_id = $1",
             )
             .bind(player)
             .bind(delta)
@@ -392,6 +393,8 @@ pub async fn delete_player(tx: &mut Tx, player_id: &str, now_ms: i64) -> sqlx::R
             "DELETE FROM ad_sessions WHERE player_id = $1",
             "DELETE FROM idempotency_records WHERE owner_id = $1",
             "UPDATE feedback SET player_id = NULL, contact = NULL WHERE player_id = $1",
+            // an answer judged before the deletion then fails to write
+            "UPDATE player_progress SET revision = revision + 1 WHERE player_id = $1",
         ] {
             sqlx::query(sql).bind(player_id).execute(&mut *ex).await?;
         }

@@ -327,17 +327,15 @@ macro_rules! select_answer_lookup {
 }
 
 /// The player's stored answer (by submitRequestId first, else by session and question)
-/// and the session question's context with its card, in one read: a first answer needs
-/// both, and the existing-answer check must run inside the transaction, after the
-/// progress lock.
+/// and the session question's context with its card, in one read.
 pub async fn answer_context(
-    tx: &mut Tx,
+    db: &Db,
     player_id: &str,
     session_id: &str,
     question_id: &str,
     submit_request_id: Option<&str>,
 ) -> sqlx::Result<AnswerLookup> {
-    let row = in_tx!(tx, |ex| {
+    let row = read!(db, |ex| {
         sqlx::query_as::<_, LookupRow>(select_answer_lookup!())
             .bind(player_id)
             .bind(session_id)
@@ -349,10 +347,10 @@ pub async fn answer_context(
     Ok(lookup_of(row, question_id))
 }
 
-/// The progress row of the player, locked for the answer, with [`answer_context`]: `None`
-/// when the player is deleted or unknown.
-pub async fn lock_progress_with_answer_context(
-    tx: &mut Tx,
+/// The player's progress row (with its revision) and [`answer_context`], in one read:
+/// what judging an answer needs. `None` when the player is deleted or unknown.
+pub async fn progress_with_answer_context(
+    db: &Db,
     player_id: &str,
     session_id: &str,
     question_id: &str,
@@ -365,36 +363,22 @@ pub async fn lock_progress_with_answer_context(
         #[sqlx(flatten)]
         lookup: LookupRow,
     }
-    match tx {
-        // BEGIN IMMEDIATE holds SQLite's one write lock already: both reads go as one
-        // statement (one hand-off to the connection's thread fewer).
-        Tx::Sqlite(t) => {
-            let row = sqlx::query_as::<_, Row>(concat!(
-                "SELECT * FROM (",
-                select_progress!(),
-                " AND p.deleted_at IS NULL) g CROSS JOIN (",
-                select_answer_lookup!(),
-                ") x"
-            ))
-            .bind(player_id)
-            .bind(session_id)
-            .bind(question_id)
-            .bind(submit_request_id)
-            .fetch_optional(&mut **t)
-            .await?;
-            Ok(row.map(|r| (r.progress.into(), lookup_of(r.lookup, question_id))))
-        }
-        // PostgreSQL: the row lock first, so the lookup sees every answer committed
-        // before it was granted.
-        Tx::Postgres(_) => {
-            let Some(progress) = super::progress::lock(tx, player_id).await? else {
-                return Ok(None);
-            };
-            let lookup =
-                answer_context(tx, player_id, session_id, question_id, submit_request_id).await?;
-            Ok(Some((progress, lookup)))
-        }
-    }
+    let row = read!(db, |ex| {
+        sqlx::query_as::<_, Row>(concat!(
+            "SELECT * FROM (",
+            select_progress!(),
+            " AND p.deleted_at IS NULL) g CROSS JOIN (",
+            select_answer_lookup!(),
+            ") x"
+        ))
+        .bind(player_id)
+        .bind(session_id)
+        .bind(question_id)
+        .bind(submit_request_id)
+        .fetch_optional(ex)
+        .await?
+    });
+    Ok(row.map(|r| (r.progress.into(), lookup_of(r.lookup, question_id))))
 }
 
 fn lookup_of(row: LookupRow, question_id: &str) -> AnswerLookup {
@@ -472,8 +456,8 @@ fn lookup_of(row: LookupRow, question_id: &str) -> AnswerLookup {
 }
 
 /// Who owns a session (None when it does not exist).
-pub async fn session_owner(tx: &mut Tx, session_id: &str) -> sqlx::Result<Option<String>> {
-    Ok(in_tx!(tx, |ex| {
+pub async fn session_owner(db: &Db, session_id: &str) -> sqlx::Result<Option<String>> {
+    Ok(read!(db, |ex| {
         sqlx::query_scalar("SELECT player_id FROM challenge_sessions WHERE id = $1")
             .bind(session_id)
             .fetch_optional(ex)
@@ -529,90 +513,136 @@ pub struct FirstAnswerWrite<'a> {
     pub weekly: Option<WeeklyBoards<'a>>,
 }
 
-/// PostgreSQL: one statement, the writes as data-modifying CTEs (they touch different
-/// tables, so no part needs another's effect), the weekly upsert as its main part.
-const RECORD_FIRST_ANSWER_PG: &str = "WITH new_answer AS (
-    INSERT INTO challenge_answers (id, session_id, player_id, question_id, selected_option_id,
-        is_correct, xp_delta, hearts_delta, time_ms, combo_count, submit_request_id, created_at)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
-), saved_progress AS (
-    UPDATE player_progress SET hearts = $13, hearts_regen_from = $14, attempts_day = $15,
-        attempts_used = $16, bonus_attempts = $17, xp = $18, daily_xp_day = $19, daily_xp = $20,
-        streak_days = $21, streak_last_day = $22, streak_protected_until = $23,
-        check_in_days = $24, updated_at = $12
-    WHERE player_id = $3
-), counted AS (
-    UPDATE challenge_sessions SET answered_count = answered_count + 1,
-        correct_count = correct_count + $25, attempt_consumed = TRUE,
-        status = CASE WHEN $26 THEN 'finished' ELSE 'in_progress' END,
-        finished_at = CASE WHEN $26 THEN $12 ELSE finished_at END
-    WHERE id = $2
-), completed AS (
-    INSERT INTO node_completions (player_id, node_id, completed_at)
-    SELECT $3, $27, $12 WHERE $27 IS NOT NULL
-    ON CONFLICT (player_id, node_id) DO NOTHING
-), ledger_row AS (
-    INSERT INTO reward_ledger (id, player_id, idempotency_key, source, xp_delta, hearts_delta,
-        attempts_delta, coins_delta, before_snapshot, after_snapshot, created_at)
-    VALUES ($28, $29, $30, $31, $32, $33, $34, $35, $36, $37, $38)
-)
-INSERT INTO weekly_xp (week_start, board, player_id, xp, last_earned_at)
-SELECT $39, 'topic:all', $29, $32, $41 WHERE $39 IS NOT NULL
-UNION ALL
-SELECT $39, $40, $29, $32, $41 WHERE $39 IS NOT NULL AND $40 IS NOT NULL
-ON CONFLICT (week_start, board, player_id)
-DO UPDATE SET xp = weekly_xp.xp + excluded.xp, last_earned_at = excluded.last_earned_at
-RETURNING board, xp, last_earned_at";
+/// The guard of every first-answer write: the progress row is stored only if it still
+/// carries the revision the answer was judged on (`$42`). A stale row would get a NULL
+/// revision, which its NOT NULL constraint refuses, so the whole write fails and nothing
+/// of it is applied (see [`is_stale_revision`]).
+macro_rules! save_progress_if_unchanged {
+    () => {
+        "UPDATE player_progress SET revision = CASE WHEN revision = $42 THEN revision + 1 END,
+    hearts = $13, hearts_regen_from = $14, attempts_day = $15, attempts_used = $16,
+    bonus_attempts = $17, xp = $18, daily_xp_day = $19, daily_xp = $20, streak_days = $21,
+    streak_last_day = $22, streak_protected_until = $23, check_in_days = $24, updated_at = $12
+WHERE player_id = $3"
+    };
+}
 
-/// SQLite: the same writes as one `;`-separated string (SQLite has no writing CTEs;
-/// sqlx runs every statement of the string in one call, binding `$N` to the N-th
-/// argument in each), only the last one returning rows. `INSERT … SELECT … ON CONFLICT`
-/// needs the SELECT's WHERE, or the parser takes ON for a join constraint.
-const RECORD_FIRST_ANSWER_SQLITE: &str = "INSERT INTO challenge_answers (id, session_id, player_id,
-    question_id, selected_option_id, is_correct, xp_delta, hearts_delta, time_ms, combo_count,
-    submit_request_id, created_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12);
-UPDATE player_progress SET hearts = $13, hearts_regen_from = $14, attempts_day = $15,
-    attempts_used = $16, bonus_attempts = $17, xp = $18, daily_xp_day = $19, daily_xp = $20,
-    streak_days = $21, streak_last_day = $22, streak_protected_until = $23,
-    check_in_days = $24, updated_at = $12
-WHERE player_id = $3;
-UPDATE challenge_sessions SET answered_count = answered_count + 1,
+/// The other writes of a first answer, after the guard: the answer, the session count
+/// (and its finish), the node completion, the ledger row, the weekly XP. `$N` are the
+/// same in both engines' texts; `$from` is where each takes its one row from (on
+/// PostgreSQL the guard's result, see [`RECORD_FIRST_ANSWER_PG`]). `INSERT … SELECT …
+/// ON CONFLICT` needs the SELECT's WHERE, or SQLite's parser takes ON for a join
+/// constraint.
+macro_rules! first_answer_rows {
+    (answer $from:literal) => {
+        concat!(
+            "INSERT INTO challenge_answers (id, session_id, player_id, question_id, selected_option_id,
+    is_correct, xp_delta, hearts_delta, time_ms, combo_count, submit_request_id, created_at)
+SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12",
+            $from
+        )
+    };
+    (session $from:literal) => {
+        concat!(
+            "UPDATE challenge_sessions SET answered_count = answered_count + 1,
     correct_count = correct_count + $25, attempt_consumed = TRUE,
     status = CASE WHEN $26 THEN 'finished' ELSE 'in_progress' END,
-    finished_at = CASE WHEN $26 THEN $12 ELSE finished_at END
-WHERE id = $2;
-INSERT INTO node_completions (player_id, node_id, completed_at)
-SELECT $3, $27, $12 WHERE $27 IS NOT NULL
-ON CONFLICT (player_id, node_id) DO NOTHING;
-INSERT INTO reward_ledger (id, player_id, idempotency_key, source, xp_delta, hearts_delta,
+    finished_at = CASE WHEN $26 THEN $12 ELSE finished_at END",
+            $from,
+            " WHERE id = $2"
+        )
+    };
+    (node $from:literal) => {
+        concat!(
+            "INSERT INTO node_completions (player_id, node_id, completed_at)
+SELECT $3, $27, $12",
+            $from,
+            " WHERE $27 IS NOT NULL
+ON CONFLICT (player_id, node_id) DO NOTHING"
+        )
+    };
+    (ledger $from:literal) => {
+        concat!(
+            "INSERT INTO reward_ledger (id, player_id, idempotency_key, source, xp_delta, hearts_delta,
     attempts_delta, coins_delta, before_snapshot, after_snapshot, created_at)
-VALUES ($28, $29, $30, $31, $32, $33, $34, $35, $36, $37, $38);
-INSERT INTO weekly_xp (week_start, board, player_id, xp, last_earned_at)
-SELECT $39, 'topic:all', $29, $32, $41 WHERE $39 IS NOT NULL
+SELECT $28, $29, $30, $31, $32, $33, $34, $35, $36, $37, $38",
+            $from
+        )
+    };
+    // The weekly XP of the all-players and the region board, returning the new totals.
+    (weekly $from:literal) => {
+        concat!(
+            "INSERT INTO weekly_xp (week_start, board, player_id, xp, last_earned_at)
+SELECT $39, 'topic:all', $29, $32, $41",
+            $from,
+            " WHERE $39 IS NOT NULL
 UNION ALL
-SELECT $39, $40, $29, $32, $41 WHERE $39 IS NOT NULL AND $40 IS NOT NULL
+SELECT $39, $40, $29, $32, $41",
+            $from,
+            " WHERE $39 IS NOT NULL AND $40 IS NOT NULL
 ON CONFLICT (week_start, board, player_id)
 DO UPDATE SET xp = weekly_xp.xp + excluded.xp, last_earned_at = excluded.last_earned_at
-RETURNING board, xp, last_earned_at";
+RETURNING board, xp, last_earned_at"
+        )
+    };
+}
 
-/// Writes a player's first answer to a session question in one statement: the answer,
-/// the progress row (as `db::progress::save`), the session count (and its finish), the
+/// PostgreSQL: one autocommit statement, the writes as data-modifying CTEs, the weekly
+/// upsert as its main part. Every part takes its row from the guard's result, so the
+/// progress row is locked before anything else is written, as every other writer of
+/// the player's resources does it: in another order, two answers of one player (or an
+/// answer and a card view) can deadlock on the answer's and the weekly rows' keys.
+const RECORD_FIRST_ANSWER_PG: &str = concat!(
+    "WITH saved_progress AS (",
+    save_progress_if_unchanged!(),
+    " RETURNING player_id), new_answer AS (",
+    first_answer_rows!(answer " FROM saved_progress"),
+    "), counted AS (",
+    first_answer_rows!(session " FROM saved_progress"),
+    "), completed AS (",
+    first_answer_rows!(node " FROM saved_progress"),
+    "), ledger_row AS (",
+    first_answer_rows!(ledger " FROM saved_progress"),
+    ")\n",
+    first_answer_rows!(weekly " FROM saved_progress")
+);
+
+/// SQLite has no writing CTEs: the same writes as one transaction script (see
+/// [`super::SqliteDb::write_script`]), only the weekly upsert returning rows.
+const RECORD_FIRST_ANSWER_SQLITE: &str = concat!(
+    "BEGIN IMMEDIATE;\n",
+    save_progress_if_unchanged!(),
+    ";\n",
+    first_answer_rows!(answer ""),
+    ";\n",
+    first_answer_rows!(session ""),
+    ";\n",
+    first_answer_rows!(node ""),
+    ";\n",
+    first_answer_rows!(ledger ""),
+    ";\n",
+    first_answer_rows!(weekly ""),
+    ";\nCOMMIT"
+);
+
+/// Writes a player's first answer to a session question, all or nothing: the progress
+/// row (as `db::progress::save`), the answer, the session count (and its finish), the
 /// node completion, the ledger row (as `db::ledger::insert`) and the weekly XP of the
-/// boards (as `db::ledger::add_weekly_xp`). Returns the weekly rows' new totals, or None
-/// when the answer or its ledger key exists already (a unique violation; the
-/// transaction must then be rolled back: SQLite has run the statements before the
-/// failing one, PostgreSQL has aborted it). The caller holds the player's progress lock
-/// and found no earlier answer, so that takes a writer outside that rule.
+/// boards (as `db::ledger::add_weekly_xp`), in one call to the database. `revision` is
+/// the progress revision the answer was judged on.
+///
+/// Nothing is written unless [`FirstAnswerOutcome::Recorded`].
 pub async fn record_first_answer(
-    tx: &mut Tx,
+    db: &Db,
     w: &FirstAnswerWrite<'_>,
-) -> sqlx::Result<Option<Vec<WeeklyTotal>>> {
+    revision: i64,
+) -> sqlx::Result<FirstAnswerOutcome> {
     let (a, r, e) = (&w.answer, w.resources, &w.ledger);
+    let weekly = w.weekly.as_ref();
     // Both texts take the same arguments, in this order.
     macro_rules! bound {
-        ($sql:expr) => {
-            sqlx::query_as::<_, WeeklyTotal>($sql)
+        ($query:expr) => {
+            $query
                 .bind(a.id)
                 .bind(a.session_id)
                 .bind(a.player_id)
@@ -651,22 +681,49 @@ pub async fn record_first_answer(
                 .bind(e.before)
                 .bind(e.after)
                 .bind(e.now_ms)
-                .bind(w.weekly.as_ref().map(|b| b.week_start))
-                .bind(w.weekly.as_ref().and_then(|b| b.region_board))
-                .bind(w.weekly.as_ref().map_or(0, |b| b.earned_at))
+                .bind(weekly.map(|b| b.week_start))
+                .bind(weekly.and_then(|b| b.region_board))
+                .bind(weekly.map_or(0, |b| b.earned_at))
+                .bind(revision)
         };
     }
-    let result = match tx {
-        // SQLite cannot write in a CTE: the statements go as one string, in one call.
-        Tx::Sqlite(t) => bound!(RECORD_FIRST_ANSWER_SQLITE).fetch_all(&mut **t).await,
-        // PostgreSQL: one statement of data-modifying CTEs.
-        Tx::Postgres(t) => bound!(RECORD_FIRST_ANSWER_PG).fetch_all(&mut **t).await,
+    let result = match db {
+        Db::Sqlite(s) => s
+            .write_script(bound!(sqlx::query(RECORD_FIRST_ANSWER_SQLITE)))
+            .await
+            .and_then(|rows| rows.iter().map(sqlx::FromRow::from_row).collect()),
+        Db::Postgres(p) => {
+            bound!(sqlx::query_as::<_, WeeklyTotal>(RECORD_FIRST_ANSWER_PG))
+                .fetch_all(p)
+                .await
+        }
     };
     match result {
-        Ok(rows) => Ok(Some(rows)),
-        Err(e) if super::is_unique_violation(&e) => Ok(None),
+        Ok(rows) => Ok(FirstAnswerOutcome::Recorded(rows)),
+        Err(e) if is_stale_revision(&e) => Ok(FirstAnswerOutcome::Stale),
+        Err(e) if super::is_unique_violation(&e) => Ok(FirstAnswerOutcome::Duplicate),
         Err(e) => Err(e),
     }
+}
+
+/// What [`record_first_answer`] did.
+#[derive(Debug)]
+pub enum FirstAnswerOutcome {
+    /// Written; the weekly rows' new totals.
+    Recorded(Vec<WeeklyTotal>),
+    /// Nothing written: the progress row changed since it was read (another request of
+    /// the player, a deletion). Judged again on a fresh read, it may pass.
+    Stale,
+    /// Nothing written: the answer or its ledger key exists already (a concurrent
+    /// duplicate, which a fresh read finds as the first answer).
+    Duplicate,
+}
+
+/// True when `e` is the refusal of [`save_progress_if_unchanged`]: a NOT NULL violation
+/// on `player_progress.revision` (both engines name the column in the message).
+fn is_stale_revision(e: &sqlx::Error) -> bool {
+    matches!(e, sqlx::Error::Database(d)
+        if d.kind() == sqlx::error::ErrorKind::NotNullViolation && d.message().contains("revision"))
 }
 
 /// A question's card (or what a fallback card is built from).

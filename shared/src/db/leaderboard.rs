@@ -19,7 +19,7 @@ pub struct EntryRow {
     pub avatar_url: Option<String>,
 }
 
-/// One page of a board, in rank order.
+/// One page of a board, in rank order, with the players' names.
 pub async fn page(
     db: &Db,
     week: &str,
@@ -28,16 +28,16 @@ pub async fn page(
     offset: i64,
 ) -> sqlx::Result<Vec<EntryRow>> {
     Ok(read!(db, |ex| {
-        // The names by primary key per row of the page: a join let PostgreSQL's planner
-        // pick a scan of all players.
+        // The page first, then the names by primary key for its rows only: a join of the
+        // whole board let PostgreSQL's planner pick a scan of all players.
         sqlx::query_as::<_, EntryRow>(
-            "SELECT w.player_id, w.xp,
-                    (SELECT p.nickname FROM players p WHERE p.id = w.player_id) AS nickname,
-                    (SELECT p.avatar_url FROM players p WHERE p.id = w.player_id) AS avatar_url
-             FROM weekly_xp w
-             WHERE w.week_start = $1 AND w.board = $2
-             ORDER BY w.xp DESC, w.last_earned_at ASC, w.player_id DESC
-             LIMIT $3 OFFSET $4",
+            "SELECT w.player_id, w.xp, n.nickname, n.avatar_url
+             FROM (SELECT x.player_id, x.xp, x.last_earned_at FROM weekly_xp x
+                   WHERE x.week_start = $1 AND x.board = $2
+                   ORDER BY x.xp DESC, x.last_earned_at ASC, x.player_id DESC
+                   LIMIT $3 OFFSET $4) w
+             LEFT JOIN players n ON n.id = w.player_id
+             ORDER BY w.xp DESC, w.last_earned_at ASC, w.player_id DESC",
         )
         .bind(week)
         .bind(board)
@@ -46,94 +46,6 @@ pub async fn page(
         .fetch_all(ex)
         .await?
     }))
-}
-
-/// One page row as the aggregate carries it: id, XP, nickname, avatar.
-type PageItem = (String, i64, Option<String>, Option<String>);
-
-#[derive(sqlx::FromRow)]
-struct ViewerPage {
-    #[sqlx(flatten)]
-    viewer: RegionState,
-    /// The page as a JSON array of [`PageItem`]s in board order (one value, not one row
-    /// per entry).
-    page: Option<String>,
-}
-
-/// The viewer's region state (with the account columns that admit them) and one page of
-/// `board`, or, when `board` is None, of the viewer's own region board, in one read.
-/// None when the viewer does not exist.
-pub async fn viewer_and_page(
-    db: &Db,
-    viewer_id: &str,
-    week: &str,
-    board: Option<&str>,
-    limit: i64,
-    offset: i64,
-) -> sqlx::Result<Option<(RegionState, Vec<EntryRow>)>> {
-    // The same query per engine but for the names of the JSON functions. The aggregate
-    // is ordered itself: the order of a subquery does not bind it.
-    macro_rules! viewer_and_page_sql {
-        ($aggregate:literal, $item:literal, $as_text:literal) => {
-            concat!(
-                "SELECT p.region_code, p.region_selected_at, p.region_next_change_at, p.nickname,
-                        p.avatar_url, p.is_banned, p.banned_until, p.deleted_at,
-                        (SELECT ", $aggregate, "(", $item, "(w.player_id, w.xp, w.nickname, w.avatar_url)
-                                 ORDER BY w.xp DESC, w.last_earned_at ASC, w.player_id DESC)", $as_text, "
-                         FROM (SELECT x.player_id, x.xp, x.last_earned_at,
-                                      (SELECT n.nickname FROM players n WHERE n.id = x.player_id) AS nickname,
-                                      (SELECT n.avatar_url FROM players n WHERE n.id = x.player_id) AS avatar_url
-                               FROM weekly_xp x
-                               WHERE x.week_start = $2
-                                 AND x.board = COALESCE($3, 'region:' || (SELECT r.region_code FROM players r WHERE r.id = $1))
-                               ORDER BY x.xp DESC, x.last_earned_at ASC, x.player_id DESC
-                               LIMIT $4 OFFSET $5) w) AS page
-                 FROM players p WHERE p.id = $1"
-            )
-        };
-    }
-    let row: Option<ViewerPage> = match db {
-        Db::Sqlite(s) => {
-            sqlx::query_as(viewer_and_page_sql!("json_group_array", "json_array", ""))
-                .bind(viewer_id)
-                .bind(week)
-                .bind(board)
-                .bind(limit)
-                .bind(offset)
-                .fetch_optional(&s.reader)
-                .await?
-        }
-        Db::Postgres(p) => {
-            sqlx::query_as(viewer_and_page_sql!(
-                "json_agg",
-                "json_build_array",
-                "::text"
-            ))
-            .bind(viewer_id)
-            .bind(week)
-            .bind(board)
-            .bind(limit)
-            .bind(offset)
-            .fetch_optional(p)
-            .await?
-        }
-    };
-    let Some(row) = row else { return Ok(None) };
-    let items: Vec<PageItem> = match row.page.as_deref() {
-        Some(json) => serde_json::from_str(json)
-            .map_err(|e| sqlx::Error::Decode(format!("leaderboard page: {e}").into()))?,
-        None => Vec::new(),
-    };
-    let entries = items
-        .into_iter()
-        .map(|(player_id, xp, nickname, avatar_url)| EntryRow {
-            player_id,
-            xp,
-            nickname,
-            avatar_url,
-        })
-        .collect();
-    Ok(Some((row.viewer, entries)))
 }
 
 pub async fn count(db: &Db, week: &str, board: &str) -> sqlx::Result<i64> {
@@ -166,9 +78,11 @@ pub async fn row_of(
     }))
 }
 
-/// The rows ahead of row `w` on its board, as three range counts over the board index
-/// (more XP; as much, earned earlier; as much at the same second, greater id): one
-/// count with ORs cannot use the index.
+/// The rows ahead of row `w` on its board, as three range counts (more XP; as much,
+/// earned earlier; as much at the same second, greater id): one count with ORs cannot
+/// use an index. The first, the largest, runs over `weekly_xp_xp`, whose entries of equal
+/// XP are stored once (B-tree deduplication on PostgreSQL), the others over the board
+/// index.
 macro_rules! rows_ahead_of_w {
     () => {
         "(SELECT count(*) FROM weekly_xp a
@@ -203,34 +117,55 @@ pub async fn rank(db: &Db, week: &str, board: &str, row: &BoardRow) -> sqlx::Res
     Ok(ahead + 1)
 }
 
-/// A player's row on a board and its exact 1-based rank, in one query.
-pub async fn row_and_rank(
+#[derive(sqlx::FromRow)]
+struct ViewerRowAndRank {
+    #[sqlx(flatten)]
+    viewer: RegionState,
+    row_xp: Option<i64>,
+    row_last_earned_at: Option<i64>,
+    ahead: i64,
+}
+
+/// The viewer's region state (with the account columns that admit them), and their row
+/// on `board` (when None: their own region's board) with its exact 1-based rank, in one
+/// read. None when the viewer does not exist; the inner None when they have no row.
+pub async fn viewer_row_and_rank(
     db: &Db,
+    viewer_id: &str,
     week: &str,
-    board: &str,
-    player_id: &str,
-) -> sqlx::Result<Option<(BoardRow, i64)>> {
-    let row: Option<(String, i64, i64, i64)> = read!(db, |ex| {
+    board: Option<&str>,
+) -> sqlx::Result<Option<(RegionState, Option<(BoardRow, i64)>)>> {
+    let found: Option<ViewerRowAndRank> = read!(db, |ex| {
         sqlx::query_as(concat!(
-            "SELECT w.player_id, w.xp, w.last_earned_at, ",
+            "SELECT p.region_code, p.region_selected_at, p.region_next_change_at, p.nickname,
+                    p.avatar_url, p.is_banned, p.banned_until, p.deleted_at,
+                    w.xp AS row_xp, w.last_earned_at AS row_last_earned_at, ",
             rows_ahead_of_w!(),
-            " FROM weekly_xp w WHERE w.week_start = $1 AND w.board = $2 AND w.player_id = $3"
+            " AS ahead
+             FROM players p
+             LEFT JOIN weekly_xp w ON w.week_start = $2
+                  AND w.board = COALESCE($3, 'region:' || p.region_code) AND w.player_id = p.id
+             WHERE p.id = $1"
         ))
+        .bind(viewer_id)
         .bind(week)
         .bind(board)
-        .bind(player_id)
         .fetch_optional(ex)
         .await?
     });
-    Ok(row.map(|(player_id, xp, last_earned_at, ahead)| {
-        (
-            BoardRow {
-                player_id,
-                xp,
-                last_earned_at,
-            },
-            ahead + 1,
-        )
+    Ok(found.map(|f| {
+        let row = match (f.row_xp, f.row_last_earned_at) {
+            (Some(xp), Some(last_earned_at)) => Some((
+                BoardRow {
+                    player_id: viewer_id.to_string(),
+                    xp,
+                    last_earned_at,
+                },
+                f.ahead + 1,
+            )),
+            _ => None,
+        };
+        (f.viewer, row)
     }))
 }
 

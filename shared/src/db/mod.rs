@@ -41,9 +41,11 @@ pub mod refresh_tokens;
 pub mod regions;
 pub mod secrets;
 pub mod sms;
+mod wal;
 
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context as _;
@@ -60,6 +62,12 @@ static SQLITE_MIGRATIONS: Migrator = sqlx::migrate!("../migrations/sqlite");
 static POSTGRES_MIGRATIONS: Migrator = sqlx::migrate!("../migrations/postgres");
 
 /// Connections of the active engine.
+///
+/// Both engines' pools skip sqlx's ping before each checkout (`test_before_acquire`): it
+/// is a round trip per request on PostgreSQL and a hand-off to the connection's thread
+/// on SQLite. sqlx still pings every connection as it goes back to the pool and drops
+/// one that fails, so a connection broken by a database restart fails at most the one
+/// request that held it.
 #[derive(Clone, Debug)]
 pub enum Db {
     Sqlite(SqliteDb),
@@ -72,6 +80,8 @@ pub struct SqliteDb {
     pub writer: SqlitePool,
     pub reader: SqlitePool,
     path: PathBuf,
+    /// The WAL checkpoints, stopped when the last handle is dropped.
+    checkpoints: Arc<wal::Checkpoints>,
 }
 
 /// A write transaction on the active engine.
@@ -133,14 +143,20 @@ impl Db {
                     .synchronous(SqliteSynchronous::Normal)
                     .foreign_keys(true)
                     .busy_timeout(Duration::from_secs(10));
+                let options = wal::checkpointed_in_background(options);
                 // Switching a new file to WAL needs it to itself: processes starting at
                 // once open it one after the other.
                 let lock = lock_file(path).await?;
                 let writer = open_sqlite_pool(&options, 1, path).await?;
                 let reader = open_sqlite_pool(&options, 4, path).await?;
+                let checkpointer =
+                    open_sqlite_pool(&wal::checkpointer_options(options), 1, path).await?;
                 drop(lock);
+                let checkpoints =
+                    wal::Checkpoints::start(checkpointer, writer.clone(), wal::Policy::DEFAULT);
                 Ok(Self::Sqlite(SqliteDb {
                     writer,
+                    checkpoints: Arc::new(checkpoints),
                     reader,
                     path: path.clone(),
                 }))
@@ -149,6 +165,7 @@ impl Db {
                 let options = PgConnectOptions::from_str(url).context("parsing DATABASE_URL")?;
                 let pool = PgPoolOptions::new()
                     .max_connections(16)
+                    .test_before_acquire(false)
                     .acquire_timeout(Duration::from_secs(10))
                     .connect_with(options)
                     .await
@@ -224,9 +241,51 @@ impl Db {
             Self::Sqlite(s) => {
                 s.writer.close().await;
                 s.reader.close().await;
+                s.checkpoints.close().await;
             }
             Self::Postgres(p) => p.close().await,
         }
+    }
+}
+
+impl SqliteDb {
+    /// Runs `script`, a bound query, on the writer: `BEGIN IMMEDIATE`, its statements and
+    /// `COMMIT` as one `;`-separated string, so the write lock is held for one hand-off to
+    /// the connection's thread rather than one per statement (`$N` binds the N-th
+    /// argument in every statement). Returns the rows of its statements.
+    ///
+    /// A statement that fails stops the string inside its transaction: it is rolled
+    /// back before the connection goes back to the pool, and a connection that cannot
+    /// roll back is closed. The whole of it runs in its own task, so a caller dropped
+    /// midway (its client went away) cannot leave the transaction open either.
+    pub async fn write_script(
+        &self,
+        mut script: sqlx::query::Query<'_, Sqlite, sqlx::sqlite::SqliteArguments>,
+    ) -> Result<Vec<sqlx::sqlite::SqliteRow>, sqlx::Error> {
+        use sqlx::Execute as _;
+        let arguments = script
+            .take_arguments()
+            .map_err(sqlx::Error::Encode)?
+            .unwrap_or_default();
+        let script = script.sql();
+        debug_assert!(
+            script.as_str().starts_with("BEGIN IMMEDIATE;") && script.as_str().ends_with("COMMIT")
+        );
+        let writer = self.writer.clone();
+        tokio::spawn(async move {
+            let mut conn = writer.acquire().await?;
+            let result = sqlx::query_with(script, arguments)
+                .fetch_all(&mut *conn)
+                .await;
+            // Also when BEGIN itself failed, where ROLLBACK finds no transaction: the
+            // connection is then closed, which is harmless.
+            if result.is_err() && sqlx::query("ROLLBACK").execute(&mut *conn).await.is_err() {
+                conn.close_on_drop();
+            }
+            result
+        })
+        .await
+        .map_err(|e| sqlx::Error::Protocol(format!("write task failed: {e}")))?
     }
 }
 
@@ -249,6 +308,7 @@ async fn open_sqlite_pool(
     loop {
         let result = SqlitePoolOptions::new()
             .max_connections(max_connections)
+            .test_before_acquire(false)
             .connect_with(options.clone())
             .await;
         match result {

@@ -94,13 +94,12 @@ pub async fn create_with_identity(db: &Db, p: &NewPlayer<'_>) -> sqlx::Result<bo
         .execute(pool)
         .await
         .map(drop),
-        // SQLite has no writing CTEs; its driver runs the statements of one string in
-        // one call (binding `$N` in each), inside one transaction.
+        // SQLite has no writing CTEs: the inserts as one transaction script.
         Db::Sqlite(s) => {
-            let mut tx = s.writer.begin_with("BEGIN IMMEDIATE").await?;
-            let result = bind_new_player(
-                sqlx::query(
-                    "INSERT INTO players (id, nickname, is_guest, created_at, updated_at)
+            let script = bind_new_player(
+                sqlx::query::<sqlx::Sqlite>(
+                    "BEGIN IMMEDIATE;
+                     INSERT INTO players (id, nickname, is_guest, created_at, updated_at)
                      VALUES ($1, $2, $3, $4, $4);
                      INSERT INTO player_identities (provider, subject, player_id, created_at)
                      VALUES ($5, $6, $1, $4);
@@ -109,16 +108,12 @@ pub async fn create_with_identity(db: &Db, p: &NewPlayer<'_>) -> sqlx::Result<bo
                      INSERT INTO subscriptions (player_id, status, tier, updated_at)
                      VALUES ($1, 'none', 'free', $4);
                      INSERT INTO refresh_tokens (token_hash, audience, subject_id, expires_at, created_at)
-                     VALUES ($8, 'player', $1, $9, $4)",
+                     VALUES ($8, 'player', $1, $9, $4);
+                     COMMIT",
                 ),
                 p,
-            )
-            .execute(&mut *tx)
-            .await;
-            match result {
-                Ok(_) => tx.commit().await,
-                Err(e) => Err(e), // dropping tx rolls back
-            }
+            );
+            s.write_script(script).await.map(drop)
         }
     };
     match written {

@@ -25,6 +25,7 @@ pub(crate) struct ProgressRow {
     sub_status: Option<String>,
     sub_tier: Option<String>,
     sub_expires_at: Option<i64>,
+    revision: i64,
     #[sqlx(flatten)]
     account: AccountState,
 }
@@ -42,6 +43,8 @@ pub struct PlayerProgress {
     pub subscription_expires_at: Option<i64>,
     /// Ban and deletion, read in the same row (see `player_auth::admit`).
     pub account: AccountState,
+    /// Advanced by every change to the row (an answer's write is guarded by it).
+    pub revision: i64,
 }
 
 impl PlayerProgress {
@@ -77,6 +80,7 @@ impl From<ProgressRow> for PlayerProgress {
             tier: r.sub_tier.unwrap_or_else(|| "free".into()),
             subscription_expires_at: r.sub_expires_at,
             account: r.account,
+            revision: r.revision,
         }
     }
 }
@@ -87,7 +91,7 @@ macro_rules! select_progress {
         "SELECT g.hearts, g.hearts_regen_from, g.attempts_day, g.attempts_used, g.bonus_attempts,
         g.xp, g.daily_xp_day, g.daily_xp, g.streak_days, g.streak_last_day, g.streak_protected_until,
         g.streak_protection_at, g.check_in_days, g.active_track_id, p.region_code,
-        s.status AS sub_status, s.tier AS sub_tier, s.expires_at AS sub_expires_at,
+        s.status AS sub_status, s.tier AS sub_tier, s.expires_at AS sub_expires_at, g.revision,
         p.is_banned, p.banned_until, p.deleted_at
      FROM player_progress g
      JOIN players p ON p.id = g.player_id
@@ -160,7 +164,7 @@ pub async fn save(tx: &mut Tx, player_id: &str, r: &Resources, now_ms: i64) -> s
             "UPDATE player_progress SET hearts = $2, hearts_regen_from = $3, attempts_day = $4,
                  attempts_used = $5, bonus_attempts = $6, xp = $7, daily_xp_day = $8, daily_xp = $9,
                  streak_days = $10, streak_last_day = $11, streak_protected_until = $12,
-                 check_in_days = $13, updated_at = $14
+                 check_in_days = $13, updated_at = $14, revision = revision + 1
              WHERE player_id = $1",
         )
         .bind(player_id)
@@ -192,7 +196,8 @@ pub async fn set_active_track(
 ) -> sqlx::Result<()> {
     in_tx!(tx, |ex| {
         sqlx::query(
-            "UPDATE player_progress SET active_track_id = $2, updated_at = $3 WHERE player_id = $1",
+            "UPDATE player_progress SET active_track_id = $2, updated_at = $3, revision = revision + 1
+             WHERE player_id = $1",
         )
         .bind(player_id)
         .bind(track_id)
@@ -212,7 +217,8 @@ pub async fn set_streak_protection(
 ) -> sqlx::Result<()> {
     in_tx!(tx, |ex| {
         sqlx::query(
-            "UPDATE player_progress SET streak_protected_until = $2, streak_protection_at = $3, updated_at = $3
+            "UPDATE player_progress SET streak_protected_until = $2, streak_protection_at = $3, updated_at = $3,
+                 revision = revision + 1
              WHERE player_id = $1",
         )
         .bind(player_id)

@@ -11,8 +11,8 @@ use uuid::Uuid;
 use crate::clock::beijing;
 use crate::context::AppContext;
 use crate::db::gameplay::{
-    AnswerContext, AnswerRow, CardSource, FirstAnswerWrite, NewAnswer, NewSessionQuestion, NodeRow,
-    SessionRow, TrackRow, WeeklyBoards,
+    AnswerContext, AnswerRow, CardSource, FirstAnswerOutcome, FirstAnswerWrite, NewAnswer,
+    NewSessionQuestion, NodeRow, SessionRow, TrackRow, WeeklyBoards,
 };
 use crate::db::ledger::LedgerEntry;
 use crate::db::progress::PlayerProgress;
@@ -452,43 +452,94 @@ fn answer_fields(req: &AnswerRequest) -> Result<AnswerFields<'_>> {
     Ok(fields)
 }
 
+/// How many times one answer request is judged before it is refused with 409, when each
+/// of its writes lost the race to another change of the same player's progress (only
+/// that player's own concurrent requests can cause that). Between tries it waits a
+/// random while of up to 1, 2, 4 … 64 ms, so a burst of the player's other requests
+/// passes first; 16 tries wait at most about 0.7 s in all.
+const ANSWER_TRIES: u32 = 16;
+
+/// The random wait before try `n + 1` of an answer (see [`ANSWER_TRIES`]).
+fn answer_backoff(n: u32) -> std::time::Duration {
+    let cap_us = 1000u64 << n.min(6);
+    std::time::Duration::from_micros(rand::random_range(0..cap_us))
+}
+
 /// `POST /v1/challenges/answer`: judged here; a replay (same submitRequestId, or same
 /// challenge and question) returns the first judgement and changes nothing.
 ///
-/// For the subject of a verified access token: the progress lock admits the player
-/// (ban, deletion). A first answer is `BEGIN`, the progress lock, one read (earlier answer, session
-/// question and card), one write statement, `COMMIT`: the response is built from what
-/// the transaction read and wrote, nothing is read after it.
+/// For the subject of a verified access token: the progress row read admits the player
+/// (ban, deletion). Optimistic: one read (progress row with its revision, earlier
+/// answer, session question and card), the answer judged in memory, one all-or-nothing
+/// write guarded by the revision read. A write that lost a race (the player's progress
+/// changed meanwhile, or a concurrent duplicate was recorded first) wrote nothing, and
+/// the answer is judged again on a fresh read, where a recorded duplicate is a replay.
+/// The response is built from what was read and written: nothing is read after it.
 pub async fn answer(
     ctx: &AppContext,
     player_id: &str,
     req: &AnswerRequest,
 ) -> Result<AnswerResult> {
+    let fields = match answer_fields(req) {
+        Ok(fields) => fields,
+        Err(e) => {
+            // Ban and deletion answer first, as on every route.
+            let account = db::progress::read_with_account(&ctx.db, player_id).await?;
+            player_auth::admit(account.as_ref().map(|p| &p.account), ctx.clock.now_ms())?;
+            return Err(e);
+        }
+    };
+    let mut duplicate_seen = false;
+    for n in 0..ANSWER_TRIES {
+        match judge_answer(ctx, player_id, &fields).await? {
+            Judged::Done(result) => return Ok(*result),
+            Judged::Lost(FirstAnswerOutcome::Duplicate) if !duplicate_seen => {
+                // the concurrent duplicate is read as the first answer now
+                duplicate_seen = true;
+            }
+            Judged::Lost(FirstAnswerOutcome::Duplicate) => {
+                // not an answer this read finds: its ledger key is taken otherwise
+                return Err(Error::conflict(
+                    "this answer was submitted concurrently; retry to read it",
+                ));
+            }
+            Judged::Lost(_) if n + 1 < ANSWER_TRIES => {
+                tokio::time::sleep(answer_backoff(n)).await;
+            }
+            Judged::Lost(_) => {}
+        }
+    }
+    Err(Error::conflict(
+        "this player's progress kept changing while the answer was recorded; try again",
+    ))
+}
+
+/// One judgement of an answer.
+enum Judged {
+    Done(Box<AnswerResult>),
+    /// Its write lost a race and wrote nothing.
+    Lost(FirstAnswerOutcome),
+}
+
+/// Judges an answer on a fresh read and writes it.
+async fn judge_answer(
+    ctx: &AppContext,
+    player_id: &str,
+    fields: &AnswerFields<'_>,
+) -> Result<Judged> {
     let rules = &ctx.settings.rules;
     let now = ctx.clock.now();
     let now_ms = now.timestamp_millis();
-
-    let AnswerFields {
+    let &AnswerFields {
         session_id,
         question_id,
         selected,
         request_id,
         time_ms,
         combo,
-    } = match answer_fields(req) {
-        Ok(fields) => fields,
-        Err(e) => {
-            // Ban and deletion answer first, as on every route.
-            let account = db::progress::read_with_account(&ctx.db, player_id).await?;
-            player_auth::admit(account.as_ref().map(|p| &p.account), now_ms)?;
-            return Err(e);
-        }
-    };
-    let mut tx = ctx.db.begin().await?;
-    // The player's progress row is locked first: this player's answers run one at a time,
-    // so the earlier-answer check sees every answer committed before.
-    let (mut progress, lookup) = db::gameplay::lock_progress_with_answer_context(
-        &mut tx,
+    } = fields;
+    let (mut progress, lookup) = db::gameplay::progress_with_answer_context(
+        &ctx.db,
         player_id,
         session_id,
         question_id,
@@ -496,7 +547,7 @@ pub async fn answer(
     )
     .await?
     .ok_or_else(|| Error::unauthorized("account deleted"))?;
-    // The caller's token was verified only: the locked row admits them.
+    // The caller's token was verified only: the row read admits them.
     player_auth::admit(Some(&progress.account), now_ms)?;
     if let Some(first) = lookup.existing {
         // A replay: the first judgement, possibly of another challenge or question when
@@ -505,7 +556,7 @@ pub async fn answer(
             lookup.context
         } else {
             db::gameplay::answer_context(
-                &mut tx,
+                &ctx.db,
                 player_id,
                 &first.session_id,
                 &first.question_id,
@@ -514,7 +565,6 @@ pub async fn answer(
             .await?
             .context
         };
-        drop(tx);
         let (correct_option, card) = match context {
             Some(c) => (c.correct_option_id, c.card),
             None => (String::new(), None),
@@ -524,11 +574,16 @@ pub async fn answer(
             None => card_of(ctx, &first.question_id).await?,
         };
         let progress = answer_progress(&progress, now, rules);
-        return Ok(answer_result(&first, correct_option, progress, card));
+        return Ok(Judged::Done(Box::new(answer_result(
+            &first,
+            correct_option,
+            progress,
+            card,
+        ))));
     }
     let Some(c): Option<AnswerContext> = lookup.context else {
         return Err(
-            match db::gameplay::session_owner(&mut tx, session_id).await? {
+            match db::gameplay::session_owner(&ctx.db, session_id).await? {
                 Some(owner) if owner == player_id => {
                     Error::validation("questionId is not part of this challenge")
                 }
@@ -620,12 +675,11 @@ pub async fn answer(
             earned_at: db::ledger::earned_at(now_ms),
         }),
     };
-    let Some(mut totals) = db::gameplay::record_first_answer(&mut tx, &write).await? else {
-        return Err(Error::conflict(
-            "this answer was submitted concurrently; retry to read it",
-        ));
-    };
-    tx.commit().await?;
+    let mut totals =
+        match db::gameplay::record_first_answer(&ctx.db, &write, progress.revision).await? {
+            FirstAnswerOutcome::Recorded(totals) => totals,
+            lost => return Ok(Judged::Lost(lost)),
+        };
     // the all-players board first, as `progress::record` reports them
     totals.sort_by_key(|t| t.board != "topic:all");
     let ranks: Vec<RankUpdate> = totals
@@ -652,12 +706,12 @@ pub async fn answer(
         is_correct: correct,
         xp_delta: xp,
     };
-    Ok(answer_result(
+    Ok(Judged::Done(Box::new(answer_result(
         &answer,
         c.correct_option_id,
         answer_progress(&progress, now, rules),
         card,
-    ))
+    ))))
 }
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]

@@ -7,7 +7,10 @@ use utoipa::{IntoParams, ToSchema};
 use crate::clock::beijing;
 use crate::context::AppContext;
 use crate::db::players::RegionState;
-use crate::db::{self, leaderboard::BoardRow};
+use std::sync::Arc;
+
+use crate::db;
+use crate::db::leaderboard::{BoardRow, EntryRow};
 use crate::envelope::Pagination;
 use crate::services::player_auth;
 use crate::services::regions::{self, RegionEntry, SelectedRegion};
@@ -225,32 +228,17 @@ fn view(
 }
 
 /// `GET /v1/leaderboards` for the subject of a verified access token: one page, its
-/// meta and pagination. The player's region state (which admits them) and the page are
-/// one read: the page of the player's own region board is read before the catalogue
-/// says whether that region is enabled, and dropped when it is not.
+/// meta and pagination. The page and the board's size come from [`crate::board_cache`]
+/// when read in the last second.
 pub async fn board(
     ctx: &AppContext,
     player_id: &str,
     q: &BoardQuery,
 ) -> Result<(Vec<LeaderboardEntry>, LeaderboardMeta, Pagination)> {
     let choice = choose_after_admission(ctx, player_id, q).await?;
-    let now = ctx.clock.now();
-    let week = beijing::day_key(beijing::week_start(now));
     let offset = (choice.page - 1) * choice.limit;
-    let found = db::leaderboard::viewer_and_page(
-        &ctx.db,
-        player_id,
-        &week,
-        choice.named_board.as_deref(),
-        choice.limit,
-        offset,
-    )
-    .await?;
-    let (state, rows) = match found {
-        Some((state, rows)) => (Some(state), rows),
-        None => (None, Vec::new()),
-    };
-    let v = view(ctx, now, state, choice)?;
+    let state = db::players::region_state(&ctx.db, player_id).await?;
+    let v = view(ctx, ctx.clock.now(), state, choice)?;
     let Some(board) = &v.board else {
         return Ok((
             Vec::new(),
@@ -262,18 +250,19 @@ pub async fn board(
             },
         ));
     };
+    let rows = board_page(ctx, &v.week, board, v.limit, offset).await?;
     let total = board_size(ctx, &v.week, board).await?;
     let entries = rows
-        .into_iter()
+        .iter()
         .enumerate()
         .map(|(i, r)| {
             let rank = offset + i as i64 + 1;
             LeaderboardEntry {
                 rank,
                 is_me: r.player_id == player_id,
-                user_id: r.player_id,
-                display_name: display_name(r.nickname),
-                avatar_url: r.avatar_url,
+                user_id: r.player_id.clone(),
+                display_name: display_name(r.nickname.clone()),
+                avatar_url: r.avatar_url.clone(),
                 xp: r.xp,
                 badge: badge(rank).into(),
             }
@@ -290,6 +279,26 @@ pub async fn board(
     ))
 }
 
+/// One page of a board: read at most once a second per process (see
+/// [`crate::board_cache`]).
+async fn board_page(
+    ctx: &AppContext,
+    week: &str,
+    board: &str,
+    limit: i64,
+    offset: i64,
+) -> Result<Arc<[EntryRow]>> {
+    if let Some(rows) = ctx.board_cache.page(week, board, limit, offset) {
+        return Ok(rows);
+    }
+    let rows: Arc<[EntryRow]> = db::leaderboard::page(&ctx.db, week, board, limit, offset)
+        .await?
+        .into();
+    ctx.board_cache
+        .remember_page(week, board, limit, offset, rows.clone());
+    Ok(rows)
+}
+
 /// The rank of a row: from the Redis index when configured, else the exact SQL count.
 pub async fn rank_of(ctx: &AppContext, week: &str, board: &str, row: &BoardRow) -> Result<i64> {
     if let Some(ranks) = &ctx.ranks {
@@ -303,41 +312,54 @@ pub async fn rank_of(ctx: &AppContext, week: &str, board: &str, row: &BoardRow) 
 }
 
 /// A board's size (the pagination total): counted at most once a second per process
-/// (see [`crate::board_sizes`]).
+/// (see [`crate::board_cache`]).
 async fn board_size(ctx: &AppContext, week: &str, board: &str) -> Result<i64> {
-    if let Some(size) = ctx.board_sizes.get(week, board) {
+    if let Some(size) = ctx.board_cache.size(week, board) {
         return Ok(size);
     }
     let size = db::leaderboard::count(&ctx.db, week, board).await?;
-    ctx.board_sizes.remember(week, board, size);
+    ctx.board_cache.remember_size(week, board, size);
     Ok(size)
 }
 
 /// `GET /v1/leaderboards/me` for the subject of a verified access token: the player's
-/// own entry and rank. Without a row this week the entry shows 0 XP and the rank after
-/// the last ranked player; without a region to view, data is null.
+/// own entry and rank, always exact. Without a row this week the entry shows 0 XP and
+/// the rank after the last ranked player; without a region to view, data is null.
 pub async fn me(
     ctx: &AppContext,
     player_id: &str,
     q: &BoardQuery,
 ) -> Result<(Option<LeaderboardEntry>, LeaderboardMeta)> {
     let choice = choose_after_admission(ctx, player_id, q).await?;
-    let state = db::players::region_state(&ctx.db, player_id).await?;
-    let mut v = view(ctx, ctx.clock.now(), state, choice)?;
+    let now = ctx.clock.now();
+    let week = beijing::day_key(beijing::week_start(now));
+    // Without Redis, the player's region state, their row and its SQL rank are one read;
+    // with it, the rank comes from its index after the row is read.
+    let (state, counted) = if ctx.ranks.is_none() {
+        match db::leaderboard::viewer_row_and_rank(
+            &ctx.db,
+            player_id,
+            &week,
+            choice.named_board.as_deref(),
+        )
+        .await?
+        {
+            Some((state, row)) => (Some(state), Some(row)),
+            None => (None, None),
+        }
+    } else {
+        (db::players::region_state(&ctx.db, player_id).await?, None)
+    };
+    let mut v = view(ctx, now, state, choice)?;
     let Some(board) = v.board.clone() else {
         return Ok((None, v.meta));
     };
-    // With Redis the rank comes from its index; without, the row and its SQL rank are
-    // read together.
-    let found = if ctx.ranks.is_some() {
-        match db::leaderboard::row_of(&ctx.db, &v.week, &board, player_id).await? {
+    let found = match counted {
+        Some(row) => row.map(|(row, rank)| (row.xp, rank)),
+        None => match db::leaderboard::row_of(&ctx.db, &v.week, &board, player_id).await? {
             Some(row) => Some((row.xp, rank_of(ctx, &v.week, &board, &row).await?)),
             None => None,
-        }
-    } else {
-        db::leaderboard::row_and_rank(&ctx.db, &v.week, &board, player_id)
-            .await?
-            .map(|(row, rank)| (row.xp, rank))
+        },
     };
     let (xp, rank) = match found {
         Some(found) => found,

@@ -170,7 +170,7 @@ pub async fn change_region(
     )
     .await?;
     tx.commit().await?;
-    ctx.board_sizes.forget_all();
+    ctx.board_cache.forget_all();
     if let Some(ranks) = &ctx.ranks {
         if let Some(old) = old_board {
             ranks.invalidate(&week, &[old]).await;
