@@ -198,7 +198,7 @@ bench_answers() { # engine pid url script first_estimate
     seed_answers "$engine" "$n" "$RUN_DIR/$engine/answers_c${c}_warmup.tsv"
     ANSWERS="$RUN_DIR/$engine/answers_c${c}_warmup.tsv" warm "$RUN_DIR/$engine" answer "$c" "$url" "$script"
     r=$(rate_of "$RUN_DIR/$engine/wrk_answer_c${c}_warmup.txt"); est=${r:-$est}
-    n=$(( est * RUN_S * 2 + 1000 ))
+    n=$(( est * RUN_S * 3 + 1000 ))  # a warm-up slower than the run (a WAL restart) must not leave it short
     seed_answers "$engine" "$n" "$RUN_DIR/$engine/answers_c${c}.tsv"
     ANSWERS="$RUN_DIR/$engine/answers_c${c}.tsv" measure "$engine" answer service "$pid" "$c" "$url" "$script"
     r=$(rate_of "$RUN_DIR/$engine/wrk_answer_c${c}.txt"); est=${r:-$est}
