@@ -85,7 +85,13 @@ async fn raw_post(
     content_type: Option<&str>,
     body: Vec<u8>,
 ) -> tests::Resp {
-    let mut req = app.client.post(app.url(service, path)).body(body);
+    // A connection of its own: a request refused before its body is read ends its
+    // connection, and a pooled one could be reused just as the server closes it.
+    let mut req = app
+        .client
+        .post(app.url(service, path))
+        .header("connection", "close")
+        .body(body);
     if let Some(ct) = content_type {
         req = req.header("content-type", ct);
     }
