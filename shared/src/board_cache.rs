@@ -6,6 +6,7 @@
 //! show within `MAX_AGE`. Own ranks (`GET /v1/leaderboards/me`) are never cached.
 
 use std::collections::HashMap;
+use std::hash::Hash;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -15,17 +16,11 @@ use crate::db::leaderboard::EntryRow;
 type BoardKey = (String, String);
 /// (week, board, limit, offset)
 type PageKey = (String, String, i64, i64);
-/// A page's rows, and when they were read.
-type Page = (Arc<[EntryRow]>, Instant);
 
 #[derive(Default)]
 pub struct BoardCache {
-    sizes: Mutex<HashMap<BoardKey, (i64, Instant)>>,
-    pages: Mutex<HashMap<PageKey, Page>>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
+    sizes: Recent<BoardKey, i64>,
+    pages: Recent<PageKey, Arc<[EntryRow]>>,
 }
 
 impl BoardCache {
@@ -33,20 +28,12 @@ impl BoardCache {
 
     /// The remembered size of `board` in `week`, if counted less than `MAX_AGE` ago.
     pub fn size(&self, week: &str, board: &str) -> Option<i64> {
-        lock(&self.sizes)
-            .get(&(week.to_string(), board.to_string()))
-            .filter(|(_, at)| at.elapsed() < Self::MAX_AGE)
-            .map(|(n, _)| *n)
+        self.sizes.get(&(week.to_string(), board.to_string()))
     }
 
     pub fn remember_size(&self, week: &str, board: &str, size: i64) {
-        let mut sizes = lock(&self.sizes);
-        // Old weeks and boards nobody views drop out whenever the map is written.
-        sizes.retain(|_, (_, at)| at.elapsed() < Self::MAX_AGE);
-        sizes.insert(
-            (week.to_string(), board.to_string()),
-            (size, Instant::now()),
-        );
+        self.sizes
+            .remember((week.to_string(), board.to_string()), size);
     }
 
     /// The remembered page, if read less than `MAX_AGE` ago.
@@ -57,10 +44,8 @@ impl BoardCache {
         limit: i64,
         offset: i64,
     ) -> Option<Arc<[EntryRow]>> {
-        lock(&self.pages)
+        self.pages
             .get(&(week.to_string(), board.to_string(), limit, offset))
-            .filter(|(_, at)| at.elapsed() < Self::MAX_AGE)
-            .map(|(rows, _)| rows.clone())
     }
 
     pub fn remember_page(
@@ -71,19 +56,48 @@ impl BoardCache {
         offset: i64,
         rows: Arc<[EntryRow]>,
     ) {
-        let mut pages = lock(&self.pages);
-        pages.retain(|_, (_, at)| at.elapsed() < Self::MAX_AGE);
-        pages.insert(
-            (week.to_string(), board.to_string(), limit, offset),
-            (rows, Instant::now()),
-        );
+        self.pages
+            .remember((week.to_string(), board.to_string(), limit, offset), rows);
     }
 
     /// After this process changed weekly rows or the players on them: read everything
     /// again on the next view.
     pub fn forget_all(&self) {
-        lock(&self.sizes).clear();
-        lock(&self.pages).clear();
+        self.sizes.clear();
+        self.pages.clear();
+    }
+}
+
+/// Values and when they were stored; a value older than [`BoardCache::MAX_AGE`] is gone.
+struct Recent<K, V>(Mutex<HashMap<K, (V, Instant)>>);
+
+impl<K, V> Default for Recent<K, V> {
+    fn default() -> Self {
+        Self(Mutex::default())
+    }
+}
+
+impl<K: Eq + Hash, V: Clone> Recent<K, V> {
+    fn lock(&self) -> MutexGuard<'_, HashMap<K, (V, Instant)>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn get(&self, key: &K) -> Option<V> {
+        self.lock()
+            .get(key)
+            .filter(|(_, at)| at.elapsed() < BoardCache::MAX_AGE)
+            .map(|(value, _)| value.clone())
+    }
+
+    fn remember(&self, key: K, value: V) {
+        let mut map = self.lock();
+        // Old weeks and boards nobody views drop out whenever the map is written.
+        map.retain(|_, (_, at)| at.elapsed() < BoardCache::MAX_AGE);
+        map.insert(key, (value, Instant::now()));
+    }
+
+    fn clear(&self) {
+        self.lock().clear();
     }
 }
 

@@ -292,6 +292,25 @@ async fn correct_option(app: &TestApp, challenge: &Value, i: usize) -> String {
     .await
 }
 
+/// Starts a science-basics challenge and answers its first `right` questions correctly.
+async fn answer_right(app: &TestApp, token: &str, right: usize) {
+    let c = app
+        .get("/v1/challenges/next?trackId=science-basics", Some(token))
+        .await
+        .ok()
+        .clone();
+    for i in 0..right {
+        let option = correct_option(app, &c, i).await;
+        app.post(
+            "/v1/challenges/answer",
+            json!({"challengeId": c["challengeId"], "questionId": c["questions"][i]["question"]["id"], "selectedOptionId": option}),
+            Some(token),
+        )
+        .await
+        .ok();
+    }
+}
+
 async fn xp_from_play_reaches_both_boards(app: TestApp) {
     let (me, token) = guest(&app, "d-play-lb").await;
     patch(
@@ -302,21 +321,7 @@ async fn xp_from_play_reaches_both_boards(app: TestApp) {
     )
     .await
     .ok();
-    let c = app
-        .get("/v1/challenges/next?trackId=science-basics", Some(&token))
-        .await
-        .ok()
-        .clone();
-    for i in 0..2 {
-        let option = correct_option(&app, &c, i).await;
-        app.post(
-            "/v1/challenges/answer",
-            json!({"challengeId": c["challengeId"], "questionId": c["questions"][i]["question"]["id"], "selectedOptionId": option}),
-            Some(&token),
-        )
-        .await
-        .ok();
-    }
+    answer_right(&app, &token, 2).await;
     let region = app.get("/v1/leaderboards", Some(&token)).await.ok().clone();
     assert_eq!(region[0]["userId"], me.as_str());
     assert_eq!(region[0]["xp"], 20);
@@ -442,21 +447,7 @@ async fn leaderboard_pages_are_remembered_for_a_second_unless_this_process_write
         ["c-b", "c-a"]
     );
     // this process's own answer: on the page at once
-    let c = app
-        .get("/v1/challenges/next?trackId=science-basics", Some(&token))
-        .await
-        .ok()
-        .clone();
-    for i in 0..3 {
-        let option = correct_option(&app, &c, i).await;
-        app.post(
-            "/v1/challenges/answer",
-            json!({"challengeId": c["challengeId"], "questionId": c["questions"][i]["question"]["id"], "selectedOptionId": option}),
-            Some(&token),
-        )
-        .await
-        .ok();
-    }
+    answer_right(&app, &token, 3).await;
     assert_eq!(
         ids(&app.get("/v1/leaderboards", Some(&token)).await),
         ["c-b", me.as_str(), "c-a"]
