@@ -2,6 +2,10 @@ use std::process::ExitCode;
 
 use shared::config::Settings;
 
+// Under load glibc's per-thread arenas kept about twice the live heap resident.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[tokio::main]
 async fn main() -> ExitCode {
     let settings = match Settings::from_env() {

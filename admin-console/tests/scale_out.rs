@@ -287,6 +287,153 @@ async fn two_of_each_process_share_every_rule(engine: Engine) {
         .await;
     assert_eq!(s, 200);
 
+    // Answers: a process judges a challenge it opened from memory; what the other
+    // processes change meanwhile (answers, a region move, a ban) is never overwritten.
+    let (s, challenge) = http
+        .call(
+            Method::GET,
+            &format!("{p1}/v1/challenges/next?trackId=science-basics"),
+            None,
+            Some(&token),
+        )
+        .await;
+    assert_eq!(s, 200, "{challenge}");
+    let c = &challenge["data"];
+    let session_id = c["challengeId"].as_str().unwrap().to_string();
+    let right = |i: usize| {
+        let db = db.clone();
+        let session_id = session_id.clone();
+        async move {
+            shared::read!(&db, |ex| sqlx::query_scalar::<_, String>(
+                "SELECT correct_option_id FROM challenge_session_questions
+                 WHERE session_id = $1 AND position = $2"
+            )
+            .bind(session_id)
+            .bind(i as i64)
+            .fetch_one(ex)
+            .await
+            .unwrap())
+        }
+    };
+    let answer_on = |p: &String, i: usize, option: String| {
+        let body = json!({
+            "challengeId": c["challengeId"],
+            "questionId": c["questions"][i]["question"]["id"],
+            "selectedOptionId": option,
+        });
+        let url = format!("{p}/v1/challenges/answer");
+        let http = &http;
+        let token = &token;
+        async move { http.call(Method::POST, &url, Some(body), Some(token)).await }
+    };
+    let (s, body) = answer_on(p1, 0, right(0).await).await;
+    assert_eq!(
+        (s, &body["data"]["answerState"]),
+        (200, &json!("correct")),
+        "{body}"
+    );
+    let (s, body) = answer_on(p2, 1, right(1).await).await;
+    assert_eq!(s, 200, "{body}");
+    // the region is chosen on the other process: the next answer's XP goes to its board
+    let (s, body) = http
+        .call(
+            Method::PATCH,
+            &format!("{p2}/v1/users/me/region"),
+            Some(json!({"regionCode": "440000"})),
+            Some(&token),
+        )
+        .await;
+    assert_eq!(s, 200, "{body}");
+    let (s, body) = answer_on(p1, 2, right(2).await).await;
+    assert_eq!(s, 200, "{body}");
+    // banned on an admin process: the process that remembers the player refuses too
+    let (s, _) = http
+        .call(
+            Method::PUT,
+            &format!("{a2}/v1/admin/users/{player_id}/ban"),
+            Some(json!({"reason": "cheating"})),
+            Some(&admin),
+        )
+        .await;
+    assert_eq!(s, 200);
+    let (s, body) = answer_on(p1, 3, right(3).await).await;
+    assert_eq!(s, 403, "{body}");
+    let (s, _) = http
+        .call(
+            Method::PUT,
+            &format!("{a1}/v1/admin/users/{player_id}/unban"),
+            None,
+            Some(&admin),
+        )
+        .await;
+    assert_eq!(s, 200);
+    for i in [3, 4] {
+        let (s, body) = answer_on(p1, i, right(i).await).await;
+        assert_eq!(s, 200, "{body}");
+    }
+    assert_eq!(
+        count(
+            "SELECT count(*) FROM challenge_sessions
+             WHERE id = $1 AND answered_count = 5 AND correct_count = 5 AND status = 'finished'",
+            session_id.clone()
+        )
+        .await,
+        1,
+        "every answer counted once, whichever process took it"
+    );
+    assert_eq!(
+        count(
+            "SELECT count(*) FROM node_completions WHERE player_id = $1",
+            player_id.clone()
+        )
+        .await,
+        1,
+        "the passed node is done"
+    );
+    // the move carries the week's XP to the region's board; every answer after it adds
+    // to both boards
+    let board_xp = |board: &'static str| {
+        count(
+            if board == "all" {
+                "SELECT CAST(COALESCE(SUM(xp), 0) AS BIGINT) FROM weekly_xp
+                 WHERE player_id = $1 AND board = 'topic:all'"
+            } else {
+                "SELECT CAST(COALESCE(SUM(xp), 0) AS BIGINT) FROM weekly_xp
+                 WHERE player_id = $1 AND board = 'region:440000'"
+            },
+            player_id.clone(),
+        )
+    };
+    let all_xp = board_xp("all").await;
+    assert!(all_xp >= 50, "{all_xp}");
+    assert_eq!(
+        board_xp("region").await,
+        all_xp,
+        "the answers after the move count on the region's board"
+    );
+    let (_, summary) = http
+        .call(
+            Method::GET,
+            &format!("{p1}/v1/progress/summary"),
+            None,
+            Some(&token),
+        )
+        .await;
+    let ledger_xp = count(
+        "SELECT CAST(COALESCE(SUM(xp_delta), 0) AS BIGINT) FROM reward_ledger WHERE player_id = $1",
+        player_id.clone(),
+    )
+    .await;
+    assert_eq!(
+        json!(ledger_xp),
+        summary["data"]["xp"],
+        "the ledger sums to the XP"
+    );
+    assert_eq!(
+        summary["data"]["dailyAttemptsLeft"], 8,
+        "one attempt per challenge"
+    );
+
     // Console sessions: signed in on admin 1, the same cookie works on admin 2 (its
     // CSRF token too), and signing out on admin 2 ends it on admin 1.
     let mut browser = tests::console::Console::new(a1);

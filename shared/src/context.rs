@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use crate::answer_cache::AnswerCache;
 use crate::board_cache::BoardCache;
 use crate::clock::Clock;
 use crate::config::Settings;
@@ -28,6 +29,9 @@ pub struct AppContext {
     pub ranks: Option<RankIndex>,
     /// Leaderboard sizes and pages read in the last second (see [`crate::board_cache`]).
     pub board_cache: BoardCache,
+    /// The challenges this process serves, to judge their answers without a read (see
+    /// [`crate::answer_cache`]).
+    pub answer_cache: AnswerCache,
 }
 
 impl AppContext {
@@ -56,6 +60,7 @@ impl AppContext {
             clock,
             regions,
             board_cache: BoardCache::default(),
+            answer_cache: AnswerCache::default(),
         }))
     }
 

@@ -18,7 +18,10 @@
 //! - [`db`]: the only place SQL lives; one enum over the SQLite and PostgreSQL pools.
 //! - [`services`]: use cases (validate, then database calls in one transaction).
 //! - [`context`]: [`context::AppContext`], what every handler of either binary reaches.
+//! - [`board_cache`], [`answer_cache`]: what a process remembers of leaderboards and
+//!   of the challenges it serves.
 
+pub mod answer_cache;
 pub mod board_cache;
 pub mod clock;
 pub mod config;

@@ -22,6 +22,7 @@ both_engines_demo!(
     other_players_challenges_are_not_found,
     preferences_set_the_active_track,
     answers_write_the_boards_the_node_and_the_ledger,
+    answers_judged_from_memory_follow_the_database,
 );
 
 const TRACK: &str = "world-geography";
@@ -484,6 +485,49 @@ async fn zero_hearts_refuse_wrong_answers_only(app: TestApp) {
             s["xp"].clone()
         ),
         (json!(0), json!(8), json!(10))
+    );
+}
+
+/// The process that opened a challenge judges its answers from memory (the player's row
+/// as its last answer left it); what changed beside that memory wins: a refusal judged
+/// from memory is judged again on the row as it is, and a write judged on a stale
+/// memory writes nothing and is judged again.
+async fn answers_judged_from_memory_follow_the_database(app: TestApp) {
+    let p = Player::new(&app, "d-memory").await;
+    let c = p.next(TRACK).await;
+    for i in 0..5 {
+        p.answer(&c, i, false).await.ok();
+    }
+    // remembered with no hearts; five come back beside this process (as an ad reward on
+    // another process would give them)
+    app.exec(
+        "UPDATE player_progress SET hearts = 5, hearts_regen_from = NULL, revision = revision + 1 WHERE player_id = $1",
+        &[&p.id],
+    )
+    .await;
+    let c2 = p.next(TRACK).await;
+    let r = p.answer(&c2, 0, false).await;
+    assert_eq!(
+        r.ok()["progress"]["hearts"],
+        4,
+        "judged on the row as it is"
+    );
+    // the XP changes beside this process: the next answer adds to it, not to the memory
+    app.exec(
+        "UPDATE player_progress SET xp = xp + 100, revision = revision + 1 WHERE player_id = $1",
+        &[&p.id],
+    )
+    .await;
+    let r = p.answer(&c2, 1, true).await;
+    assert_eq!(r.ok()["progress"]["xp"], 110);
+    assert_eq!(p.summary().await["xp"], 110);
+    assert_eq!(
+        app.scalar(
+            "SELECT answered_count FROM challenge_sessions WHERE id = $1",
+            &[c2["challengeId"].as_str().unwrap()]
+        )
+        .await,
+        2
     );
 }
 

@@ -393,8 +393,6 @@ pub async fn delete_player(tx: &mut Tx, player_id: &str, now_ms: i64) -> sqlx::R
             "DELETE FROM ad_sessions WHERE player_id = $1",
             "DELETE FROM idempotency_records WHERE owner_id = $1",
             "UPDATE feedback SET player_id = NULL, contact = NULL WHERE player_id = $1",
-            // an answer judged before the deletion then fails to write
-            "UPDATE player_progress SET revision = revision + 1 WHERE player_id = $1",
         ] {
             sqlx::query(sql).bind(player_id).execute(&mut *ex).await?;
         }
@@ -408,6 +406,8 @@ pub async fn delete_player(tx: &mut Tx, player_id: &str, now_ms: i64) -> sqlx::R
         .await?
         .rows_affected()
     });
+    // an answer judged before the deletion then fails to write
+    super::progress::advance_revision(tx, player_id).await?;
     Ok(true)
 }
 

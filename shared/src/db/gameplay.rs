@@ -511,6 +511,8 @@ pub struct FirstAnswerWrite<'a> {
     pub ledger: LedgerEntry<'a>,
     /// None when the answer earns no XP.
     pub weekly: Option<WeeklyBoards<'a>>,
+    /// The session's answered count the answer was judged on.
+    pub answered_before: i64,
 }
 
 /// The guard of every first-answer write: the progress row is stored only if it still
@@ -528,7 +530,8 @@ WHERE player_id = $3"
 }
 
 /// The other writes of a first answer, after the guard: the answer, the session count
-/// (and its finish), the node completion, the ledger row, the weekly XP. `$N` are the
+/// (and its finish; guarded like the progress row: the session must still be the
+/// player's, open, with the count the answer was judged on, `$43`), the node completion, the ledger row, the weekly XP. `$N` are the
 /// same in both engines' texts; `$from` is where each takes its one row from (on
 /// PostgreSQL the guard's result, see [`RECORD_FIRST_ANSWER_PG`]). `INSERT … SELECT …
 /// ON CONFLICT` needs the SELECT's WHERE, or SQLite's parser takes ON for a join
@@ -544,7 +547,9 @@ SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12",
     };
     (session $from:literal) => {
         concat!(
-            "UPDATE challenge_sessions SET answered_count = answered_count + 1,
+            "UPDATE challenge_sessions SET answered_count = CASE WHEN answered_count = $43
+        AND challenge_sessions.player_id = $3 AND status IN ('pending', 'in_progress')
+        THEN answered_count + 1 END,
     correct_count = correct_count + $25, attempt_consumed = TRUE,
     status = CASE WHEN $26 THEN 'finished' ELSE 'in_progress' END,
     finished_at = CASE WHEN $26 THEN $12 ELSE finished_at END",
@@ -685,6 +690,7 @@ pub async fn record_first_answer(
                 .bind(weekly.and_then(|b| b.region_board))
                 .bind(weekly.map_or(0, |b| b.earned_at))
                 .bind(revision)
+                .bind(w.answered_before)
         };
     }
     let result = match db {
@@ -711,19 +717,21 @@ pub async fn record_first_answer(
 pub enum FirstAnswerOutcome {
     /// Written; the weekly rows' new totals.
     Recorded(Vec<WeeklyTotal>),
-    /// Nothing written: the progress row changed since it was read (another request of
-    /// the player, a deletion). Judged again on a fresh read, it may pass.
+    /// Nothing written: the progress row or the session changed since they were read
+    /// (another request of the player, a ban, a deletion). Judged again on a fresh read, it may pass.
     Stale,
     /// Nothing written: the answer or its ledger key exists already (a concurrent
     /// duplicate, which a fresh read finds as the first answer).
     Duplicate,
 }
 
-/// True when `e` is the refusal of [`save_progress_if_unchanged`]: a NOT NULL violation
-/// on `player_progress.revision` (both engines name the column in the message).
+/// True when `e` is the refusal of a guard of [`record_first_answer`]: a NOT NULL
+/// violation on `player_progress.revision` or `challenge_sessions.answered_count` (both
+/// engines name the column in the message).
 fn is_stale_revision(e: &sqlx::Error) -> bool {
     matches!(e, sqlx::Error::Database(d)
-        if d.kind() == sqlx::error::ErrorKind::NotNullViolation && d.message().contains("revision"))
+        if d.kind() == sqlx::error::ErrorKind::NotNullViolation
+            && (d.message().contains("revision") || d.message().contains("answered_count")))
 }
 
 /// A question's card (or what a fallback card is built from).

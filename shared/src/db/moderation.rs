@@ -103,7 +103,7 @@ pub async fn set_ban(
     until: Option<i64>,
     now_ms: i64,
 ) -> sqlx::Result<bool> {
-    Ok(in_tx!(tx, |ex| {
+    let changed = in_tx!(tx, |ex| {
         sqlx::query(
             "UPDATE players SET is_banned = $2, ban_reason = $3, banned_until = $4, updated_at = $5
              WHERE id = $1 AND deleted_at IS NULL",
@@ -117,7 +117,12 @@ pub async fn set_ban(
         .await?
         .rows_affected()
             == 1
-    }))
+    });
+    if changed {
+        // an answer judged before the ban then fails to write
+        super::progress::advance_revision(tx, id).await?;
+    }
+    Ok(changed)
 }
 
 #[derive(Clone, Debug, sqlx::FromRow)]

@@ -201,7 +201,7 @@ pub async fn select_region(
     now_ms: i64,
     next_change_ms: i64,
 ) -> sqlx::Result<bool> {
-    Ok(in_tx!(tx, |ex| {
+    let moved = in_tx!(tx, |ex| {
         sqlx::query(
             "UPDATE players SET region_code = $2, region_selected_at = $3, region_next_change_at = $4, updated_at = $3
              WHERE id = $1 AND (region_next_change_at IS NULL OR region_next_change_at <= $3)",
@@ -214,7 +214,13 @@ pub async fn select_region(
         .await?
         .rows_affected()
             == 1
-    }))
+    });
+    if moved {
+        // an answer judged before the move then fails to write (its XP would go to the
+        // old region's board)
+        super::progress::advance_revision(tx, id).await?;
+    }
+    Ok(moved)
 }
 
 /// Wallet balance and inventory of a player.

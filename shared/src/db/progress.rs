@@ -188,6 +188,20 @@ pub async fn save(tx: &mut Tx, player_id: &str, r: &Resources, now_ms: i64) -> s
     Ok(())
 }
 
+/// Marks the player's row changed without changing it: for a change beside it that an
+/// answer judged before it must not outlive (a ban, a deletion, a region move), since
+/// the answer's write is guarded by the revision.
+pub async fn advance_revision(tx: &mut Tx, player_id: &str) -> sqlx::Result<()> {
+    in_tx!(tx, |ex| {
+        sqlx::query("UPDATE player_progress SET revision = revision + 1 WHERE player_id = $1")
+            .bind(player_id)
+            .execute(ex)
+            .await?
+            .rows_affected()
+    });
+    Ok(())
+}
+
 pub async fn set_active_track(
     tx: &mut Tx,
     player_id: &str,

@@ -8,11 +8,12 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+use crate::answer_cache;
 use crate::clock::beijing;
 use crate::context::AppContext;
 use crate::db::gameplay::{
-    AnswerContext, AnswerRow, CardSource, FirstAnswerOutcome, FirstAnswerWrite, NewAnswer,
-    NewSessionQuestion, NodeRow, SessionRow, TrackRow, WeeklyBoards,
+    AnswerContext, AnswerLookup, AnswerRow, CardSource, FirstAnswerOutcome, FirstAnswerWrite,
+    NewAnswer, NewSessionQuestion, NodeRow, SessionRow, TrackRow, WeeklyBoards,
 };
 use crate::db::ledger::LedgerEntry;
 use crate::db::progress::PlayerProgress;
@@ -231,7 +232,44 @@ pub async fn next_challenge(
         return Ok(Some(challenge_of(ctx, &s).await?));
     }
     tx.commit().await?;
+    // its answers are judged from memory while this process remembers it
+    ctx.answer_cache.remember_challenge(
+        &session.id,
+        answer_cache::Challenge {
+            player_id: session.player_id.clone(),
+            track_id: session.track_id.clone(),
+            node_id: session.node_id.clone(),
+            pass_threshold: node.pass_threshold,
+            questions: questions
+                .iter()
+                .map(|q| {
+                    Ok(answer_cache::ChallengeQuestion {
+                        question_id: q.question_id.clone(),
+                        options: option_ids_json(&q.options_json)?,
+                        correct_option_id: q.correct_option_id.clone(),
+                    })
+                })
+                .collect::<Result<_>>()?,
+            status: session.status.clone(),
+            attempt_consumed: false,
+            answered_count: 0,
+            correct_count: 0,
+        },
+    );
     Ok(Some(challenge_of(ctx, &session).await?))
+}
+
+/// An option as judging reads it: its id (the text, when present, is ignored).
+#[derive(Deserialize, Serialize)]
+struct OptionId {
+    id: String,
+}
+
+/// `[{id, text}]` → `[{id}]`: what [`crate::answer_cache`] keeps of a question's options.
+fn option_ids_json(options_json: &str) -> Result<String> {
+    let ids: Vec<OptionId> = serde_json::from_str(options_json)
+        .map_err(|e| Error::internal(format!("options unreadable: {e}")))?;
+    serde_json::to_string(&ids).map_err(|e| Error::internal(format!("serialising options: {e}")))
 }
 
 /// The session form of picked questions: the right answer and the distractors in random
@@ -376,10 +414,17 @@ fn knowledge_card(c: CardSource) -> KnowledgeCard {
 
 /// The card of a question read on its own (when the answer context had none).
 async fn card_of(ctx: &AppContext, question_id: &str) -> Result<KnowledgeCard> {
-    db::gameplay::card_for_question(&ctx.db, question_id)
-        .await?
-        .map(knowledge_card)
-        .ok_or_else(|| Error::not_found("question not found"))
+    let card = match ctx.answer_cache.card(question_id) {
+        Some(card) => card,
+        None => {
+            let card = db::gameplay::card_for_question(&ctx.db, question_id)
+                .await?
+                .ok_or_else(|| Error::not_found("question not found"))?;
+            ctx.answer_cache.remember_card(&card);
+            card
+        }
+    };
+    Ok(knowledge_card(card))
 }
 
 /// The progress part of an answer's result: `p` (as stored once the answer commits)
@@ -489,6 +534,9 @@ pub async fn answer(
             return Err(e);
         }
     };
+    if let Some(result) = judge_from_memory(ctx, player_id, &fields).await {
+        return Ok(result);
+    }
     let mut duplicate_seen = false;
     for n in 0..ANSWER_TRIES {
         match judge_answer(ctx, player_id, &fields).await? {
@@ -521,11 +569,69 @@ enum Judged {
     Lost(FirstAnswerOutcome),
 }
 
+/// Judges an answer on what this process remembers of the challenge and the player (see
+/// [`crate::answer_cache`]), when it does. Only a recorded answer counts: its write was
+/// guarded by the revision and the session count it was judged on. Anything else (a
+/// refusal, a lost write, a replay the memory cannot know of) is judged again on a
+/// fresh read, and the player is read again from then on.
+async fn judge_from_memory(
+    ctx: &AppContext,
+    player_id: &str,
+    fields: &AnswerFields<'_>,
+) -> Option<AnswerResult> {
+    let (progress, context) =
+        ctx.answer_cache
+            .answer_context(player_id, fields.session_id, fields.question_id)?;
+    let lookup = AnswerLookup {
+        existing: None,
+        context: Some(context),
+    };
+    match judge(ctx, player_id, fields, progress, lookup).await {
+        Ok(Judged::Done(result)) => Some(*result),
+        outcome => {
+            tracing::debug!(
+                outcome = ?outcome.as_ref().map(|j| match j {
+                    Judged::Done(_) => "done",
+                    Judged::Lost(FirstAnswerOutcome::Stale) => "stale",
+                    Judged::Lost(FirstAnswerOutcome::Duplicate) => "duplicate",
+                    Judged::Lost(FirstAnswerOutcome::Recorded(_)) => "recorded",
+                }),
+                "an answer judged from memory is judged again on a fresh read"
+            );
+            ctx.answer_cache.forget_player(player_id);
+            None
+        }
+    }
+}
+
 /// Judges an answer on a fresh read and writes it.
 async fn judge_answer(
     ctx: &AppContext,
     player_id: &str,
     fields: &AnswerFields<'_>,
+) -> Result<Judged> {
+    let (progress, lookup) = db::gameplay::progress_with_answer_context(
+        &ctx.db,
+        player_id,
+        fields.session_id,
+        fields.question_id,
+        fields.request_id,
+    )
+    .await?
+    .ok_or_else(|| Error::unauthorized("account deleted"))?;
+    if let Some(card) = lookup.context.as_ref().and_then(|c| c.card.as_ref()) {
+        ctx.answer_cache.remember_card(card);
+    }
+    judge(ctx, player_id, fields, progress, lookup).await
+}
+
+/// Judges an answer on `progress` and `lookup` (read, or remembered) and writes it.
+async fn judge(
+    ctx: &AppContext,
+    player_id: &str,
+    fields: &AnswerFields<'_>,
+    mut progress: PlayerProgress,
+    lookup: AnswerLookup,
 ) -> Result<Judged> {
     let rules = &ctx.settings.rules;
     let now = ctx.clock.now();
@@ -538,15 +644,6 @@ async fn judge_answer(
         time_ms,
         combo,
     } = fields;
-    let (mut progress, lookup) = db::gameplay::progress_with_answer_context(
-        &ctx.db,
-        player_id,
-        session_id,
-        question_id,
-        request_id,
-    )
-    .await?
-    .ok_or_else(|| Error::unauthorized("account deleted"))?;
     // The caller's token was verified only: the row read admits them.
     player_auth::admit(Some(&progress.account), now_ms)?;
     if let Some(first) = lookup.existing {
@@ -597,7 +694,7 @@ async fn judge_answer(
     if c.status != "pending" && c.status != "in_progress" {
         return Err(Error::validation("this challenge is over"));
     }
-    let options: Vec<AnswerOption> = serde_json::from_str(&c.options)
+    let options: Vec<OptionId> = serde_json::from_str(&c.options)
         .map_err(|e| Error::internal(format!("stored options unreadable: {e}")))?;
     if !options.iter().any(|o| o.id == selected) {
         return Err(Error::validation(
@@ -674,12 +771,19 @@ async fn judge_answer(
             region_board: region_board.as_deref(),
             earned_at: db::ledger::earned_at(now_ms),
         }),
+        answered_before: c.answered_count,
     };
     let mut totals =
         match db::gameplay::record_first_answer(&ctx.db, &write, progress.revision).await? {
             FirstAnswerOutcome::Recorded(totals) => totals,
             lost => return Ok(Judged::Lost(lost)),
         };
+    // what a read of the committed progress would give, remembered for the next answer
+    progress.resources = after;
+    progress.revision += 1;
+    ctx.answer_cache
+        .remember_player(player_id, progress.clone());
+    ctx.answer_cache.record_answer(session_id, &c, correct);
     // the all-players board first, as `progress::record` reports them
     totals.sort_by_key(|t| t.board != "topic:all");
     let ranks: Vec<RankUpdate> = totals
@@ -698,8 +802,6 @@ async fn judge_answer(
         Some(card) => knowledge_card(card),
         None => card_of(ctx, question_id).await?,
     };
-    // what a read of the committed progress would give
-    progress.resources = after;
     let answer = AnswerRow {
         session_id: session_id.to_string(),
         question_id: question_id.to_string(),

@@ -1,0 +1,328 @@
+//! What this process remembers between the answers of a challenge, so that an answer
+//! it can judge from memory skips the database read and costs one write.
+//!
+//! - **Challenges** this process opened: owner, node, pass threshold, the questions with
+//!   their options and right option (fixed once the session exists), and the counters as
+//!   this process last wrote them.
+//! - **Players'** progress rows (resources, region, ban and deletion, revision) as this
+//!   process last wrote them with an answer.
+//! - **Cards** of questions, for [`AnswerCache::CARD_MAX_AGE`]: an edit shows on the
+//!   answer's card within that time.
+//!
+//! Nothing here is trusted for a decision: the answer's write is guarded by the
+//! progress revision (every change to the player's resources, ban, deletion or region
+//! advances it) and by the session's answered count, owner and status, so a stale entry
+//! makes the write fail whole, and the answer is judged again on a fresh read. A refusal
+//! judged from memory is likewise judged again on a fresh read before it is given.
+
+use std::collections::HashMap;
+use std::hash::Hash;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use crate::db::gameplay::{AnswerContext, CardSource};
+use crate::db::progress::PlayerProgress;
+
+/// One question of a remembered challenge.
+#[derive(Clone, Debug)]
+pub struct ChallengeQuestion {
+    pub question_id: String,
+    /// JSON `[{id}]`: the option ids, in the session's order (their texts are not
+    /// needed to judge, and would triple the size).
+    pub options: String,
+    pub correct_option_id: String,
+}
+
+/// A challenge as this process last knew it.
+#[derive(Clone, Debug)]
+pub struct Challenge {
+    pub player_id: String,
+    pub track_id: String,
+    pub node_id: String,
+    /// The node's threshold when the challenge opened.
+    pub pass_threshold: i64,
+    pub questions: Arc<[ChallengeQuestion]>,
+    pub status: String,
+    pub attempt_consumed: bool,
+    pub answered_count: i64,
+    pub correct_count: i64,
+}
+
+#[derive(Default)]
+pub struct AnswerCache {
+    challenges: Bounded<String, Challenge>,
+    players: Bounded<String, PlayerProgress>,
+    cards: Bounded<String, CardSource>,
+}
+
+impl AnswerCache {
+    /// A challenge is answered within minutes; an older one is read again.
+    pub const CHALLENGE_MAX_AGE: Duration = Duration::from_secs(30 * 60);
+    pub const PLAYER_MAX_AGE: Duration = Duration::from_secs(10 * 60);
+    pub const CARD_MAX_AGE: Duration = Duration::from_secs(30);
+    /// Entries per map; past it the oldest go (about 2 KiB per challenge with its
+    /// player).
+    pub const CAPACITY: usize = 8192;
+
+    /// What judging an answer to `question_id` of `session_id` needs, when this process
+    /// remembers the player and the challenge (the card only when remembered too).
+    pub fn answer_context(
+        &self,
+        player_id: &str,
+        session_id: &str,
+        question_id: &str,
+    ) -> Option<(PlayerProgress, AnswerContext)> {
+        let challenge = self
+            .challenges
+            .get(session_id, Self::CHALLENGE_MAX_AGE)
+            .filter(|c| c.player_id == player_id)?;
+        let question = challenge
+            .questions
+            .iter()
+            .find(|q| q.question_id == question_id)?;
+        let progress = self.players.get(player_id, Self::PLAYER_MAX_AGE)?;
+        let context = AnswerContext {
+            player_id: challenge.player_id.clone(),
+            status: challenge.status.clone(),
+            attempt_consumed: challenge.attempt_consumed,
+            answered_count: challenge.answered_count,
+            correct_count: challenge.correct_count,
+            track_id: challenge.track_id.clone(),
+            node_id: challenge.node_id.clone(),
+            options: question.options.clone(),
+            correct_option_id: question.correct_option_id.clone(),
+            total_questions: challenge.questions.len() as i64,
+            pass_threshold: challenge.pass_threshold,
+            card: self.card(question_id),
+        };
+        Some((progress, context))
+    }
+
+    /// A challenge just opened, or as an answer left it.
+    pub fn remember_challenge(&self, session_id: &str, challenge: Challenge) {
+        self.challenges
+            .insert(session_id.to_string(), challenge, Self::CHALLENGE_MAX_AGE);
+    }
+
+    /// After this process wrote an answer to a remembered challenge: its counters as
+    /// the write left them (`judged` is what the answer was judged on). A finished
+    /// challenge takes no more answers: it is forgotten (a late replay is read).
+    pub fn record_answer(&self, session_id: &str, judged: &AnswerContext, correct: bool) {
+        if judged.answered_count + 1 >= judged.total_questions {
+            self.challenges.remove(session_id);
+            return;
+        }
+        self.challenges.update(session_id, |c| {
+            c.attempt_consumed = true;
+            c.answered_count = judged.answered_count + 1;
+            c.correct_count = judged.correct_count + i64::from(correct);
+            c.status = "in_progress".into();
+        });
+    }
+
+    /// The player's progress row as this process just wrote it.
+    pub fn remember_player(&self, player_id: &str, progress: PlayerProgress) {
+        self.players
+            .insert(player_id.to_string(), progress, Self::PLAYER_MAX_AGE);
+    }
+
+    /// After a judgement from memory failed: the player is read again next time.
+    pub fn forget_player(&self, player_id: &str) {
+        self.players.remove(player_id);
+    }
+
+    pub fn card(&self, question_id: &str) -> Option<CardSource> {
+        self.cards.get(question_id, Self::CARD_MAX_AGE)
+    }
+
+    pub fn remember_card(&self, card: &CardSource) {
+        self.cards
+            .insert(card.question_id.clone(), card.clone(), Self::CARD_MAX_AGE);
+    }
+}
+
+/// A map of at most [`AnswerCache::CAPACITY`] values, each gone after its max age.
+struct Bounded<K, V>(Mutex<HashMap<K, (V, Instant)>>);
+
+impl<K, V> Default for Bounded<K, V> {
+    fn default() -> Self {
+        Self(Mutex::default())
+    }
+}
+
+impl<K: Eq + Hash + Clone, V: Clone> Bounded<K, V> {
+    fn lock(&self) -> MutexGuard<'_, HashMap<K, (V, Instant)>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn get<Q>(&self, key: &Q, max_age: Duration) -> Option<V>
+    where
+        K: std::borrow::Borrow<Q>,
+        Q: Eq + Hash + ?Sized,
+    {
+        self.lock()
+            .get(key)
+            .filter(|(_, at)| at.elapsed() < max_age)
+            .map(|(value, _)| value.clone())
+    }
+
+    fn insert(&self, key: K, value: V, max_age: Duration) {
+        let mut map = self.lock();
+        if map.len() >= AnswerCache::CAPACITY && !map.contains_key(&key) {
+            map.retain(|_, (_, at)| at.elapsed() < max_age);
+            if map.len() >= AnswerCache::CAPACITY {
+                // the oldest quarter goes, so this runs once per CAPACITY / 4 inserts
+                let mut ages: Vec<Instant> = map.values().map(|(_, at)| *at).collect();
+                ages.sort_unstable();
+                let cut = ages[ages.len() / 4];
+                map.retain(|_, (_, at)| *at > cut);
+            }
+        }
+        map.insert(key, (value, Instant::now()));
+    }
+
+    /// Changes a present value in place (its age unchanged).
+    fn update<Q>(&self, key: &Q, change: impl FnOnce(&mut V))
+    where
+        K: std::borrow::Borrow<Q>,
+        Q: Eq + Hash + ?Sized,
+    {
+        if let Some((value, _)) = self.lock().get_mut(key) {
+            change(value);
+        }
+    }
+
+    fn remove<Q>(&self, key: &Q)
+    where
+        K: std::borrow::Borrow<Q>,
+        Q: Eq + Hash + ?Sized,
+    {
+        self.lock().remove(key);
+    }
+
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.lock().len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::{AnswerCache, Bounded, Challenge, ChallengeQuestion};
+    use crate::db::gameplay::AnswerContext;
+    use crate::db::players::AccountState;
+    use crate::db::progress::PlayerProgress;
+    use crate::domain::resources::Resources;
+    use crate::domain::rules::GameRules;
+
+    fn progress() -> PlayerProgress {
+        PlayerProgress {
+            resources: Resources::new(&GameRules::default()),
+            active_track_id: None,
+            region_code: None,
+            streak_protection_at: None,
+            subscription_status: "none".into(),
+            tier: "free".into(),
+            subscription_expires_at: None,
+            account: AccountState {
+                is_banned: false,
+                banned_until: None,
+                deleted_at: None,
+            },
+            revision: 0,
+        }
+    }
+
+    fn challenge(player: &str) -> Challenge {
+        Challenge {
+            player_id: player.into(),
+            track_id: "t".into(),
+            node_id: "n".into(),
+            pass_threshold: 3,
+            questions: (0..5)
+                .map(|i| ChallengeQuestion {
+                    question_id: format!("q{i}"),
+                    options: "[]".into(),
+                    correct_option_id: format!("o{i}"),
+                })
+                .collect(),
+            status: "pending".into(),
+            attempt_consumed: false,
+            answered_count: 0,
+            correct_count: 0,
+        }
+    }
+
+    #[test]
+    fn a_challenge_is_answered_from_memory_only_by_its_owner_with_a_known_progress() {
+        let cache = AnswerCache::default();
+        cache.remember_challenge("s1", challenge("p1"));
+        // the player's progress is not known yet
+        assert!(cache.answer_context("p1", "s1", "q0").is_none());
+        cache.remember_player("p1", progress());
+        let (_, c) = cache.answer_context("p1", "s1", "q0").expect("remembered");
+        assert_eq!((c.correct_option_id.as_str(), c.total_questions), ("o0", 5));
+        assert!(
+            cache.answer_context("p2", "s1", "q0").is_none(),
+            "not the owner"
+        );
+        assert!(
+            cache.answer_context("p1", "s1", "q9").is_none(),
+            "not a question of it"
+        );
+        assert!(
+            cache.answer_context("p1", "s2", "q0").is_none(),
+            "another challenge"
+        );
+        cache.forget_player("p1");
+        assert!(cache.answer_context("p1", "s1", "q0").is_none());
+    }
+
+    #[test]
+    fn counters_follow_the_answers_written_and_the_last_one_forgets_the_challenge() {
+        let cache = AnswerCache::default();
+        cache.remember_challenge("s1", challenge("p1"));
+        cache.remember_player("p1", progress());
+        for (i, correct) in [true, false, true, true].into_iter().enumerate() {
+            let (_, judged): (_, AnswerContext) = cache
+                .answer_context("p1", "s1", &format!("q{i}"))
+                .expect("remembered");
+            assert_eq!(judged.answered_count, i as i64);
+            assert_eq!(
+                judged.status,
+                if i == 0 { "pending" } else { "in_progress" }
+            );
+            assert_eq!(judged.attempt_consumed, i > 0);
+            cache.record_answer("s1", &judged, correct);
+        }
+        let (_, last) = cache.answer_context("p1", "s1", "q4").expect("remembered");
+        assert_eq!((last.answered_count, last.correct_count), (4, 3));
+        cache.record_answer("s1", &last, true);
+        assert!(cache.answer_context("p1", "s1", "q0").is_none(), "finished");
+    }
+
+    #[test]
+    fn a_full_map_drops_its_oldest_entries() {
+        let map: Bounded<usize, usize> = Bounded::default();
+        let age = Duration::from_secs(60);
+        for i in 0..AnswerCache::CAPACITY + 10 {
+            map.insert(i, i, age);
+        }
+        assert!(map.len() <= AnswerCache::CAPACITY);
+        assert_eq!(
+            map.get(&(AnswerCache::CAPACITY + 9), age),
+            Some(AnswerCache::CAPACITY + 9)
+        );
+        assert_eq!(map.get(&0, age), None, "the oldest went");
+    }
+
+    #[test]
+    fn values_older_than_their_max_age_are_gone() {
+        let map: Bounded<&str, i64> = Bounded::default();
+        map.insert("a", 1, Duration::from_secs(60));
+        assert_eq!(map.get("a", Duration::from_secs(60)), Some(1));
+        assert_eq!(map.get("a", Duration::ZERO), None);
+    }
+}
