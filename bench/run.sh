@@ -231,7 +231,10 @@ run_engine() { # sqlite|postgres
   log "$engine: starting player-api on $SERVICE_ADDR"
   # Limits made non-binding for the benchmark (see BENCHMARKS.md): the per-address
   # sign-in rate limit (every wrk connection comes from 127.0.0.1), hearts and attempts.
+  # The allocator as the README's deployment section runs it (freed memory returned at
+  # once, arenas committed as used).
   env -u REDIS_URL -u RUST_LOG ${BENCH_RUST_LOG:+RUST_LOG="$BENCH_RUST_LOG"} \
+    MIMALLOC_PURGE_DELAY=0 MIMALLOC_ARENA_EAGER_COMMIT=0 \
     APP_ENV=development LOG_FORMAT=json DEMO_CONTENT=true \
     PLAYER_API_ADDR="$SERVICE_ADDR" DATABASE_URL="$svc_url" \
     JWT_SECRET="bench-player-secret-$(date +%s)-0123456789abcdef" \
