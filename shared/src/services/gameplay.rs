@@ -588,15 +588,18 @@ async fn judge_from_memory(
     };
     match judge(ctx, player_id, fields, progress, lookup).await {
         Ok(Judged::Done(result)) => Some(*result),
-        outcome => {
+        Ok(Judged::Lost(lost)) => {
             tracing::debug!(
-                outcome = ?outcome.as_ref().map(|j| match j {
-                    Judged::Done(_) => "done",
-                    Judged::Lost(FirstAnswerOutcome::Stale) => "stale",
-                    Judged::Lost(FirstAnswerOutcome::Duplicate) => "duplicate",
-                    Judged::Lost(FirstAnswerOutcome::Recorded(_)) => "recorded",
-                }),
-                "an answer judged from memory is judged again on a fresh read"
+                ?lost,
+                "an answer judged from memory is judged again on a read"
+            );
+            ctx.answer_cache.forget_player(player_id);
+            None
+        }
+        Err(refusal) => {
+            tracing::debug!(
+                ?refusal,
+                "an answer judged from memory is judged again on a read"
             );
             ctx.answer_cache.forget_player(player_id);
             None
