@@ -66,25 +66,20 @@ impl FromRequestParts<AppState> for AccountHolder {
     }
 }
 
-/// The client address a request is counted against (socket peer, or the first
-/// `X-Forwarded-For` entry when trusted), as text.
-pub struct ClientIp(pub String);
+/// What per-address limits count the request against: its client address (operations.md
+/// §3), an IPv6 address as its /64.
+pub struct ClientAddress(pub shared::client_addr::LimitKey);
 
-impl FromRequestParts<AppState> for ClientIp {
+impl FromRequestParts<AppState> for ClientAddress {
     type Rejection = Error;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
-        let peer = parts
-            .extensions
-            .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
-            .map(|c| c.0);
-        let ip = crate::rate_limit::client_ip(
-            &parts.headers,
-            peer,
-            state.ctx.settings.trust_forwarded_for,
-        )
-        .map(|ip| ip.to_string())
-        .unwrap_or_else(|| "unknown".to_string());
-        Ok(Self(ip))
+        Ok(Self(
+            state
+                .ctx
+                .settings
+                .client_address
+                .limit_key_of(&parts.headers, &parts.extensions),
+        ))
     }
 }

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 use chrono::{DateTime, Utc};
 
+use crate::client_addr::ClientAddressRule;
 use crate::domain::rules::GameRules;
 
 /// A secret value: never printed by `Debug`.
@@ -134,8 +135,9 @@ pub struct Settings {
     pub admin_bootstrap_password: Option<Secret>,
     /// `ADMIN_STATIC_TOKEN`: what `POST /v1/admin/auth` compares against.
     pub admin_static_token: Option<Secret>,
-    /// `TRUST_FORWARDED_FOR`: rate-limit by the first `X-Forwarded-For` entry.
-    pub trust_forwarded_for: bool,
+    /// `TRUST_FORWARDED_FOR` and `TRUSTED_PROXY_HOPS`: where per-address limits find the
+    /// client's address.
+    pub client_address: ClientAddressRule,
     /// `CONSOLE_SECURE_COOKIE`: mark the console's session cookie `Secure` (it is then
     /// sent only over HTTPS, as behind a TLS-terminating load balancer).
     pub console_secure_cookie: bool,
@@ -376,7 +378,13 @@ impl Settings {
                 .push("ADMIN_BOOTSTRAP_USERNAME must be 3-50 characters".into());
         }
         let admin_static_token = r.string("ADMIN_STATIC_TOKEN").map(Secret::new);
-        let trust_forwarded_for = r.flag("TRUST_FORWARDED_FOR", false);
+        let client_address = ClientAddressRule {
+            trust_forwarded_for: r.flag("TRUST_FORWARDED_FOR", false),
+            trusted_proxy_hops: r.parsed("TRUSTED_PROXY_HOPS", 1),
+        };
+        if !(1..=16).contains(&client_address.trusted_proxy_hops) {
+            r.errors.push("TRUSTED_PROXY_HOPS must be 1-16".into());
+        }
         let console_secure_cookie = r.flag("CONSOLE_SECURE_COOKIE", production);
 
         let clock_start = match r.string("QUIZ_CLOCK_START") {
@@ -489,7 +497,7 @@ impl Settings {
                 admin_bootstrap_username,
                 admin_bootstrap_password,
                 admin_static_token,
-                trust_forwarded_for,
+                client_address,
                 console_secure_cookie,
                 clock_start,
                 demo_content,

@@ -23,6 +23,7 @@
 
 pub mod answer_cache;
 pub mod board_cache;
+pub mod client_addr;
 pub mod clock;
 pub mod config;
 pub mod context;

@@ -173,6 +173,39 @@ async fn rate_limits_per_route_and_address(engine: Engine) {
     r.assert_error(429, "RATE_LIMITED");
     let retry: u64 = r.headers["retry-after"].to_str().unwrap().parse().unwrap();
     assert!((1..=60).contains(&retry), "{retry}");
+    // Entries left of the one the trusted proxy appended are written by the client:
+    // a new one each time opens no new bucket.
+    for i in 0..3 {
+        let spoofed: &'static str = Box::leak(format!("10.9.9.{i}, 192.0.2.1").into_boxed_str());
+        post_from("/v1/auth/guest", json!({"deviceId": "rl-s"}), spoofed)
+            .await
+            .assert_error(429, "RATE_LIMITED");
+    }
+    // IPv6 addresses share one bucket per /64.
+    for i in 1..=10 {
+        let ip: &'static str = Box::leak(format!("2001:db8:aa:1::{i:x}").into_boxed_str());
+        post_from(
+            "/v1/auth/guest",
+            json!({"deviceId": format!("rl6-{i}")}),
+            ip,
+        )
+        .await
+        .ok();
+    }
+    post_from(
+        "/v1/auth/guest",
+        json!({"deviceId": "rl6-x"}),
+        "2001:db8:aa:1:ffff:ffff:ffff:1",
+    )
+    .await
+    .assert_error(429, "RATE_LIMITED");
+    post_from(
+        "/v1/auth/guest",
+        json!({"deviceId": "rl6-y"}),
+        "2001:db8:aa:2::1",
+    )
+    .await
+    .ok();
     // another address has its own bucket; another route too
     post_from("/v1/auth/guest", json!({"deviceId": "rl-y"}), "192.0.2.2")
         .await
@@ -224,8 +257,8 @@ async fn rate_limits_per_route_and_address(engine: Engine) {
     )
     .await
     .assert_error(429, "RATE_LIMITED");
-    // without TRUST_FORWARDED_FOR the header is ignored (covered by the unit test of
-    // client_ip); /auth/me is not rate-limited
+    // without TRUST_FORWARDED_FOR the header is ignored (covered by the unit tests of
+    // shared::client_addr); /auth/me is not rate-limited
     let (_, token, _) = app.guest("rl-free").await;
     for _ in 0..15 {
         app.get("/v1/auth/me", Some(&token)).await.ok();

@@ -242,7 +242,21 @@ async fn daily_limits_per_number_and_per_address(engine: Engine) {
     send_from(last, "203.0.113.9")
         .await
         .assert_error(429, "RATE_LIMITED");
+    // a client-written entry left of the proxy's changes nothing
+    send_from(last, "198.18.0.1, 203.0.113.9")
+        .await
+        .assert_error(429, "RATE_LIMITED");
     send_from(last, "203.0.113.10").await.ok();
+    // IPv6 addresses count per /64: twenty addresses of one network share the limit
+    for i in 0..20 {
+        let phone: &'static str = Box::leak(format!("1550015{i:04}").into_boxed_str());
+        let ip: &'static str = Box::leak(format!("2001:db8:7:7::{:x}", i + 1).into_boxed_str());
+        send_from(phone, ip).await.ok();
+    }
+    send_from("15900159000", "2001:db8:7:7:ffff::9")
+        .await
+        .assert_error(429, "RATE_LIMITED");
+    send_from("15900159000", "2001:db8:7:8::1").await.ok();
     // the next Beijing day starts afresh
     app.clock.advance(Duration::days(1));
     send_from("13400134000", "198.51.100.3").await.ok();

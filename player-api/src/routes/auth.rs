@@ -17,7 +17,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::AppState;
-use crate::extract::{ClientIp, CurrentPlayer};
+use crate::extract::{ClientAddress, CurrentPlayer};
 use crate::rate_limit::{self, Limiters, RouteLimiter};
 
 pub fn router(limiters: &Limiters) -> OpenApiRouter<AppState> {
@@ -226,10 +226,10 @@ pub struct SendCodeRequest {
     ))]
 pub async fn send_code(
     State(state): State<AppState>,
-    ClientIp(ip): ClientIp,
+    ClientAddress(client): ClientAddress,
     ApiJson(body): ApiJson<SendCodeRequest>,
 ) -> ApiResult<()> {
-    phone_auth::send_code(&state.ctx, &body.phone_number, &ip).await?;
+    phone_auth::send_code(&state.ctx, &body.phone_number, client).await?;
     Ok(ok(()))
 }
 

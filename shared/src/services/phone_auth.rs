@@ -5,6 +5,7 @@ use rand::Rng;
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
+use crate::client_addr::LimitKey;
 use crate::clock::beijing;
 use crate::context::AppContext;
 use crate::db::sms::{self, SendClaim, SendRefusal};
@@ -22,8 +23,8 @@ fn code_hash(phone: &PhoneNumber, code: &str) -> String {
     digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// `POST /v1/auth/phone/send-code`.
-pub async fn send_code(ctx: &AppContext, phone: &str, client_ip: &str) -> Result<()> {
+/// `POST /v1/auth/phone/send-code`; `client` is what the per-address daily limit counts.
+pub async fn send_code(ctx: &AppContext, phone: &str, client: LimitKey) -> Result<()> {
     providers::ensure_available(ctx, PHONE_SMS).await?;
     let phone = PhoneNumber::parse(phone)?;
     let limits = &ctx.settings.limits;
@@ -34,10 +35,11 @@ pub async fn send_code(ctx: &AppContext, phone: &str, client_ip: &str) -> Result
     let hash = console_code.as_deref().map(|c| code_hash(&phone, c));
     let send_id = Uuid::new_v4().to_string();
     let day = beijing::day_key(beijing::day(now));
+    let client_ip = client.to_string();
     let claim = SendClaim {
         send_id: &send_id,
         phone: phone.as_str(),
-        client_ip,
+        client_ip: &client_ip,
         day: &day,
         code_hash: hash.as_deref(),
         now_ms,
