@@ -93,6 +93,9 @@ impl AnswerCache {
             correct_option_id: question.correct_option_id.clone(),
             total_questions: challenge.questions.len() as i64,
             pass_threshold: challenge.pass_threshold,
+            // A mark is written only with an advance of the player's revision, which
+            // makes every remembered player stale: memory never needs to know it.
+            zero_heart_refused: false,
             card: self.card(question_id),
         };
         Some((progress, context))

@@ -14,6 +14,7 @@ both_engines_demo!(
     concurrent_first_answers_deduct_one_attempt,
     card_views_grant_once,
     zero_hearts_refuse_wrong_answers_only,
+    zero_hearts_options_sent_at_once_are_judged_in_one_order,
     hearts_regenerate_over_time,
     attempts_reset_at_beijing_midnight,
     check_in_counts_once_per_beijing_day,
@@ -475,8 +476,21 @@ async fn zero_hearts_refuse_wrong_answers_only(app: TestApp) {
         0
     );
     assert_eq!(p.summary().await["dailyAttemptsLeft"], 9);
-    // a correct answer is accepted
-    p.answer(&c2, 0, true).await.ok();
+    // that question takes no other option now, not even the right one: otherwise each
+    // option would be tried for free until the right one is accepted
+    for option in c2["questions"][0]["question"]["options"]
+        .as_array()
+        .unwrap()
+    {
+        p.post(
+            "/v1/challenges/answer",
+            Player::body(&c2, 0, option["id"].as_str().unwrap()),
+        )
+        .await
+        .assert_error(400, "VALIDATION_ERROR");
+    }
+    // another question's correct answer is accepted at zero hearts
+    p.answer(&c2, 1, true).await.ok();
     let s = p.summary().await;
     assert_eq!(
         (
@@ -486,6 +500,55 @@ async fn zero_hearts_refuse_wrong_answers_only(app: TestApp) {
         ),
         (json!(0), json!(8), json!(10))
     );
+    // with a heart again, the question is judged anew
+    app.clock.advance(Duration::minutes(31));
+    let r = p.answer(&c2, 0, true).await;
+    assert_eq!(r.ok()["answerState"], "correct");
+    assert_eq!(r.ok()["progress"]["xp"], 20);
+    assert_eq!(p.ledger_xp().await, 20);
+}
+
+/// Every option of a question sent at once at zero hearts: the answers are judged as
+/// if one after another. Either a wrong one came first (refused, and with it every
+/// other option) or the right one did (accepted, and the others replay it); never a
+/// refused wrong option and an accepted right one.
+async fn zero_hearts_options_sent_at_once_are_judged_in_one_order(app: TestApp) {
+    let p = Player::new(&app, "d-hearts-race").await;
+    let c = p.next(TRACK).await;
+    for i in 0..5 {
+        p.answer(&c, i, false).await.ok();
+    }
+    let c2 = p.next(TRACK).await;
+    let mut accepted = 0;
+    for i in 0..5 {
+        let options: Vec<String> = c2["questions"][i]["question"]["options"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| o["id"].as_str().unwrap().to_string())
+            .collect();
+        let results = join_all(
+            options
+                .iter()
+                .map(|o| p.post("/v1/challenges/answer", Player::body(&c2, i, o))),
+        )
+        .await;
+        let refused = results.iter().filter(|r| r.status == 400).count();
+        let correct = results
+            .iter()
+            .filter(|r| r.status == 200 && r.body["data"]["answerState"] == "correct")
+            .count();
+        assert!(
+            refused == options.len() || correct == options.len(),
+            "question {i}: {:?}",
+            results.iter().map(|r| &r.body).collect::<Vec<_>>()
+        );
+        accepted += usize::from(correct > 0);
+    }
+    let s = p.summary().await;
+    assert_eq!(s["hearts"], 0);
+    assert_eq!(s["xp"], json!(10 * accepted));
+    assert_eq!(p.ledger_xp().await, 10 * accepted as i64);
 }
 
 /// The process that opened a challenge judges its answers from memory (the player's row

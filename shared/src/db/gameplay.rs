@@ -246,6 +246,9 @@ pub struct AnswerContext {
     pub correct_option_id: String,
     pub total_questions: i64,
     pub pass_threshold: i64,
+    /// A wrong answer to this question was refused for zero hearts: until the player
+    /// has a heart again, every answer to it is refused.
+    pub zero_heart_refused: bool,
     /// The question's card, or what a fallback card is built from (None only when the
     /// question or its category is missing).
     pub card: Option<CardSource>,
@@ -280,6 +283,7 @@ struct LookupRow {
     correct_option_id: Option<String>,
     total_questions: Option<i64>,
     pass_threshold: Option<i64>,
+    zero_heart_refused: Option<bool>,
     stem_text: Option<String>,
     correct_answer: Option<String>,
     category_name: Option<String>,
@@ -298,7 +302,7 @@ macro_rules! select_answer_lookup {
                     e.is_correct AS existing_is_correct, e.xp_delta AS existing_xp_delta,
                     c.player_id, c.status, c.attempt_consumed, c.answered_count, c.correct_count,
                     c.track_id, c.node_id, c.options, c.correct_option_id, c.total_questions,
-                    c.pass_threshold, c.stem_text, c.correct_answer, c.category_name, c.card_id,
+                    c.pass_threshold, c.zero_heart_refused, c.stem_text, c.correct_answer, c.category_name, c.card_id,
                     c.card_title, c.card_summary, c.card_deep_dive
              FROM (SELECT 1 AS one) o
              LEFT JOIN (
@@ -310,7 +314,7 @@ macro_rules! select_answer_lookup {
              ) e ON TRUE
              LEFT JOIN (
                  SELECT s.player_id, s.status, s.attempt_consumed, s.answered_count, s.correct_count,
-                        s.track_id, s.node_id, sq.options, sq.correct_option_id,
+                        s.track_id, s.node_id, sq.options, sq.correct_option_id, sq.zero_heart_refused,
                         (SELECT count(*) FROM challenge_session_questions t WHERE t.session_id = s.id) AS total_questions,
                         COALESCE((SELECT n.pass_threshold FROM skill_nodes n WHERE n.id = s.node_id), 3) AS pass_threshold,
                         q.stem_text, q.correct_answer, cat.name AS category_name, k.id AS card_id,
@@ -423,6 +427,7 @@ fn lookup_of(row: LookupRow, question_id: &str) -> AnswerLookup {
         row.correct_option_id,
         row.total_questions,
         row.pass_threshold,
+        row.zero_heart_refused,
     ) {
         (
             Some(player_id),
@@ -436,6 +441,7 @@ fn lookup_of(row: LookupRow, question_id: &str) -> AnswerLookup {
             Some(correct_option_id),
             Some(total_questions),
             Some(pass_threshold),
+            Some(zero_heart_refused),
         ) => Some(AnswerContext {
             player_id,
             status,
@@ -448,6 +454,7 @@ fn lookup_of(row: LookupRow, question_id: &str) -> AnswerLookup {
             correct_option_id,
             total_questions,
             pass_threshold,
+            zero_heart_refused,
             card,
         }),
         _ => None,
@@ -732,6 +739,71 @@ fn is_stale_revision(e: &sqlx::Error) -> bool {
     matches!(e, sqlx::Error::Database(d)
         if d.kind() == sqlx::error::ErrorKind::NotNullViolation
             && (d.message().contains("revision") || d.message().contains("answered_count")))
+}
+
+/// Marks a session question refused for zero hearts, guarded like an answer: only if
+/// the player's progress still carries `revision`, which the mark advances. So the
+/// mark and an answer judged beside it (another option sent at the same time) are
+/// ordered: whichever writes second was judged on a stale revision, writes nothing and
+/// is judged again, and an answer judged after the mark sees it. False when the
+/// revision was stale (nothing written).
+pub async fn mark_zero_heart_refusal(
+    db: &Db,
+    player_id: &str,
+    revision: i64,
+    session_id: &str,
+    question_id: &str,
+) -> sqlx::Result<bool> {
+    // The stale guard of `save_progress_if_unchanged!`: a NULL revision fails the write.
+    macro_rules! advance {
+        () => {
+            "UPDATE player_progress SET revision = CASE WHEN revision = $2 THEN revision + 1 END
+    WHERE player_id = $1"
+        };
+    }
+    macro_rules! mark {
+        () => {
+            "UPDATE challenge_session_questions SET zero_heart_refused = TRUE
+    WHERE session_id = $3 AND question_id = $4"
+        };
+    }
+    let result = match db {
+        Db::Sqlite(s) => s
+            .write_script(
+                sqlx::query(concat!(
+                    "BEGIN IMMEDIATE;\n",
+                    advance!(),
+                    ";\n",
+                    mark!(),
+                    ";\nCOMMIT"
+                ))
+                .bind(player_id)
+                .bind(revision)
+                .bind(session_id)
+                .bind(question_id),
+            )
+            .await
+            .map(|_| ()),
+        Db::Postgres(p) => sqlx::query(concat!(
+            "WITH advanced AS (",
+            advance!(),
+            " RETURNING player_id) ",
+            mark!(),
+            " AND EXISTS (SELECT 1 FROM advanced)"
+        ))
+        .bind(player_id)
+        .bind(revision)
+        .bind(session_id)
+        .bind(question_id)
+        .execute(p)
+        .await
+        .map(|_| ()),
+    };
+    match result {
+        Ok(()) => Ok(true),
+        Err(e) if is_stale_revision(&e) => Ok(false),
+        Err(e) => Err(e),
+    }
 }
 
 /// A question's card (or what a fallback card is built from).

@@ -707,11 +707,31 @@ async fn judge(
     let correct = selected == c.correct_option_id;
 
     let before = progress.resources.clone().at(now, rules);
+    if c.zero_heart_refused && before.hearts == 0 {
+        // Any option: otherwise each would be tried until the right one is accepted.
+        return Err(Error::validation(
+            "no hearts left for this question: wait for one to come back or watch an ad",
+        ));
+    }
     let mut after = before.clone();
-    if !correct {
-        after.lose_heart(now, rules).map_err(|_: Refusal| {
-            Error::validation("no hearts left: wait for one to come back or watch an ad")
-        })?;
+    if !correct && after.lose_heart(now, rules).is_err() {
+        // Remembered with the question, ordered against every other answer of the
+        // player by the revision (a mark that lost the race is judged again).
+        if !db::gameplay::mark_zero_heart_refusal(
+            &ctx.db,
+            player_id,
+            progress.revision,
+            session_id,
+            question_id,
+        )
+        .await?
+        {
+            return Ok(Judged::Lost(FirstAnswerOutcome::Stale));
+        }
+        ctx.answer_cache.forget_player(player_id);
+        return Err(Error::validation(
+            "no hearts left: wait for one to come back or watch an ad",
+        ));
     }
     if !c.attempt_consumed {
         after
