@@ -26,7 +26,7 @@ impl FromRequestParts<AppState> for CurrentPlayer {
 /// route's service admits the player (ban, deletion) with the account columns of its own
 /// first query (`player_auth::admit`), one round trip fewer than [`CurrentPlayer`]. For
 /// the hottest reads only.
-pub struct TokenSubject(pub String);
+pub struct TokenSubject(pub player_auth::AccessSubject);
 
 impl FromRequestParts<AppState> for TokenSubject {
     type Rejection = Error;
@@ -34,6 +34,22 @@ impl FromRequestParts<AppState> for TokenSubject {
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
         let token = bearer_token(parts)?;
         Ok(Self(player_auth::verify_access(&state.ctx, token)?))
+    }
+}
+
+/// The caller of `POST /auth/link`: any signed-in player, and also a guest that a link
+/// merged away (it may replay that link with the identity token; see
+/// `player_auth::authenticate_linking`).
+pub struct LinkingPlayer(pub PlayerPrincipal);
+
+impl FromRequestParts<AppState> for LinkingPlayer {
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
+        let token = bearer_token(parts)?;
+        Ok(Self(
+            player_auth::authenticate_linking(&state.ctx, token).await?,
+        ))
     }
 }
 

@@ -3,7 +3,8 @@
 //! # Layout
 //! - [`routes`]: one module per feature, each a `router()` of thin handlers
 //!   (extract → call a `shared::services` function → respond).
-//! - [`extract`]: the `CurrentPlayer`, `TokenSubject`, `GuestPlayer` and `AccountHolder`
+//! - [`extract`]: the `CurrentPlayer`, `TokenSubject`, `GuestPlayer`, `LinkingPlayer` and
+//!   `AccountHolder`
 //!   extractors.
 //! - [`rate_limit`]: per-route, per-address request limits of the sign-in routes.
 //! - [`openapi`]: the OpenAPI 3.1 document, generated from the handlers' annotations and

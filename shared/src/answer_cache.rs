@@ -233,6 +233,8 @@ mod tests {
                 is_banned: false,
                 banned_until: None,
                 deleted_at: None,
+                merged_into: None,
+                token_version: 0,
             },
             revision: 0,
         }

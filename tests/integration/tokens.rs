@@ -139,17 +139,35 @@ async fn refresh_rotates_and_a_used_token_is_refused(app: TestApp) {
     );
     assert_ne!(refresh, refresh2);
     app.get("/v1/auth/me", Some(&access2)).await.ok();
-    // the used one is dead
+    // the new one works once
+    let r = app
+        .post("/v1/auth/refresh", json!({"refreshToken": refresh2}), None)
+        .await;
+    let (access3, refresh3) = (
+        r.ok()["accessToken"].as_str().unwrap().to_string(),
+        r.ok()["refreshToken"].as_str().unwrap().to_string(),
+    );
+    app.get("/v1/auth/me", Some(&access3)).await.ok();
+    // A used one presented again is a copy in other hands (RFC 9700 §4.14): refused, and
+    // every token of that sign-in dies with it, the refresh tokens issued after it and
+    // the access tokens, so the thief and the player both sign in again.
     app.post("/v1/auth/refresh", json!({"refreshToken": refresh}), None)
         .await
         .assert_error(401, "UNAUTHORIZED");
-    // the new one works once
-    app.post("/v1/auth/refresh", json!({"refreshToken": refresh2}), None)
-        .await
-        .ok();
-    app.post("/v1/auth/refresh", json!({"refreshToken": refresh2}), None)
+    app.post("/v1/auth/refresh", json!({"refreshToken": refresh3}), None)
         .await
         .assert_error(401, "UNAUTHORIZED");
+    for access in [&access2, &access3] {
+        app.get("/v1/auth/me", Some(access))
+            .await
+            .assert_error(401, "UNAUTHORIZED");
+    }
+    // signing in again starts afresh
+    let (_, access4, refresh4) = app.guest("device-r").await;
+    app.get("/v1/auth/me", Some(&access4)).await.ok();
+    app.post("/v1/auth/refresh", json!({"refreshToken": refresh4}), None)
+        .await
+        .ok();
     // refresh tokens are stored hashed, never as issued
     assert_eq!(
         app.scalar(
@@ -168,7 +186,12 @@ async fn concurrent_refreshes_of_one_token_succeed_once(app: TestApp) {
     let results = join_all(calls).await;
     let ok = results.iter().filter(|r| r.status == 200).count();
     let refused = results.iter().filter(|r| r.status == 401).count();
-    assert_eq!((ok, refused), (1, 19));
+    assert_eq!(
+        (ok, refused),
+        (1, 19),
+        "{:?}",
+        results.iter().map(|r| &r.body).collect::<Vec<_>>()
+    );
 }
 
 async fn access_tokens_expire_on_the_service_clock(app: TestApp) {
@@ -270,12 +293,25 @@ async fn admin_login_refresh_and_static_token(app: TestApp) {
         .admin_post("/v1/admin/refresh", json!({"refreshToken": refresh}), None)
         .await;
     let new_access = r.ok()["accessToken"].as_str().unwrap().to_string();
+    let new_refresh = r.ok()["refreshToken"].as_str().unwrap().to_string();
     app.admin_get(&format!("/v1/admin/admins/{id}"), Some(&new_access))
         .await
         .ok();
+    // a reused refresh token ends that sign-in: its later tokens die with it
     app.admin_post("/v1/admin/refresh", json!({"refreshToken": refresh}), None)
         .await
         .assert_error(401, "UNAUTHORIZED");
+    app.admin_get(&format!("/v1/admin/admins/{id}"), Some(&new_access))
+        .await
+        .assert_error(401, "UNAUTHORIZED");
+    app.admin_post(
+        "/v1/admin/refresh",
+        json!({"refreshToken": new_refresh}),
+        None,
+    )
+    .await
+    .assert_error(401, "UNAUTHORIZED");
+    let (new_access, _, _) = app.admin_login().await;
     // a deactivated admin's tokens stop working at once
     app.exec("UPDATE admins SET is_active = FALSE WHERE id = $1", &[&id])
         .await;

@@ -548,7 +548,7 @@ async fn link_merges_into_the_existing_account(engine: Engine) {
     )
     .await;
     // the guest: a first-card reward (a conflict), a card view and an answer reward
-    let (guest, guest_token, _) = app.guest("device-merge").await;
+    let (guest, guest_token, guest_refresh) = app.guest("device-merge").await;
     give_history(
         &app,
         &guest,
@@ -650,7 +650,42 @@ async fn link_merges_into_the_existing_account(engine: Engine) {
         15 + 28
     );
 
-    // replay: the stored answer, merged once
+    // The merged-away guest is gone: each of its tokens is refused at once.
+    app.get("/v1/auth/me", Some(&guest_token))
+        .await
+        .assert_error(401, "UNAUTHORIZED");
+    app.post(
+        "/v1/auth/refresh",
+        json!({"refreshToken": guest_refresh}),
+        None,
+    )
+    .await
+    .assert_error(401, "UNAUTHORIZED");
+    app.get("/v1/progress/summary", Some(&guest_token))
+        .await
+        .assert_error(401, "UNAUTHORIZED");
+    // Its link replays only for the identity it went to: a stolen guest token with a
+    // bad identity token, or one of another Apple account, is refused as a first link
+    // of this (linked) guest would be.
+    app.post(
+        "/v1/auth/link",
+        link_body("garbage", "m-merge"),
+        Some(&guest_token),
+    )
+    .await
+    .assert_error(409, "CONFLICT");
+    let stranger = k.sign(
+        Algorithm::RS256,
+        &claims(APPLE_ISSUER, APPLE_CLIENT, "someone-else", now() + 600),
+    );
+    app.post(
+        "/v1/auth/link",
+        link_body(&stranger, "m-merge"),
+        Some(&guest_token),
+    )
+    .await
+    .assert_error(409, "CONFLICT");
+    // replay with the account's identity token: the stored answer, merged once
     let again = app
         .post(
             "/v1/auth/link",

@@ -17,7 +17,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::AppState;
-use crate::extract::{ClientAddress, CurrentPlayer};
+use crate::extract::{ClientAddress, CurrentPlayer, LinkingPlayer};
 use crate::rate_limit::{self, Limiters, RouteLimiter};
 
 pub fn router(limiters: &Limiters) -> OpenApiRouter<AppState> {
@@ -278,7 +278,7 @@ pub async fn phone(
     ))]
 pub async fn link(
     State(state): State<AppState>,
-    CurrentPlayer(player): CurrentPlayer,
+    LinkingPlayer(player): LinkingPlayer,
     ApiJson(body): ApiJson<LinkRequest>,
 ) -> ApiResult<LinkResult> {
     Ok(ok(vendor_auth::link(&state.ctx, &player, &body).await?))

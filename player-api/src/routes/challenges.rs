@@ -65,10 +65,10 @@ pub async fn next(
     ))]
 pub async fn answer(
     State(state): State<AppState>,
-    TokenSubject(player_id): TokenSubject,
+    TokenSubject(subject): TokenSubject,
     ApiJson(body): ApiJson<AnswerRequest>,
 ) -> ApiResult<AnswerResult> {
-    Ok(ok(gameplay::answer(&state.ctx, &player_id, &body).await?))
+    Ok(ok(gameplay::answer(&state.ctx, &subject, &body).await?))
 }
 
 /// Records a knowledge-card view: +3 XP on the card's first view, +15 XP on the first

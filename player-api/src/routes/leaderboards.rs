@@ -28,10 +28,10 @@ pub fn router() -> OpenApiRouter<AppState> {
     ))]
 pub async fn board(
     State(state): State<AppState>,
-    TokenSubject(player_id): TokenSubject,
+    TokenSubject(subject): TokenSubject,
     ApiQuery(query): ApiQuery<BoardQuery>,
 ) -> ApiResult<Vec<LeaderboardEntry>> {
-    let (entries, meta, pagination) = leaderboard::board(&state.ctx, &player_id, &query).await?;
+    let (entries, meta, pagination) = leaderboard::board(&state.ctx, &subject, &query).await?;
     Ok(ok(entries).with_meta(meta).with_pagination(pagination))
 }
 
@@ -46,9 +46,9 @@ pub async fn board(
     ))]
 pub async fn me(
     State(state): State<AppState>,
-    TokenSubject(player_id): TokenSubject,
+    TokenSubject(subject): TokenSubject,
     ApiQuery(query): ApiQuery<BoardQuery>,
 ) -> ApiResult<Option<LeaderboardEntry>> {
-    let (entry, meta) = leaderboard::me(&state.ctx, &player_id, &query).await?;
+    let (entry, meta) = leaderboard::me(&state.ctx, &subject, &query).await?;
     Ok(ok(entry).with_meta(meta))
 }

@@ -29,12 +29,11 @@ pub fn router() -> OpenApiRouter<AppState> {
     ))]
 pub async fn summary(
     State(state): State<AppState>,
-    TokenSubject(player_id): TokenSubject,
+    TokenSubject(subject): TokenSubject,
 ) -> ApiResult<ProgressSummary> {
-    Ok(ok(progress::summary_of_token_subject(
-        &state.ctx, &player_id,
-    )
-    .await?))
+    Ok(ok(
+        progress::summary_of_token_subject(&state.ctx, &subject).await?
+    ))
 }
 
 #[derive(Deserialize, ToSchema)]

@@ -341,6 +341,20 @@ pub async fn merge_guest(
             .bind(now_ms)
             .execute(&mut *ex)
             .await?;
+        // Every token of the merged-away guest dies with it (access tokens are refused
+        // by `merged_into`); no answer judged on a memory of it writes any more.
+        sqlx::query(
+            "UPDATE refresh_tokens SET revoked_at = $2
+             WHERE audience = 'player' AND subject_id = $1 AND revoked_at IS NULL",
+        )
+        .bind(guest)
+        .bind(now_ms)
+        .execute(&mut *ex)
+        .await?;
+        sqlx::query("UPDATE player_progress SET revision = revision + 1 WHERE player_id = $1")
+            .bind(guest)
+            .execute(&mut *ex)
+            .await?;
         sqlx::query("DELETE FROM player_identities WHERE player_id = $1 AND provider = 'device'")
             .bind(guest)
             .execute(&mut *ex)

@@ -224,3 +224,18 @@ pub async fn set_password(
         .await?
     }))
 }
+
+/// Ends every access token of an admin (their version moves on).
+pub async fn end_access_tokens(tx: &mut Tx, id: &str, now_ms: i64) -> sqlx::Result<()> {
+    in_tx!(tx, |ex| {
+        sqlx::query(
+            "UPDATE admins SET token_version = token_version + 1, updated_at = $2 WHERE id = $1",
+        )
+        .bind(id)
+        .bind(now_ms)
+        .execute(ex)
+        .await?
+        .rows_affected()
+    });
+    Ok(())
+}

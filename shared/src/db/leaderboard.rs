@@ -138,7 +138,8 @@ pub async fn viewer_row_and_rank(
     let found: Option<ViewerRowAndRank> = read!(db, |ex| {
         sqlx::query_as(concat!(
             "SELECT p.region_code, p.region_selected_at, p.region_next_change_at, p.nickname,
-                    p.avatar_url, p.is_banned, p.banned_until, p.deleted_at,
+                    p.avatar_url, p.is_banned, p.banned_until, p.deleted_at, p.merged_into,
+                    p.token_version,
                     w.xp AS row_xp, w.last_earned_at AS row_last_earned_at, ",
             rows_ahead_of_w!(),
             " AS ahead

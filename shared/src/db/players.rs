@@ -3,13 +3,16 @@
 
 use super::{Db, Tx, in_tx, read};
 
-/// Whether a player may be served: ban and deletion. Read with every authenticated
-/// request, by the extractor or as columns of the route's own first query.
+/// Whether a player may be served: ban, deletion, a merge into another account, and
+/// the version every live access token of the player carries. Read with every
+/// authenticated request, by the extractor or as columns of the route's own first query.
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct AccountState {
     pub is_banned: bool,
     pub banned_until: Option<i64>,
     pub deleted_at: Option<i64>,
+    pub merged_into: Option<String>,
+    pub token_version: i64,
 }
 
 /// What authentication needs to know about a player, read on every request.
@@ -25,12 +28,29 @@ pub struct PlayerAuthRow {
 pub async fn auth_row(db: &Db, id: &str) -> sqlx::Result<Option<PlayerAuthRow>> {
     Ok(read!(db, |ex| {
         sqlx::query_as::<_, PlayerAuthRow>(
-            "SELECT id, is_guest, linked_at, is_banned, banned_until, deleted_at FROM players WHERE id = $1",
+            "SELECT id, is_guest, linked_at, is_banned, banned_until, deleted_at, merged_into, token_version
+             FROM players WHERE id = $1",
         )
         .bind(id)
         .fetch_optional(ex)
         .await?
     }))
+}
+
+/// Ends every access token of a player: their version moves on (and with it the
+/// progress revision, so no answer judged on a memory from before writes).
+pub async fn end_access_tokens(tx: &mut Tx, player_id: &str, now_ms: i64) -> sqlx::Result<()> {
+    in_tx!(tx, |ex| {
+        sqlx::query(
+            "UPDATE players SET token_version = token_version + 1, updated_at = $2 WHERE id = $1",
+        )
+        .bind(player_id)
+        .bind(now_ms)
+        .execute(ex)
+        .await?
+        .rows_affected()
+    });
+    super::progress::advance_revision(tx, player_id).await
 }
 
 /// The player an identity belongs to.
@@ -184,7 +204,7 @@ pub async fn region_state(db: &Db, id: &str) -> sqlx::Result<Option<RegionState>
     Ok(read!(db, |ex| {
         sqlx::query_as::<_, RegionState>(
             "SELECT region_code, region_selected_at, region_next_change_at, nickname, avatar_url,
-                    is_banned, banned_until, deleted_at
+                    is_banned, banned_until, deleted_at, merged_into, token_version
              FROM players WHERE id = $1",
         )
         .bind(id)

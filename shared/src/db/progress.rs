@@ -92,7 +92,7 @@ macro_rules! select_progress {
         g.xp, g.daily_xp_day, g.daily_xp, g.streak_days, g.streak_last_day, g.streak_protected_until,
         g.streak_protection_at, g.check_in_days, g.active_track_id, p.region_code,
         s.status AS sub_status, s.tier AS sub_tier, s.expires_at AS sub_expires_at, g.revision,
-        p.is_banned, p.banned_until, p.deleted_at
+        p.is_banned, p.banned_until, p.deleted_at, p.merged_into, p.token_version
      FROM player_progress g
      JOIN players p ON p.id = g.player_id
      LEFT JOIN subscriptions s ON s.player_id = g.player_id

@@ -5,6 +5,7 @@ use utoipa::ToSchema;
 
 use crate::context::AppContext;
 use crate::db;
+use crate::services::player_auth;
 use crate::tokens::hash_token;
 use crate::{Error, Result};
 
@@ -15,13 +16,15 @@ pub struct Deleted {
 }
 
 /// The player id of an access token, whether the player is banned or already deleted:
-/// deletion stays open to both (app stores require it; repeating it is harmless).
+/// deletion stays open to both (app stores require it; repeating it is harmless). The
+/// token must still be live: not of a merged-away guest, not of an ended sign-in.
 pub async fn account_holder(ctx: &AppContext, token: &str) -> Result<String> {
-    let player_id = crate::services::player_auth::verify_access(ctx, token)?;
-    db::players::auth_row(&ctx.db, &player_id)
+    let subject = player_auth::verify_access(ctx, token)?;
+    let row = db::players::auth_row(&ctx.db, &subject.player_id)
         .await?
-        .map(|row| row.id)
-        .ok_or_else(|| Error::unauthorized("unknown player"))
+        .ok_or_else(|| Error::unauthorized("unknown player"))?;
+    player_auth::admit_holder(&row.account, &subject)?;
+    Ok(row.id)
 }
 
 /// `DELETE /v1/users/me`.

@@ -360,6 +360,7 @@ pub async fn change_password(
         &pair.refresh_hash,
         Audience::Admin.column(),
         &actor.id,
+        None,
         pair.refresh_expires_at_ms,
         now,
     )

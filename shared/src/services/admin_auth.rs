@@ -7,6 +7,7 @@ use uuid::Uuid;
 
 use crate::clock::from_ms;
 use crate::context::AppContext;
+use crate::db::refresh_tokens::Presented;
 use crate::db::{self, admins::AdminRow};
 use crate::password;
 use crate::services::player_auth::TokenPair;
@@ -134,6 +135,7 @@ pub async fn login(ctx: &AppContext, username: &str, password: &str) -> Result<A
         &pair.refresh_hash,
         Audience::Admin.column(),
         &row.id,
+        None,
         pair.refresh_expires_at_ms,
         now,
     )
@@ -215,7 +217,8 @@ async fn check_credentials(ctx: &AppContext, username: &str, password: &str) -> 
     }
 }
 
-/// `POST /v1/admin/refresh`: rotation, as for players.
+/// `POST /v1/admin/refresh`: rotation, as for players; a used token presented again
+/// revokes its family and ends the admin's access tokens (RFC 9700 §4.14).
 pub async fn refresh(ctx: &AppContext, refresh_token: &str) -> Result<TokenPair> {
     let now = ctx.clock.now_ms();
     let claims = ctx
@@ -226,19 +229,39 @@ pub async fn refresh(ctx: &AppContext, refresh_token: &str) -> Result<TokenPair>
         .tokens
         .issue_pair(Audience::Admin, &row.id, row.token_version, now)?;
     let mut tx = ctx.db.begin().await?;
-    db::refresh_tokens::consume(
+    let family = match db::refresh_tokens::consume(
         &mut tx,
         &hash_token(refresh_token),
         Audience::Admin.column(),
         now,
     )
     .await?
-    .ok_or_else(|| Error::unauthorized("refresh token already used or revoked"))?;
+    {
+        Presented::Live { subject_id, family } if subject_id == row.id => family,
+        Presented::Reused { subject_id, family } if subject_id == row.id => {
+            // Rolled back first: see `db::refresh_tokens::consume`.
+            drop(tx);
+            let mut tx = ctx.db.begin().await?;
+            db::refresh_tokens::revoke_family(&mut tx, &family, now).await?;
+            db::admins::end_access_tokens(&mut tx, &row.id, now).await?;
+            tx.commit().await?;
+            tracing::warn!(admin = %row.id, "admin refresh token reused; its sign-in is revoked");
+            return Err(Error::unauthorized(
+                "refresh token already used: this sign-in is revoked; sign in again",
+            ));
+        }
+        _ => {
+            return Err(Error::unauthorized(
+                "refresh token already used, revoked or expired",
+            ));
+        }
+    };
     db::refresh_tokens::insert(
         &mut tx,
         &pair.refresh_hash,
         Audience::Admin.column(),
         &row.id,
+        Some(&family),
         pair.refresh_expires_at_ms,
         now,
     )

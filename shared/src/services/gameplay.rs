@@ -21,7 +21,7 @@ use crate::db::{self};
 use crate::domain::resources::Refusal;
 use crate::domain::rules::GameRules;
 use crate::rank_index::RankUpdate;
-use crate::services::player_auth::{self, PlayerPrincipal};
+use crate::services::player_auth::{self, AccessSubject, PlayerPrincipal};
 use crate::services::progress::{self, Change, ProgressSummary};
 use crate::tokens::random_token;
 use crate::{Error, Result};
@@ -522,24 +522,28 @@ fn answer_backoff(n: u32) -> std::time::Duration {
 /// The response is built from what was read and written: nothing is read after it.
 pub async fn answer(
     ctx: &AppContext,
-    player_id: &str,
+    subject: &AccessSubject,
     req: &AnswerRequest,
 ) -> Result<AnswerResult> {
     let fields = match answer_fields(req) {
         Ok(fields) => fields,
         Err(e) => {
             // Ban and deletion answer first, as on every route.
-            let account = db::progress::read_with_account(&ctx.db, player_id).await?;
-            player_auth::admit(account.as_ref().map(|p| &p.account), ctx.clock.now_ms())?;
+            let account = db::progress::read_with_account(&ctx.db, &subject.player_id).await?;
+            player_auth::admit(
+                account.as_ref().map(|p| &p.account),
+                subject,
+                ctx.clock.now_ms(),
+            )?;
             return Err(e);
         }
     };
-    if let Some(result) = judge_from_memory(ctx, player_id, &fields).await {
+    if let Some(result) = judge_from_memory(ctx, subject, &fields).await {
         return Ok(result);
     }
     let mut duplicate_seen = false;
     for n in 0..ANSWER_TRIES {
-        match judge_answer(ctx, player_id, &fields).await? {
+        match judge_answer(ctx, subject, &fields).await? {
             Judged::Done(result) => return Ok(*result),
             Judged::Lost(FirstAnswerOutcome::Duplicate) if !duplicate_seen => {
                 // the concurrent duplicate is read as the first answer now
@@ -576,9 +580,10 @@ enum Judged {
 /// fresh read, and the player is read again from then on.
 async fn judge_from_memory(
     ctx: &AppContext,
-    player_id: &str,
+    subject: &AccessSubject,
     fields: &AnswerFields<'_>,
 ) -> Option<AnswerResult> {
+    let player_id = subject.player_id.as_str();
     let (progress, context) =
         ctx.answer_cache
             .answer_context(player_id, fields.session_id, fields.question_id)?;
@@ -586,7 +591,7 @@ async fn judge_from_memory(
         existing: None,
         context: Some(context),
     };
-    match judge(ctx, player_id, fields, progress, lookup).await {
+    match judge(ctx, subject, fields, progress, lookup).await {
         Ok(Judged::Done(result)) => Some(*result),
         Ok(Judged::Lost(lost)) => {
             tracing::debug!(
@@ -610,12 +615,12 @@ async fn judge_from_memory(
 /// Judges an answer on a fresh read and writes it.
 async fn judge_answer(
     ctx: &AppContext,
-    player_id: &str,
+    subject: &AccessSubject,
     fields: &AnswerFields<'_>,
 ) -> Result<Judged> {
     let (progress, lookup) = db::gameplay::progress_with_answer_context(
         &ctx.db,
-        player_id,
+        &subject.player_id,
         fields.session_id,
         fields.question_id,
         fields.request_id,
@@ -625,17 +630,18 @@ async fn judge_answer(
     if let Some(card) = lookup.context.as_ref().and_then(|c| c.card.as_ref()) {
         ctx.answer_cache.remember_card(card);
     }
-    judge(ctx, player_id, fields, progress, lookup).await
+    judge(ctx, subject, fields, progress, lookup).await
 }
 
 /// Judges an answer on `progress` and `lookup` (read, or remembered) and writes it.
 async fn judge(
     ctx: &AppContext,
-    player_id: &str,
+    subject: &AccessSubject,
     fields: &AnswerFields<'_>,
     mut progress: PlayerProgress,
     lookup: AnswerLookup,
 ) -> Result<Judged> {
+    let player_id = subject.player_id.as_str();
     let rules = &ctx.settings.rules;
     let now = ctx.clock.now();
     let now_ms = now.timestamp_millis();
@@ -648,7 +654,7 @@ async fn judge(
         combo,
     } = fields;
     // The caller's token was verified only: the row read admits them.
-    player_auth::admit(Some(&progress.account), now_ms)?;
+    player_auth::admit(Some(&progress.account), subject, now_ms)?;
     if let Some(first) = lookup.existing {
         // A replay: the first judgement, possibly of another challenge or question when
         // the submitRequestId names an earlier answer.

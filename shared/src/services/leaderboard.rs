@@ -12,7 +12,7 @@ use std::sync::Arc;
 use crate::db;
 use crate::db::leaderboard::{BoardRow, EntryRow};
 use crate::envelope::Pagination;
-use crate::services::player_auth;
+use crate::services::player_auth::{self, AccessSubject};
 use crate::services::regions::{self, RegionEntry, SelectedRegion};
 use crate::{Error, Result};
 use chrono::{DateTime, Utc};
@@ -154,14 +154,18 @@ fn choose(ctx: &AppContext, q: &BoardQuery) -> Result<Choice> {
 /// admitted (ban and deletion answer first, as on every route).
 async fn choose_after_admission(
     ctx: &AppContext,
-    player_id: &str,
+    subject: &AccessSubject,
     q: &BoardQuery,
 ) -> Result<Choice> {
     match choose(ctx, q) {
         Ok(choice) => Ok(choice),
         Err(e) => {
-            let state = db::players::region_state(&ctx.db, player_id).await?;
-            player_auth::admit(state.as_ref().map(|s| &s.account), ctx.clock.now_ms())?;
+            let state = db::players::region_state(&ctx.db, &subject.player_id).await?;
+            player_auth::admit(
+                state.as_ref().map(|s| &s.account),
+                subject,
+                ctx.clock.now_ms(),
+            )?;
             Err(e)
         }
     }
@@ -171,10 +175,15 @@ async fn choose_after_admission(
 fn view(
     ctx: &AppContext,
     now: DateTime<Utc>,
+    subject: &AccessSubject,
     state: Option<RegionState>,
     choice: Choice,
 ) -> Result<View> {
-    player_auth::admit(state.as_ref().map(|s| &s.account), now.timestamp_millis())?;
+    player_auth::admit(
+        state.as_ref().map(|s| &s.account),
+        subject,
+        now.timestamp_millis(),
+    )?;
     let state = state.ok_or_else(|| Error::unauthorized("unknown player"))?;
     let week = beijing::day_key(beijing::week_start(now));
     let selected = regions::selected(ctx, &state);
@@ -232,13 +241,14 @@ fn view(
 /// when read in the last second.
 pub async fn board(
     ctx: &AppContext,
-    player_id: &str,
+    subject: &AccessSubject,
     q: &BoardQuery,
 ) -> Result<(Vec<LeaderboardEntry>, LeaderboardMeta, Pagination)> {
-    let choice = choose_after_admission(ctx, player_id, q).await?;
+    let choice = choose_after_admission(ctx, subject, q).await?;
+    let player_id = subject.player_id.as_str();
     let offset = (choice.page - 1) * choice.limit;
     let state = db::players::region_state(&ctx.db, player_id).await?;
-    let v = view(ctx, ctx.clock.now(), state, choice)?;
+    let v = view(ctx, ctx.clock.now(), subject, state, choice)?;
     let Some(board) = &v.board else {
         return Ok((
             Vec::new(),
@@ -327,10 +337,11 @@ async fn board_size(ctx: &AppContext, week: &str, board: &str) -> Result<i64> {
 /// the rank after the last ranked player; without a region to view, data is null.
 pub async fn me(
     ctx: &AppContext,
-    player_id: &str,
+    subject: &AccessSubject,
     q: &BoardQuery,
 ) -> Result<(Option<LeaderboardEntry>, LeaderboardMeta)> {
-    let choice = choose_after_admission(ctx, player_id, q).await?;
+    let choice = choose_after_admission(ctx, subject, q).await?;
+    let player_id = subject.player_id.as_str();
     let now = ctx.clock.now();
     let week = beijing::day_key(beijing::week_start(now));
     // Without Redis, the player's region state, their row and its SQL rank are one read;
@@ -350,7 +361,7 @@ pub async fn me(
     } else {
         (db::players::region_state(&ctx.db, player_id).await?, None)
     };
-    let mut v = view(ctx, now, state, choice)?;
+    let mut v = view(ctx, now, subject, state, choice)?;
     let Some(board) = v.board.clone() else {
         return Ok((None, v.meta));
     };

@@ -64,12 +64,34 @@ pub struct CurrentUser {
 
 const DEVICE_PROVIDER: &str = "device";
 
-/// Verifies an access token and loads its player: unknown or deleted players are 401,
-/// banned players 403.
+/// Verifies an access token and loads its player: unknown, deleted or merged-away
+/// players and ended sign-ins are 401, banned players 403.
 pub async fn authenticate(ctx: &AppContext, token: &str) -> Result<PlayerPrincipal> {
-    let player_id = verify_access(ctx, token)?;
-    let row = db::players::auth_row(&ctx.db, &player_id).await?;
-    admit(row.as_ref().map(|r| &r.account), ctx.clock.now_ms())?;
+    authenticate_as(ctx, token, false).await
+}
+
+/// [`authenticate`] for `POST /auth/link`, which also serves a guest its link merged
+/// away: a replay of that link proves itself with the identity token instead
+/// (`services::vendor_auth::link`), and anything else is refused as already linked.
+pub async fn authenticate_linking(ctx: &AppContext, token: &str) -> Result<PlayerPrincipal> {
+    authenticate_as(ctx, token, true).await
+}
+
+async fn authenticate_as(
+    ctx: &AppContext,
+    token: &str,
+    merged_guest_too: bool,
+) -> Result<PlayerPrincipal> {
+    let subject = verify_access(ctx, token)?;
+    let mut row = db::players::auth_row(&ctx.db, &subject.player_id).await?;
+    if merged_guest_too && let Some(row) = row.as_mut() {
+        row.account.merged_into = None;
+    }
+    admit(
+        row.as_ref().map(|r| &r.account),
+        &subject,
+        ctx.clock.now_ms(),
+    )?;
     let row = row.ok_or_else(|| Error::unauthorized("unknown player"))?;
     Ok(PlayerPrincipal {
         id: row.id,
@@ -78,27 +100,58 @@ pub async fn authenticate(ctx: &AppContext, token: &str) -> Result<PlayerPrincip
     })
 }
 
-/// The player id of a valid access token, checked against nothing stored: the caller
+/// Who a valid access token speaks for: the player, and the token version it was
+/// issued at (every live token carries the player's current one).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AccessSubject {
+    pub player_id: String,
+    pub token_version: i64,
+}
+
+/// The subject of a valid access token, checked against nothing stored: the caller
 /// must [`admit`] the player with the account state its own first query reads (routes
 /// on the hot path save the separate auth read that way).
-pub fn verify_access(ctx: &AppContext, token: &str) -> Result<String> {
+pub fn verify_access(ctx: &AppContext, token: &str) -> Result<AccessSubject> {
     let claims = ctx.tokens.verify(
         Audience::Player,
         TokenType::Access,
         token,
         ctx.clock.now_ms(),
     )?;
-    Ok(claims.sub)
+    Ok(AccessSubject {
+        player_id: claims.sub,
+        token_version: claims.ver,
+    })
 }
 
-/// Whether a player may be served: no row is 401 (unknown player), a deleted account
-/// 401, a banned one 403.
-pub fn admit(account: Option<&db::players::AccountState>, now_ms: i64) -> Result<()> {
+/// Whether the holder of `subject`'s token may be served: no row is 401 (unknown
+/// player), a deleted account, a guest merged into another account and a token of an
+/// ended sign-in (its version is not the player's) 401, a banned one 403.
+pub fn admit(
+    account: Option<&db::players::AccountState>,
+    subject: &AccessSubject,
+    now_ms: i64,
+) -> Result<()> {
     let account = account.ok_or_else(|| Error::unauthorized("unknown player"))?;
     if account.deleted_at.is_some() {
         return Err(Error::unauthorized("account deleted"));
     }
+    admit_holder(account, subject)?;
     ensure_not_banned(account.is_banned, account.banned_until, now_ms)
+}
+
+/// The checks of [`admit`] no route skips, not even account deletion: the tokens of a
+/// guest merged into another account and of an ended sign-in are dead.
+pub fn admit_holder(account: &db::players::AccountState, subject: &AccessSubject) -> Result<()> {
+    if account.merged_into.is_some() {
+        return Err(Error::unauthorized(
+            "this guest was linked into another account; sign in with that account",
+        ));
+    }
+    if account.token_version != subject.token_version {
+        return Err(Error::unauthorized("this sign-in has ended; sign in again"));
+    }
+    Ok(())
 }
 
 /// A ban without `until` lasts until unban; one with `until` ends by itself.
@@ -186,7 +239,7 @@ pub async fn start_session(ctx: &AppContext, player_id: &str) -> Result<Session>
     let profile = db::players::profile(&ctx.db, player_id)
         .await?
         .ok_or_else(|| Error::unauthorized("account deleted"))?;
-    let tokens = issue_tokens(ctx, player_id).await?;
+    let tokens = issue_tokens(ctx, player_id, row.account.token_version).await?;
     Ok(Session {
         user: UserSummary {
             id: profile.id,
@@ -198,15 +251,19 @@ pub async fn start_session(ctx: &AppContext, player_id: &str) -> Result<Session>
     })
 }
 
-async fn issue_tokens(ctx: &AppContext, player_id: &str) -> Result<TokenPair> {
+/// A new sign-in's tokens: a new refresh-token family.
+async fn issue_tokens(ctx: &AppContext, player_id: &str, token_version: i64) -> Result<TokenPair> {
     let now = ctx.clock.now_ms();
-    let pair = ctx.tokens.issue_pair(Audience::Player, player_id, 0, now)?;
+    let pair = ctx
+        .tokens
+        .issue_pair(Audience::Player, player_id, token_version, now)?;
     let mut tx = ctx.db.begin().await?;
     db::refresh_tokens::insert(
         &mut tx,
         &pair.refresh_hash,
         Audience::Player.column(),
         player_id,
+        None,
         pair.refresh_expires_at_ms,
         now,
     )
@@ -218,7 +275,10 @@ async fn issue_tokens(ctx: &AppContext, player_id: &str) -> Result<TokenPair> {
     })
 }
 
-/// `POST /v1/auth/refresh`: each refresh token works once; the answer is a new pair.
+/// `POST /v1/auth/refresh`: each refresh token works once; the answer is a new pair of
+/// the same family. A used token presented again means a copy is in other hands: the
+/// whole family is revoked and every access token of the player ends (RFC 9700 §4.14),
+/// so the thief and the victim both sign in again.
 pub async fn refresh(ctx: &AppContext, refresh_token: &str) -> Result<TokenPair> {
     let now = ctx.clock.now_ms();
     let claims = ctx
@@ -226,30 +286,52 @@ pub async fn refresh(ctx: &AppContext, refresh_token: &str) -> Result<TokenPair>
         .verify(Audience::Player, TokenType::Refresh, refresh_token, now)?;
     let row = db::players::auth_row(&ctx.db, &claims.sub)
         .await?
-        .filter(|r| r.account.deleted_at.is_none())
+        .filter(|r| r.account.deleted_at.is_none() && r.account.merged_into.is_none())
         .ok_or_else(|| Error::unauthorized("unknown player"))?;
     ensure_not_banned(row.account.is_banned, row.account.banned_until, now)?;
 
-    let pair = ctx.tokens.issue_pair(Audience::Player, &row.id, 0, now)?;
+    let pair = ctx
+        .tokens
+        .issue_pair(Audience::Player, &row.id, row.account.token_version, now)?;
     let mut tx = ctx.db.begin().await?;
-    let subject = db::refresh_tokens::consume(
+    let presented = db::refresh_tokens::consume(
         &mut tx,
         &hash_token(refresh_token),
         Audience::Player.column(),
         now,
     )
-    .await?
-    .ok_or_else(|| Error::unauthorized("refresh token already used or revoked"))?;
-    if subject != row.id {
-        return Err(Error::unauthorized(
-            "refresh token does not match its subject",
-        ));
-    }
+    .await?;
+    let family = match presented {
+        db::refresh_tokens::Presented::Live { subject_id, family } if subject_id == row.id => {
+            family
+        }
+        db::refresh_tokens::Presented::Reused { subject_id, family } if subject_id == row.id => {
+            // Rolled back first (see `consume`), then the player's lock first, as every
+            // writer of their progress row takes it.
+            drop(tx);
+            let mut tx = ctx.db.begin().await?;
+            db::progress::lock(&mut tx, &row.id).await?;
+            db::refresh_tokens::revoke_family(&mut tx, &family, now).await?;
+            db::players::end_access_tokens(&mut tx, &row.id, now).await?;
+            tx.commit().await?;
+            ctx.answer_cache.forget_player(&row.id);
+            tracing::warn!(player = %row.id, "refresh token reused; its sign-in is revoked");
+            return Err(Error::unauthorized(
+                "refresh token already used: this sign-in is revoked; sign in again",
+            ));
+        }
+        _ => {
+            return Err(Error::unauthorized(
+                "refresh token already used, revoked or expired",
+            ));
+        }
+    };
     db::refresh_tokens::insert(
         &mut tx,
         &pair.refresh_hash,
         Audience::Player.column(),
         &row.id,
+        Some(&family),
         pair.refresh_expires_at_ms,
         now,
     )

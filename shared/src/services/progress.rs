@@ -14,7 +14,7 @@ use crate::db::{self, Tx};
 use crate::domain::resources::{self, Resources};
 use crate::domain::rules::GameRules;
 use crate::rank_index::RankUpdate;
-use crate::services::player_auth::PlayerPrincipal;
+use crate::services::player_auth::{AccessSubject, PlayerPrincipal};
 use crate::{Error, Result};
 
 /// ProgressSummary.
@@ -84,11 +84,15 @@ pub async fn summary(ctx: &AppContext, player: &PlayerPrincipal) -> Result<Progr
 /// of the progress row also admits the player (ban, deletion).
 pub async fn summary_of_token_subject(
     ctx: &AppContext,
-    player_id: &str,
+    subject: &AccessSubject,
 ) -> Result<ProgressSummary> {
-    let p = db::progress::read_with_account(&ctx.db, player_id).await?;
+    let p = db::progress::read_with_account(&ctx.db, &subject.player_id).await?;
     let now = ctx.clock.now();
-    crate::services::player_auth::admit(p.as_ref().map(|p| &p.account), now.timestamp_millis())?;
+    crate::services::player_auth::admit(
+        p.as_ref().map(|p| &p.account),
+        subject,
+        now.timestamp_millis(),
+    )?;
     let p = p.ok_or_else(|| Error::unauthorized("unknown player"))?;
     Ok(summarize(&p, now, &ctx.settings.rules))
 }

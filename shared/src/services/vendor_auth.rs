@@ -208,20 +208,31 @@ fn validate_link(req: &LinkRequest) -> Result<(String, String)> {
     Ok((migration_id.to_string(), token))
 }
 
-/// Replays a stored link answer for its owner; another player's id is a conflict.
-async fn replay(ctx: &AppContext, caller: &str, owner: &str, response: &str) -> Result<LinkResult> {
-    if owner != caller {
+/// Replays a stored link answer for its owner, when the request proves the same Apple
+/// identity the link went to (`None` otherwise: a guest's token alone, which may be
+/// stolen, replays nothing). Another player's id is a conflict.
+async fn replay(
+    ctx: &AppContext,
+    caller: &str,
+    record: &db::accounts::IdempotencyRecord,
+    identity: &VerifiedIdentity,
+) -> Result<Option<LinkResult>> {
+    if record.owner_id != caller {
         return Err(Error::conflict(
             "this clientMigrationId was used by another account",
         ));
     }
-    let stored: StoredLink = serde_json::from_str(response)
+    let stored: StoredLink = serde_json::from_str(&record.response)
         .map_err(|e| Error::internal(format!("stored link answer unreadable: {e}")))?;
-    Ok(LinkResult {
+    let owner = db::players::find_by_identity(&ctx.db, APPLE, &identity.subject).await?;
+    if owner.as_deref() != Some(stored.target_player_id.as_str()) {
+        return Ok(None);
+    }
+    Ok(Some(LinkResult {
         session: player_auth::start_session(ctx, &stored.target_player_id).await?,
         migration_summary: stored.migration_summary,
         bootstrap: None,
-    })
+    }))
 }
 
 /// `POST /v1/auth/link`.
@@ -232,11 +243,15 @@ pub async fn link(
 ) -> Result<LinkResult> {
     let (migration_id, token) = validate_link(req)?;
 
-    // A replay answers before anything else is checked again.
+    // A replay answers to the identity token of the identity linked to, even when the
+    // guest is gone (merged away); without one it is refused as a first link would be.
     let existing =
         db::accounts::find_idempotency_record(&ctx.db, LINK_SCOPE, &migration_id).await?;
-    if let Some(record) = existing {
-        return replay(ctx, &caller.id, &record.owner_id, &record.response).await;
+    if let Some(record) = existing
+        && let Ok(identity) = verify_apple(ctx, &token).await
+        && let Some(replayed) = replay(ctx, &caller.id, &record, &identity).await?
+    {
+        return Ok(replayed);
     }
     if caller.linked {
         return Err(Error::conflict("this guest account is already linked"));
@@ -287,7 +302,11 @@ pub async fn link(
             .await?
             .ok_or_else(|| Error::internal("link record vanished"))?;
         drop(tx);
-        return replay(ctx, &caller.id, &record.owner_id, &record.response).await;
+        return replay(ctx, &caller.id, &record, &identity)
+            .await?
+            .ok_or_else(|| {
+                Error::conflict("this clientMigrationId was linked to another identity")
+            });
     }
     if !db::accounts::mark_guest_linked(&mut tx, &caller.id, now_ms).await? {
         return Err(Error::conflict("this guest account is already linked"));
