@@ -75,15 +75,23 @@ impl AppContext {
     }
 
     /// After a change that rewrote a player's weekly rows outside [`crate::services::progress`]
-    /// (a merge, a deletion): mirrors their committed rows on `boards` of this week, or
-    /// takes them off where they have none.
+    /// (a merge, a deletion, a ban or unban): mirrors their committed rows on `boards` of
+    /// this week, or takes them off where they have none (or a hidden one).
     pub async fn resync_ranks(&self, player_id: &str, boards: &[String]) {
         self.board_cache.forget_all();
         let Some(ranks) = &self.ranks else { return };
         let week =
             crate::clock::beijing::day_key(crate::clock::beijing::week_start(self.clock.now()));
         for board in boards {
-            match crate::db::leaderboard::row_of(&self.db, &week, board, player_id).await {
+            match crate::db::leaderboard::row_of(
+                &self.db,
+                &week,
+                board,
+                player_id,
+                self.clock.now_ms(),
+            )
+            .await
+            {
                 Ok(Some(row)) => {
                     ranks
                         .apply(&[RankUpdate {

@@ -109,7 +109,33 @@ impl RankIndex {
         }
     }
 
-    /// Takes a player off a week's boards (account deletion, merged guests).
+    /// After a ban with an end: the sets of a week's boards are used only until then
+    /// (the banned player's rows show again by themselves; a rebuild picks them up).
+    pub async fn rebuild_after(&self, week_start: &str, boards: &[String], instant_ms: i64) {
+        let script = redis::Script::new(
+            "local v = redis.call('GET', KEYS[1]) \
+             if v and (tonumber(v) == 0 or tonumber(v) > tonumber(ARGV[1])) then \
+               redis.call('SET', KEYS[1], ARGV[1], 'KEEPTTL') \
+             end \
+             return 1",
+        );
+        for board in boards {
+            let key = self.key(week_start, board);
+            let mut conn = self.conn.clone();
+            let set: redis::RedisResult<i64> = script
+                .key(Self::ready_key(&key))
+                .arg(instant_ms)
+                .invoke_async(&mut conn)
+                .await;
+            if let Err(e) = set {
+                tracing::warn!(error = %e, %key, "rank index marker failed; dropping the set");
+                let _: redis::RedisResult<()> =
+                    conn.del(&[Self::ready_key(&key), key.clone()]).await;
+            }
+        }
+    }
+
+    /// Takes a player off a week's boards (account deletion, merged guests, bans).
     pub async fn remove(&self, week_start: &str, boards: &[String], player_id: &str) {
         let mut conn = self.conn.clone();
         for board in boards {
@@ -123,22 +149,21 @@ impl RankIndex {
     }
 
     /// The 1-based rank of `player_id` on a board, or None when it has no row. A set
-    /// is used only once a rebuild marked it complete.
+    /// is used only once a rebuild marked it complete, and only until the instant its
+    /// marker holds (when a hidden row shows again, on the service clock; 0: none).
     pub async fn rank(
         &self,
         db: &Db,
         week_start: &str,
         board: &str,
         player_id: &str,
+        now_ms: i64,
     ) -> Result<Option<i64>> {
         let key = self.key(week_start, board);
         let mut conn = self.conn.clone();
-        let ready: bool = conn
-            .exists(Self::ready_key(&key))
-            .await
-            .map_err(redis_error)?;
-        if !ready {
-            self.rebuild(db, week_start, board).await?;
+        let ready: Option<i64> = conn.get(Self::ready_key(&key)).await.map_err(redis_error)?;
+        if ready.is_none_or(|until| until > 0 && until <= now_ms) {
+            self.rebuild(db, week_start, board, now_ms).await?;
         }
         let rank: Option<i64> = conn.zrevrank(&key, player_id).await.map_err(redis_error)?;
         Ok(rank.map(|r| r + 1))
@@ -147,7 +172,7 @@ impl RankIndex {
     /// Loads a board's rows from the database into its set. The set is created (with a
     /// placeholder member below every score) before the database is read, so writes
     /// committed meanwhile land in it; `ZADD GT` keeps the higher of the two scores.
-    pub async fn rebuild(&self, db: &Db, week_start: &str, board: &str) -> Result<()> {
+    pub async fn rebuild(&self, db: &Db, week_start: &str, board: &str, now_ms: i64) -> Result<()> {
         const PLACEHOLDER: &str = "~building~";
         let key = self.key(week_start, board);
         let mut conn = self.conn.clone();
@@ -162,7 +187,7 @@ impl RankIndex {
             .query_async::<()>(&mut conn)
             .await
             .map_err(redis_error)?;
-        let rows = db::leaderboard::all_rows(db, week_start, board).await?;
+        let (rows, next_shown) = db::leaderboard::all_rows(db, week_start, board, now_ms).await?;
         for chunk in rows.chunks(1000) {
             let mut cmd = redis::cmd("ZADD");
             cmd.arg(&key).arg("GT");
@@ -177,7 +202,11 @@ impl RankIndex {
         redis::pipe()
             .zrem(&key, PLACEHOLDER)
             .ignore()
-            .set_ex(Self::ready_key(&key), 1, KEY_TTL_SECS as u64)
+            .set_ex(
+                Self::ready_key(&key),
+                next_shown.unwrap_or(0),
+                KEY_TTL_SECS as u64,
+            )
             .ignore()
             .query_async::<()>(&mut conn)
             .await

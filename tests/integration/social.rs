@@ -34,6 +34,7 @@ both_engines_demo!(
     feedback_is_stored_with_limits,
 );
 engine_tests!(
+    banned_players_are_on_no_board,
     redis_ranks_match_the_sql_oracle,
     mock_ads_are_refused_in_production
 );
@@ -366,11 +367,16 @@ async fn own_ranks_match_a_brute_force_order(app: TestApp) {
     rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.2.cmp(&b.2)).then(b.0.cmp(&a.0)));
     for board in [None, Some("topic:all")] {
         for (position, (id, xp, _)) in rows.iter().enumerate() {
-            let (state, row) =
-                shared::db::leaderboard::viewer_row_and_rank(&app.ctx.db, id, week, board)
-                    .await
-                    .unwrap()
-                    .unwrap();
+            let (state, row) = shared::db::leaderboard::viewer_row_and_rank(
+                &app.ctx.db,
+                id,
+                week,
+                board,
+                app.clock.now_ms(),
+            )
+            .await
+            .unwrap()
+            .unwrap();
             assert_eq!(state.region_code.as_deref(), Some("320000"));
             let (row, rank) = row.unwrap();
             assert_eq!(
@@ -382,17 +388,28 @@ async fn own_ranks_match_a_brute_force_order(app: TestApp) {
     }
     // a player without a row this week, and one who does not exist
     let (me, token) = guest(&app, "d-no-row").await;
-    let (_, row) =
-        shared::db::leaderboard::viewer_row_and_rank(&app.ctx.db, &me, week, Some("topic:all"))
-            .await
-            .unwrap()
-            .unwrap();
+    let (_, row) = shared::db::leaderboard::viewer_row_and_rank(
+        &app.ctx.db,
+        &me,
+        week,
+        Some("topic:all"),
+        app.clock.now_ms(),
+    )
+    .await
+    .unwrap()
+    .unwrap();
     assert!(row.is_none());
     assert!(
-        shared::db::leaderboard::viewer_row_and_rank(&app.ctx.db, "nobody", week, None)
-            .await
-            .unwrap()
-            .is_none()
+        shared::db::leaderboard::viewer_row_and_rank(
+            &app.ctx.db,
+            "nobody",
+            week,
+            None,
+            app.clock.now_ms()
+        )
+        .await
+        .unwrap()
+        .is_none()
     );
     // through the API: after the last ranked player
     let r = app
@@ -454,6 +471,110 @@ async fn leaderboard_pages_are_remembered_for_a_second_unless_this_process_write
     );
 }
 
+/// Both boards of the viewer list `expected` (the viewer as `me`), with that total, and
+/// the viewer at `rank`; the Redis index, when configured, holds `p-a` just when listed.
+async fn boards_show(app: &TestApp, token: &str, me: &str, expected: &[&str], rank: i64) {
+    for scope in ["region", "topic"] {
+        let r = app
+            .get(&format!("/v1/leaderboards?scope={scope}"), Some(token))
+            .await;
+        let listed: Vec<&str> = r
+            .ok()
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["userId"].as_str().unwrap())
+            .map(|id| if id == me { "me" } else { id })
+            .collect();
+        assert_eq!(listed, expected, "{scope}");
+        assert_eq!(r.body["pagination"]["total"], expected.len(), "{scope}");
+        let r = app
+            .get(&format!("/v1/leaderboards/me?scope={scope}"), Some(token))
+            .await;
+        assert_eq!(r.ok()["rank"], rank, "{scope}");
+    }
+    if let Some(ranks) = &app.ctx.ranks {
+        let now = app.clock.now_ms();
+        let a = ranks
+            .rank(&app.ctx.db, "2026-11-16", "region:310000", "p-a", now)
+            .await
+            .unwrap();
+        assert_eq!(a.is_some(), expected.contains(&"p-a"), "p-a in the index");
+    }
+}
+
+/// While banned, a player is on no board: not on pages, not in totals, not ahead of
+/// anyone, not in the Redis index; unbanned (or when a ban ends), their week shows again.
+async fn banned_players_are_on_no_board(engine: Engine) {
+    for redis in [false, true] {
+        let prefix = format!("test-{}", uuid::Uuid::new_v4().simple());
+        let mut vars = vec![("DEMO_CONTENT", "true".to_string())];
+        if redis {
+            vars.push(("REDIS_URL", "redis://127.0.0.1:6379".into()));
+            vars.push(("REDIS_KEY_PREFIX", prefix));
+        }
+        let app = TestApp::spawn_with(engine, &vars).await;
+        let (me, mut token) = guest(&app, "d-ban-lb").await;
+        patch(
+            &app,
+            "/v1/users/me/region",
+            json!({"regionCode": "310000"}),
+            &token,
+        )
+        .await
+        .ok();
+        ranked_player(&app, "p-a", "310000", 120, ms("2026-11-17T01:00:00Z")).await;
+        ranked_player(&app, "p-b", "310000", 90, ms("2026-11-17T03:00:00Z")).await;
+        for board in ["region:310000", "topic:all"] {
+            app.exec(
+                "INSERT INTO weekly_xp (week_start, board, player_id, xp, last_earned_at) VALUES ('2026-11-16', $1, $2, 75, 0)",
+                &[board, &me],
+            )
+            .await;
+        }
+        let (admin, _, _) = app.admin_login().await;
+        boards_show(&app, &token, &me, &["p-a", "p-b", "me"], 3).await;
+        app.call(
+            tests::Service::Admin,
+            reqwest::Method::PUT,
+            "/v1/admin/users/p-a/ban",
+            Some(json!({"reason": "scripted answers"})),
+            Some(&admin),
+        )
+        .await
+        .ok();
+        boards_show(&app, &token, &me, &["p-b", "me"], 2).await;
+        app.call(
+            tests::Service::Admin,
+            reqwest::Method::PUT,
+            "/v1/admin/users/p-a/unban",
+            None,
+            Some(&admin),
+        )
+        .await
+        .ok();
+        boards_show(&app, &token, &me, &["p-a", "p-b", "me"], 3).await;
+        // a ban with an end: hidden until then, then back by itself
+        let until = (app.clock.now() + Duration::minutes(30)).to_rfc3339();
+        app.call(
+            tests::Service::Admin,
+            reqwest::Method::PUT,
+            "/v1/admin/users/p-a/ban",
+            Some(json!({"until": until})),
+            Some(&admin),
+        )
+        .await
+        .ok();
+        boards_show(&app, &token, &me, &["p-b", "me"], 2).await;
+        app.clock.advance(Duration::minutes(31));
+        token = guest(&app, "d-ban-lb").await.1;
+        // no write marks the ban's end: pages remembered in the last second still show
+        // the board as it was
+        tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+        boards_show(&app, &token, &me, &["p-a", "p-b", "me"], 3).await;
+    }
+}
+
 async fn redis_ranks_match_the_sql_oracle(engine: Engine) {
     let prefix = format!("test-{}", uuid::Uuid::new_v4().simple());
     let app = TestApp::spawn_with(
@@ -482,19 +603,31 @@ async fn redis_ranks_match_the_sql_oracle(engine: Engine) {
         let ids = &ids;
         async move {
             for id in ids.iter().step_by(7) {
-                let row = shared::db::leaderboard::row_of(&app.ctx.db, week, board, id)
-                    .await
-                    .unwrap()
-                    .unwrap();
-                let sql = shared::db::leaderboard::rank(&app.ctx.db, week, board, &row)
-                    .await
-                    .unwrap();
+                let row = shared::db::leaderboard::row_of(
+                    &app.ctx.db,
+                    week,
+                    board,
+                    id,
+                    app.clock.now_ms(),
+                )
+                .await
+                .unwrap()
+                .unwrap();
+                let sql = shared::db::leaderboard::rank(
+                    &app.ctx.db,
+                    week,
+                    board,
+                    &row,
+                    app.clock.now_ms(),
+                )
+                .await
+                .unwrap();
                 let redis = app
                     .ctx
                     .ranks
                     .as_ref()
                     .unwrap()
-                    .rank(&app.ctx.db, week, board, id)
+                    .rank(&app.ctx.db, week, board, id, app.clock.now_ms())
                     .await
                     .unwrap();
                 assert_eq!(Some(sql), redis, "{board} {id}");
@@ -504,16 +637,23 @@ async fn redis_ranks_match_the_sql_oracle(engine: Engine) {
     check("region:320000").await; // built from the database on first use
     check("topic:all").await;
     // the page order agrees with the index order too
-    let page = shared::db::leaderboard::page(&app.ctx.db, week, "topic:all", 50, 0)
-        .await
-        .unwrap();
+    let page =
+        shared::db::leaderboard::page(&app.ctx.db, week, "topic:all", 50, 0, app.clock.now_ms())
+            .await
+            .unwrap();
     for (i, entry) in page.iter().enumerate() {
         let r = app
             .ctx
             .ranks
             .as_ref()
             .unwrap()
-            .rank(&app.ctx.db, week, "topic:all", &entry.player_id)
+            .rank(
+                &app.ctx.db,
+                week,
+                "topic:all",
+                &entry.player_id,
+                app.clock.now_ms(),
+            )
             .await
             .unwrap();
         assert_eq!(r, Some(i as i64 + 1));
@@ -529,10 +669,16 @@ async fn redis_ranks_match_the_sql_oracle(engine: Engine) {
     // a write while the set is gone must not create a one-member set taken for the board
     let ranks = app.ctx.ranks.as_ref().unwrap();
     ranks.invalidate(week, &["region:320000".to_string()]).await;
-    let top = shared::db::leaderboard::row_of(&app.ctx.db, week, "region:320000", &ids[0])
-        .await
-        .unwrap()
-        .unwrap();
+    let top = shared::db::leaderboard::row_of(
+        &app.ctx.db,
+        week,
+        "region:320000",
+        &ids[0],
+        app.clock.now_ms(),
+    )
+    .await
+    .unwrap()
+    .unwrap();
     ranks
         .apply(&[shared::rank_index::RankUpdate {
             week_start: week.into(),
@@ -569,13 +715,20 @@ async fn redis_ranks_match_the_sql_oracle(engine: Engine) {
         .ok();
     }
     let r = app.get("/v1/leaderboards/me", Some(&token)).await;
-    let row = shared::db::leaderboard::row_of(&app.ctx.db, week, "region:320000", &me)
-        .await
-        .unwrap()
-        .unwrap();
-    let sql = shared::db::leaderboard::rank(&app.ctx.db, week, "region:320000", &row)
-        .await
-        .unwrap();
+    let row = shared::db::leaderboard::row_of(
+        &app.ctx.db,
+        week,
+        "region:320000",
+        &me,
+        app.clock.now_ms(),
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    let sql =
+        shared::db::leaderboard::rank(&app.ctx.db, week, "region:320000", &row, app.clock.now_ms())
+            .await
+            .unwrap();
     assert_eq!(r.ok()["rank"], sql);
     assert_eq!(r.ok()["xp"], 50);
     check("region:320000").await;
@@ -595,7 +748,7 @@ async fn redis_ranks_match_the_sql_oracle(engine: Engine) {
         .ranks
         .as_ref()
         .unwrap()
-        .rank(&app.ctx.db, week, "region:320000", &me)
+        .rank(&app.ctx.db, week, "region:320000", &me, app.clock.now_ms())
         .await
         .unwrap();
     assert_eq!(gone, None);

@@ -1,5 +1,11 @@
 //! `weekly_xp` read as leaderboards: pages, own ranks (the exact SQL count, which is also
 //! the oracle of the Redis index), region moves.
+//!
+//! A banned player's rows are hidden (`hidden_until` in the future) and on no board:
+//! not on pages, not in totals, not ahead of anyone. Pages filter them over the board
+//! index, which holds `hidden_until`; counts subtract them, found over the small
+//! partial index of hidden rows, so the counts keep their index-only plans. Every read
+//! takes `now_ms` (the service clock): a ban with an end shows the rows again by itself.
 
 use super::players::RegionState;
 use super::{Db, Tx, in_tx, read};
@@ -26,6 +32,7 @@ pub async fn page(
     board: &str,
     limit: i64,
     offset: i64,
+    now_ms: i64,
 ) -> sqlx::Result<Vec<EntryRow>> {
     Ok(read!(db, |ex| {
         // The page first, then the names by primary key for its rows only: a join of the
@@ -34,6 +41,7 @@ pub async fn page(
             "SELECT w.player_id, w.xp, n.nickname, n.avatar_url
              FROM (SELECT x.player_id, x.xp, x.last_earned_at FROM weekly_xp x
                    WHERE x.week_start = $1 AND x.board = $2
+                     AND (x.hidden_until IS NULL OR x.hidden_until <= $5)
                    ORDER BY x.xp DESC, x.last_earned_at ASC, x.player_id DESC
                    LIMIT $3 OFFSET $4) w
              LEFT JOIN players n ON n.id = w.player_id
@@ -43,36 +51,46 @@ pub async fn page(
         .bind(board)
         .bind(limit)
         .bind(offset)
+        .bind(now_ms)
         .fetch_all(ex)
         .await?
     }))
 }
 
-pub async fn count(db: &Db, week: &str, board: &str) -> sqlx::Result<i64> {
+/// The players on a board (hidden rows not counted).
+pub async fn count(db: &Db, week: &str, board: &str, now_ms: i64) -> sqlx::Result<i64> {
     Ok(read!(db, |ex| {
-        sqlx::query_scalar("SELECT count(*) FROM weekly_xp WHERE week_start = $1 AND board = $2")
-            .bind(week)
-            .bind(board)
-            .fetch_one(ex)
-            .await?
+        sqlx::query_scalar(
+            "SELECT (SELECT count(*) FROM weekly_xp WHERE week_start = $1 AND board = $2)
+                  - (SELECT count(*) FROM weekly_xp
+                     WHERE week_start = $1 AND board = $2 AND hidden_until > $3)",
+        )
+        .bind(week)
+        .bind(board)
+        .bind(now_ms)
+        .fetch_one(ex)
+        .await?
     }))
 }
 
-/// A player's row on a board.
+/// A player's row on a board, unless hidden.
 pub async fn row_of(
     db: &Db,
     week: &str,
     board: &str,
     player_id: &str,
+    now_ms: i64,
 ) -> sqlx::Result<Option<BoardRow>> {
     Ok(read!(db, |ex| {
         sqlx::query_as::<_, BoardRow>(
             "SELECT player_id, xp, last_earned_at FROM weekly_xp
-             WHERE week_start = $1 AND board = $2 AND player_id = $3",
+             WHERE week_start = $1 AND board = $2 AND player_id = $3
+               AND (hidden_until IS NULL OR hidden_until <= $4)",
         )
         .bind(week)
         .bind(board)
         .bind(player_id)
+        .bind(now_ms)
         .fetch_optional(ex)
         .await?
     }))
@@ -82,26 +100,41 @@ pub async fn row_of(
 /// earned earlier; as much at the same second, greater id): one count with ORs cannot
 /// use an index. The first, the largest, runs over `weekly_xp_xp`, whose entries of equal
 /// XP are stored once (B-tree deduplication on PostgreSQL), the others over the board
-/// index.
+/// index. The hidden rows ahead (`hidden_until` after `$now`) are subtracted, counted
+/// over the partial index of hidden rows.
 macro_rules! rows_ahead_of_w {
-    () => {
-        "(SELECT count(*) FROM weekly_xp a
+    ($now:literal) => {
+        concat!(
+            "(SELECT count(*) FROM weekly_xp a
            WHERE a.week_start = w.week_start AND a.board = w.board AND a.xp > w.xp)
          + (SELECT count(*) FROM weekly_xp a
            WHERE a.week_start = w.week_start AND a.board = w.board AND a.xp = w.xp
              AND a.last_earned_at < w.last_earned_at)
          + (SELECT count(*) FROM weekly_xp a
            WHERE a.week_start = w.week_start AND a.board = w.board AND a.xp = w.xp
-             AND a.last_earned_at = w.last_earned_at AND a.player_id > w.player_id)"
+             AND a.last_earned_at = w.last_earned_at AND a.player_id > w.player_id)
+         - (SELECT count(*) FROM weekly_xp h
+           WHERE h.week_start = w.week_start AND h.board = w.board AND h.hidden_until > ",
+            $now,
+            "
+             AND (h.xp > w.xp OR (h.xp = w.xp AND (h.last_earned_at < w.last_earned_at
+                  OR (h.last_earned_at = w.last_earned_at AND h.player_id > w.player_id)))))"
+        )
     };
 }
 
-/// The exact 1-based rank of a row: one more than the rows ahead of it.
-pub async fn rank(db: &Db, week: &str, board: &str, row: &BoardRow) -> sqlx::Result<i64> {
+/// The exact 1-based rank of a row: one more than the shown rows ahead of it.
+pub async fn rank(
+    db: &Db,
+    week: &str,
+    board: &str,
+    row: &BoardRow,
+    now_ms: i64,
+) -> sqlx::Result<i64> {
     let ahead: i64 = read!(db, |ex| {
         sqlx::query_scalar(concat!(
             "SELECT ",
-            rows_ahead_of_w!(),
+            rows_ahead_of_w!("$6"),
             " FROM (SELECT CAST($1 AS TEXT) AS week_start, CAST($2 AS TEXT) AS board,
                            CAST($3 AS BIGINT) AS xp, CAST($4 AS BIGINT) AS last_earned_at,
                            CAST($5 AS TEXT) AS player_id) w"
@@ -111,6 +144,7 @@ pub async fn rank(db: &Db, week: &str, board: &str, row: &BoardRow) -> sqlx::Res
         .bind(row.xp)
         .bind(row.last_earned_at)
         .bind(&row.player_id)
+        .bind(now_ms)
         .fetch_one(ex)
         .await?
     });
@@ -134,6 +168,7 @@ pub async fn viewer_row_and_rank(
     viewer_id: &str,
     week: &str,
     board: Option<&str>,
+    now_ms: i64,
 ) -> sqlx::Result<Option<(RegionState, Option<(BoardRow, i64)>)>> {
     let found: Option<ViewerRowAndRank> = read!(db, |ex| {
         sqlx::query_as(concat!(
@@ -141,7 +176,7 @@ pub async fn viewer_row_and_rank(
                     p.avatar_url, p.is_banned, p.banned_until, p.deleted_at, p.merged_into,
                     p.token_version,
                     w.xp AS row_xp, w.last_earned_at AS row_last_earned_at, ",
-            rows_ahead_of_w!(),
+            rows_ahead_of_w!("$4"),
             " AS ahead
              FROM players p
              LEFT JOIN weekly_xp w ON w.week_start = $2
@@ -151,6 +186,7 @@ pub async fn viewer_row_and_rank(
         .bind(viewer_id)
         .bind(week)
         .bind(board)
+        .bind(now_ms)
         .fetch_optional(ex)
         .await?
     });
@@ -170,17 +206,64 @@ pub async fn viewer_row_and_rank(
     }))
 }
 
-/// Every row of a board (rebuilding the Redis index).
-pub async fn all_rows(db: &Db, week: &str, board: &str) -> sqlx::Result<Vec<BoardRow>> {
-    Ok(read!(db, |ex| {
+/// Every shown row of a board (rebuilding the Redis index), and the first instant after
+/// `now_ms` when a hidden row shows again (a ban's end), if any.
+pub async fn all_rows(
+    db: &Db,
+    week: &str,
+    board: &str,
+    now_ms: i64,
+) -> sqlx::Result<(Vec<BoardRow>, Option<i64>)> {
+    let rows = read!(db, |ex| {
         sqlx::query_as::<_, BoardRow>(
-            "SELECT player_id, xp, last_earned_at FROM weekly_xp WHERE week_start = $1 AND board = $2",
+            "SELECT player_id, xp, last_earned_at FROM weekly_xp
+             WHERE week_start = $1 AND board = $2 AND (hidden_until IS NULL OR hidden_until <= $3)",
         )
         .bind(week)
         .bind(board)
+        .bind(now_ms)
         .fetch_all(ex)
         .await?
-    }))
+    });
+    let next_shown: Option<i64> = read!(db, |ex| {
+        sqlx::query_scalar(
+            "SELECT min(hidden_until) FROM weekly_xp
+             WHERE week_start = $1 AND board = $2 AND hidden_until > $3",
+        )
+        .bind(week)
+        .bind(board)
+        .bind(now_ms)
+        .fetch_one(ex)
+        .await?
+    });
+    Ok((rows, next_shown))
+}
+
+/// Hides a player's rows of a week from every board until `until_ms`, or shows them
+/// again (None).
+pub async fn set_hidden(
+    tx: &mut Tx,
+    week: &str,
+    boards: &[String],
+    player_id: &str,
+    until_ms: Option<i64>,
+) -> sqlx::Result<()> {
+    for board in boards {
+        in_tx!(tx, |ex| {
+            sqlx::query(
+                "UPDATE weekly_xp SET hidden_until = $4
+                 WHERE week_start = $1 AND board = $2 AND player_id = $3",
+            )
+            .bind(week)
+            .bind(board)
+            .bind(player_id)
+            .bind(until_ms)
+            .execute(ex)
+            .await?
+            .rows_affected()
+        });
+    }
+    Ok(())
 }
 
 /// After a region selection: this week's region row follows the player into the new
@@ -208,7 +291,7 @@ pub async fn move_region_row(
              SELECT week_start, $2, player_id, xp, last_earned_at FROM weekly_xp
              WHERE week_start = $1 AND board = 'topic:all' AND player_id = $3
              ON CONFLICT (week_start, board, player_id) DO UPDATE SET xp = excluded.xp,
-                 last_earned_at = excluded.last_earned_at
+                 last_earned_at = excluded.last_earned_at, hidden_until = NULL
              RETURNING player_id, xp, last_earned_at",
         )
         .bind(week)

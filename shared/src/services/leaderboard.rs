@@ -301,9 +301,10 @@ async fn board_page(
     if let Some(rows) = ctx.board_cache.page(week, board, limit, offset) {
         return Ok(rows);
     }
-    let rows: Arc<[EntryRow]> = db::leaderboard::page(&ctx.db, week, board, limit, offset)
-        .await?
-        .into();
+    let rows: Arc<[EntryRow]> =
+        db::leaderboard::page(&ctx.db, week, board, limit, offset, ctx.clock.now_ms())
+            .await?
+            .into();
     ctx.board_cache
         .remember_page(week, board, limit, offset, rows.clone());
     Ok(rows)
@@ -312,13 +313,16 @@ async fn board_page(
 /// The rank of a row: from the Redis index when configured, else the exact SQL count.
 pub async fn rank_of(ctx: &AppContext, week: &str, board: &str, row: &BoardRow) -> Result<i64> {
     if let Some(ranks) = &ctx.ranks {
-        match ranks.rank(&ctx.db, week, board, &row.player_id).await {
+        match ranks
+            .rank(&ctx.db, week, board, &row.player_id, ctx.clock.now_ms())
+            .await
+        {
             Ok(Some(rank)) => return Ok(rank),
             Ok(None) => tracing::warn!(%board, "rank index lacks a row the database has; counting"),
             Err(e) => tracing::warn!(error = %e, "rank index unavailable; counting"),
         }
     }
-    Ok(db::leaderboard::rank(&ctx.db, week, board, row).await?)
+    Ok(db::leaderboard::rank(&ctx.db, week, board, row, ctx.clock.now_ms()).await?)
 }
 
 /// A board's size (the pagination total): counted at most once a second per process
@@ -327,7 +331,7 @@ async fn board_size(ctx: &AppContext, week: &str, board: &str) -> Result<i64> {
     if let Some(size) = ctx.board_cache.size(week, board) {
         return Ok(size);
     }
-    let size = db::leaderboard::count(&ctx.db, week, board).await?;
+    let size = db::leaderboard::count(&ctx.db, week, board, ctx.clock.now_ms()).await?;
     ctx.board_cache.remember_size(week, board, size);
     Ok(size)
 }
@@ -352,6 +356,7 @@ pub async fn me(
             player_id,
             &week,
             choice.named_board.as_deref(),
+            now.timestamp_millis(),
         )
         .await?
         {
@@ -367,7 +372,15 @@ pub async fn me(
     };
     let found = match counted {
         Some(row) => row.map(|(row, rank)| (row.xp, rank)),
-        None => match db::leaderboard::row_of(&ctx.db, &v.week, &board, player_id).await? {
+        None => match db::leaderboard::row_of(
+            &ctx.db,
+            &v.week,
+            &board,
+            player_id,
+            now.timestamp_millis(),
+        )
+        .await?
+        {
             Some(row) => Some((row.xp, rank_of(ctx, &v.week, &board, &row).await?)),
             None => None,
         },

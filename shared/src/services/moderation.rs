@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use crate::clock::from_ms;
+use crate::clock::{beijing, from_ms};
 use crate::context::AppContext;
 use crate::db::{self, moderation::PlayerAdminRow};
 use crate::domain::resources;
@@ -155,10 +155,18 @@ async fn set_ban(
     action: &str,
 ) -> Result<PlayerRecord> {
     let before = player(ctx, id).await?;
+    let week = beijing::day_key(beijing::week_start(ctx.clock.now()));
+    let mut boards = vec!["topic:all".to_string()];
+    boards.extend(before.region_code.as_ref().map(|c| format!("region:{c}")));
     let mut tx = ctx.db.begin().await?;
     if !db::moderation::set_ban(&mut tx, id, banned, reason, until, ctx.clock.now_ms()).await? {
         return Err(Error::not_found("player not found"));
     }
+    // On no board while banned (a ban without end hides until the largest instant);
+    // back at unban, or by itself when the ban ends. A banned player earns nothing, so
+    // this week's rows are all there are to hide.
+    let hidden_until = banned.then_some(until.unwrap_or(i64::MAX));
+    db::leaderboard::set_hidden(&mut tx, &week, &boards, id, hidden_until).await?;
     let after = serde_json::json!({ "isBanned": banned, "banReason": reason, "bannedUntil": until.map(from_ms) });
     audit::record(&mut tx, ctx, actor, Write {
         action,
@@ -171,6 +179,10 @@ async fn set_ban(
     })
     .await?;
     tx.commit().await?;
+    ctx.resync_ranks(id, &boards).await;
+    if let (Some(ranks), true, Some(until)) = (&ctx.ranks, banned, until) {
+        ranks.rebuild_after(&week, &boards, until).await;
+    }
     player(ctx, id).await
 }
 
