@@ -252,18 +252,17 @@ pub async fn method_not_allowed(method: Method) -> Error {
 }
 
 /// The layers every router of either binary gets: request ids (generated or taken from
-/// `x-request-id`, echoed back), a tracing span per request carrying that id, metrics,
-/// panics turned into a 500 envelope, and the body-size limit. `probe` (the liveness
-/// route, `GET /health`) is answered bare: load balancers poll it every few seconds per
+/// `x-request-id`, echoed back), a tracing span per request carrying that id, counting
+/// into `metrics` (served on a listener of its own, [`crate::metrics::router`]), panics
+/// turned into a 500 envelope, and the body-size limit. `probe` (the liveness route,
+/// `GET /health`) is answered bare: load balancers poll it every few seconds per
 /// process, and tagging, tracing and counting each poll cost more than answering it.
-pub fn with_common_layers(router: Router, probe: Router, db: &crate::db::Db) -> Router {
-    let metrics = crate::metrics::Metrics::new(db.clone());
-    let scrape = Arc::clone(&metrics);
+pub fn with_common_layers(
+    router: Router,
+    probe: Router,
+    metrics: Arc<crate::metrics::Metrics>,
+) -> Router {
     router
-        .route(
-            "/metrics",
-            axum::routing::get(move || crate::metrics::serve(axum::extract::State(scrape))),
-        )
         .fallback(route_not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::middleware::from_fn_with_state(
@@ -299,6 +298,14 @@ pub fn with_common_layers(router: Router, probe: Router, db: &crate::db::Db) -> 
         .layer(SetRequestIdLayer::new(REQUEST_ID.clone(), MakeRequestUuid))
         // Merged after the layers, so none wraps it.
         .merge(probe.method_not_allowed_fallback(method_not_allowed))
+}
+
+/// Binds the listener of `variable` (`PLAYER_API_ADDR`, `METRICS_ADDR`, …): an address
+/// that cannot be bound stops the process with an error naming both.
+pub async fn bind(variable: &str, addr: SocketAddr) -> anyhow::Result<tokio::net::TcpListener> {
+    tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot listen on {variable}={addr}: {e}"))
 }
 
 /// Serves `router` until `shutdown` resolves, then lets in-flight requests finish.

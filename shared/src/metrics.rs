@@ -1,6 +1,8 @@
 //! `GET /metrics`: Prometheus (OpenMetrics text) counters and latency histograms per
-//! route, errors per envelope code, and connection-pool usage. Each router owns its own
-//! registry (no global state), so tests can run many apps in one process.
+//! route, errors per envelope code, and connection-pool usage. Each app owns its own
+//! registry (no global state), so tests can run many apps in one process. The registry
+//! is made by the caller, handed to the public router (which counts into it) and served
+//! by [`router`] on a listener of its own (`METRICS_ADDR`), never the public port.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -178,6 +180,16 @@ pub async fn track(State(metrics): State<Arc<Metrics>>, req: Request, next: Next
         metrics.errors.get_or_create(&ErrorLabels { code }).inc();
     }
     res
+}
+
+/// The router of the metrics listener: `GET /metrics`, anything else 404 (envelope).
+/// Scrapes are not counted.
+pub fn router(metrics: Arc<Metrics>) -> axum::Router {
+    axum::Router::new()
+        .route("/metrics", axum::routing::get(serve))
+        .fallback(crate::http::route_not_found)
+        .method_not_allowed_fallback(crate::http::method_not_allowed)
+        .with_state(metrics)
 }
 
 /// `GET /metrics`.

@@ -1,25 +1,23 @@
-//! `GET /metrics` on both binaries: requests and latency per route template, errors per
-//! envelope code, connection-pool usage.
+//! `GET /metrics` on both binaries, on a listener of its own (`METRICS_ADDR`): requests
+//! and latency per route template, errors per envelope code, connection-pool usage;
+//! every label from a closed set. The public ports do not serve it.
 
+use reqwest::Method;
 use tests::{Engine, Service, TestApp, both_engines};
 
 both_engines!(
     player_metrics_count_routes_errors_and_pools,
     admin_metrics_are_separate,
-    random_methods_do_not_grow_the_series
+    random_methods_do_not_grow_the_series,
+    public_ports_do_not_serve_metrics
 );
 
 async fn scrape(app: &TestApp, service: Service) -> String {
     let url = match service {
-        Service::Player => &app.player_url,
-        Service::Admin => &app.admin_url,
+        Service::Player => &app.player_metrics_url,
+        Service::Admin => &app.admin_metrics_url,
     };
-    let resp = app
-        .client
-        .get(format!("{url}/metrics"))
-        .send()
-        .await
-        .unwrap();
+    let resp = app.client.get(url).send().await.unwrap();
     assert_eq!(resp.status(), 200);
     assert!(
         resp.headers()["content-type"]
@@ -45,6 +43,8 @@ async fn player_metrics_count_routes_errors_and_pools(app: TestApp) {
     }
     // The liveness probe is not counted (load balancers poll it all the time).
     assert_eq!(app.get("/health", None).await.status, 200);
+    // On the public port `/metrics` is an unknown path like any other.
+    assert_eq!(app.get("/metrics", None).await.status, 404);
     let (_, guest, _) = app.guest("metrics-device").await;
     assert_eq!(app.get("/v1/auth/me", Some(&guest)).await.status, 200);
     assert_eq!(app.get("/v1/no-such-route", None).await.status, 404);
@@ -71,9 +71,9 @@ async fn player_metrics_count_routes_errors_and_pools(app: TestApp) {
             &text,
             r#"http_requests_total{method="GET",route="unmatched",status="404"} "#
         ),
-        1.0
+        2.0
     );
-    assert_eq!(value(&text, r#"http_errors_total{code="NOT_FOUND"} "#), 1.0);
+    assert_eq!(value(&text, r#"http_errors_total{code="NOT_FOUND"} "#), 2.0);
     assert_eq!(
         value(&text, r#"http_errors_total{code="UNAUTHORIZED"} "#),
         1.0
@@ -93,6 +93,8 @@ async fn player_metrics_count_routes_errors_and_pools(app: TestApp) {
         )
     );
     assert!(!text.contains(r#"route="/health""#), "{text}");
+    // Scrapes are not counted (nor served by the public router).
+    assert!(!text.contains(r#"route="/metrics""#), "{text}");
     let pool = match app.engine {
         Engine::Sqlite => "sqlite_reader",
         Engine::Postgres => "postgres",
@@ -241,4 +243,27 @@ async fn random_methods_do_not_grow_the_series(app: TestApp) {
         ),
         1000.0
     );
+}
+
+async fn public_ports_do_not_serve_metrics(app: TestApp) {
+    for service in [Service::Player, Service::Admin] {
+        for method in [Method::GET, Method::HEAD] {
+            let r = app
+                .call(service, method.clone(), "/metrics", None, None)
+                .await;
+            assert_eq!(r.status, 404, "{service:?} {method}");
+            if method == Method::GET {
+                r.assert_error(404, "NOT_FOUND");
+                assert!(!r.body.to_string().contains("http_requests"));
+            }
+        }
+    }
+    // The metrics listeners serve only `/metrics`.
+    for url in [&app.player_metrics_url, &app.admin_metrics_url] {
+        let other = url.replace("/metrics", "/v1/app/regions");
+        let r = TestApp::read(app.client.get(other).send().await.unwrap()).await;
+        r.assert_error(404, "NOT_FOUND");
+        let r = TestApp::read(app.client.post(url.as_str()).send().await.unwrap()).await;
+        r.assert_error(405, "METHOD_NOT_ALLOWED");
+    }
 }

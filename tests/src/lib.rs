@@ -19,6 +19,7 @@ use serde_json::Value;
 use shared::clock::Clock;
 use shared::config::Settings;
 use shared::context::AppContext;
+use shared::metrics::Metrics;
 use sqlx::Connection;
 use tokio::sync::oneshot;
 
@@ -181,11 +182,16 @@ impl Resp {
     }
 }
 
-/// Both binaries served on port 0 over one fresh database.
+/// Both binaries served on port 0 over one fresh database, each with its metrics
+/// listener on a port of its own.
 pub struct TestApp {
     pub engine: Engine,
     pub player_url: String,
     pub admin_url: String,
+    /// `GET /metrics` of the player app (its own listener, as `METRICS_ADDR`).
+    pub player_metrics_url: String,
+    /// `GET /metrics` of the admin app.
+    pub admin_metrics_url: String,
     pub ctx: Arc<AppContext>,
     pub clock: Clock,
     pub client: reqwest::Client,
@@ -233,22 +239,40 @@ impl TestApp {
         admin_console::bootstrap_admin(&ctx).await.unwrap();
 
         let mut shutdown = Vec::new();
+        let player_metrics = Metrics::new(ctx.db.clone());
+        let admin_metrics = Metrics::new(ctx.db.clone());
         let player_url = serve(
-            player_api::app(player_api::AppState::new(Arc::clone(&ctx))),
+            player_api::app(
+                player_api::AppState::new(Arc::clone(&ctx)),
+                Arc::clone(&player_metrics),
+            ),
             &mut shutdown,
         )
         .await;
         let admin_url = serve(
-            admin_console::app(admin_console::AppState {
-                ctx: Arc::clone(&ctx),
-            }),
+            admin_console::app(
+                admin_console::AppState {
+                    ctx: Arc::clone(&ctx),
+                },
+                Arc::clone(&admin_metrics),
+            ),
             &mut shutdown,
         )
         .await;
+        let player_metrics_url = format!(
+            "{}/metrics",
+            serve(shared::metrics::router(player_metrics), &mut shutdown).await
+        );
+        let admin_metrics_url = format!(
+            "{}/metrics",
+            serve(shared::metrics::router(admin_metrics), &mut shutdown).await
+        );
         Self {
             engine,
             player_url,
             admin_url,
+            player_metrics_url,
+            admin_metrics_url,
             ctx,
             clock,
             client: reqwest::Client::new(),
