@@ -8,6 +8,7 @@
 
 pub mod capture;
 pub mod console;
+pub mod pg_cluster;
 pub mod process;
 
 use std::collections::HashMap;
@@ -46,10 +47,24 @@ pub struct TestDatabase {
 
 enum Cleanup {
     Dir(PathBuf),
-    Schema { base_url: String, schema: String },
+    Schema {
+        base_url: String,
+        schema: String,
+    },
+    /// Someone else's (a [`pg_cluster::Cluster`] removes itself).
+    None,
 }
 
 impl TestDatabase {
+    /// A database that `url` reaches and that its owner removes.
+    pub fn existing(engine: Engine, url: String) -> Self {
+        Self {
+            engine,
+            url,
+            cleanup: Cleanup::None,
+        }
+    }
+
     pub async fn create(engine: Engine) -> Self {
         let tag = uuid::Uuid::new_v4().simple().to_string();
         match engine {
@@ -93,6 +108,7 @@ impl TestDatabase {
 impl Drop for TestDatabase {
     fn drop(&mut self) {
         match &self.cleanup {
+            Cleanup::None => {}
             Cleanup::Dir(dir) => {
                 let _ = std::fs::remove_dir_all(dir);
             }
@@ -213,7 +229,12 @@ impl TestApp {
 
     /// Starts both apps with extra configuration variables.
     pub async fn spawn_with(engine: Engine, extra: &[(&str, String)]) -> Self {
-        let database = TestDatabase::create(engine).await;
+        Self::spawn_on(TestDatabase::create(engine).await, extra).await
+    }
+
+    /// Starts both apps on `database` with extra configuration variables.
+    pub async fn spawn_on(database: TestDatabase, extra: &[(&str, String)]) -> Self {
+        let engine = database.engine;
         let admin_password = format!("Pw-{}", uuid::Uuid::new_v4().simple());
         let mut vars = vec![
             ("DATABASE_URL", database.url.clone()),
