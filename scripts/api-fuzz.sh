@@ -58,6 +58,7 @@ run_engine() {
   export DATABASE_URL="$db_url" DEMO_CONTENT=true SMS_PROVIDER=console RUST_LOG=off \
     ADMIN_BOOTSTRAP_USERNAME=admin ADMIN_BOOTSTRAP_PASSWORD=Fuzz-pass-1 \
     PLAYER_API_ADDR=127.0.0.1:$pport ADMIN_CONSOLE_ADDR=127.0.0.1:$aport \
+    METRICS_ADDR=127.0.0.1:0 \
     RATE_LIMIT_AUTH_PER_MINUTE=1000000 RATE_LIMIT_SEND_CODE_PER_MINUTE=1000000
   "$target_dir/debug/admin-console" >"$work/admin-$engine.log" 2>&1 & pids+=($!)
   wait_healthy "http://127.0.0.1:$aport"

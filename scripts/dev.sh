@@ -22,9 +22,14 @@ export ADMIN_BOOTSTRAP_PASSWORD="${ADMIN_BOOTSTRAP_PASSWORD:-$(cat "$password_fi
 player_addr="${PLAYER_API_ADDR:-127.0.0.1:8080}"
 admin_addr="${ADMIN_CONSOLE_ADDR:-127.0.0.1:8081}"
 
-"$target_dir/debug/player-api" &
+# Each serves /metrics on a listener of its own: METRICS_ADDR, or the binary's default
+# (player 127.0.0.1:9464, admin 127.0.0.1:9465); this script sets METRICS_ADDR per binary
+# from its own PLAYER_METRICS_ADDR and ADMIN_METRICS_ADDR, so the two never collide.
+player_metrics="${PLAYER_METRICS_ADDR:-127.0.0.1:9464}"
+admin_metrics="${ADMIN_METRICS_ADDR:-127.0.0.1:9465}"
+METRICS_ADDR="$player_metrics" "$target_dir/debug/player-api" &
 player_pid=$!
-"$target_dir/debug/admin-console" &
+METRICS_ADDR="$admin_metrics" "$target_dir/debug/admin-console" &
 admin_pid=$!
 trap 'kill $player_pid $admin_pid 2>/dev/null; wait' INT TERM EXIT
 
@@ -40,6 +45,7 @@ cat <<TXT
   player-api     http://$player_addr    (OpenAPI: http://$player_addr/v1/openapi.json)
   admin-console  http://$admin_addr    (OpenAPI: http://$admin_addr/v1/admin/openapi.json)
   admin console  http://$admin_addr/console    (in a browser)
+  metrics        http://$player_metrics/metrics   http://$admin_metrics/metrics
   admin sign-in  username: $ADMIN_BOOTSTRAP_USERNAME   password: $ADMIN_BOOTSTRAP_PASSWORD
                  (kept in $password_file; it applies when the database has no admin yet)
 

@@ -6,7 +6,9 @@
 //! - [`extract`]: the `AdminUser` and `SuperAdmin` extractors.
 //! - [`openapi`]: the OpenAPI 3.1 document at `/v1/admin/openapi.json`.
 //!
-//! [`app`] builds the router so tests can serve it on port 0; [`run`] is `main`.
+//! [`app`] builds the public router so tests can serve it on port 0 (the metrics
+//! registry it counts into is made by the caller and served by
+//! `shared::metrics::router` on a listener of its own); [`run`] is `main`.
 
 pub mod console;
 pub mod extract;
@@ -15,10 +17,10 @@ pub mod routes;
 
 use std::sync::Arc;
 
-use anyhow::Context as _;
 use axum::Router;
 use shared::config::Settings;
 use shared::context::AppContext;
+use shared::metrics::Metrics;
 use shared::services::admin_auth;
 
 #[derive(Clone)]
@@ -26,17 +28,18 @@ pub struct AppState {
     pub ctx: Arc<AppContext>,
 }
 
-/// The whole admin router with its middleware.
-pub fn app(state: AppState) -> Router {
+/// The whole public admin router with its middleware, counting its requests into
+/// `metrics` (which it does not serve: see `shared::metrics::router`).
+pub fn app(state: AppState, metrics: Arc<Metrics>) -> Router {
     let (router, mut api) = routes::router().split_for_parts();
     let (probe, probe_api) = routes::health::router().split_for_parts();
     api.merge(probe_api);
-    let db = state.ctx.db.clone();
+    shared::envelope::document_outages(&mut api);
     let router = router
         .merge(openapi::serve(api))
         .merge(console::router(&state))
         .with_state(state.clone());
-    shared::http::with_common_layers(router, probe.with_state(state), &db)
+    shared::http::with_common_layers(router, probe.with_state(state), metrics)
 }
 
 /// Creates the bootstrap super_admin if no admin exists yet; a generated password is
@@ -56,22 +59,33 @@ pub async fn bootstrap_admin(ctx: &AppContext) -> anyhow::Result<()> {
 pub async fn run(settings: Settings) -> anyhow::Result<()> {
     let clock = AppContext::clock_for(&settings);
     let addr = settings.admin_console_addr;
+    let metrics_addr = settings
+        .metrics_addr
+        .unwrap_or(shared::config::ADMIN_METRICS_ADDR);
     let ctx = AppContext::start(settings, clock).await?;
     bootstrap_admin(&ctx).await?;
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .with_context(|| format!("binding {addr}"))?;
+    let listener = shared::http::bind("ADMIN_CONSOLE_ADDR", addr).await?;
+    let metrics_listener = shared::http::bind("METRICS_ADDR", metrics_addr).await?;
     tracing::info!(
         engine = ctx.db.engine(),
-        "admin-console listening on http://{addr}"
+        "admin-console listening on http://{addr}, metrics on http://{}/metrics",
+        metrics_listener.local_addr()?
     );
     let db = ctx.db.clone();
-    shared::http::serve(
+    let metrics = Metrics::new(db.clone());
+    let scrapes = tokio::spawn(shared::http::serve(
+        metrics_listener,
+        shared::metrics::router(Arc::clone(&metrics)),
+        std::future::pending(),
+    ));
+    let served = shared::http::serve(
         listener,
-        app(AppState { ctx }),
+        app(AppState { ctx }, metrics),
         shared::http::shutdown_signal(),
     )
-    .await?;
+    .await;
+    scrapes.abort();
+    served?;
     db.close().await;
     tracing::info!("admin-console stopped");
     Ok(())

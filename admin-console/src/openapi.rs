@@ -18,7 +18,7 @@ use crate::AppState;
     ),
     modifiers(&BearerAuth),
     tags(
-        (name = "health", description = "Liveness"),
+        (name = "health", description = "Liveness and readiness"),
         (name = "auth", description = "Admin sign-in and tokens"),
         (name = "admins", description = "Admin accounts"),
         (name = "questions", description = "The question bank and its review workflow"),

@@ -1,4 +1,5 @@
-//! The real `admin-console` binary: the generated bootstrap password, graceful shutdown.
+//! The real `admin-console` binary: the generated bootstrap password, graceful shutdown,
+//! `/metrics` on its own listener.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::Duration;
@@ -8,7 +9,38 @@ use tests::{Engine, TestDatabase, both_engines_raw};
 
 const EXE: &str = env!("CARGO_BIN_EXE_admin-console");
 
-both_engines_raw!(prints_a_generated_admin_password_once_and_stops_on_sigterm);
+both_engines_raw!(
+    prints_a_generated_admin_password_once_and_stops_on_sigterm,
+    serves_metrics_on_metrics_addr_only
+);
+
+async fn serves_metrics_on_metrics_addr_only(engine: Engine) {
+    let database = TestDatabase::create(engine).await;
+    let (port, metrics_port) = (free_port(), free_port());
+    let vars = [
+        ("DATABASE_URL", database.url.clone()),
+        ("ADMIN_CONSOLE_ADDR", format!("127.0.0.1:{port}")),
+        ("METRICS_ADDR", format!("127.0.0.1:{metrics_port}")),
+    ];
+    let mut proc = Proc::start(EXE, &vars, port).await;
+    let console = reqwest::get(format!("{}/console/login", proc.base_url))
+        .await
+        .unwrap();
+    assert_eq!(console.status(), 200);
+    let public = reqwest::get(format!("{}/metrics", proc.base_url))
+        .await
+        .unwrap();
+    assert_eq!(public.status(), 404);
+    let text = reqwest::get(format!("http://127.0.0.1:{metrics_port}/metrics"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(text.contains(r#"route="/console/login""#), "{text}");
+    proc.signal("TERM");
+    assert_eq!(proc.wait_exit(Duration::from_secs(15)).code(), Some(0));
+}
 
 async fn prints_a_generated_admin_password_once_and_stops_on_sigterm(engine: Engine) {
     let database = TestDatabase::create(engine).await;

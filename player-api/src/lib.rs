@@ -10,7 +10,9 @@
 //! - [`openapi`]: the OpenAPI 3.1 document, generated from the handlers' annotations and
 //!   served at `/v1/openapi.json`.
 //!
-//! [`app`] builds the router so tests can serve it on port 0; [`run`] is `main`.
+//! [`app`] builds the public router so tests can serve it on port 0 (the metrics
+//! registry it counts into is made by the caller and served by
+//! `shared::metrics::router` on a listener of its own); [`run`] is `main`.
 
 pub mod extract;
 pub mod openapi;
@@ -19,10 +21,10 @@ pub mod routes;
 
 use std::sync::Arc;
 
-use anyhow::Context as _;
 use axum::Router;
 use shared::config::Settings;
 use shared::context::AppContext;
+use shared::metrics::Metrics;
 
 /// State of every handler.
 #[derive(Clone)]
@@ -40,27 +42,31 @@ impl AppState {
     }
 }
 
-/// The whole player router with its middleware.
-pub fn app(state: AppState) -> Router {
+/// The whole public player router with its middleware, counting its requests into
+/// `metrics` (which it does not serve: see `shared::metrics::router`).
+pub fn app(state: AppState, metrics: Arc<Metrics>) -> Router {
     let (router, mut api) = routes::router(&state).split_for_parts();
     let (probe, probe_api) = routes::health::router().split_for_parts();
     api.merge(probe_api);
-    let db = state.ctx.db.clone();
+    shared::envelope::document_outages(&mut api);
     let router = router.merge(openapi::serve(api)).with_state(state.clone());
-    shared::http::with_common_layers(router, probe.with_state(state), &db)
+    shared::http::with_common_layers(router, probe.with_state(state), metrics)
 }
 
 /// Starts the service with `settings` until SIGINT/SIGTERM.
 pub async fn run(settings: Settings) -> anyhow::Result<()> {
     let clock = AppContext::clock_for(&settings);
     let addr = settings.player_api_addr;
+    let metrics_addr = settings
+        .metrics_addr
+        .unwrap_or(shared::config::PLAYER_METRICS_ADDR);
     let ctx = AppContext::start(settings, clock).await?;
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .with_context(|| format!("binding {addr}"))?;
+    let listener = shared::http::bind("PLAYER_API_ADDR", addr).await?;
+    let metrics_listener = shared::http::bind("METRICS_ADDR", metrics_addr).await?;
     tracing::info!(
         engine = ctx.db.engine(),
-        "player-api listening on http://{addr}"
+        "player-api listening on http://{addr}, metrics on http://{}/metrics",
+        metrics_listener.local_addr()?
     );
     let db = ctx.db.clone();
     let state = AppState::new(ctx);
@@ -72,7 +78,20 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
             limiters.retain_recent();
         }
     });
-    shared::http::serve(listener, app(state), shared::http::shutdown_signal()).await?;
+    let metrics = Metrics::new(db.clone());
+    let scrapes = tokio::spawn(shared::http::serve(
+        metrics_listener,
+        shared::metrics::router(Arc::clone(&metrics)),
+        std::future::pending(),
+    ));
+    let served = shared::http::serve(
+        listener,
+        app(state, metrics),
+        shared::http::shutdown_signal(),
+    )
+    .await;
+    scrapes.abort();
+    served?;
     db.close().await;
     tracing::info!("player-api stopped");
     Ok(())

@@ -18,7 +18,7 @@ use crate::AppState;
     ),
     modifiers(&BearerAuth),
     tags(
-        (name = "health", description = "Liveness"),
+        (name = "health", description = "Liveness and readiness"),
         (name = "auth", description = "Sign-in and tokens"),
         (name = "users", description = "The player's own account"),
         (name = "tracks", description = "Topic tracks and their chapter nodes"),

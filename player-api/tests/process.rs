@@ -1,4 +1,5 @@
-//! The real `player-api` binary: start-up, graceful shutdown, refused configurations.
+//! The real `player-api` binary: start-up, graceful shutdown, refused configurations,
+//! `/metrics` on its own listener.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::Duration;
@@ -8,7 +9,70 @@ use tests::{Engine, TestDatabase, both_engines_raw};
 
 const EXE: &str = env!("CARGO_BIN_EXE_player-api");
 
-both_engines_raw!(serves_and_stops_gracefully_on_sigterm);
+both_engines_raw!(
+    serves_and_stops_gracefully_on_sigterm,
+    serves_metrics_on_metrics_addr_only
+);
+
+async fn serves_metrics_on_metrics_addr_only(engine: Engine) {
+    let database = TestDatabase::create(engine).await;
+    let (port, metrics_port) = (free_port(), free_port());
+    let mut proc = Proc::start(
+        EXE,
+        &[
+            ("DATABASE_URL", database.url.clone()),
+            ("PLAYER_API_ADDR", format!("127.0.0.1:{port}")),
+            ("METRICS_ADDR", format!("127.0.0.1:{metrics_port}")),
+        ],
+        port,
+    )
+    .await;
+    let regions = reqwest::get(format!("{}/v1/app/regions", proc.base_url))
+        .await
+        .unwrap();
+    assert_eq!(regions.status(), 200);
+    let public = reqwest::get(format!("{}/metrics", proc.base_url))
+        .await
+        .unwrap();
+    assert_eq!(public.status(), 404);
+    let body: serde_json::Value = public.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "NOT_FOUND", "{body}");
+    let text = reqwest::get(format!("http://127.0.0.1:{metrics_port}/metrics"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        text.contains(
+            r#"http_requests_total{method="GET",route="/v1/app/regions",status="200"} 1"#
+        ),
+        "{text}"
+    );
+    proc.signal("TERM");
+    let status = proc.wait_exit(Duration::from_secs(15));
+    assert_eq!(status.code(), Some(0), "{}", proc.stderr());
+}
+
+#[tokio::test]
+async fn a_metrics_addr_in_use_stops_the_process() {
+    let database = TestDatabase::create(Engine::Sqlite).await;
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let taken = taken.local_addr().unwrap();
+    let (code, output) = run_to_exit(
+        EXE,
+        &[
+            ("DATABASE_URL", database.url.clone()),
+            ("PLAYER_API_ADDR", format!("127.0.0.1:{}", free_port())),
+            ("METRICS_ADDR", taken.to_string()),
+        ],
+    );
+    assert_eq!(code, Some(1), "{output}");
+    assert!(
+        output.contains(&format!("cannot listen on METRICS_ADDR={taken}")),
+        "{output}"
+    );
+}
 
 async fn serves_and_stops_gracefully_on_sigterm(engine: Engine) {
     let database = TestDatabase::create(engine).await;
@@ -66,4 +130,10 @@ fn a_bad_variable_is_named_at_start() {
     let (code, stderr) = run_to_exit(EXE, &[("PLAYER_API_ADDR", "not-an-address".into())]);
     assert_eq!(code, Some(2));
     assert!(stderr.contains("PLAYER_API_ADDR"), "{stderr}");
+    let (code, stderr) = run_to_exit(EXE, &[("METRICS_ADDR", "localhost:9464".into())]);
+    assert_eq!(code, Some(2));
+    assert!(
+        stderr.contains("METRICS_ADDR=\"localhost:9464\""),
+        "{stderr}"
+    );
 }

@@ -114,6 +114,17 @@ pub struct AppleSettings {
     pub issuer: String,
 }
 
+/// `player-api`'s default `METRICS_ADDR` (the port Prometheus exporters take).
+pub const PLAYER_METRICS_ADDR: SocketAddr = SocketAddr::V4(std::net::SocketAddrV4::new(
+    std::net::Ipv4Addr::LOCALHOST,
+    9464,
+));
+/// `admin-console`'s default `METRICS_ADDR`.
+pub const ADMIN_METRICS_ADDR: SocketAddr = SocketAddr::V4(std::net::SocketAddrV4::new(
+    std::net::Ipv4Addr::LOCALHOST,
+    9465,
+));
+
 /// The whole configuration of either binary.
 #[derive(Clone, Debug)]
 pub struct Settings {
@@ -123,6 +134,10 @@ pub struct Settings {
     pub player_api_addr: SocketAddr,
     /// `ADMIN_CONSOLE_ADDR`.
     pub admin_console_addr: SocketAddr,
+    /// `METRICS_ADDR`: where `GET /metrics` listens, never on the public port. Unset:
+    /// each binary's own default ([`PLAYER_METRICS_ADDR`], [`ADMIN_METRICS_ADDR`]), so
+    /// one of each runs side by side on one host.
+    pub metrics_addr: Option<SocketAddr>,
     /// `DATABASE_URL`; default the SQLite file `data/quiz.db`.
     pub database_url: DatabaseUrl,
     /// `JWT_SECRET`; outside production, generated once and stored in the database.
@@ -328,6 +343,9 @@ impl Settings {
             "ADMIN_CONSOLE_ADDR",
             SocketAddr::from(([127, 0, 0, 1], 8081)),
         );
+        let metrics_addr = r
+            .string("METRICS_ADDR")
+            .map(|_| r.parsed("METRICS_ADDR", PLAYER_METRICS_ADDR));
 
         let database_url = match r.string("DATABASE_URL") {
             None => DatabaseUrl::Sqlite(PathBuf::from("data/quiz.db")),
@@ -491,6 +509,7 @@ impl Settings {
                 app_env,
                 player_api_addr,
                 admin_console_addr,
+                metrics_addr,
                 database_url,
                 jwt_secret,
                 admin_jwt_secret,
@@ -551,6 +570,7 @@ mod tests {
         assert_eq!(s.database_url, DatabaseUrl::Sqlite("data/quiz.db".into()));
         assert_eq!(s.player_api_addr.port(), 8080);
         assert_eq!(s.admin_console_addr.port(), 8081);
+        assert_eq!(s.metrics_addr, None);
         assert_eq!(s.sms, SmsProvider::None);
         assert!(!s.demo_content);
         assert_eq!(s.rules, GameRules::default());
@@ -588,6 +608,7 @@ mod tests {
         let e = errors(&[
             ("APP_ENV", "staging"),
             ("PLAYER_API_ADDR", "nowhere"),
+            ("METRICS_ADDR", "localhost"),
             ("DEMO_CONTENT", "maybe"),
             ("QUIZ_CLOCK_START", "yesterday"),
             ("SMS_PROVIDER", "aliyun"),
@@ -596,6 +617,7 @@ mod tests {
         for needle in [
             "APP_ENV=",
             "PLAYER_API_ADDR=",
+            "METRICS_ADDR=",
             "DEMO_CONTENT=",
             "QUIZ_CLOCK_START=",
             "ALIYUN_ACCESS_KEY_ID is required",
@@ -603,6 +625,12 @@ mod tests {
         ] {
             assert!(e.contains(needle), "missing {needle} in {e}");
         }
+    }
+
+    #[test]
+    fn metrics_addr_is_read_when_set() {
+        let s = settings(&[("METRICS_ADDR", "0.0.0.0:9100")]).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(s.metrics_addr, Some(SocketAddr::from(([0, 0, 0, 0], 9100))));
     }
 
     #[test]

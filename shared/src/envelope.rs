@@ -144,3 +144,52 @@ pub struct ErrorEnvelope {
     pub data: Option<serde_json::Value>,
     pub error: ErrorBody,
 }
+
+/// Adds the answer any route that reads or writes the database gives while the database
+/// cannot be reached (503 SERVICE_UNAVAILABLE with `Retry-After`) to every operation of
+/// `api` that documents no 503 of its own. `/health` never touches the database.
+pub fn document_outages(api: &mut utoipa::openapi::OpenApi) {
+    use utoipa::openapi::{
+        ContentBuilder, HeaderBuilder, ObjectBuilder, Ref, ResponseBuilder, Type,
+    };
+    let outage = ResponseBuilder::new()
+        .description(
+            "The database cannot be reached (SERVICE_UNAVAILABLE); retry after Retry-After seconds",
+        )
+        .content(
+            "application/json",
+            ContentBuilder::new()
+                .schema(Some(Ref::from_schema_name("ErrorEnvelope")))
+                .build(),
+        )
+        .header(
+            "Retry-After",
+            HeaderBuilder::new()
+                .schema(ObjectBuilder::new().schema_type(Type::Integer))
+                .description(Some("Seconds to wait before retrying"))
+                .build(),
+        )
+        .build();
+    for (path, item) in &mut api.paths.paths {
+        if path == "/health" {
+            continue;
+        }
+        let operations = [
+            &mut item.get,
+            &mut item.put,
+            &mut item.post,
+            &mut item.delete,
+            &mut item.options,
+            &mut item.head,
+            &mut item.patch,
+            &mut item.trace,
+        ];
+        for operation in operations.into_iter().flatten() {
+            operation
+                .responses
+                .responses
+                .entry("503".to_string())
+                .or_insert_with(|| outage.clone().into());
+        }
+    }
+}

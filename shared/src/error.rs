@@ -65,6 +65,10 @@ pub enum Error {
     /// A dependency is not configured (503).
     #[error("{0}")]
     ServiceUnavailable(String),
+    /// The database cannot be reached (503 SERVICE_UNAVAILABLE with `Retry-After`, so
+    /// clients retry); see [`is_database_unreachable`]. The detail is logged, never sent.
+    #[error("database unreachable: {0}")]
+    DatabaseUnavailable(String),
     /// The SMS verification service failed (503).
     #[error("{0}")]
     SmsProvider(String),
@@ -74,6 +78,27 @@ pub enum Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// `Retry-After` of a request refused because the database cannot be reached: long
+/// enough for a restart or a failover to get under way, short enough that a client
+/// retrying in a loop finds the service back soon after it is.
+pub const DB_RETRY_AFTER_SECS: u64 = 2;
+
+/// True when `e` says the database cannot be reached rather than that the statement
+/// failed: a connection refused, reset or cut (I/O errors), none free or made within
+/// the pool's acquire timeout, a closed pool, the server shutting down or starting up
+/// (SQLSTATE 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now),
+/// a connection exception (class 08) or too many connections (53300). These are
+/// PostgreSQL's codes; SQLite's result codes are plain numbers that never match them.
+pub fn is_database_unreachable(e: &sqlx::Error) -> bool {
+    match e {
+        sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed => true,
+        sqlx::Error::Database(d) => d.code().is_some_and(|code| {
+            code.starts_with("08") || matches!(&*code, "57P01" | "57P02" | "57P03" | "53300")
+        }),
+        _ => false,
+    }
+}
 
 impl Error {
     pub fn validation(message: impl Into<String>) -> Self {
@@ -114,7 +139,7 @@ impl Error {
             Self::Conflict(_) => "CONFLICT",
             Self::PayloadTooLarge(_) => "PAYLOAD_TOO_LARGE",
             Self::RateLimited { .. } => "RATE_LIMITED",
-            Self::ServiceUnavailable(_) => "SERVICE_UNAVAILABLE",
+            Self::ServiceUnavailable(_) | Self::DatabaseUnavailable(_) => "SERVICE_UNAVAILABLE",
             Self::SmsProvider(_) => "SMS_PROVIDER_ERROR",
             Self::Internal(_) => "INTERNAL_ERROR",
         }
@@ -137,16 +162,32 @@ impl Error {
             Self::Conflict(_) => StatusCode::CONFLICT,
             Self::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             Self::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
-            Self::ServiceUnavailable(_) | Self::SmsProvider(_) => StatusCode::SERVICE_UNAVAILABLE,
+            Self::ServiceUnavailable(_) | Self::DatabaseUnavailable(_) | Self::SmsProvider(_) => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
 
-    /// The text sent to the client: never the detail of an internal error.
+    /// The text sent to the client: never the detail of an internal error or an outage.
     pub fn public_message(&self) -> String {
         match self {
             Self::Internal(_) => "internal server error".to_string(),
+            Self::DatabaseUnavailable(_) => {
+                "the service is temporarily unavailable; retry shortly".to_string()
+            }
             other => other.to_string(),
+        }
+    }
+
+    /// The `Retry-After` seconds of the answer, for the refusals that carry one.
+    pub fn retry_after_secs(&self) -> Option<u64> {
+        match self {
+            Self::RateLimited {
+                retry_after_secs, ..
+            } => Some((*retry_after_secs).max(1)),
+            Self::DatabaseUnavailable(_) => Some(DB_RETRY_AFTER_SECS),
+            _ => None,
         }
     }
 }
@@ -160,6 +201,11 @@ impl From<sqlx::Error> for Error {
             && d.code().as_deref() == Some("22021")
         {
             return Self::validation("text must not contain the character U+0000");
+        }
+        // An outage is the one place this is decided: every database call of every
+        // route reaches the client through here.
+        if is_database_unreachable(&e) {
+            return Self::DatabaseUnavailable(e.to_string());
         }
         Self::Internal(anyhow::Error::new(e).context("database"))
     }
@@ -187,7 +233,11 @@ struct ErrorEnvelope {
 impl IntoResponse for Error {
     fn into_response(self) -> Response {
         let status = self.status();
-        if status.is_server_error() {
+        if let Self::DatabaseUnavailable(detail) = &self {
+            // Caused outside this process and answered so clients retry; one line per
+            // refused request, the readiness probe reports the outage as a whole.
+            tracing::warn!(error = %detail, "request refused: database unreachable");
+        } else if status.is_server_error() {
             tracing::error!(code = self.code(), error = ?self, "request failed");
         } else {
             tracing::debug!(code = self.code(), message = %self, "request refused");
@@ -196,12 +246,7 @@ impl IntoResponse for Error {
             Self::ValidationFailed(items) => Some(items.clone()),
             _ => None,
         };
-        let retry_after = match &self {
-            Self::RateLimited {
-                retry_after_secs, ..
-            } => Some(*retry_after_secs),
-            _ => None,
-        };
+        let retry_after = self.retry_after_secs();
         let body = ErrorEnvelope {
             success: false,
             data: (),
@@ -219,7 +264,7 @@ impl IntoResponse for Error {
         if let Some(secs) = retry_after {
             response
                 .headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from(secs.max(1)));
+                .insert(header::RETRY_AFTER, HeaderValue::from(secs));
         }
         response
     }
@@ -283,6 +328,11 @@ mod tests {
                 "SERVICE_UNAVAILABLE",
             ),
             (Error::SmsProvider("x".into()), 503, "SMS_PROVIDER_ERROR"),
+            (
+                Error::DatabaseUnavailable("x".into()),
+                503,
+                "SERVICE_UNAVAILABLE",
+            ),
         ];
         for (error, status, code) in cases {
             assert_eq!(error.status().as_u16(), status, "{code}");
@@ -300,6 +350,97 @@ mod tests {
             e.to_string(),
             "cannot move a question from archived to published"
         );
+    }
+
+    /// A database error with an SQLSTATE, as the drivers return them.
+    #[derive(Debug)]
+    struct Coded(&'static str);
+
+    impl std::fmt::Display for Coded {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(f, "SQLSTATE {}", self.0)
+        }
+    }
+
+    impl std::error::Error for Coded {}
+
+    impl sqlx::error::DatabaseError for Coded {
+        fn message(&self) -> &str {
+            "coded"
+        }
+        fn code(&self) -> Option<std::borrow::Cow<'_, str>> {
+            Some(self.0.into())
+        }
+        fn as_error(&self) -> &(dyn std::error::Error + Send + Sync + 'static) {
+            self
+        }
+        fn as_error_mut(&mut self) -> &mut (dyn std::error::Error + Send + Sync + 'static) {
+            self
+        }
+        fn into_error(self: Box<Self>) -> Box<dyn std::error::Error + Send + Sync + 'static> {
+            self
+        }
+        fn kind(&self) -> sqlx::error::ErrorKind {
+            sqlx::error::ErrorKind::Other
+        }
+    }
+
+    fn coded(code: &'static str) -> sqlx::Error {
+        sqlx::Error::Database(Box::new(Coded(code)))
+    }
+
+    #[test]
+    fn an_unreachable_database_is_503_with_retry_after() {
+        use std::io::{Error as IoError, ErrorKind};
+        let unreachable = [
+            sqlx::Error::Io(IoError::from(ErrorKind::ConnectionRefused)),
+            sqlx::Error::Io(IoError::from(ErrorKind::ConnectionReset)),
+            sqlx::Error::Io(IoError::from(ErrorKind::UnexpectedEof)),
+            sqlx::Error::Io(IoError::from(ErrorKind::BrokenPipe)),
+            sqlx::Error::PoolTimedOut,
+            sqlx::Error::PoolClosed,
+            coded("57P01"),
+            coded("57P02"),
+            coded("57P03"),
+            coded("08006"),
+            coded("08001"),
+            coded("08P01"),
+            coded("53300"),
+        ];
+        for e in unreachable {
+            let shown = e.to_string();
+            let error = Error::from(e);
+            assert!(
+                matches!(error, Error::DatabaseUnavailable(_)),
+                "{shown}: {error:?}"
+            );
+            assert_eq!(error.status().as_u16(), 503);
+            assert_eq!(error.code(), "SERVICE_UNAVAILABLE");
+            assert_eq!(error.retry_after_secs(), Some(DB_RETRY_AFTER_SECS));
+            assert!(!error.public_message().contains(&shown));
+            let response = error.into_response();
+            assert_eq!(response.status().as_u16(), 503);
+            assert_eq!(
+                response.headers()[header::RETRY_AFTER],
+                DB_RETRY_AFTER_SECS.to_string().as_str()
+            );
+        }
+        // statements that failed on a reachable database stay what they were
+        let other = [
+            (coded("23505"), 500),
+            (coded("40001"), 500),
+            (coded("57014"), 500),
+            (coded("2067"), 500), // SQLite's unique violation
+            (coded("22021"), 400),
+            (sqlx::Error::RowNotFound, 500),
+            (sqlx::Error::Protocol("x".into()), 500),
+            (sqlx::Error::WorkerCrashed, 500),
+        ];
+        for (e, status) in other {
+            let error = Error::from(e);
+            assert_eq!(error.status().as_u16(), status, "{error:?}");
+            assert_eq!(error.retry_after_secs(), None);
+        }
     }
 
     #[test]

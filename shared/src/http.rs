@@ -252,18 +252,18 @@ pub async fn method_not_allowed(method: Method) -> Error {
 }
 
 /// The layers every router of either binary gets: request ids (generated or taken from
-/// `x-request-id`, echoed back), a tracing span per request carrying that id, metrics,
-/// panics turned into a 500 envelope, and the body-size limit. `probe` (the liveness
-/// route, `GET /health`) is answered bare: load balancers poll it every few seconds per
-/// process, and tagging, tracing and counting each poll cost more than answering it.
-pub fn with_common_layers(router: Router, probe: Router, db: &crate::db::Db) -> Router {
-    let metrics = crate::metrics::Metrics::new(db.clone());
-    let scrape = Arc::clone(&metrics);
+/// `x-request-id`, echoed back), a tracing span per request carrying that id, counting
+/// into `metrics` (served on a listener of its own, [`crate::metrics::router`]), panics
+/// turned into a 500 envelope, and the body-size limit. `probe` (the liveness and
+/// readiness routes, `GET /health` and `GET /ready`) is answered bare: load balancers
+/// poll it every few seconds per process, and tagging, tracing and counting each poll
+/// cost more than answering it.
+pub fn with_common_layers(
+    router: Router,
+    probe: Router,
+    metrics: Arc<crate::metrics::Metrics>,
+) -> Router {
     router
-        .route(
-            "/metrics",
-            axum::routing::get(move || crate::metrics::serve(axum::extract::State(scrape))),
-        )
         .fallback(route_not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::middleware::from_fn_with_state(
@@ -299,6 +299,14 @@ pub fn with_common_layers(router: Router, probe: Router, db: &crate::db::Db) -> 
         .layer(SetRequestIdLayer::new(REQUEST_ID.clone(), MakeRequestUuid))
         // Merged after the layers, so none wraps it.
         .merge(probe.method_not_allowed_fallback(method_not_allowed))
+}
+
+/// Binds the listener of `variable` (`PLAYER_API_ADDR`, `METRICS_ADDR`, …): an address
+/// that cannot be bound stops the process with an error naming both.
+pub async fn bind(variable: &str, addr: SocketAddr) -> anyhow::Result<tokio::net::TcpListener> {
+    tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot listen on {variable}={addr}: {e}"))
 }
 
 /// Serves `router` until `shutdown` resolves, then lets in-flight requests finish.
@@ -342,12 +350,35 @@ pub async fn shutdown_signal() {
     tracing::info!("shutdown signal received; finishing in-flight requests");
 }
 
-/// The `data` of `GET /health`.
+/// The `data` of `GET /health` and `GET /ready`.
 #[derive(serde::Serialize, utoipa::ToSchema)]
 pub struct Health {
-    /// Always `ok` while the process serves requests.
+    /// `ok` (`/health`: the process serves requests) or `ready` (`/ready`: and its
+    /// database answers).
     pub status: &'static str,
     pub timestamp: chrono::DateTime<chrono::Utc>,
+}
+
+/// The longest `GET /ready` waits for the database's answer: a load balancer polls it
+/// every few seconds and must get an answer before its own probe times out.
+pub const READY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// The body of `GET /ready` at `now`: 200 when the database answers `SELECT 1` within
+/// [`READY_TIMEOUT`], else 503 SERVICE_UNAVAILABLE with `Retry-After`, so a load
+/// balancer sends no traffic to a process that can only refuse it.
+pub async fn ready(db: &crate::db::Db, now: chrono::DateTime<chrono::Utc>) -> Response {
+    let failure = match tokio::time::timeout(READY_TIMEOUT, db.ping()).await {
+        Ok(Ok(())) => {
+            return crate::envelope::ok(Health {
+                status: "ready",
+                timestamp: now,
+            })
+            .into_response();
+        }
+        Ok(Err(e)) => e.to_string(),
+        Err(_) => format!("no answer to SELECT 1 within {READY_TIMEOUT:?}"),
+    };
+    Error::DatabaseUnavailable(failure).into_response()
 }
 
 /// The body of `GET /health` at `now`.

@@ -5,10 +5,14 @@
 //! - [`config`]: [`config::Settings`], read once from the environment and validated.
 //! - [`clock`]: the service clock every time rule reads, and Beijing day/week/month
 //!   boundaries.
-//! - [`error`]: the one error type and its mapping to the JSON envelope and HTTP status.
-//! - [`envelope`]: the success side of the envelope (`data`, `pagination`, `meta`).
+//! - [`error`]: the one error type and its mapping to the JSON envelope and HTTP status
+//!   (an unreachable database: 503 with `Retry-After`).
+//! - [`envelope`]: the success side of the envelope (`data`, `pagination`, `meta`), and
+//!   its schemas in the OpenAPI documents.
 //! - [`http`]: extractors that answer in the envelope, fallbacks, the middleware stack,
-//!   graceful shutdown.
+//!   the health and readiness answers, listeners, graceful shutdown.
+//! - [`metrics`]: the Prometheus registry, its middleware and the metrics listener's
+//!   router.
 //! - [`telemetry`]: `tracing` set-up (pretty or JSON lines).
 //! - [`domain`]: plain types and rules, no I/O.
 //! - [`tokens`]: player and admin JWTs, refresh-token material.

@@ -1,12 +1,14 @@
 //! `GET /metrics`: Prometheus (OpenMetrics text) counters and latency histograms per
-//! route, errors per envelope code, and connection-pool usage. Each router owns its own
-//! registry (no global state), so tests can run many apps in one process.
+//! route, errors per envelope code, and connection-pool usage. Each app owns its own
+//! registry (no global state), so tests can run many apps in one process. The registry
+//! is made by the caller, handed to the public router (which counts into it) and served
+//! by [`router`] on a listener of its own (`METRICS_ADDR`), never the public port.
 
 use std::sync::Arc;
 use std::time::Instant;
 
 use axum::extract::{MatchedPath, Request, State};
-use axum::http::header;
+use axum::http::{Method, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use prometheus_client::encoding::EncodeLabelSet;
@@ -24,27 +26,50 @@ use crate::db::Db;
 #[derive(Clone, Copy, Debug)]
 pub struct ErrorCode(pub &'static str);
 
+// Every label value comes from a closed set, so no client can grow the series (each
+// one is kept for the life of the process): methods are the standard ones or `OTHER`,
+// routes the router's templates or `unmatched`, statuses the ones the server answers,
+// codes the envelope's, pools the engine's.
+
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RequestLabels {
-    method: String,
+    method: &'static str,
     route: String,
-    status: String,
+    status: u16,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RouteLabels {
-    method: String,
+    method: &'static str,
     route: String,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct ErrorLabels {
-    code: String,
+    code: &'static str,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct PoolLabels {
-    pool: String,
+    pool: &'static str,
+}
+
+/// The `method` label: one of the nine methods of RFC 9110 (and PATCH), else `OTHER`.
+/// The raw method was a label once, and requests with random methods grew the
+/// registry without bound.
+fn method_label(method: &Method) -> &'static str {
+    match *method {
+        Method::GET => "GET",
+        Method::HEAD => "HEAD",
+        Method::POST => "POST",
+        Method::PUT => "PUT",
+        Method::PATCH => "PATCH",
+        Method::DELETE => "DELETE",
+        Method::OPTIONS => "OPTIONS",
+        Method::CONNECT => "CONNECT",
+        Method::TRACE => "TRACE",
+        _ => "OTHER",
+    }
 }
 
 fn latency_histogram() -> Histogram {
@@ -111,7 +136,7 @@ impl Metrics {
     /// The registry as OpenMetrics text, pool gauges read now.
     pub fn render(&self) -> String {
         for (pool, open, idle) in self.db.pool_stats() {
-            let labels = PoolLabels { pool: pool.into() };
+            let labels = PoolLabels { pool };
             self.pool_open.get_or_create(&labels).set(i64::from(open));
             self.pool_idle
                 .get_or_create(&labels)
@@ -126,10 +151,10 @@ impl Metrics {
 }
 
 /// Middleware: counts and times every request under its route template (`/v1/x/{id}`,
-/// never the raw path, so label sets stay bounded).
+/// never the raw path) and its method's label, so label sets stay bounded.
 pub async fn track(State(metrics): State<Arc<Metrics>>, req: Request, next: Next) -> Response {
     let started = Instant::now();
-    let method = req.method().as_str().to_string();
+    let method = method_label(req.method());
     let route = req
         .extensions()
         .get::<MatchedPath>()
@@ -139,7 +164,7 @@ pub async fn track(State(metrics): State<Arc<Metrics>>, req: Request, next: Next
     metrics
         .latency
         .get_or_create(&RouteLabels {
-            method: method.clone(),
+            method,
             route: route.clone(),
         })
         .observe(elapsed);
@@ -148,18 +173,23 @@ pub async fn track(State(metrics): State<Arc<Metrics>>, req: Request, next: Next
         .get_or_create(&RequestLabels {
             method,
             route,
-            status: res.status().as_u16().to_string(),
+            status: res.status().as_u16(),
         })
         .inc();
-    if let Some(ErrorCode(code)) = res.extensions().get::<ErrorCode>() {
-        metrics
-            .errors
-            .get_or_create(&ErrorLabels {
-                code: (*code).to_string(),
-            })
-            .inc();
+    if let Some(&ErrorCode(code)) = res.extensions().get::<ErrorCode>() {
+        metrics.errors.get_or_create(&ErrorLabels { code }).inc();
     }
     res
+}
+
+/// The router of the metrics listener: `GET /metrics`, anything else 404 (envelope).
+/// Scrapes are not counted.
+pub fn router(metrics: Arc<Metrics>) -> axum::Router {
+    axum::Router::new()
+        .route("/metrics", axum::routing::get(serve))
+        .fallback(crate::http::route_not_found)
+        .method_not_allowed_fallback(crate::http::method_not_allowed)
+        .with_state(metrics)
 }
 
 /// `GET /metrics`.
@@ -172,4 +202,30 @@ pub async fn serve(State(metrics): State<Arc<Metrics>>) -> Response {
         metrics.render(),
     )
         .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn methods_outside_the_standard_set_share_one_label() {
+        for (method, label) in [
+            ("GET", "GET"),
+            ("HEAD", "HEAD"),
+            ("POST", "POST"),
+            ("PUT", "PUT"),
+            ("PATCH", "PATCH"),
+            ("DELETE", "DELETE"),
+            ("OPTIONS", "OPTIONS"),
+            ("CONNECT", "CONNECT"),
+            ("TRACE", "TRACE"),
+            ("get", "OTHER"),
+            ("PROPFIND", "OTHER"),
+            ("X-RANDOM-TOKEN-0123456789", "OTHER"),
+        ] {
+            let method = Method::from_bytes(method.as_bytes()).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(method_label(&method), label);
+        }
+    }
 }

@@ -14,6 +14,7 @@ mod extractors;
 mod gameplay;
 mod hostile;
 mod metrics;
+mod outage;
 mod phone;
 mod races;
 mod security;

@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::process::Proc;
+use crate::process::{ANY_METRICS_ADDR, Proc};
 
 /// Everything a process wrote to standard output and error, as it arrives.
 pub struct Captured {
@@ -31,13 +31,15 @@ impl Captured {
     }
 }
 
-/// Starts `exe` with exactly `vars` (plus PATH and `RUST_LOG=warn` unless `vars` sets
-/// it), capturing its output, and waits until `/health` answers.
+/// Starts `exe` with exactly `vars` (plus PATH, `RUST_LOG=warn` and
+/// [`crate::process::ANY_METRICS_ADDR`] unless `vars` sets them), capturing its output,
+/// and waits until `/health` answers.
 pub async fn start_captured(exe: &str, vars: &[(&str, String)], port: u16) -> (Proc, Captured) {
     let mut cmd = Command::new(exe);
     cmd.env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())
         .env("RUST_LOG", "warn")
+        .env(ANY_METRICS_ADDR.0, ANY_METRICS_ADDR.1)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     for (k, v) in vars {

@@ -8,6 +8,7 @@
 
 pub mod capture;
 pub mod console;
+pub mod pg_cluster;
 pub mod process;
 
 use std::collections::HashMap;
@@ -19,6 +20,7 @@ use serde_json::Value;
 use shared::clock::Clock;
 use shared::config::Settings;
 use shared::context::AppContext;
+use shared::metrics::Metrics;
 use sqlx::Connection;
 use tokio::sync::oneshot;
 
@@ -45,10 +47,24 @@ pub struct TestDatabase {
 
 enum Cleanup {
     Dir(PathBuf),
-    Schema { base_url: String, schema: String },
+    Schema {
+        base_url: String,
+        schema: String,
+    },
+    /// Someone else's (a [`pg_cluster::Cluster`] removes itself).
+    None,
 }
 
 impl TestDatabase {
+    /// A database that `url` reaches and that its owner removes.
+    pub fn existing(engine: Engine, url: String) -> Self {
+        Self {
+            engine,
+            url,
+            cleanup: Cleanup::None,
+        }
+    }
+
     pub async fn create(engine: Engine) -> Self {
         let tag = uuid::Uuid::new_v4().simple().to_string();
         match engine {
@@ -92,6 +108,7 @@ impl TestDatabase {
 impl Drop for TestDatabase {
     fn drop(&mut self) {
         match &self.cleanup {
+            Cleanup::None => {}
             Cleanup::Dir(dir) => {
                 let _ = std::fs::remove_dir_all(dir);
             }
@@ -181,11 +198,16 @@ impl Resp {
     }
 }
 
-/// Both binaries served on port 0 over one fresh database.
+/// Both binaries served on port 0 over one fresh database, each with its metrics
+/// listener on a port of its own.
 pub struct TestApp {
     pub engine: Engine,
     pub player_url: String,
     pub admin_url: String,
+    /// `GET /metrics` of the player app (its own listener, as `METRICS_ADDR`).
+    pub player_metrics_url: String,
+    /// `GET /metrics` of the admin app.
+    pub admin_metrics_url: String,
     pub ctx: Arc<AppContext>,
     pub clock: Clock,
     pub client: reqwest::Client,
@@ -207,7 +229,12 @@ impl TestApp {
 
     /// Starts both apps with extra configuration variables.
     pub async fn spawn_with(engine: Engine, extra: &[(&str, String)]) -> Self {
-        let database = TestDatabase::create(engine).await;
+        Self::spawn_on(TestDatabase::create(engine).await, extra).await
+    }
+
+    /// Starts both apps on `database` with extra configuration variables.
+    pub async fn spawn_on(database: TestDatabase, extra: &[(&str, String)]) -> Self {
+        let engine = database.engine;
         let admin_password = format!("Pw-{}", uuid::Uuid::new_v4().simple());
         let mut vars = vec![
             ("DATABASE_URL", database.url.clone()),
@@ -233,22 +260,40 @@ impl TestApp {
         admin_console::bootstrap_admin(&ctx).await.unwrap();
 
         let mut shutdown = Vec::new();
+        let player_metrics = Metrics::new(ctx.db.clone());
+        let admin_metrics = Metrics::new(ctx.db.clone());
         let player_url = serve(
-            player_api::app(player_api::AppState::new(Arc::clone(&ctx))),
+            player_api::app(
+                player_api::AppState::new(Arc::clone(&ctx)),
+                Arc::clone(&player_metrics),
+            ),
             &mut shutdown,
         )
         .await;
         let admin_url = serve(
-            admin_console::app(admin_console::AppState {
-                ctx: Arc::clone(&ctx),
-            }),
+            admin_console::app(
+                admin_console::AppState {
+                    ctx: Arc::clone(&ctx),
+                },
+                Arc::clone(&admin_metrics),
+            ),
             &mut shutdown,
         )
         .await;
+        let player_metrics_url = format!(
+            "{}/metrics",
+            serve(shared::metrics::router(player_metrics), &mut shutdown).await
+        );
+        let admin_metrics_url = format!(
+            "{}/metrics",
+            serve(shared::metrics::router(admin_metrics), &mut shutdown).await
+        );
         Self {
             engine,
             player_url,
             admin_url,
+            player_metrics_url,
+            admin_metrics_url,
             ctx,
             clock,
             client: reqwest::Client::new(),

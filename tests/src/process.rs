@@ -21,13 +21,20 @@ pub struct Proc {
     pub base_url: String,
 }
 
+/// `METRICS_ADDR` for a started binary unless `vars` sets one: a port of the system's
+/// choosing, so copies started at once (by one test or by tests running side by side)
+/// never collide on the fixed default.
+pub const ANY_METRICS_ADDR: (&str, &str) = ("METRICS_ADDR", "127.0.0.1:0");
+
 impl Proc {
-    /// Starts `exe` with exactly `vars` (plus PATH) and waits until `/health` answers.
+    /// Starts `exe` with exactly `vars` (plus PATH, `RUST_LOG=warn` and
+    /// [`ANY_METRICS_ADDR`] unless `vars` sets them) and waits until `/health` answers.
     pub async fn start(exe: &str, vars: &[(&str, String)], port: u16) -> Self {
         let mut cmd = Command::new(exe);
         cmd.env_clear()
             .env("PATH", std::env::var("PATH").unwrap_or_default())
             .env("RUST_LOG", "warn")
+            .env(ANY_METRICS_ADDR.0, ANY_METRICS_ADDR.1)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         for (k, v) in vars {
@@ -89,16 +96,22 @@ impl Drop for Proc {
     }
 }
 
-/// Runs `exe` with `vars` expecting it to refuse to start; returns (exit code, stderr).
+/// Runs `exe` with `vars` expecting it to refuse to start or to stop; returns (exit
+/// code, standard error followed by standard output, where the log goes).
 pub fn run_to_exit(exe: &str, vars: &[(&str, String)]) -> (Option<i32>, String) {
     let out = Command::new(exe)
         .env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env(ANY_METRICS_ADDR.0, ANY_METRICS_ADDR.1)
         .envs(vars.iter().map(|(k, v)| (*k, v.as_str())))
         .output()
         .unwrap();
     (
         out.status.code(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stderr),
+            String::from_utf8_lossy(&out.stdout)
+        ),
     )
 }

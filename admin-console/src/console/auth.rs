@@ -46,7 +46,16 @@ pub async fn csrf_token(session: &Session) -> Result<String, Error> {
     Ok(token)
 }
 
+/// A session that could not be read or written: 503 when its database could not be
+/// reached (marked by the store, see [`super::session_store::UNREACHABLE`]), else 500.
 pub fn session_error(e: tower_sessions::session::Error) -> Error {
+    use tower_sessions::session::Error as SessionError;
+    use tower_sessions::session_store::Error as StoreError;
+    if let SessionError::Store(StoreError::Backend(text)) = &e
+        && let Some(detail) = text.strip_prefix(super::session_store::UNREACHABLE)
+    {
+        return Error::DatabaseUnavailable(detail.to_string());
+    }
     Error::internal(format!("console session: {e}"))
 }
 

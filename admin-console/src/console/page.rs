@@ -123,6 +123,9 @@ impl From<Error> for PageError {
 /// The user-facing text of an error; server faults stay generic (they are logged).
 /// Per-item import failures are shown by the import page's own table.
 pub fn describe(error: &Error) -> String {
+    if let Error::DatabaseUnavailable(_) = error {
+        return "The service is temporarily unavailable; try again in a moment.".into();
+    }
     if error.status().is_server_error() {
         return "Something went wrong on the server; the error was logged. Try again.".into();
     }
@@ -132,13 +135,21 @@ pub fn describe(error: &Error) -> String {
 impl IntoResponse for PageError {
     fn into_response(self) -> Response {
         let status = self.error.status();
-        if status.is_server_error() {
+        if let Error::DatabaseUnavailable(detail) = &self.error {
+            // as the API logs it (shared::Error's response)
+            tracing::warn!(error = %detail, "console request refused: database unreachable");
+        } else if status.is_server_error() {
             tracing::error!(code = self.error.code(), error = ?self.error, "console request failed");
         }
         let message = describe(&self.error);
         let code = shared::metrics::ErrorCode(self.error.code());
         let mut res = self.render(status, message);
         res.extensions_mut().insert(code);
+        // the same `Retry-After` as the API's answer (rate limits, outages)
+        if let Some(secs) = self.error.retry_after_secs() {
+            res.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(secs));
+        }
         res
     }
 }

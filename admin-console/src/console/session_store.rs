@@ -34,8 +34,20 @@ fn expiry_ms(record: &Record) -> i64 {
     i64::try_from(record.expiry_date.unix_timestamp_nanos() / 1_000_000).unwrap_or(i64::MAX)
 }
 
-fn backend(e: impl std::fmt::Display) -> session_store::Error {
-    session_store::Error::Backend(e.to_string())
+/// Opens the text of a store error whose database could not be reached:
+/// tower-sessions carries store errors as text, and [`super::auth::session_error`] reads
+/// this mark to answer 503 like the API rather than 500.
+pub const UNREACHABLE: &str = "database unreachable: ";
+
+/// A database error as the store reports it, mapped like every database error
+/// (`shared::Error`'s `From`), an outage marked.
+fn backend(e: impl Into<shared::Error>) -> session_store::Error {
+    match e.into() {
+        shared::Error::DatabaseUnavailable(detail) => {
+            session_store::Error::Backend(format!("{UNREACHABLE}{detail}"))
+        }
+        other => session_store::Error::Backend(format!("{other:#}")),
+    }
 }
 
 fn encode(record: &Record) -> session_store::Result<String> {

@@ -538,7 +538,7 @@ pub async fn answer(
             return Err(e);
         }
     };
-    if let Some(result) = judge_from_memory(ctx, subject, &fields).await {
+    if let Some(result) = judge_from_memory(ctx, subject, &fields).await? {
         return Ok(result);
     }
     let mut duplicate_seen = false;
@@ -577,29 +577,39 @@ enum Judged {
 /// [`crate::answer_cache`]), when it does. Only a recorded answer counts: its write was
 /// guarded by the revision and the session count it was judged on. Anything else (a
 /// refusal, a lost write, a replay the memory cannot know of) is judged again on a
-/// fresh read, and the player is read again from then on.
+/// fresh read, and the player is read again from then on. An unreachable database is
+/// answered at once (503): the read would only wait for it again.
 async fn judge_from_memory(
     ctx: &AppContext,
     subject: &AccessSubject,
     fields: &AnswerFields<'_>,
-) -> Option<AnswerResult> {
+) -> Result<Option<AnswerResult>> {
     let player_id = subject.player_id.as_str();
-    let (progress, context) =
+    let Some((progress, context)) =
         ctx.answer_cache
-            .answer_context(player_id, fields.session_id, fields.question_id)?;
+            .answer_context(player_id, fields.session_id, fields.question_id)
+    else {
+        return Ok(None);
+    };
     let lookup = AnswerLookup {
         existing: None,
         context: Some(context),
     };
     match judge(ctx, subject, fields, progress, lookup).await {
-        Ok(Judged::Done(result)) => Some(*result),
+        Ok(Judged::Done(result)) => Ok(Some(*result)),
         Ok(Judged::Lost(lost)) => {
             tracing::debug!(
                 ?lost,
                 "an answer judged from memory is judged again on a read"
             );
             ctx.answer_cache.forget_player(player_id);
-            None
+            Ok(None)
+        }
+        Err(outage @ Error::DatabaseUnavailable(_)) => {
+            // The write may have committed before the connection broke: forgotten, the
+            // player is read again on the client's retry, which then finds a replay.
+            ctx.answer_cache.forget_player(player_id);
+            Err(outage)
         }
         Err(refusal) => {
             tracing::debug!(
@@ -607,7 +617,7 @@ async fn judge_from_memory(
                 "an answer judged from memory is judged again on a read"
             );
             ctx.answer_cache.forget_player(player_id);
-            None
+            Ok(None)
         }
     }
 }
