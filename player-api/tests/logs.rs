@@ -192,11 +192,20 @@ async fn run(engine: Engine, format: &str) {
         .await;
     assert_eq!(status, 200, "{renewed}");
     tokens(&renewed["data"], &mut secrets);
-    let guest_access = renewed["data"]["accessToken"].as_str().unwrap().to_string();
     let (status, _) = api
         .post("/v1/auth/refresh", json!({"refreshToken": refresh}), None)
         .await;
     assert_eq!(status, 401);
+    // that reuse ended the sign-in: sign in again
+    let (status, again) = api
+        .post("/v1/auth/guest", json!({"deviceId": "log-device"}), None)
+        .await;
+    assert_eq!(status, 200, "{again}");
+    tokens(&again["data"], &mut secrets);
+    let guest_access = again["data"]["tokens"]["accessToken"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let forged = format!("{}x", &guest_access[..guest_access.len() - 1]);
     secrets.push(forged.clone());
     for bad in [GARBAGE_BEARER, forged.as_str()] {

@@ -417,16 +417,42 @@ async fn card_views_grant_once(app: TestApp) {
     assert_eq!(r.ok()["rewards"], json!([]));
     assert_eq!(r.ok()["progress"]["xp"], 28);
     assert_eq!(p.ledger_xp().await, 28);
-    // a question without a card shows a fallback card, with its own key space
+    // a card the player was never shown pays nothing: 404, like an unknown id
+    let session = c["challengeId"].as_str().unwrap();
+    let unseen = app
+        .text(
+            "SELECT id FROM knowledge_cards WHERE question_id NOT IN
+                 (SELECT question_id FROM challenge_session_questions WHERE session_id = $1)
+             ORDER BY id LIMIT 1",
+            &[session],
+        )
+        .await;
+    p.post(
+        &format!("/v1/challenges/knowledge-cards/{unseen}/view"),
+        json!({}),
+    )
+    .await
+    .assert_error(404, "NOT_FOUND");
     app.exec(
         "INSERT INTO questions (id, category_id, stem_text, content_type, correct_answer, distractors, status, created_at, updated_at)
          VALUES ('no-card', 'world-geography', 'Cardless?', 'text', 'yes', '[\"no\",\"maybe\"]', 'published', 0, 0)",
         &[],
     )
     .await;
+    p.post(
+        "/v1/challenges/knowledge-cards/fallback-no-card/view",
+        json!({}),
+    )
+    .await
+    .assert_error(404, "NOT_FOUND");
+    // a question of the player's challenge without a card shows a fallback card, with
+    // its own key space (shown with the challenge, so it pays before its answer too)
+    let q1 = c["questions"][1]["question"]["id"].as_str().unwrap();
+    app.exec("DELETE FROM knowledge_cards WHERE question_id = $1", &[q1])
+        .await;
     let r = p
         .post(
-            "/v1/challenges/knowledge-cards/fallback-no-card/view",
+            &format!("/v1/challenges/knowledge-cards/fallback-{q1}/view"),
             json!({}),
         )
         .await;
@@ -452,6 +478,13 @@ async fn card_views_grant_once(app: TestApp) {
     )
     .await
     .assert_error(404, "NOT_FOUND");
+    // another player was shown none of these
+    let other = Player::new(&app, "d-cards-other").await;
+    other
+        .post(&path, json!({}))
+        .await
+        .assert_error(404, "NOT_FOUND");
+    assert_eq!(p.ledger_xp().await, 31);
 }
 
 async fn zero_hearts_refuse_wrong_answers_only(app: TestApp) {

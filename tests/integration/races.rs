@@ -346,6 +346,20 @@ async fn answers_keep_concurrent_rewards(app: TestApp) {
             .unwrap()
     });
     assert_eq!(cards.len(), 60, "the demo content has the cards");
+    // only cards shown to the player pay: their questions are in a challenge of theirs
+    app.exec(
+        "INSERT INTO challenge_sessions (id, player_id, track_id, node_id, status, created_at)
+         VALUES ('race-cards', $1, 'science-basics', 'race-cards-node', 'pending', 0)",
+        &[&p.id],
+    )
+    .await;
+    app.exec(
+        "INSERT INTO challenge_session_questions (session_id, position, question_id, options, correct_option_id)
+         SELECT 'race-cards', ROW_NUMBER() OVER (ORDER BY id), question_id, '[]', 'x'
+         FROM (SELECT id, question_id FROM knowledge_cards ORDER BY id LIMIT 60) k",
+        &[],
+    )
+    .await;
     let views: Vec<String> = cards
         .iter()
         .map(|card| format!("/v1/challenges/knowledge-cards/{card}/view"))

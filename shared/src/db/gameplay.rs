@@ -834,15 +834,61 @@ pub async fn card_for_question(db: &Db, question_id: &str) -> sqlx::Result<Optio
     }))
 }
 
-/// Whether a knowledge card with this id exists.
-pub async fn card_exists(db: &Db, card_id: &str) -> sqlx::Result<bool> {
-    let n: i64 = read!(db, |ex| {
-        sqlx::query_scalar("SELECT count(*) FROM knowledge_cards WHERE id = $1")
-            .bind(card_id)
-            .fetch_one(ex)
-            .await?
+/// Whether the question `q` (an expression) was shown to player `$1`: they answered it,
+/// or it is in one of their unfinished challenges (every question of a finished one
+/// has its answer). Index lookups only: the player's answers by question, and their
+/// few unfinished sessions.
+macro_rules! shown_to_player {
+    ($q:literal) => {
+        concat!(
+            "(EXISTS (SELECT 1 FROM challenge_answers a WHERE a.player_id = $1 AND a.question_id = ",
+            $q,
+            ") OR EXISTS (SELECT 1 FROM challenge_sessions s
+                 JOIN challenge_session_questions sq ON sq.session_id = s.id
+                 WHERE s.player_id = $1 AND s.status IN ('pending', 'in_progress')
+                   AND sq.question_id = ",
+            $q,
+            "))"
+        )
+    };
+}
+
+/// Whether knowledge card `card_id` was shown to the player: the card of a question of
+/// one of their challenges.
+pub async fn card_shown(db: &Db, player_id: &str, card_id: &str) -> sqlx::Result<bool> {
+    let shown: i64 = read!(db, |ex| {
+        sqlx::query_scalar(concat!(
+            "SELECT count(*) FROM knowledge_cards k WHERE k.id = $2 AND ",
+            shown_to_player!("k.question_id")
+        ))
+        .bind(player_id)
+        .bind(card_id)
+        .fetch_one(ex)
+        .await?
     });
-    Ok(n > 0)
+    Ok(shown > 0)
+}
+
+/// Whether `fallback-{question_id}` was shown to the player: the question has no card
+/// of its own (else that card stands for it) and is one of their challenges'.
+pub async fn fallback_card_shown(
+    db: &Db,
+    player_id: &str,
+    question_id: &str,
+) -> sqlx::Result<bool> {
+    let shown: i64 = read!(db, |ex| {
+        sqlx::query_scalar(concat!(
+            "SELECT count(*) FROM questions q WHERE q.id = $2
+               AND NOT EXISTS (SELECT 1 FROM knowledge_cards k WHERE k.question_id = q.id)
+               AND ",
+            shown_to_player!("q.id")
+        ))
+        .bind(player_id)
+        .bind(question_id)
+        .fetch_one(ex)
+        .await?
+    });
+    Ok(shown > 0)
 }
 
 /// Whether a question with this id exists.

@@ -872,21 +872,23 @@ pub struct CardViewResult {
 }
 
 /// `POST /v1/challenges/knowledge-cards/:cardId/view`: +3 XP on a card's first view and
-/// +15 XP on the player's first view of any card, each once, in one transaction.
+/// +15 XP on the player's first view of any card, each once, in one transaction. Only a
+/// card the player was shown pays (the card of a question of one of their challenges,
+/// or its fallback); any other id is 404, so card ids cannot be harvested for XP.
 pub async fn view_card(
     ctx: &AppContext,
     player: &PlayerPrincipal,
     card_id: &str,
 ) -> Result<CardViewResult> {
     let card_id = field(card_id, "cardId")?;
-    let exists = match card_id.strip_prefix("fallback-") {
+    let shown = match card_id.strip_prefix("fallback-") {
         // a fallback card stands in only for a question without a card of its own
-        Some(question_id) => db::gameplay::card_for_question(&ctx.db, question_id)
-            .await?
-            .is_some_and(|c| c.card_id.is_none()),
-        None => db::gameplay::card_exists(&ctx.db, card_id).await?,
+        Some(question_id) => {
+            db::gameplay::fallback_card_shown(&ctx.db, &player.id, question_id).await?
+        }
+        None => db::gameplay::card_shown(&ctx.db, &player.id, card_id).await?,
     };
-    if !exists {
+    if !shown {
         return Err(Error::not_found("knowledge card not found"));
     }
     let rules = &ctx.settings.rules;
