@@ -427,6 +427,27 @@ async fn bans_reach_the_player_api_at_once(app: TestApp) {
         )
         .await;
     assert_eq!(r.body["pagination"]["total"], 1);
+    // a guest's device id is its only credential: no search matches it
+    let r = app
+        .admin_get("/v1/admin/users?search=d-banned", Some(&token))
+        .await;
+    assert_eq!(r.body["pagination"]["total"], 0, "{}", r.body);
+    // `%` and `_` are matched literally, not as wildcards
+    for wild in ["%25", "_", "%25_%25"] {
+        let r = app
+            .admin_get(&format!("/v1/admin/users?search={wild}"), Some(&token))
+            .await;
+        assert_eq!(r.body["pagination"]["total"], 0, "{wild}: {}", r.body);
+    }
+    app.exec(
+        "UPDATE players SET nickname = 'odd_100%' WHERE id = $1",
+        &[&player],
+    )
+    .await;
+    let r = app
+        .admin_get("/v1/admin/users?search=d_100%25", Some(&token))
+        .await;
+    assert_eq!(r.body["pagination"]["total"], 1, "{}", r.body);
     let r = app
         .admin_get(&format!("/v1/admin/users/{player}"), Some(&token))
         .await;

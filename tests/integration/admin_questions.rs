@@ -955,6 +955,18 @@ async fn admin_questions_list_filters_sort_and_pages(app: TestApp) {
     let r = list("?keyword=nothing-like-this").await;
     assert!(ids_of(&r).is_empty());
     assert_eq!(r.body["pagination"]["total"], 0);
+    // `%` and `_` are matched literally, not as wildcards
+    for wild in ["%25", "_"] {
+        let r = list(&format!("?keyword={wild}")).await;
+        assert_eq!(r.body["pagination"]["total"], 0, "{wild}");
+    }
+    app.exec(
+        "UPDATE questions SET stem_text = 'What is 100% of 2_000?' WHERE id = $1",
+        &[&ids[0]],
+    )
+    .await;
+    let r = list("?keyword=100%25%20of%202_").await;
+    assert_eq!(ids_of(&r), [ids[0].clone()]);
 
     // sorting
     let r = list("?sortOrder=asc").await;

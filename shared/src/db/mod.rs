@@ -134,6 +134,22 @@ macro_rules! in_tx {
 
 pub use crate::{in_tx, read};
 
+/// The `LIKE … ESCAPE '\'` pattern matching text that contains `needle` (lower-cased, as
+/// the queries lower the column): `%`, `_` and `\` in it match themselves, so a search
+/// for `100%` or `a_b` finds those characters, not everything.
+pub fn contains_pattern(needle: &str) -> String {
+    let mut pattern = String::with_capacity(needle.len() + 2);
+    pattern.push('%');
+    for c in needle.to_lowercase().chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            pattern.push('\\');
+        }
+        pattern.push(c);
+    }
+    pattern.push('%');
+    pattern
+}
+
 impl Db {
     /// Opens the database named by `url`: the SQLite file (and its folder) is created
     /// when missing, in WAL mode with foreign keys on.

@@ -22,15 +22,17 @@ pub struct PlayerAdminRow {
     pub providers: Option<String>,
 }
 
-/// A page of existing players, newest first; `search` matches the id, the nickname or a
-/// sign-in subject (a phone number), case-insensitively.
+/// A page of existing players, newest first; `search` matches part of the id, the
+/// nickname or a sign-in subject (a phone number), case-insensitively and literally
+/// (`%`, `_`). Never a guest's device id: it is the guest's only credential, so a
+/// search by it would confirm whose it is.
 pub async fn players(
     db: &Db,
     search: Option<&str>,
     limit: i64,
     offset: i64,
 ) -> sqlx::Result<(Vec<PlayerAdminRow>, i64)> {
-    let pattern = search.map(|s| format!("%{}%", s.to_lowercase()));
+    let pattern = search.map(super::contains_pattern);
     let rows = read!(db, |ex| {
         sqlx::query_as::<_, PlayerAdminRow>(
             "SELECT p.id, p.nickname, p.avatar_url, p.is_guest, p.region_code, p.is_banned,
@@ -40,8 +42,10 @@ pub async fn players(
              LEFT JOIN player_progress g ON g.player_id = p.id
              LEFT JOIN subscriptions s ON s.player_id = p.id
              WHERE p.deleted_at IS NULL AND p.merged_into IS NULL
-               AND (CAST($1 AS TEXT) IS NULL OR LOWER(p.id) LIKE $1 OR LOWER(COALESCE(p.nickname, '')) LIKE $1
-                    OR EXISTS (SELECT 1 FROM player_identities i WHERE i.player_id = p.id AND LOWER(i.subject) LIKE $1))
+               AND (CAST($1 AS TEXT) IS NULL OR LOWER(p.id) LIKE $1 ESCAPE '\\'
+                    OR LOWER(COALESCE(p.nickname, '')) LIKE $1 ESCAPE '\\'
+                    OR EXISTS (SELECT 1 FROM player_identities i WHERE i.player_id = p.id
+                               AND i.provider <> 'device' AND LOWER(i.subject) LIKE $1 ESCAPE '\\'))
              ORDER BY p.created_at DESC, p.id LIMIT $2 OFFSET $3",
         )
         .bind(&pattern)
@@ -54,8 +58,10 @@ pub async fn players(
         sqlx::query_scalar(
             "SELECT count(*) FROM players p
              WHERE p.deleted_at IS NULL AND p.merged_into IS NULL
-               AND (CAST($1 AS TEXT) IS NULL OR LOWER(p.id) LIKE $1 OR LOWER(COALESCE(p.nickname, '')) LIKE $1
-                    OR EXISTS (SELECT 1 FROM player_identities i WHERE i.player_id = p.id AND LOWER(i.subject) LIKE $1))",
+               AND (CAST($1 AS TEXT) IS NULL OR LOWER(p.id) LIKE $1 ESCAPE '\\'
+                    OR LOWER(COALESCE(p.nickname, '')) LIKE $1 ESCAPE '\\'
+                    OR EXISTS (SELECT 1 FROM player_identities i WHERE i.player_id = p.id
+                               AND i.provider <> 'device' AND LOWER(i.subject) LIKE $1 ESCAPE '\\'))",
         )
         .bind(&pattern)
         .fetch_one(ex)

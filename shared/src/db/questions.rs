@@ -56,8 +56,8 @@ pub async fn get_in_tx(tx: &mut Tx, id: &str) -> sqlx::Result<Option<QuestionRow
 pub struct ListFilter {
     pub status: Option<String>,
     pub category_id: Option<String>,
-    /// A `LIKE` pattern (with its `%`), matched case-insensitively.
-    pub keyword_pattern: Option<String>,
+    /// Text the stem or a distractor contains, case-insensitively (`%` and `_` literal).
+    pub keyword: Option<String>,
     pub difficulty: Option<i64>,
     pub source: Option<String>,
 }
@@ -82,8 +82,8 @@ impl SortBy {
 
 const WHERE: &str = " WHERE (CAST($1 AS TEXT) IS NULL OR q.status = $1)
    AND (CAST($2 AS TEXT) IS NULL OR q.category_id = $2)
-   AND (CAST($3 AS TEXT) IS NULL OR LOWER(q.stem_text) LIKE LOWER($3)
-        OR LOWER(q.distractors) LIKE LOWER($3))
+   AND (CAST($3 AS TEXT) IS NULL OR LOWER(q.stem_text) LIKE $3 ESCAPE '\\'
+        OR LOWER(q.distractors) LIKE $3 ESCAPE '\\')
    AND (CAST($4 AS BIGINT) IS NULL OR q.difficulty = $4)
    AND (CAST($5 AS TEXT) IS NULL OR q.source = $5)";
 
@@ -98,13 +98,14 @@ pub async fn page(
 ) -> sqlx::Result<(Vec<QuestionRow>, i64)> {
     let dir = if descending { "DESC" } else { "ASC" };
     let col = sort.column();
+    let keyword = f.keyword.as_deref().map(super::contains_pattern);
     let rows = read!(db, |ex| {
         sqlx::query_as::<_, QuestionRow>(sqlx::AssertSqlSafe(format!(
             "{SELECT}{WHERE} ORDER BY {col} {dir}, q.id {dir} LIMIT $6 OFFSET $7"
         )))
         .bind(f.status.as_deref())
         .bind(f.category_id.as_deref())
-        .bind(f.keyword_pattern.as_deref())
+        .bind(keyword.as_deref())
         .bind(f.difficulty)
         .bind(f.source.as_deref())
         .bind(limit)
@@ -118,7 +119,7 @@ pub async fn page(
         )))
         .bind(f.status.as_deref())
         .bind(f.category_id.as_deref())
-        .bind(f.keyword_pattern.as_deref())
+        .bind(keyword.as_deref())
         .bind(f.difficulty)
         .bind(f.source.as_deref())
         .fetch_one(ex)

@@ -553,16 +553,16 @@ pub async fn list(ctx: &AppContext, q: &ListQuery) -> Result<(Vec<AdminQuestion>
         Some("asc") => false,
         Some(_) => return Err(Error::validation("sortOrder must be asc or desc")),
     };
-    let keyword_pattern = q
+    let keyword = q
         .keyword
         .as_deref()
         .map(str::trim)
         .filter(|k| !k.is_empty())
-        .map(|k| format!("%{k}%"));
+        .map(str::to_string);
     let filter = ListFilter {
         status,
         category_id: q.category_id.clone().filter(|c| !c.is_empty()),
-        keyword_pattern,
+        keyword,
         difficulty: q.difficulty,
         source,
     };
