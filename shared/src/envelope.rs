@@ -16,6 +16,25 @@ pub struct Pagination {
     pub limit: i64,
 }
 
+/// The deepest row any list may start at. Every table a list reads stays far below a
+/// billion rows; a page past it cannot exist, and is refused before `(page − 1) × limit`
+/// could overflow or reach the database.
+pub const MAX_OFFSET: i64 = 1_000_000_000;
+
+/// The first row of page `page` (≥ 1) of `limit` rows, or 400 VALIDATION_ERROR for a page
+/// beyond [`MAX_OFFSET`].
+pub fn page_offset(page: i64, limit: i64) -> crate::Result<i64> {
+    (page - 1)
+        .checked_mul(limit)
+        .filter(|offset| (0..=MAX_OFFSET).contains(offset))
+        .ok_or_else(|| {
+            crate::Error::validation(format!(
+                "page must be at most {}",
+                MAX_OFFSET / limit.max(1) + 1
+            ))
+        })
+}
+
 /// A successful answer: the payload and, for lists and leaderboards, `pagination` and
 /// `meta`.
 pub struct ApiResponse<T> {

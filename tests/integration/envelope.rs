@@ -5,6 +5,7 @@ use serde_json::{Value, json};
 use tests::{Service, TestApp, both_engines};
 
 both_engines!(
+    pages_beyond_any_table_are_refused,
     health_on_both_binaries,
     regions_list_has_31_divisions,
     unknown_routes_and_wrong_methods_answer_the_envelope,
@@ -240,4 +241,54 @@ async fn openapi_documents_are_served(app: TestApp) {
             assert!(doc["paths"].get(p).is_some(), "{path} lacks {p}");
         }
     }
+}
+
+/// `(page − 1) × limit` of a huge page would overflow (a 500 on PostgreSQL, negative
+/// ranks on SQLite): a page beyond any table is 400 VALIDATION_ERROR on every list; the
+/// deepest possible page is an empty one.
+async fn pages_beyond_any_table_are_refused(app: TestApp) {
+    let (admin, _, _) = app.admin_login().await;
+    let (_, player, _) = app.guest("d-pages").await;
+    let admin_lists = [
+        "/v1/admin/users",
+        "/v1/admin/questions",
+        "/v1/admin/audit-log",
+        "/v1/admin/admins",
+        "/v1/admin/feedback",
+        "/v1/admin/categories",
+        "/v1/admin/knowledge-cards",
+    ];
+    for huge in [
+        i64::MAX.to_string(),
+        "9223372036854775".into(),
+        "20000002".into(),
+    ] {
+        for list in admin_lists {
+            app.admin_get(&format!("{list}?page={huge}&limit=50"), Some(&admin))
+                .await
+                .assert_error(400, "VALIDATION_ERROR");
+        }
+        for scope in ["region", "topic"] {
+            app.get(
+                &format!("/v1/leaderboards?scope={scope}&page={huge}&limit=100"),
+                Some(&player),
+            )
+            .await
+            .assert_error(400, "VALIDATION_ERROR");
+        }
+    }
+    // the deepest page that could exist is just empty
+    for list in admin_lists {
+        let r = app
+            .admin_get(&format!("{list}?page=20000001&limit=50"), Some(&admin))
+            .await;
+        assert_eq!(r.ok().as_array().map(Vec::len), Some(0), "{list}");
+    }
+    let r = app
+        .get(
+            "/v1/leaderboards?scope=topic&page=10000001&limit=100",
+            Some(&player),
+        )
+        .await;
+    assert_eq!(r.ok().as_array().map(Vec::len), Some(0));
 }

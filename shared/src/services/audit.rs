@@ -72,7 +72,7 @@ impl PageQuery {
         if !(1..=50).contains(&limit) {
             return Err(Error::validation("limit must be 1-50"));
         }
-        Ok((page, limit, (page - 1) * limit))
+        Ok((page, limit, crate::envelope::page_offset(page, limit)?))
     }
 }
 

@@ -103,6 +103,8 @@ struct View {
 struct Choice {
     page: i64,
     limit: i64,
+    /// The page's first row (checked: see `envelope::page_offset`).
+    offset: i64,
     /// `topic:all`, or `region:{code}` of the asked region; None: the player's own region.
     named_board: Option<String>,
     view_region: Option<RegionEntry>,
@@ -118,6 +120,7 @@ fn choose(ctx: &AppContext, q: &BoardQuery) -> Result<Choice> {
     if !(1..=100).contains(&limit) {
         return Err(Error::validation("limit must be 1-100"));
     }
+    let offset = crate::envelope::page_offset(page, limit)?;
     let (named_board, view_region, topic) = match q.scope.as_deref().unwrap_or("region") {
         "topic" => (Some("topic:all".to_string()), None, true),
         "region" => match q
@@ -144,6 +147,7 @@ fn choose(ctx: &AppContext, q: &BoardQuery) -> Result<Choice> {
     Ok(Choice {
         page,
         limit,
+        offset,
         named_board,
         view_region,
         topic,
@@ -246,7 +250,7 @@ pub async fn board(
 ) -> Result<(Vec<LeaderboardEntry>, LeaderboardMeta, Pagination)> {
     let choice = choose_after_admission(ctx, subject, q).await?;
     let player_id = subject.player_id.as_str();
-    let offset = (choice.page - 1) * choice.limit;
+    let offset = choice.offset;
     let state = db::players::region_state(&ctx.db, player_id).await?;
     let v = view(ctx, ctx.clock.now(), subject, state, choice)?;
     let Some(board) = &v.board else {
