@@ -119,6 +119,15 @@ async fn huawei_sign_in_and_refusals(engine: Engine) {
             ),
         )
         .await;
+    // a token answer without an id_token (the app asked without the openid scope)
+    Mock::given(method("POST"))
+        .and(path("/oauth2/v3/token"))
+        .and(body_string_contains("code=no-openid"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "access_token": "at", "expires_in": 3600, "token_type": "Bearer"
+        })))
+        .mount(&fakes.server)
+        .await;
     fakes
         .huawei_code(
             "pss",
@@ -178,7 +187,7 @@ async fn huawei_sign_in_and_refusals(engine: Engine) {
         )
         .await;
     assert_eq!(r.ok()["user"]["id"], first.as_str());
-    for bad in ["refused", "forged", "aud", "expired"] {
+    for bad in ["refused", "forged", "aud", "expired", "no-openid"] {
         huawei(&app, bad).await.assert_error(401, "UNAUTHORIZED");
     }
     huawei(&app, "  ")

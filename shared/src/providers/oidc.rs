@@ -9,9 +9,11 @@
 //!   the configured issuer, `aud` must contain the configured audience, `sub` must be
 //!   present and `exp` must lie in the future (against the caller's clock, with
 //!   [`LEEWAY_SECS`] of leeway). Keys are fetched once and cached in memory; a `kid`
-//!   missing from the cache triggers one refetch (key rotation), at most once per
-//!   `min_refetch_interval`, so tokens carrying random `kid`s cannot make us hammer
-//!   the provider.
+//!   missing from the cache is looked up by a refetch (key rotation). Refetches start at
+//!   most once per `min_refetch_interval`, so tokens carrying random `kid`s cannot make
+//!   us hammer the provider; but a token is never refused for that: it waits for the
+//!   fetch in flight or the one due next, so a key published a moment after another
+//!   unknown `kid` caused a fetch still signs in.
 //! - [`HuaweiIdClient`] exchanges a HUAWEI ID authorization code at the token
 //!   endpoint and verifies the `id_token` it answers with (RS256 or PS256).
 //! - [`AppleIdVerifier`] verifies a Sign in with Apple identity token (RS256).
@@ -97,7 +99,7 @@ struct KeyCache {
     keys: HashMap<String, Arc<DecodingKey>>,
     /// When `keys` were last fetched successfully.
     fetched_at: Option<Instant>,
-    /// When the JWKS was last asked for, successfully or not.
+    /// When the JWKS was last asked for (the request's start), successfully or not.
     last_attempt: Option<Instant>,
     /// Why the last attempt failed, if it did.
     last_failure: Option<String>,
@@ -118,7 +120,7 @@ pub struct JwksVerifier {
     /// withdrew stops being trusted even if no token names an unknown `kid`.
     max_key_age: Duration,
     cache: RwLock<KeyCache>,
-    /// Held while fetching, so concurrent misses cause one fetch.
+    /// Held while a fetch is due or in flight, so concurrent misses wait for one fetch.
     fetch_lock: Mutex<()>,
 }
 
@@ -258,9 +260,10 @@ impl JwksVerifier {
                 return;
             }
         }
+        let started = Instant::now();
         let fetched = self.fetch_keys().await;
         let mut cache = self.cache.write().await;
-        cache.last_attempt = Some(Instant::now());
+        cache.last_attempt = Some(started);
         match fetched {
             Ok(keys) => {
                 cache.keys = keys;
@@ -273,29 +276,46 @@ impl JwksVerifier {
         }
     }
 
-    /// Fetches the JWKS again, unless that was done less than `min_refetch_interval`
-    /// ago, and returns the key named `kid`.
+    /// The key named `kid` after a fetch that started once this request had arrived:
+    /// the one in flight or due next, if another request's miss already asked for one
+    /// (waiting for it rather than refusing), else a fetch of its own as soon as
+    /// `min_refetch_interval` since the last one allows. A burst of misses, however many
+    /// `kid`s it names, costs one fetch per interval.
     async fn refetch_for(&self, kid: &str) -> Result<Arc<DecodingKey>, IdTokenError> {
+        let arrived = Instant::now();
         let _fetching = self.fetch_lock.lock().await;
-        {
+        let due = {
             let cache = self.cache.read().await;
-            // another task may have fetched while this one waited
             if let Some(key) = cache.keys.get(kid) {
                 return Ok(key.clone());
             }
-            if let Some(at) = cache.last_attempt
-                && at.elapsed() < self.min_refetch_interval
-            {
+            // a fetch that started after this request arrived answered it already
+            if cache.last_attempt.is_some_and(|started| started >= arrived) {
                 return Err(match &cache.last_failure {
                     Some(failure) => IdTokenError::Unavailable(failure.clone()),
                     None => IdTokenError::Invalid(format!("unknown signing key {kid}")),
                 });
             }
+            // the provider failed within the interval: say so now (503, the client
+            // retries) rather than hold every sign-in until it may be asked again
+            if let (Some(started), Some(failure)) = (cache.last_attempt, &cache.last_failure)
+                && started.elapsed() < self.min_refetch_interval
+            {
+                return Err(IdTokenError::Unavailable(failure.clone()));
+            }
+            cache
+                .last_attempt
+                .map(|started| started + self.min_refetch_interval)
+        };
+        // Waiting holds the lock: the misses queued behind are answered by this fetch.
+        if let Some(due) = due {
+            tokio::time::sleep_until(due.into()).await;
         }
         tracing::debug!(%kid, url = %self.jwks_url, "fetching JWKS");
+        let started = Instant::now();
         let fetched = self.fetch_keys().await;
         let mut cache = self.cache.write().await;
-        cache.last_attempt = Some(Instant::now());
+        cache.last_attempt = Some(started);
         match fetched {
             Ok(keys) => {
                 cache.keys = keys;
@@ -487,10 +507,17 @@ impl HuaweiIdClient {
         }
         match answer.get("id_token").and_then(serde_json::Value::as_str) {
             Some(id_token) if !id_token.is_empty() => Ok(id_token.to_owned()),
-            _ => Err(IdTokenError::Unavailable(
-                "HUAWEI token endpoint answered without an id_token (is the openid scope granted?)"
-                    .into(),
-            )),
+            _ => {
+                // The app asked without the `openid` scope: no identity, so no sign-in;
+                // retrying will not help, and operators must fix the app's request.
+                tracing::warn!(
+                    %url,
+                    "configuration: HUAWEI answered without an id_token; the app must request the openid scope"
+                );
+                Err(IdTokenError::Invalid(
+                    "HUAWEI answered without an id_token (the openid scope was not granted)".into(),
+                ))
+            }
         }
     }
 }
@@ -878,7 +905,7 @@ mod tests {
         hs256_refused,
         unknown_kid_refetched_once,
         unknown_kid_after_refetch_refused,
-        refetch_rate_limited,
+        refetches_wait_rather_than_refuse,
         jwks_server_error_unavailable,
         jwks_unreachable_unavailable,
         jwks_garbage_unavailable,
@@ -1117,27 +1144,37 @@ mod tests {
         v.verify(&with_a, now).await.unwrap();
     }
 
-    async fn refetch_rate_limited(provider: Provider) {
-        let h = Harness::new(provider, Duration::from_secs(3600)).await;
-        h.serve_jwks(&[&KEY_A], 1).await;
+    /// Key rotation a moment after a random `kid` caused a fetch: the new key's token
+    /// waits for the fetch due next and signs in; a burst of random `kid`s costs one
+    /// fetch per interval, and each of them is refused only after that fetch.
+    async fn refetches_wait_rather_than_refuse(provider: Provider) {
+        let h = Harness::new(provider, Duration::from_millis(400)).await;
+        h.serve_jwks(&[&KEY_A], 2).await;
+        h.serve_jwks(&[&KEY_A, &KEY_B], 2).await;
         let token = KEY_A.sign(Algorithm::RS256, &h.claims("user-a"));
         h.check(&token).await.unwrap();
-        // B would be served now, but the last fetch was too recent to fetch again
-        Mock::given(method("GET"))
-            .and(path("/jwks"))
-            .respond_with(ResponseTemplate::new(200).set_body_json(jwks(&[&KEY_A, &KEY_B])))
-            .expect(0)
-            .mount(&h.server)
-            .await;
-        let token = KEY_B.sign(Algorithm::RS256, &h.claims("user-b"));
-        assert_invalid(h.check(&token).await, "unknown signing key");
-        for i in 0..5 {
+        let random = |i: usize| {
             let mut header = Header::new(Algorithm::RS256);
             header.kid = Some(format!("random-{i}"));
-            let token = format!("{}.{}.c2ln", b64(&json!(header)), b64(&h.claims("x")));
-            assert_invalid(h.check(&token).await, "unknown signing key");
+            format!("{}.{}.c2ln", b64(&json!(header)), b64(&h.claims("x")))
+        };
+        assert_invalid(h.check(&random(0)).await, "unknown signing key");
+        assert_eq!(h.jwks_hits().await, 2);
+        // B is published now, just after that fetch: B's token waits for the next
+        let token = KEY_B.sign(Algorithm::RS256, &h.claims("user-b"));
+        assert_eq!(h.check(&token).await.unwrap().subject, "user-b");
+        assert_eq!(h.jwks_hits().await, 3);
+        // ten random kids at once: one fetch answers them all
+        let burst = futures::future::join_all((1..=10).map(|i| {
+            let token = random(i);
+            let h = &h;
+            async move { h.check(&token).await }
+        }))
+        .await;
+        for result in burst {
+            assert_invalid(result, "unknown signing key");
         }
-        assert_eq!(h.jwks_hits().await, 1);
+        assert_eq!(h.jwks_hits().await, 4);
     }
 
     async fn jwks_server_error_unavailable(provider: Provider) {
@@ -1366,11 +1403,17 @@ mod tests {
         assert_unavailable(
             huawei_token_answer(ResponseTemplate::new(200).set_body_string("not json")).await,
         );
-        assert_unavailable(
+    }
+
+    #[tokio::test]
+    async fn huawei_answer_without_id_token_is_refused() {
+        // no openid scope, no identity: a failed sign-in (401), not an outage (503)
+        assert_invalid(
             huawei_token_answer(
                 ResponseTemplate::new(200).set_body_json(json!({"access_token": "at"})),
             )
             .await,
+            "without an id_token",
         );
     }
 
