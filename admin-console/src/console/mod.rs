@@ -17,6 +17,7 @@ pub mod dashboard;
 pub mod feedback;
 pub mod fields;
 pub mod import;
+pub mod mfa;
 pub mod page;
 pub mod players;
 pub mod providers;
@@ -61,6 +62,7 @@ pub fn router(state: &AppState) -> Router<AppState> {
         .merge(skill_tree::router())
         .merge(players::router())
         .merge(admins::router())
+        .merge(mfa::router())
         .merge(providers::router())
         .merge(feedback::router())
         .merge(audit::router());
