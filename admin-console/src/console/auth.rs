@@ -201,12 +201,8 @@ fn sign_in_cookie(headers: &HeaderMap) -> Option<String> {
 }
 
 /// The sign-in form, posted with the same signed token in its cookie and its `_csrf`
-/// field (403 otherwise). Carries the token on, so a refused sign-in re-renders the
-/// form with it.
-pub struct SignInForm<T> {
-    pub form: T,
-    pub csrf: String,
-}
+/// field (403 otherwise).
+pub struct SignInForm<T>(pub T);
 
 impl<T: DeserializeOwned> FromRequest<AppState> for SignInForm<T> {
     type Rejection = PageError;
@@ -231,10 +227,7 @@ impl<T: DeserializeOwned> FromRequest<AppState> for SignInForm<T> {
         }
         let form = serde_html_form::from_bytes(&bytes)
             .map_err(|e| PageError::from(Error::validation(format!("invalid form field: {e}"))))?;
-        Ok(Self {
-            form,
-            csrf: field.csrf.unwrap_or_default(),
-        })
+        Ok(Self(form))
     }
 }
 

@@ -100,7 +100,7 @@ async fn sign_in(
     State(state): State<AppState>,
     session: Session,
     ClientAddress(client): ClientAddress,
-    SignInForm { form, .. }: SignInForm<Credentials>,
+    SignInForm(form): SignInForm<Credentials>,
 ) -> PageResult {
     let attempt = SignIn {
         username: form.username.clone(),
