@@ -3,7 +3,8 @@
 //!
 //! # Layout
 //! - [`routes`]: one module per admin feature, each a `router()` of thin handlers.
-//! - [`extract`]: the `AdminUser` and `SuperAdmin` extractors.
+//! - [`extract`]: the `AdminUser`, `SuperAdmin` and `MfaSetupAdmin` extractors (the
+//!   `ADMIN_REQUIRE_MFA` gate) and the client address the sign-in throttle counts.
 //! - [`openapi`]: the OpenAPI 3.1 document at `/v1/admin/openapi.json`.
 //!
 //! [`app`] builds the public router so tests can serve it on port 0 (the metrics

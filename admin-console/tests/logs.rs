@@ -193,6 +193,41 @@ async fn run(engine: Engine, format: &str) {
         )
         .await;
     assert_eq!(status, 200);
+    // MFA: the secret, its URI, the enabling code and the recovery codes; a sign-in with
+    // a recovery code
+    let (status, setup) = api
+        .post("/v1/admin/mfa/setup", json!({}), Some(&fresh))
+        .await;
+    assert_eq!(status, 200, "{setup}");
+    let mfa_secret = setup["data"]["secret"].as_str().unwrap().to_string();
+    secrets.push(mfa_secret.clone());
+    secrets.push(setup["data"]["otpauthUri"].as_str().unwrap().to_string());
+    let totp = totp_rs::Builder::new()
+        .with_secret(totp_rs::Secret::try_from_base32(&mfa_secret).unwrap())
+        .build()
+        .unwrap();
+    let code = totp.generate_current().to_string();
+    let (status, enabled) = api
+        .post("/v1/admin/mfa/enable", json!({"code": code}), Some(&fresh))
+        .await;
+    assert_eq!(status, 200, "{enabled}");
+    let recovery: Vec<String> = enabled["data"]["recoveryCodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap().to_string())
+        .collect();
+    secrets.extend(recovery.iter().cloned());
+    let (status, with_code) = api
+        .post(
+            "/v1/admin/login",
+            json!({"username": "root", "password": NEW_PASSWORD, "recoveryCode": recovery[0]}),
+            None,
+        )
+        .await;
+    assert_eq!(status, 200, "{with_code}");
+    tokens(&with_code["data"], &mut secrets);
+
     // the old token, a garbage bearer, the static token (right and wrong)
     for bad in [root.as_str(), GARBAGE_BEARER, STATIC_TOKEN] {
         let (status, _) = api
@@ -224,7 +259,11 @@ async fn run(engine: Engine, format: &str) {
     let page = console
         .post(
             "/console/login",
-            &[("username", "root"), ("password", NEW_PASSWORD)],
+            &[
+                ("username", "root"),
+                ("password", NEW_PASSWORD),
+                ("code", &recovery[1]),
+            ],
         )
         .await;
     assert_eq!(page.status, 303, "{}", page.body);

@@ -436,15 +436,25 @@ async fn two_of_each_process_share_every_rule(engine: Engine) {
         "one attempt per challenge"
     );
 
-    // Console sessions: signed in on admin 1, the same cookie works on admin 2 (its
-    // CSRF token too), and signing out on admin 2 ends it on admin 1.
+    // Console sessions: the sign-in form of admin 1 is accepted by admin 2 (its CSRF
+    // cookie is signed with a key both derive from the shared admin secret); the session
+    // works on admin 1 (its CSRF token too), and signing out on admin 2 ends it on admin 1.
     let mut browser = tests::console::Console::new(a1);
-    browser.sign_in("admin", PASSWORD).await;
+    browser.get("/console/login").await.assert_status(200);
     let mut other = tests::console::Console {
         base: a2.clone(),
         client: browser.client.clone(),
         csrf: browser.csrf.clone(),
     };
+    let signed_in = other
+        .post(
+            "/console/login",
+            &[("username", "admin"), ("password", PASSWORD)],
+        )
+        .await;
+    assert_eq!(signed_in.status, 303, "{}", signed_in.body);
+    browser.get("/console").await.assert_status(200);
+    other.csrf = browser.csrf.clone();
     other
         .get("/console")
         .await

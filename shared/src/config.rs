@@ -150,6 +150,8 @@ pub struct Settings {
     pub admin_bootstrap_password: Option<Secret>,
     /// `ADMIN_STATIC_TOKEN`: what `POST /v1/admin/auth` compares against.
     pub admin_static_token: Option<Secret>,
+    /// `ADMIN_REQUIRE_MFA`: a super_admin without TOTP reaches only the MFA set-up routes.
+    pub admin_require_mfa: bool,
     /// `TRUST_FORWARDED_FOR` and `TRUSTED_PROXY_HOPS`: where per-address limits find the
     /// client's address.
     pub client_address: ClientAddressRule,
@@ -396,6 +398,7 @@ impl Settings {
                 .push("ADMIN_BOOTSTRAP_USERNAME must be 3-50 characters".into());
         }
         let admin_static_token = r.string("ADMIN_STATIC_TOKEN").map(Secret::new);
+        let admin_require_mfa = r.flag("ADMIN_REQUIRE_MFA", false);
         let client_address = ClientAddressRule {
             trust_forwarded_for: r.flag("TRUST_FORWARDED_FOR", false),
             trusted_proxy_hops: r.parsed("TRUSTED_PROXY_HOPS", 1),
@@ -516,6 +519,7 @@ impl Settings {
                 admin_bootstrap_username,
                 admin_bootstrap_password,
                 admin_static_token,
+                admin_require_mfa,
                 client_address,
                 console_secure_cookie,
                 clock_start,
@@ -575,6 +579,9 @@ mod tests {
         assert!(!s.demo_content);
         assert_eq!(s.rules, GameRules::default());
         assert_eq!(s.limits, Limits::default());
+        assert!(!s.admin_require_mfa);
+        let strict = settings(&[("ADMIN_REQUIRE_MFA", "true")]).unwrap_or_else(|e| panic!("{e}"));
+        assert!(strict.admin_require_mfa);
     }
 
     #[test]

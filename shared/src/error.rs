@@ -40,6 +40,10 @@ pub enum Error {
     /// Missing or failed authentication (401).
     #[error("{0}")]
     Unauthorized(String),
+    /// The password was right, and the admin's TOTP or recovery code is needed (401
+    /// MFA_REQUIRED).
+    #[error("{0}")]
+    MfaRequired(String),
     /// Wrong or expired SMS code (401).
     #[error("{0}")]
     InvalidVerifyCode(String),
@@ -69,6 +73,13 @@ pub enum Error {
     /// clients retry); see [`is_database_unreachable`]. The detail is logged, never sent.
     #[error("database unreachable: {0}")]
     DatabaseUnavailable(String),
+    /// Too busy right now: try again after `retry_after_secs` (503 SERVICE_UNAVAILABLE
+    /// with `Retry-After`), e.g. every password-hashing place of the process is taken.
+    #[error("{message}")]
+    Overloaded {
+        message: String,
+        retry_after_secs: u64,
+    },
     /// The SMS verification service failed (503).
     #[error("{0}")]
     SmsProvider(String),
@@ -132,6 +143,7 @@ impl Error {
             Self::InvalidReceipt(_) => "INVALID_RECEIPT",
             Self::UnsupportedPlatform(_) => "UNSUPPORTED_PLATFORM",
             Self::Unauthorized(_) => "UNAUTHORIZED",
+            Self::MfaRequired(_) => "MFA_REQUIRED",
             Self::InvalidVerifyCode(_) => "INVALID_VERIFY_CODE",
             Self::Forbidden(_) => "FORBIDDEN",
             Self::NotFound(_) => "NOT_FOUND",
@@ -139,7 +151,9 @@ impl Error {
             Self::Conflict(_) => "CONFLICT",
             Self::PayloadTooLarge(_) => "PAYLOAD_TOO_LARGE",
             Self::RateLimited { .. } => "RATE_LIMITED",
-            Self::ServiceUnavailable(_) | Self::DatabaseUnavailable(_) => "SERVICE_UNAVAILABLE",
+            Self::ServiceUnavailable(_)
+            | Self::DatabaseUnavailable(_)
+            | Self::Overloaded { .. } => "SERVICE_UNAVAILABLE",
             Self::SmsProvider(_) => "SMS_PROVIDER_ERROR",
             Self::Internal(_) => "INTERNAL_ERROR",
         }
@@ -155,16 +169,19 @@ impl Error {
             | Self::NotAvailableInMvp(_)
             | Self::InvalidReceipt(_)
             | Self::UnsupportedPlatform(_) => StatusCode::BAD_REQUEST,
-            Self::Unauthorized(_) | Self::InvalidVerifyCode(_) => StatusCode::UNAUTHORIZED,
+            Self::Unauthorized(_) | Self::MfaRequired(_) | Self::InvalidVerifyCode(_) => {
+                StatusCode::UNAUTHORIZED
+            }
             Self::Forbidden(_) => StatusCode::FORBIDDEN,
             Self::NotFound(_) => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             Self::Conflict(_) => StatusCode::CONFLICT,
             Self::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             Self::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
-            Self::ServiceUnavailable(_) | Self::DatabaseUnavailable(_) | Self::SmsProvider(_) => {
-                StatusCode::SERVICE_UNAVAILABLE
-            }
+            Self::ServiceUnavailable(_)
+            | Self::DatabaseUnavailable(_)
+            | Self::Overloaded { .. }
+            | Self::SmsProvider(_) => StatusCode::SERVICE_UNAVAILABLE,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -184,6 +201,9 @@ impl Error {
     pub fn retry_after_secs(&self) -> Option<u64> {
         match self {
             Self::RateLimited {
+                retry_after_secs, ..
+            }
+            | Self::Overloaded {
                 retry_after_secs, ..
             } => Some((*retry_after_secs).max(1)),
             Self::DatabaseUnavailable(_) => Some(DB_RETRY_AFTER_SECS),
@@ -328,8 +348,17 @@ mod tests {
                 "SERVICE_UNAVAILABLE",
             ),
             (Error::SmsProvider("x".into()), 503, "SMS_PROVIDER_ERROR"),
+            (Error::MfaRequired("x".into()), 401, "MFA_REQUIRED"),
             (
                 Error::DatabaseUnavailable("x".into()),
+                503,
+                "SERVICE_UNAVAILABLE",
+            ),
+            (
+                Error::Overloaded {
+                    message: "x".into(),
+                    retry_after_secs: 2,
+                },
                 503,
                 "SERVICE_UNAVAILABLE",
             ),
@@ -441,6 +470,32 @@ mod tests {
             assert_eq!(error.status().as_u16(), status, "{error:?}");
             assert_eq!(error.retry_after_secs(), None);
         }
+    }
+
+    #[test]
+    fn busy_and_rate_limited_answers_carry_retry_after() {
+        for error in [
+            Error::Overloaded {
+                message: "busy".into(),
+                retry_after_secs: 2,
+            },
+            Error::RateLimited {
+                message: "slow down".into(),
+                retry_after_secs: 0,
+            },
+        ] {
+            let expected = error.retry_after_secs().unwrap_or_default().to_string();
+            let response = error.into_response();
+            let header = response
+                .headers()
+                .get(header::RETRY_AFTER)
+                .and_then(|v| v.to_str().ok());
+            assert_eq!(header, Some(expected.as_str()));
+        }
+        assert_eq!(
+            Error::ServiceUnavailable("x".into()).retry_after_secs(),
+            None
+        );
     }
 
     #[test]

@@ -111,14 +111,63 @@ impl Keys {
 pub struct TokenKeys {
     player: Keys,
     admin: Keys,
+    /// Signs the console sign-in form's CSRF tokens; derived from the admin secret, so
+    /// every admin-console process accepts every other's tokens.
+    sign_in_form: [u8; 32],
+}
+
+type HmacSha256 = hmac::Hmac<Sha256>;
+
+fn mac(key: &[u8]) -> HmacSha256 {
+    use hmac::Mac as _;
+    // HMAC takes a key of any length; `new_from_slice` cannot fail for it.
+    HmacSha256::new_from_slice(key).unwrap_or_else(|_| unreachable!("HMAC accepts any key"))
 }
 
 impl TokenKeys {
     pub fn new(player_secret: &str, admin_secret: &str) -> Self {
+        use hmac::Mac as _;
+        let mut derive = mac(admin_secret.as_bytes());
+        derive.update(b"quiz-console/sign-in-form-csrf/v1");
         Self {
             player: Keys::new(player_secret.as_bytes(), Audience::Player),
             admin: Keys::new(admin_secret.as_bytes(), Audience::Admin),
+            sign_in_form: derive.finalize().into_bytes().into(),
         }
+    }
+
+    /// A CSRF token for the console's sign-in form, where no session exists yet (so an
+    /// anonymous visit stores nothing): a random value and its HMAC, `nonce.mac` in hex.
+    /// The same token goes into a cookie and the form (signed double-submit cookie).
+    pub fn sign_in_form_token(&self) -> String {
+        use hmac::Mac as _;
+        let mut nonce = [0u8; 16];
+        rand::rng().fill_bytes(&mut nonce);
+        let nonce = hex(&nonce);
+        let mut m = mac(&self.sign_in_form);
+        m.update(nonce.as_bytes());
+        format!("{nonce}.{}", hex(&m.finalize().into_bytes()))
+    }
+
+    /// True when the cookie and the form carry the same token and it was signed here:
+    /// both compared in constant time.
+    pub fn check_sign_in_form_token(&self, cookie: Option<&str>, field: Option<&str>) -> bool {
+        use hmac::Mac as _;
+        let (Some(cookie), Some(field)) = (cookie, field) else {
+            return false;
+        };
+        if !constant_time_eq(cookie, field) {
+            return false;
+        }
+        let Some((nonce, tag)) = field.split_once('.') else {
+            return false;
+        };
+        let Some(tag) = unhex(tag) else {
+            return false;
+        };
+        let mut m = mac(&self.sign_in_form);
+        m.update(nonce.as_bytes());
+        m.verify_slice(&tag).is_ok()
     }
 
     fn keys(&self, audience: Audience) -> &Keys {
@@ -223,6 +272,20 @@ pub fn random_token(bytes: usize) -> String {
     URL_SAFE_NO_PAD.encode(buf)
 }
 
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn unhex(text: &str) -> Option<Vec<u8>> {
+    if !text.len().is_multiple_of(2) || !text.is_ascii() {
+        return None;
+    }
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).ok())
+        .collect()
+}
+
 /// Constant-time equality of two secrets (length differences still return early, which
 /// reveals only the length).
 pub fn constant_time_eq(a: &str, b: &str) -> bool {
@@ -246,6 +309,32 @@ mod tests {
     fn pair(k: &TokenKeys, audience: Audience) -> IssuedPair {
         k.issue_pair(audience, "subject-1", 3, NOW)
             .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn sign_in_form_tokens_need_the_same_signed_value_in_cookie_and_form() {
+        let k = keys();
+        let token = k.sign_in_form_token();
+        assert!(k.check_sign_in_form_token(Some(&token), Some(&token)));
+        // Another process with the same admin secret accepts it.
+        assert!(keys().check_sign_in_form_token(Some(&token), Some(&token)));
+        let other = k.sign_in_form_token();
+        assert_ne!(token, other);
+        assert!(!k.check_sign_in_form_token(Some(&token), Some(&other)));
+        assert!(!k.check_sign_in_form_token(None, Some(&token)));
+        assert!(!k.check_sign_in_form_token(Some(&token), None));
+        // A value the client made up, even the same in both places, is not signed.
+        let forged = format!("{}.{}", "00".repeat(16), "11".repeat(32));
+        assert!(!k.check_sign_in_form_token(Some(&forged), Some(&forged)));
+        for junk in ["", "x", "abc.zz", "abc."] {
+            assert!(!k.check_sign_in_form_token(Some(junk), Some(junk)));
+        }
+        // Another admin secret: refused.
+        let elsewhere = TokenKeys::new(
+            "player-secret-player-secret-player-secret",
+            "another-admin-secret-another-admin-secret",
+        );
+        assert!(!elsewhere.check_sign_in_form_token(Some(&token), Some(&token)));
     }
 
     #[test]

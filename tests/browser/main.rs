@@ -1,7 +1,9 @@
 //! End-to-end tests of the HTML console in headless Chromium (Debian's `chromium` and
 //! `chromium-driver`), driven over WebDriver with fantoccini, on SQLite and PostgreSQL.
 //! A content editor's day: sign in, import a CSV, review and publish its questions,
-//! build a track's skill tree, ban a player. A screenshot of every step is saved under
+//! build a track's skill tree, ban a player; then a super_admin turns MFA on (the QR
+//! code page, the recovery codes) and signs in again with a code. A screenshot of every
+//! step is saved under
 //! `tests/artifacts/e2e/<engine>/`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -37,6 +39,7 @@ async fn editor_workflow(engine: Engine) {
     review_and_publish(&b, &app, &imported).await;
     build_skill_tree(&b, &app).await;
     ban_player(&b, &app).await;
+    mfa(&b, &app).await;
 
     b.finish().await;
 }
@@ -251,6 +254,59 @@ async fn ban_player(b: &Browser, app: &TestApp) {
     b.wait_text("#ban-status", "Not banned").await;
     b.shot("player-unbanned").await;
     app.get("/v1/auth/me", Some(&token)).await.ok();
+}
+
+/// The TOTP code of `secret` at the instant `at` (Unix seconds).
+fn totp_code(secret: &str, at: i64) -> String {
+    let totp = totp_rs::Builder::new()
+        .with_secret(totp_rs::Secret::try_from_base32(secret).unwrap())
+        .build()
+        .unwrap();
+    totp.generate(u64::try_from(at).unwrap()).to_string()
+}
+
+/// The MFA page from the header: set-up shows an inline SVG QR code and the secret, a
+/// code turns MFA on and shows the recovery codes once; after signing out, sign-in needs
+/// the next code.
+async fn mfa(b: &Browser, app: &TestApp) {
+    // A step with at least 20 s left, so this step's code and the next stay valid.
+    let into = chrono::Utc::now().timestamp_millis().rem_euclid(30_000);
+    if into > 10_000 {
+        tokio::time::sleep(Duration::from_millis(
+            u64::try_from(30_000 - into + 200).unwrap(),
+        ))
+        .await;
+    }
+    let t0 = chrono::Utc::now().timestamp();
+    b.click("#mfa-link").await;
+    b.wait_text("#mfa-state", "MFA is off").await;
+    b.submit("#mfa-setup").await;
+    b.wait_for("#mfa-qr-code").await;
+    b.shot("mfa-qr-code").await;
+    let secret = b.wait_for("#mfa-secret").await.text().await.unwrap();
+    b.type_into("#mfa-enable-code", &totp_code(secret.trim(), t0))
+        .await;
+    b.submit("#mfa-enable").await;
+    b.wait_for("#recovery-codes").await;
+    b.shot("mfa-recovery-codes").await;
+    assert_eq!(
+        app.scalar("SELECT count(*) FROM admin_recovery_codes", &[])
+            .await,
+        10
+    );
+    b.submit("#sign-out").await;
+    b.wait_text(".flash", "Signed out.").await;
+    b.type_into("#username", &app.admin_username).await;
+    b.type_into("#password", &app.admin_password).await;
+    b.submit("#sign-in").await;
+    b.wait_text(".flash.error", "MFA on").await;
+    b.shot("sign-in-asks-for-the-code").await;
+    b.type_into("#password", &app.admin_password).await;
+    b.type_into("#mfa-code", &totp_code(secret.trim(), t0 + 30))
+        .await;
+    b.submit("#sign-in").await;
+    b.wait_text("#whoami", &app.admin_username).await;
+    b.shot("signed-in-with-a-code").await;
 }
 
 /// Polls `check` (a database condition behind a page load) for up to 15 seconds.

@@ -70,12 +70,18 @@ async fn sign_in_sets_a_strict_http_only_cookie_and_sign_out_ends_it(app: TestAp
 
     let out = browser.post("/console/logout", &[]).await;
     out.assert_status(303);
-    assert_eq!(out.location(), Some("/console/login"));
+    // The message rides in the query: signing out stores no new session for it.
+    assert_eq!(out.location(), Some("/console/login?signed-out"));
     browser
-        .get("/console/login")
+        .follow(&out)
         .await
         .assert_status(200)
         .assert_contains("Signed out.");
+    assert_eq!(
+        app.scalar("SELECT count(*) FROM console_sessions", &[])
+            .await,
+        0
+    );
     assert_eq!(browser.get("/console").await.status, 303);
 }
 

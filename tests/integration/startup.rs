@@ -103,7 +103,13 @@ async fn concurrent_bootstrap_creates_one_admin(engine: Engine) {
     });
     assert_eq!(count, 1);
     // the printed password signs in
-    let login = admin_auth::login(&a, "admin", &generated[0]).await.unwrap();
+    let sign_in = admin_auth::SignIn {
+        username: "admin".into(),
+        password: generated[0].clone(),
+        ..Default::default()
+    };
+    let client = shared::client_addr::LimitKey::of([127, 0, 0, 1].into());
+    let login = admin_auth::login(&a, &sign_in, client).await.unwrap();
     assert_eq!(login.admin.username, "admin");
     // a later start creates nothing
     assert!(admin_auth::bootstrap(&a).await.unwrap().is_none());

@@ -13,6 +13,7 @@ use shared::services::admin_accounts::{
     self, AdminListQuery, ChangePassword, CreateAdmin, UpdateAdmin,
 };
 use shared::services::admin_auth::{self, AdminAccount, ConsoleIdentity};
+use shared::services::admin_mfa;
 use shared::tokens::{Audience, TokenType};
 
 use super::auth::{ConsoleAdmin, ConsoleForm, IDENTITY_KEY, session_error};
@@ -28,6 +29,7 @@ pub fn router() -> Router<AppState> {
         .route("/admins/{id}", get(show).post(update))
         .route("/admins/{id}/delete", post(delete))
         .route("/admins/{id}/reset-password", post(reset_password))
+        .route("/admins/{id}/reset-mfa", post(reset_mfa))
 }
 
 pub const ROLES: [&str; 2] = ["admin", "super_admin"];
@@ -293,6 +295,31 @@ async fn reset_password(
         username: reset.username,
         password: reset.plain_password,
     }))
+}
+
+/// A super_admin turns another admin's MFA off (a lost device); audited by the service.
+async fn reset_mfa(
+    State(state): State<AppState>,
+    me: ConsoleAdmin,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    ConsoleForm(_): ConsoleForm<serde::de::IgnoredAny>,
+) -> PageResult {
+    me.require_super(&headers)?;
+    let account = admin_mfa::reset(&state.ctx, &me.admin, &id)
+        .await
+        .map_err(|e| PageError::new(e, &headers))?;
+    let text = format!(
+        "MFA of {} is off; they sign in with their password and can set it up again.",
+        account.username
+    );
+    Ok(redirect_with(
+        &me.session,
+        "ok",
+        text,
+        &format!("/console/admins/{}", account.id),
+    )
+    .await)
 }
 
 // ---------------------------------------------------------------------------------------

@@ -1,10 +1,12 @@
-//! Who is using the console: the session's admin, the CSRF check every form passes,
-//! and the role check for super_admin actions (the same rule as the JSON API).
+//! Who is using the console: the session's admin, the CSRF check every form passes
+//! (per session; the sign-in form's is a signed double-submit cookie, since no session
+//! exists before sign-in), the role check for super_admin actions and the MFA gate (the
+//! same rules as the JSON API).
 
 use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
-use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use rand::RngCore as _;
 use serde::Deserialize;
@@ -13,6 +15,7 @@ use shared::Error;
 use shared::services::admin_auth::{self, AdminPrincipal, AdminRole, ConsoleIdentity};
 use shared::tokens::constant_time_eq;
 use tower_sessions::Session;
+use tower_sessions::cookie::{Cookie, SameSite};
 
 use super::page::{Chrome, PageError, is_htmx, take_flash};
 use crate::AppState;
@@ -29,7 +32,8 @@ pub fn new_csrf_token() -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// The session's CSRF token, made on first use (the sign-in form needs one too).
+/// The signed-in session's CSRF token (made at sign-in; made here for a session from
+/// before that rule).
 pub async fn csrf_token(session: &Session) -> Result<String, Error> {
     if let Some(token) = session
         .get::<String>(CSRF_KEY)
@@ -103,46 +107,143 @@ impl ConsoleAdmin {
     }
 }
 
-fn to_sign_in(parts: &Parts) -> Response {
+/// A redirect to `to` (for htmx, an `HX-Redirect`, so the page navigates instead of
+/// swapping the target into a fragment).
+fn redirect(parts: &Parts, to: &'static str) -> Response {
     if is_htmx(&parts.headers) {
         let mut res = StatusCode::NO_CONTENT.into_response();
         res.headers_mut()
-            .insert("hx-redirect", HeaderValue::from_static("/console/login"));
+            .insert("hx-redirect", HeaderValue::from_static(to));
         return res;
     }
-    Redirect::to("/console/login").into_response()
+    Redirect::to(to).into_response()
 }
 
+/// The signed-in admin of the request's session, MFA gate aside.
+async fn signed_in(parts: &mut Parts, state: &AppState) -> Result<ConsoleAdmin, Response> {
+    let htmx = is_htmx(&parts.headers);
+    let fail = |e: Error| PageError { error: e, htmx }.into_response();
+    let session = session_of(parts, state).await.map_err(fail)?;
+    let identity = session
+        .get::<ConsoleIdentity>(IDENTITY_KEY)
+        .await
+        .map_err(|e| fail(session_error(e)))?;
+    let Some(identity) = identity else {
+        return Err(redirect(parts, "/console/login"));
+    };
+    let admin = match admin_auth::console_admin(&state.ctx, &identity).await {
+        Ok(admin) => admin,
+        Err(Error::Unauthorized(_)) => {
+            // Deactivated, deleted or password changed: the session ends here.
+            session.flush().await.map_err(|e| fail(session_error(e)))?;
+            return Err(redirect(parts, "/console/login"));
+        }
+        Err(e) => return Err(fail(e)),
+    };
+    let csrf = csrf_token(&session).await.map_err(fail)?;
+    Ok(ConsoleAdmin {
+        admin,
+        session,
+        csrf,
+    })
+}
+
+/// Every screen: with `ADMIN_REQUIRE_MFA`, a super_admin without MFA is sent to the MFA
+/// page (the JSON API's 403 for the same admin).
 impl FromRequestParts<AppState> for ConsoleAdmin {
     type Rejection = Response;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Response> {
-        let htmx = is_htmx(&parts.headers);
-        let fail = |e: Error| PageError { error: e, htmx }.into_response();
-        let session = session_of(parts, state).await.map_err(fail)?;
-        let identity = session
-            .get::<ConsoleIdentity>(IDENTITY_KEY)
-            .await
-            .map_err(|e| fail(session_error(e)))?;
-        let Some(identity) = identity else {
-            return Err(to_sign_in(parts));
-        };
-        let admin = match admin_auth::console_admin(&state.ctx, &identity).await {
-            Ok(admin) => admin,
-            Err(Error::Unauthorized(_)) => {
-                // Deactivated, deleted or password changed: the session ends here.
-                session.flush().await.map_err(|e| fail(session_error(e)))?;
-                return Err(to_sign_in(parts));
-            }
-            Err(e) => return Err(fail(e)),
-        };
-        let csrf = csrf_token(&session).await.map_err(fail)?;
-        Ok(Self {
-            admin,
-            session,
-            csrf,
-        })
+        let me = signed_in(parts, state).await?;
+        if admin_auth::require_mfa_if_configured(&state.ctx, &me.admin).is_err() {
+            return Err(redirect(parts, MFA_PAGE));
+        }
+        Ok(me)
     }
+}
+
+/// The MFA page and sign-out: open to a super_admin that `ADMIN_REQUIRE_MFA` holds back.
+pub struct ConsoleMfaAdmin(pub ConsoleAdmin);
+
+impl FromRequestParts<AppState> for ConsoleMfaAdmin {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Response> {
+        Ok(Self(signed_in(parts, state).await?))
+    }
+}
+
+/// The console's MFA page.
+pub const MFA_PAGE: &str = "/console/mfa";
+
+// ---------------------------------------------------------------------------------------
+// The sign-in form's CSRF token: no session exists before sign-in (an anonymous visit
+// stores nothing), so the token is a signed double-submit cookie instead.
+
+/// The cookie that carries the sign-in form's token, sent only to the sign-in form.
+pub const SIGN_IN_CSRF_COOKIE: &str = "quiz_console_login";
+
+/// A fresh sign-in token and the `Set-Cookie` value that stores it.
+pub fn sign_in_csrf(state: &AppState) -> (String, HeaderValue) {
+    let token = state.ctx.tokens.sign_in_form_token();
+    let cookie = Cookie::build((SIGN_IN_CSRF_COOKIE, token.clone()))
+        .path("/console/login")
+        .http_only(true)
+        .same_site(SameSite::Strict)
+        .secure(state.ctx.settings.console_secure_cookie)
+        .build();
+    let value =
+        HeaderValue::from_str(&cookie.to_string()).unwrap_or_else(|_| HeaderValue::from_static(""));
+    (token, value)
+}
+
+/// The sign-in token of the request's cookie.
+fn sign_in_cookie(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(Cookie::split_parse)
+        .filter_map(Result::ok)
+        .find(|c| c.name() == SIGN_IN_CSRF_COOKIE)
+        .map(|c| c.value().to_string())
+}
+
+/// The sign-in form, posted with the same signed token in its cookie and its `_csrf`
+/// field (403 otherwise).
+pub struct SignInForm<T>(pub T);
+
+impl<T: DeserializeOwned> FromRequest<AppState> for SignInForm<T> {
+    type Rejection = PageError;
+
+    async fn from_request(req: Request, state: &AppState) -> Result<Self, PageError> {
+        let cookie = sign_in_cookie(req.headers());
+        let bytes = Bytes::from_request(req, state).await.map_err(|e| {
+            PageError::from(if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                Error::PayloadTooLarge("the form is too large".into())
+            } else {
+                Error::validation(e.body_text())
+            })
+        })?;
+        let field: CsrfField = serde_html_form::from_bytes(&bytes)
+            .map_err(|e| PageError::from(Error::validation(format!("unreadable form: {e}"))))?;
+        if !state
+            .ctx
+            .tokens
+            .check_sign_in_form_token(cookie.as_deref(), field.csrf.as_deref())
+        {
+            return Err(PageError::from(csrf_refusal()));
+        }
+        let form = serde_html_form::from_bytes(&bytes)
+            .map_err(|e| PageError::from(Error::validation(format!("invalid form field: {e}"))))?;
+        Ok(Self(form))
+    }
+}
+
+fn csrf_refusal() -> Error {
+    Error::forbidden(
+        "the form's security token is missing or out of date; reload the page and try again",
+    )
 }
 
 #[derive(Deserialize)]
@@ -159,9 +260,7 @@ pub async fn check_csrf(session: &Session, submitted: Option<&str>) -> Result<()
         .map_err(session_error)?;
     match (expected, submitted) {
         (Some(expected), Some(submitted)) if constant_time_eq(&expected, submitted) => Ok(()),
-        _ => Err(Error::forbidden(
-            "the form's security token is missing or out of date; reload the page and try again",
-        )),
+        _ => Err(csrf_refusal()),
     }
 }
 

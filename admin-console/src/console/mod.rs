@@ -2,7 +2,9 @@
 //! the JSON API uses (no rule is implemented twice). Every page works without
 //! JavaScript; htmx (embedded, like the CSS) swaps fragments where it helps.
 //!
-//! - [`auth`]: the session's admin, CSRF checks on every form, role checks.
+//! - [`auth`]: the session's admin, CSRF checks on every form (the sign-in form's a
+//!   signed double-submit cookie), role checks, the MFA gate.
+//! - [`mfa`]: the signed-in admin's MFA page (inline SVG QR code).
 //! - [`page`]: layout context, flash messages, HTML error pages.
 //! - [`session_store`]: sessions in the shared database (several processes).
 //! - one module per screen.
@@ -17,6 +19,7 @@ pub mod dashboard;
 pub mod feedback;
 pub mod fields;
 pub mod import;
+pub mod mfa;
 pub mod page;
 pub mod players;
 pub mod providers;
@@ -61,6 +64,7 @@ pub fn router(state: &AppState) -> Router<AppState> {
         .merge(skill_tree::router())
         .merge(players::router())
         .merge(admins::router())
+        .merge(mfa::router())
         .merge(providers::router())
         .merge(feedback::router())
         .merge(audit::router());

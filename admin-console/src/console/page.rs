@@ -145,7 +145,8 @@ impl IntoResponse for PageError {
         let code = shared::metrics::ErrorCode(self.error.code());
         let mut res = self.render(status, message);
         res.extensions_mut().insert(code);
-        // the same `Retry-After` as the API's answer (rate limits, outages)
+        // Throttled (429), busy or the database unreachable (503): when to come back,
+        // as the JSON API says it.
         if let Some(secs) = self.error.retry_after_secs() {
             res.headers_mut()
                 .insert(header::RETRY_AFTER, HeaderValue::from(secs));

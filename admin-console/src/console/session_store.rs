@@ -77,14 +77,21 @@ impl SessionStore for DbSessionStore {
     }
 
     async fn save(&self, record: &Record) -> session_store::Result<()> {
-        db::console_sessions::save(
+        // Only an existing row is updated: a session deleted while this request was in
+        // flight (a sign-out) stays deleted. Its cookie then finds nothing and signs in
+        // again; new sessions are made by `create` alone.
+        let updated = db::console_sessions::save(
             &self.db,
             &record.id.to_string(),
             &encode(record)?,
             expiry_ms(record),
         )
         .await
-        .map_err(backend)
+        .map_err(backend)?;
+        if !updated {
+            tracing::debug!("a console session ended while a request was in flight; not saved");
+        }
+        Ok(())
     }
 
     async fn load(&self, id: &Id) -> session_store::Result<Option<Record>> {

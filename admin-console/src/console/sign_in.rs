@@ -1,19 +1,25 @@
-//! Sign-in and sign-out.
+//! Sign-in and sign-out. No session is stored before a successful sign-in: the form's
+//! CSRF token is a signed double-submit cookie ([`SignInForm`]), and the sign-out
+//! message travels in the redirect's query.
 
 use askama::Template;
 use axum::Router;
-use axum::extract::State;
+use axum::extract::{RawQuery, State};
+use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use serde::Deserialize;
-use shared::services::admin_auth::{self, ConsoleIdentity};
+use shared::services::admin_auth::{self, ConsoleIdentity, SignIn};
+use shared::services::admin_mfa::SecondFactor;
 use tower_sessions::Session;
 
 use super::auth::{
-    CSRF_KEY, ConsoleAdmin, ConsoleForm, IDENTITY_KEY, csrf_token, new_csrf_token, session_error,
+    CSRF_KEY, ConsoleForm, ConsoleMfaAdmin, IDENTITY_KEY, MFA_PAGE, SignInForm, new_csrf_token,
+    session_error, sign_in_csrf,
 };
-use super::page::{Flash, PageResult, describe, html, page, set_flash, take_flash};
+use super::page::{Flash, PageResult, describe, html};
 use crate::AppState;
+use crate::extract::ClientAddress;
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -27,9 +33,38 @@ struct LoginPage {
     csrf: String,
     username: String,
     flash: Option<Flash>,
+    /// The last answer asked for the second factor: the code field is marked.
+    mfa_required: bool,
 }
 
-async fn form(session: Session) -> PageResult {
+/// The sign-in page with a fresh token in its form and its cookie.
+fn login_page(
+    state: &AppState,
+    status: StatusCode,
+    username: String,
+    flash: Option<Flash>,
+    mfa_required: bool,
+) -> Response {
+    let (csrf, cookie) = sign_in_csrf(state);
+    let mut res = html(
+        status,
+        &LoginPage {
+            csrf,
+            username,
+            flash,
+            mfa_required,
+        },
+    );
+    res.headers_mut().append(header::SET_COOKIE, cookie);
+    res
+}
+
+async fn form(
+    State(state): State<AppState>,
+    session: Session,
+    RawQuery(query): RawQuery,
+) -> PageResult {
+    // Reading an anonymous session stores nothing (tower-sessions saves no empty one).
     let signed_in = session
         .get::<ConsoleIdentity>(IDENTITY_KEY)
         .await
@@ -37,11 +72,17 @@ async fn form(session: Session) -> PageResult {
     if signed_in.is_some() {
         return Ok(Redirect::to("/console").into_response());
     }
-    Ok(page(&LoginPage {
-        csrf: csrf_token(&session).await?,
-        username: String::new(),
-        flash: take_flash(&session).await,
-    }))
+    let flash = (query.as_deref() == Some("signed-out")).then(|| Flash {
+        kind: "ok".into(),
+        text: "Signed out.".into(),
+    });
+    Ok(login_page(
+        &state,
+        StatusCode::OK,
+        String::new(),
+        flash,
+        false,
+    ))
 }
 
 #[derive(Deserialize)]
@@ -50,16 +91,25 @@ struct Credentials {
     username: String,
     #[serde(default)]
     password: String,
+    /// A 6-digit TOTP code or a recovery code; needed only when the admin has MFA on.
+    #[serde(default)]
+    code: String,
 }
 
 async fn sign_in(
     State(state): State<AppState>,
     session: Session,
-    ConsoleForm(form): ConsoleForm<Credentials>,
+    ClientAddress(client): ClientAddress,
+    SignInForm(form): SignInForm<Credentials>,
 ) -> PageResult {
-    match admin_auth::console_login(&state.ctx, &form.username, &form.password).await {
+    let attempt = SignIn {
+        username: form.username.clone(),
+        password: form.password,
+        second_factor: SecondFactor::from_either(&form.code),
+    };
+    match admin_auth::console_login(&state.ctx, &attempt, client).await {
         Ok((admin, identity)) => {
-            // A fresh id and CSRF token at sign-in: a planted session id is worthless.
+            // The session is made here, with a fresh id and its own CSRF token.
             session.cycle_id().await.map_err(session_error)?;
             session
                 .insert(IDENTITY_KEY, identity)
@@ -70,20 +120,33 @@ async fn sign_in(
                 .await
                 .map_err(session_error)?;
             tracing::info!(admin = %admin.username, "console sign-in");
-            Ok(Redirect::to("/console").into_response())
+            let to = if admin_auth::require_mfa_if_configured(&state.ctx, &admin).is_err() {
+                MFA_PAGE
+            } else {
+                "/console"
+            };
+            Ok(Redirect::to(to).into_response())
         }
+        // Throttled or busy: the console's error page, with its Retry-After.
+        Err(e) if e.retry_after_secs().is_some() => Err(e.into()),
         Err(e) if e.status().is_client_error() => {
-            let status = e.status();
-            Ok(html(
-                status,
-                &LoginPage {
-                    csrf: csrf_token(&session).await?,
-                    username: form.username,
-                    flash: Some(Flash {
-                        kind: "error".into(),
-                        text: describe(&e),
-                    }),
-                },
+            let mfa_required = e.code() == "MFA_REQUIRED";
+            let text = if mfa_required {
+                "This account has MFA on: enter the code from your authenticator app (or a \
+                 recovery code) with your password."
+                    .to_string()
+            } else {
+                describe(&e)
+            };
+            Ok(login_page(
+                &state,
+                e.status(),
+                form.username,
+                Some(Flash {
+                    kind: "error".into(),
+                    text,
+                }),
+                mfa_required,
             ))
         }
         Err(e) => Err(e.into()),
@@ -91,13 +154,13 @@ async fn sign_in(
 }
 
 async fn sign_out(
-    admin: ConsoleAdmin,
+    ConsoleMfaAdmin(admin): ConsoleMfaAdmin,
     ConsoleForm(_): ConsoleForm<serde::de::IgnoredAny>,
 ) -> Response {
     match admin.session.flush().await {
         Ok(()) => {}
         Err(e) => tracing::warn!(error = %e, "console sign-out could not delete the session"),
     }
-    set_flash(&admin.session, "ok", "Signed out.").await;
-    Redirect::to("/console/login").into_response()
+    // The message rides in the query: a flash would store a new session for it.
+    Redirect::to("/console/login?signed-out").into_response()
 }

@@ -9,6 +9,7 @@ use shared::services::admin_accounts::{
     ResetPassword, UpdateAdmin,
 };
 use shared::services::admin_auth::{self, AdminAccount};
+use shared::services::admin_mfa;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
@@ -20,6 +21,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(list_admins, create_admin))
         .routes(routes!(get_admin, update_admin, delete_admin))
         .routes(routes!(reset_password))
+        .routes(routes!(reset_mfa))
         .routes(routes!(change_password))
 }
 
@@ -127,6 +129,24 @@ pub async fn reset_password(
     Ok(ok(
         admin_accounts::reset_password(&state.ctx, &admin, &id).await?
     ))
+}
+
+/// Turns another admin's MFA off (a lost device): secret, pending set-up and recovery
+/// codes go; the admin signs in with the password alone and may enrol again. Audited.
+#[utoipa::path(delete, path = "/admins/{id}/mfa", tag = "admins", security(("admin_jwt" = [])),
+    params(("id" = String, Path, description = "Admin id")),
+    responses(
+        (status = 200, description = "The account, MFA off", body = Envelope<AdminAccount>),
+        (status = 401, description = "Missing or invalid admin token", body = ErrorEnvelope),
+        (status = 403, description = "Needs super_admin", body = ErrorEnvelope),
+        (status = 404, description = "No such admin", body = ErrorEnvelope),
+    ))]
+pub async fn reset_mfa(
+    State(state): State<AppState>,
+    SuperAdmin(admin): SuperAdmin,
+    ApiPath(id): ApiPath<String>,
+) -> ApiResult<AdminAccount> {
+    Ok(ok(admin_mfa::reset(&state.ctx, &admin, &id).await?))
 }
 
 /// Changes the signed-in admin's password; every other token of the admin ends and the

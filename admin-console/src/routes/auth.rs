@@ -4,13 +4,15 @@ use axum::extract::State;
 use serde::{Deserialize, Serialize};
 use shared::envelope::{ApiResult, Envelope, ErrorEnvelope, ok};
 use shared::http::ApiJson;
-use shared::services::admin_auth::{self, AdminLogin};
+use shared::services::admin_auth::{self, AdminLogin, SignIn};
+use shared::services::admin_mfa::SecondFactor;
 use shared::services::player_auth::TokenPair;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::AppState;
+use crate::extract::ClientAddress;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -20,29 +22,47 @@ pub fn router() -> OpenApiRouter<AppState> {
 }
 
 #[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct LoginRequest {
     pub username: String,
     /// At least 8 characters.
     pub password: String,
+    /// The current 6-digit code of the admin's authenticator app; needed when the admin
+    /// has MFA on (each code works once).
+    #[serde(default)]
+    pub totp_code: Option<String>,
+    /// Instead of `totpCode`: one of the admin's one-time recovery codes.
+    #[serde(default)]
+    pub recovery_code: Option<String>,
 }
 
-/// Signs an admin in with username and password.
+/// Signs an admin in with username and password (and, with MFA on, a TOTP or recovery
+/// code). Failed sign-ins are throttled: 5 per username per minute, 10 per client
+/// address per 10 minutes.
 #[utoipa::path(post, path = "/login", tag = "auth", request_body = LoginRequest,
     responses(
         (status = 200, description = "Tokens and the admin", body = Envelope<AdminLogin>),
         (status = 400, description = "Bad input (password under 8 characters)", body = ErrorEnvelope),
-        (status = 401, description = "Wrong credentials", body = ErrorEnvelope),
+        (status = 401, description = "Wrong credentials or MFA code (UNAUTHORIZED), or the password was right and the account needs a TOTP or recovery code (MFA_REQUIRED)", body = ErrorEnvelope),
+        (status = 429, description = "Too many failed sign-ins for this username or address (RATE_LIMITED, with Retry-After)", body = ErrorEnvelope,
+            headers(("Retry-After" = u64, description = "Seconds until a sign-in may be tried again"))),
+        (status = 503, description = "Too many sign-ins being checked at once (SERVICE_UNAVAILABLE, with Retry-After)", body = ErrorEnvelope,
+            headers(("Retry-After" = u64, description = "Seconds to wait before trying again"))),
     ))]
 pub async fn login(
     State(state): State<AppState>,
+    ClientAddress(client): ClientAddress,
     ApiJson(body): ApiJson<LoginRequest>,
 ) -> ApiResult<AdminLogin> {
-    Ok(ok(admin_auth::login(
-        &state.ctx,
-        &body.username,
-        &body.password,
-    )
-    .await?))
+    let sign_in = SignIn {
+        username: body.username,
+        password: body.password,
+        second_factor: SecondFactor {
+            totp_code: body.totp_code,
+            recovery_code: body.recovery_code,
+        },
+    };
+    Ok(ok(admin_auth::login(&state.ctx, &sign_in, client).await?))
 }
 
 #[derive(Deserialize, ToSchema)]

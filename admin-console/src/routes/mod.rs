@@ -5,6 +5,7 @@ pub mod accounts;
 pub mod auth;
 pub mod catalog;
 pub mod health;
+pub mod mfa;
 pub mod moderation;
 pub mod questions;
 
@@ -22,6 +23,8 @@ fn v1() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         // sign-in and tokens (open)
         .merge(auth::router())
+        // the signed-in admin's MFA
+        .merge(mfa::router())
         // admin accounts
         .merge(accounts::router())
         // the question bank: questions, workflow, batches, imports

@@ -2,6 +2,14 @@
 
 use super::{Db, Tx, in_tx, read};
 
+/// The columns of [`AdminRow`]; `mfa_enabled` is read from `admin_mfa`.
+macro_rules! admin_columns {
+    () => {
+        "id, username, password_hash, role, is_active, token_version, last_login_at, created_at, updated_at,
+         EXISTS (SELECT 1 FROM admin_mfa m WHERE m.admin_id = admins.id AND m.secret IS NOT NULL) AS mfa_enabled"
+    };
+}
+
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct AdminRow {
     pub id: String,
@@ -13,6 +21,8 @@ pub struct AdminRow {
     pub last_login_at: Option<i64>,
     pub created_at: i64,
     pub updated_at: i64,
+    /// A TOTP secret is confirmed (`admin_mfa.secret`); not a column of `admins`.
+    pub mfa_enabled: bool,
 }
 
 pub async fn count(db: &Db) -> sqlx::Result<i64> {
@@ -25,10 +35,11 @@ pub async fn count(db: &Db) -> sqlx::Result<i64> {
 
 pub async fn get(db: &Db, id: &str) -> sqlx::Result<Option<AdminRow>> {
     Ok(read!(db, |ex| {
-        sqlx::query_as::<_, AdminRow>(
-            "SELECT id, username, password_hash, role, is_active, token_version, last_login_at, created_at, updated_at
-             FROM admins WHERE id = $1",
-        )
+        sqlx::query_as::<_, AdminRow>(concat!(
+            "SELECT ",
+            admin_columns!(),
+            " FROM admins WHERE id = $1"
+        ))
         .bind(id)
         .fetch_optional(ex)
         .await?
@@ -37,10 +48,11 @@ pub async fn get(db: &Db, id: &str) -> sqlx::Result<Option<AdminRow>> {
 
 pub async fn get_by_username(db: &Db, username: &str) -> sqlx::Result<Option<AdminRow>> {
     Ok(read!(db, |ex| {
-        sqlx::query_as::<_, AdminRow>(
-            "SELECT id, username, password_hash, role, is_active, token_version, last_login_at, created_at, updated_at
-             FROM admins WHERE username = $1",
-        )
+        sqlx::query_as::<_, AdminRow>(concat!(
+            "SELECT ",
+            admin_columns!(),
+            " FROM admins WHERE username = $1"
+        ))
         .bind(username)
         .fetch_optional(ex)
         .await?
@@ -94,10 +106,13 @@ pub async fn page(
 ) -> sqlx::Result<(Vec<AdminRow>, i64)> {
     let rows = read!(db, |ex| {
         sqlx::query_as::<_, AdminRow>(
-            "SELECT id, username, password_hash, role, is_active, token_version, last_login_at, created_at, updated_at
-             FROM admins
-             WHERE (CAST($1 AS TEXT) IS NULL OR role = $1) AND (CAST($2 AS BOOLEAN) IS NULL OR is_active = $2)
-             ORDER BY created_at, id LIMIT $3 OFFSET $4",
+            concat!(
+                "SELECT ",
+                admin_columns!(),
+                " FROM admins
+                 WHERE (CAST($1 AS TEXT) IS NULL OR role = $1) AND (CAST($2 AS BOOLEAN) IS NULL OR is_active = $2)
+                 ORDER BY created_at, id LIMIT $3 OFFSET $4"
+            ),
         )
         .bind(role)
         .bind(is_active)
@@ -146,19 +161,21 @@ pub async fn lock_active_super_admins(tx: &mut Tx) -> sqlx::Result<Vec<String>> 
 pub async fn get_for_update(tx: &mut Tx, id: &str) -> sqlx::Result<Option<AdminRow>> {
     match tx {
         Tx::Sqlite(t) => {
-            sqlx::query_as::<_, AdminRow>(
-                "SELECT id, username, password_hash, role, is_active, token_version, last_login_at, created_at, updated_at
-                 FROM admins WHERE id = $1",
-            )
+            sqlx::query_as::<_, AdminRow>(concat!(
+                "SELECT ",
+                admin_columns!(),
+                " FROM admins WHERE id = $1"
+            ))
             .bind(id)
             .fetch_optional(&mut **t)
             .await
         }
         Tx::Postgres(t) => {
-            sqlx::query_as::<_, AdminRow>(
-                "SELECT id, username, password_hash, role, is_active, token_version, last_login_at, created_at, updated_at
-                 FROM admins WHERE id = $1 FOR UPDATE",
-            )
+            sqlx::query_as::<_, AdminRow>(concat!(
+                "SELECT ",
+                admin_columns!(),
+                " FROM admins WHERE id = $1 FOR UPDATE"
+            ))
             .bind(id)
             .fetch_optional(&mut **t)
             .await
@@ -168,10 +185,11 @@ pub async fn get_for_update(tx: &mut Tx, id: &str) -> sqlx::Result<Option<AdminR
 
 pub async fn get_tx(tx: &mut Tx, id: &str) -> sqlx::Result<Option<AdminRow>> {
     Ok(in_tx!(tx, |ex| {
-        sqlx::query_as::<_, AdminRow>(
-            "SELECT id, username, password_hash, role, is_active, token_version, last_login_at, created_at, updated_at
-             FROM admins WHERE id = $1",
-        )
+        sqlx::query_as::<_, AdminRow>(concat!(
+            "SELECT ",
+            admin_columns!(),
+            " FROM admins WHERE id = $1"
+        ))
         .bind(id)
         .fetch_optional(ex)
         .await?

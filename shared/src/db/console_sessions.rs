@@ -22,23 +22,22 @@ pub async fn create(db: &Db, id: &str, data: &str, expires_at_ms: i64) -> sqlx::
     Ok(inserted == 1)
 }
 
-/// Writes the session (insert or replace).
-pub async fn save(db: &Db, id: &str, data: &str, expires_at_ms: i64) -> sqlx::Result<()> {
+/// Updates an existing session; false when its row is gone. Never inserts: a request
+/// in flight when its session was deleted (sign-out, another process) must not bring
+/// the row back when it saves on the way out. New sessions go through [`create`].
+pub async fn save(db: &Db, id: &str, data: &str, expires_at_ms: i64) -> sqlx::Result<bool> {
     let mut tx = db.begin().await?;
-    in_tx!(&mut tx, |ex| {
-        sqlx::query(
-            "INSERT INTO console_sessions (id, data, expires_at) VALUES ($1, $2, $3)
-             ON CONFLICT (id) DO UPDATE SET data = excluded.data, expires_at = excluded.expires_at",
-        )
-        .bind(id)
-        .bind(data)
-        .bind(expires_at_ms)
-        .execute(ex)
-        .await?
-        .rows_affected()
+    let updated = in_tx!(&mut tx, |ex| {
+        sqlx::query("UPDATE console_sessions SET data = $2, expires_at = $3 WHERE id = $1")
+            .bind(id)
+            .bind(data)
+            .bind(expires_at_ms)
+            .execute(ex)
+            .await?
+            .rows_affected()
     });
     tx.commit().await?;
-    Ok(())
+    Ok(updated == 1)
 }
 
 /// The session's data and expiry, unless it is missing or expired at `now_ms`.

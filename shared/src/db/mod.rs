@@ -15,13 +15,16 @@
 //! - [`regions`]: the region catalogue.
 //! - [`players`]: players, identities, progress rows.
 //! - [`refresh_tokens`]: stored refresh tokens of both audiences.
-//! - [`admins`]: admin accounts.
+//! - [`admins`]: admin accounts; [`admin_mfa`]: their TOTP secrets and recovery codes;
+//!   [`sign_in_failures`]: the admin sign-in throttle's counters.
+//! - [`console_sessions`]: the HTML console's sessions.
 //! - [`content`]: categories, skill-tree nodes, questions and cards.
 //! - [`sms`]: pending SMS codes, resend windows, daily send limits.
 //! - [`providers`]: the sign-in provider catalogue.
 //! - [`accounts`]: linking, merging and deleting player accounts.
 
 pub mod accounts;
+pub mod admin_mfa;
 pub mod admins;
 pub mod ads;
 pub mod audit;
@@ -40,6 +43,7 @@ pub mod questions;
 pub mod refresh_tokens;
 pub mod regions;
 pub mod secrets;
+pub mod sign_in_failures;
 pub mod sms;
 mod wal;
 

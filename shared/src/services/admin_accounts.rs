@@ -126,6 +126,7 @@ pub async fn create(
         last_login_at: None,
         created_at: now,
         updated_at: now,
+        mfa_enabled: false,
     };
     let mut tx = ctx.db.begin().await?;
     if !db::admins::insert_if_absent(&mut tx, &row).await? {

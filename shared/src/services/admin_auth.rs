@@ -5,11 +5,14 @@ use serde::Serialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+use crate::client_addr::LimitKey;
 use crate::clock::from_ms;
 use crate::context::AppContext;
 use crate::db::refresh_tokens::Presented;
 use crate::db::{self, admins::AdminRow};
 use crate::password;
+use crate::services::admin_mfa::{self, SecondFactor, SecondStep};
+use crate::services::admin_throttle;
 use crate::services::player_auth::TokenPair;
 use crate::tokens::{Audience, TokenType, constant_time_eq, hash_token};
 use crate::{Error, Result};
@@ -43,6 +46,8 @@ pub struct AdminPrincipal {
     pub id: String,
     pub username: String,
     pub role: AdminRole,
+    /// TOTP is on for this admin.
+    pub mfa_enabled: bool,
 }
 
 /// Admin account as the API shows it.
@@ -57,6 +62,8 @@ pub struct AdminAccount {
     pub last_login_at: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+    /// TOTP is on (sign-in needs a code).
+    pub mfa_enabled: bool,
 }
 
 impl AdminAccount {
@@ -69,6 +76,7 @@ impl AdminAccount {
             last_login_at: row.last_login_at.map(from_ms),
             created_at: from_ms(row.created_at),
             updated_at: from_ms(row.updated_at),
+            mfa_enabled: row.mfa_enabled,
         }
     }
 }
@@ -111,6 +119,7 @@ pub async fn bootstrap(ctx: &AppContext) -> Result<Option<String>> {
         last_login_at: None,
         created_at: now,
         updated_at: now,
+        mfa_enabled: false,
     };
     let mut tx = ctx.db.begin().await?;
     // A second process starting at the same moment finds the username taken.
@@ -122,9 +131,18 @@ pub async fn bootstrap(ctx: &AppContext) -> Result<Option<String>> {
     Ok((inserted && generated).then_some(plain))
 }
 
-/// `POST /v1/admin/login`.
-pub async fn login(ctx: &AppContext, username: &str, password: &str) -> Result<AdminLogin> {
-    let row = check_credentials(ctx, username, password).await?;
+/// What a sign-in submits, from the API or the console's form.
+#[derive(Clone, Default)]
+pub struct SignIn {
+    pub username: String,
+    pub password: String,
+    /// Needed when the admin has MFA on.
+    pub second_factor: SecondFactor,
+}
+
+/// `POST /v1/admin/login`, from the client address `client` (the throttle counts it).
+pub async fn login(ctx: &AppContext, sign_in: &SignIn, client: LimitKey) -> Result<AdminLogin> {
+    let row = check_credentials(ctx, sign_in, client).await?;
     let now = ctx.clock.now_ms();
     let pair = ctx
         .tokens
@@ -164,10 +182,10 @@ pub struct ConsoleIdentity {
 /// The console's sign-in: the same credential checks as `login`, without tokens.
 pub async fn console_login(
     ctx: &AppContext,
-    username: &str,
-    password: &str,
+    sign_in: &SignIn,
+    client: LimitKey,
 ) -> Result<(AdminPrincipal, ConsoleIdentity)> {
-    let row = check_credentials(ctx, username, password).await?;
+    let row = check_credentials(ctx, sign_in, client).await?;
     let mut tx = ctx.db.begin().await?;
     db::admins::touch_login(&mut tx, &row.id, ctx.clock.now_ms()).await?;
     tx.commit().await?;
@@ -189,31 +207,96 @@ fn principal(row: AdminRow) -> AdminPrincipal {
         role: AdminRole::parse(&row.role).unwrap_or(AdminRole::Admin),
         id: row.id,
         username: row.username,
+        mfa_enabled: row.mfa_enabled,
     }
 }
 
-/// Username and password checks shared by the API and the console; the hash is checked
-/// even for an unknown username so timing does not tell which usernames exist.
-async fn check_credentials(ctx: &AppContext, username: &str, password: &str) -> Result<AdminRow> {
-    if username.trim().is_empty() {
+/// `ADMIN_REQUIRE_MFA`: a super_admin without MFA may only set it up (403 elsewhere).
+pub fn require_mfa_if_configured(ctx: &AppContext, admin: &AdminPrincipal) -> Result<()> {
+    if ctx.settings.admin_require_mfa && admin.role == AdminRole::SuperAdmin && !admin.mfa_enabled {
+        return Err(Error::forbidden(
+            "this super_admin account must set up MFA first: POST /v1/admin/mfa/setup, then \
+             /v1/admin/mfa/enable with a code (in the console: the MFA page)",
+        ));
+    }
+    Ok(())
+}
+
+/// Why a sign-in was refused, and whether the refusal counts as a failure.
+enum Refusal {
+    /// A wrong password (or unknown or inactive account), or a wrong second factor.
+    Failed(Error),
+    /// Not judged: MFA_REQUIRED after a right password, a busy or failing server.
+    Unjudged(Error),
+}
+
+/// The checks shared by the API and the console: input, the throttle (before any
+/// argon2), the password, then the second factor. Every account-dependent path costs
+/// one argon2 check: an unknown username checks a dummy hash with the same parameters,
+/// an inactive account is checked like an active one, and a second factor is looked at
+/// only after a right password.
+async fn check_credentials(
+    ctx: &AppContext,
+    sign_in: &SignIn,
+    client: LimitKey,
+) -> Result<AdminRow> {
+    let username = sign_in.username.trim();
+    if username.is_empty() {
         return Err(Error::validation("username is required"));
     }
-    let len = password.chars().count();
+    let len = sign_in.password.chars().count();
     if len < 8 {
         return Err(Error::validation("password must be at least 8 characters"));
     }
     if len > 128 {
         return Err(Error::validation("password must be at most 128 characters"));
     }
-    let row = db::admins::get_by_username(&ctx.db, username.trim()).await?;
+    let reservation = admin_throttle::reserve(ctx, username, client).await?;
+    match judge(ctx, username, sign_in).await {
+        Ok(row) => {
+            reservation.succeeded(ctx).await;
+            Ok(row)
+        }
+        Err(Refusal::Failed(e)) => {
+            reservation.failed();
+            Err(e)
+        }
+        Err(Refusal::Unjudged(e)) => {
+            reservation.unjudged(ctx).await;
+            Err(e)
+        }
+    }
+}
+
+async fn judge(ctx: &AppContext, username: &str, sign_in: &SignIn) -> Result<AdminRow, Refusal> {
+    let row = db::admins::get_by_username(&ctx.db, username)
+        .await
+        .map_err(|e| Refusal::Unjudged(e.into()))?;
     let matches = password::verify(
-        password.to_string(),
+        sign_in.password.clone(),
         row.as_ref().map(|r| r.password_hash.clone()),
     )
-    .await?;
-    match row {
-        Some(row) if matches && row.is_active => Ok(row),
-        _ => Err(Error::unauthorized("wrong username or password")),
+    .await
+    .map_err(Refusal::Unjudged)?;
+    let row = match row {
+        Some(row) if matches && row.is_active => row,
+        _ => {
+            return Err(Refusal::Failed(Error::unauthorized(
+                "wrong username or password",
+            )));
+        }
+    };
+    match admin_mfa::second_step(ctx, &row.id, &row.username, &sign_in.second_factor)
+        .await
+        .map_err(Refusal::Unjudged)?
+    {
+        SecondStep::Passed => Ok(row),
+        SecondStep::Missing => Err(Refusal::Unjudged(Error::MfaRequired(
+            "this account has MFA on: send totpCode (or recoveryCode) with the password".into(),
+        ))),
+        SecondStep::Refused => Err(Refusal::Failed(Error::unauthorized(
+            "wrong or already used MFA code",
+        ))),
     }
 }
 

@@ -5,6 +5,8 @@
 pub mod account;
 pub mod admin_accounts;
 pub mod admin_auth;
+pub mod admin_mfa;
+pub mod admin_throttle;
 pub mod ads;
 pub mod audit;
 pub mod bootstrap;

@@ -1,0 +1,164 @@
+//! The signed-in admin's MFA page (`/console/mfa`): enrolment with the QR code drawn
+//! here as inline SVG (nothing loaded from another host), the secret as text and a code
+//! field; the recovery codes shown once after enabling; disabling with a code. Open to a
+//! super_admin that `ADMIN_REQUIRE_MFA` holds back from every other screen.
+
+use askama::Template;
+use axum::Router;
+use axum::extract::State;
+use axum::http::HeaderMap;
+use axum::routing::{get, post};
+use qrcode::QrCode;
+use qrcode::render::svg;
+use serde::Deserialize;
+use shared::Error;
+use shared::services::admin_auth;
+use shared::services::admin_mfa::{self, MfaEnrolment};
+
+use super::auth::{ConsoleAdmin, ConsoleForm, ConsoleMfaAdmin, MFA_PAGE};
+use super::page::{Chrome, PageError, PageResult, describe, html, page, redirect_with};
+use crate::AppState;
+use crate::extract::ClientAddress;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/mfa", get(show))
+        .route("/mfa/setup", post(setup))
+        .route("/mfa/enable", post(enable))
+        .route("/mfa/disable", post(disable))
+}
+
+/// A pending enrolment as the page shows it.
+struct Pending {
+    secret: String,
+    uri: String,
+    /// The QR code of `uri`, an SVG document of our own making (inserted unescaped).
+    qr_svg: String,
+}
+
+#[derive(Template)]
+#[template(path = "console/mfa.html")]
+struct MfaPage {
+    chrome: Chrome,
+    enabled: bool,
+    pending: Option<Pending>,
+    recovery_codes_left: usize,
+    /// `ADMIN_REQUIRE_MFA` holds this admin back until MFA is on.
+    required: bool,
+    error: Option<String>,
+}
+
+#[derive(Template)]
+#[template(path = "console/mfa_recovery_codes.html")]
+struct RecoveryCodesPage {
+    chrome: Chrome,
+    codes: Vec<String>,
+}
+
+/// The QR code of an `otpauth://` URI as an inline SVG element.
+fn qr_svg(uri: &str) -> Result<String, Error> {
+    let code = QrCode::new(uri.as_bytes())
+        .map_err(|e| Error::internal(format!("QR code of the otpauth URI failed: {e}")))?;
+    let svg = code
+        .render::<svg::Color>()
+        .min_dimensions(200, 200)
+        .quiet_zone(true)
+        .build();
+    // Inline in HTML the XML declaration has no place; the <svg> element is what shows.
+    let start = svg.find("<svg").unwrap_or(0);
+    Ok(svg[start..].replacen(
+        "<svg ",
+        "<svg role=\"img\" aria-label=\"QR code of the MFA secret\" id=\"mfa-qr-code\" ",
+        1,
+    ))
+}
+
+fn pending(enrolment: MfaEnrolment) -> Result<Pending, Error> {
+    Ok(Pending {
+        qr_svg: qr_svg(&enrolment.otpauth_uri)?,
+        secret: enrolment.secret,
+        uri: enrolment.otpauth_uri,
+    })
+}
+
+async fn mfa_page(
+    state: &AppState,
+    me: &ConsoleAdmin,
+    error: Option<String>,
+) -> Result<MfaPage, Error> {
+    let status = admin_mfa::status(&state.ctx, &me.admin).await?;
+    let enrolment = admin_mfa::pending_enrolment(&state.ctx, &me.admin).await?;
+    Ok(MfaPage {
+        chrome: me.chrome("mfa").await,
+        enabled: status.mfa_enabled,
+        pending: enrolment.map(pending).transpose()?,
+        recovery_codes_left: status.recovery_codes_left,
+        required: admin_auth::require_mfa_if_configured(&state.ctx, &me.admin).is_err(),
+        error,
+    })
+}
+
+async fn show(State(state): State<AppState>, ConsoleMfaAdmin(me): ConsoleMfaAdmin) -> PageResult {
+    Ok(page(&mfa_page(&state, &me, None).await?))
+}
+
+async fn setup(
+    State(state): State<AppState>,
+    ConsoleMfaAdmin(me): ConsoleMfaAdmin,
+    headers: HeaderMap,
+    ConsoleForm(_): ConsoleForm<serde::de::IgnoredAny>,
+) -> PageResult {
+    admin_mfa::setup(&state.ctx, &me.admin)
+        .await
+        .map_err(|e| PageError::new(e, &headers))?;
+    Ok(redirect_with(
+        &me.session,
+        "ok",
+        "Scan the code with your authenticator app, then enter the code it shows.",
+        MFA_PAGE,
+    )
+    .await)
+}
+
+#[derive(Deserialize)]
+struct CodeForm {
+    #[serde(default)]
+    code: String,
+}
+
+/// A refused code re-renders the page with the reason and the error's status.
+async fn refused(state: &AppState, me: &ConsoleAdmin, headers: &HeaderMap, e: Error) -> PageResult {
+    if !e.status().is_client_error() || e.retry_after_secs().is_some() {
+        return Err(PageError::new(e, headers));
+    }
+    let page = mfa_page(state, me, Some(describe(&e))).await?;
+    Ok(html(e.status(), &page))
+}
+
+async fn enable(
+    State(state): State<AppState>,
+    ConsoleMfaAdmin(me): ConsoleMfaAdmin,
+    headers: HeaderMap,
+    ConsoleForm(form): ConsoleForm<CodeForm>,
+) -> PageResult {
+    match admin_mfa::enable(&state.ctx, &me.admin, &form.code).await {
+        Ok(enabled) => Ok(page(&RecoveryCodesPage {
+            chrome: me.chrome("mfa").await,
+            codes: enabled.recovery_codes,
+        })),
+        Err(e) => refused(&state, &me, &headers, e).await,
+    }
+}
+
+async fn disable(
+    State(state): State<AppState>,
+    ConsoleMfaAdmin(me): ConsoleMfaAdmin,
+    ClientAddress(client): ClientAddress,
+    headers: HeaderMap,
+    ConsoleForm(form): ConsoleForm<CodeForm>,
+) -> PageResult {
+    match admin_mfa::disable(&state.ctx, &me.admin, &form.code, client).await {
+        Ok(_) => Ok(redirect_with(&me.session, "ok", "MFA is off.", MFA_PAGE).await),
+        Err(e) => refused(&state, &me, &headers, e).await,
+    }
+}

@@ -1,0 +1,91 @@
+//! The signed-in admin's MFA: `/v1/admin/mfa`, `/mfa/setup`, `/mfa/enable`,
+//! `/mfa/disable`. Status, set-up and enable stay open to a super_admin that
+//! `ADMIN_REQUIRE_MFA` holds back from everything else.
+
+use axum::extract::State;
+use shared::envelope::{ApiResult, Envelope, ErrorEnvelope, ok};
+use shared::http::ApiJson;
+use shared::services::admin_mfa::{self, MfaCode, MfaEnabled, MfaEnrolment, MfaStatus};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::AppState;
+use crate::extract::{AdminUser, ClientAddress, MfaSetupAdmin};
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(status))
+        .routes(routes!(setup))
+        .routes(routes!(enable))
+        .routes(routes!(disable))
+}
+
+/// Whether MFA is on for the signed-in admin, a set-up is waiting, and how many
+/// recovery codes are left.
+#[utoipa::path(get, path = "/mfa", tag = "mfa", security(("admin_jwt" = [])),
+    responses(
+        (status = 200, description = "The admin's MFA state", body = Envelope<MfaStatus>),
+        (status = 401, description = "Missing or invalid admin token", body = ErrorEnvelope),
+    ))]
+pub async fn status(
+    State(state): State<AppState>,
+    MfaSetupAdmin(admin): MfaSetupAdmin,
+) -> ApiResult<MfaStatus> {
+    Ok(ok(admin_mfa::status(&state.ctx, &admin).await?))
+}
+
+/// Starts (or restarts) TOTP enrolment: a new secret, base32 and as an `otpauth://` URI,
+/// waiting for its first code at `/mfa/enable`.
+#[utoipa::path(post, path = "/mfa/setup", tag = "mfa", security(("admin_jwt" = [])),
+    responses(
+        (status = 200, description = "The pending secret", body = Envelope<MfaEnrolment>),
+        (status = 401, description = "Missing or invalid admin token", body = ErrorEnvelope),
+        (status = 409, description = "MFA is already on", body = ErrorEnvelope),
+    ))]
+pub async fn setup(
+    State(state): State<AppState>,
+    MfaSetupAdmin(admin): MfaSetupAdmin,
+) -> ApiResult<MfaEnrolment> {
+    Ok(ok(admin_mfa::setup(&state.ctx, &admin).await?))
+}
+
+/// Turns MFA on with a current code of the pending secret; answers the ten one-time
+/// recovery codes, shown only this once.
+#[utoipa::path(post, path = "/mfa/enable", tag = "mfa", security(("admin_jwt" = [])), request_body = MfaCode,
+    responses(
+        (status = 200, description = "MFA is on; the recovery codes", body = Envelope<MfaEnabled>),
+        (status = 400, description = "No set-up waiting, or the code does not match", body = ErrorEnvelope),
+        (status = 401, description = "Missing or invalid admin token", body = ErrorEnvelope),
+        (status = 409, description = "MFA is already on", body = ErrorEnvelope),
+    ))]
+pub async fn enable(
+    State(state): State<AppState>,
+    MfaSetupAdmin(admin): MfaSetupAdmin,
+    ApiJson(body): ApiJson<MfaCode>,
+) -> ApiResult<MfaEnabled> {
+    Ok(ok(admin_mfa::enable(&state.ctx, &admin, &body.code).await?))
+}
+
+/// Turns MFA off with a current TOTP code or a recovery code. Wrong codes count as
+/// failed sign-ins of the admin (the same throttle).
+#[utoipa::path(post, path = "/mfa/disable", tag = "mfa", security(("admin_jwt" = [])), request_body = MfaCode,
+    responses(
+        (status = 200, description = "MFA is off", body = Envelope<MfaStatus>),
+        (status = 400, description = "The code is wrong or was already used", body = ErrorEnvelope),
+        (status = 401, description = "Missing or invalid admin token", body = ErrorEnvelope),
+        (status = 403, description = "A super_admin without MFA while ADMIN_REQUIRE_MFA is on", body = ErrorEnvelope),
+        (status = 409, description = "MFA is not on", body = ErrorEnvelope),
+        (status = 429, description = "Too many wrong codes (RATE_LIMITED, with Retry-After)", body = ErrorEnvelope,
+            headers(("Retry-After" = u64, description = "Seconds until a code may be tried again"))),
+    ))]
+pub async fn disable(
+    State(state): State<AppState>,
+    AdminUser(admin): AdminUser,
+    ClientAddress(client): ClientAddress,
+    ApiJson(body): ApiJson<MfaCode>,
+) -> ApiResult<MfaStatus> {
+    Ok(ok(admin_mfa::disable(
+        &state.ctx, &admin, &body.code, client,
+    )
+    .await?))
+}

@@ -1,0 +1,491 @@
+//! Admin MFA: TOTP (RFC 6238: SHA-1, 6 digits, 30-second steps, one step of skew either
+//! way) with one-time recovery codes.
+//!
+//! - Enrolment: [`setup`] stores a pending secret (again: a new one) and returns it with
+//!   its `otpauth://` URI; [`enable`] turns MFA on once a code of it matches and returns
+//!   ten recovery codes, shown that once and stored as SHA-256.
+//! - Replay: a code is accepted only for a time step later than the last accepted one
+//!   (a conditional update), so a code works once, even for two concurrent sign-ins.
+//! - Recovery codes work once: a conditional delete spends them.
+//! - Codes are checked against the real clock, not the service clock: authenticator apps
+//!   run in real time (as HUAWEI and Apple tokens are checked).
+//!
+//! Secrets live in the database and are never logged (no `Debug` on their types).
+
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use totp_rs::{Builder, Secret, Totp};
+use utoipa::ToSchema;
+
+use crate::client_addr::LimitKey;
+use crate::context::AppContext;
+use crate::db;
+use crate::services::admin_auth::{AdminAccount, AdminPrincipal};
+use crate::services::admin_throttle;
+use crate::services::audit::{self, Write};
+use crate::tokens::constant_time_eq;
+use crate::{Error, Result};
+
+/// The issuer authenticator apps show beside the account.
+pub const ISSUER: &str = "QuizGame";
+/// Recovery codes made at enrolment.
+pub const RECOVERY_CODES: usize = 10;
+
+/// `POST /v1/admin/mfa/setup`: the pending secret, to be confirmed with a code.
+#[derive(Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MfaEnrolment {
+    /// The shared secret, base32 (for typing into an authenticator app).
+    pub secret: String,
+    /// `otpauth://totp/QuizGame:<username>?secret=…&issuer=QuizGame…` (for a QR code).
+    pub otpauth_uri: String,
+}
+
+/// `POST /v1/admin/mfa/enable`: MFA is on; the recovery codes are shown this once.
+#[derive(Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MfaEnabled {
+    pub mfa_enabled: bool,
+    /// Ten one-time codes that stand in for a TOTP code (e.g. a lost phone).
+    pub recovery_codes: Vec<String>,
+}
+
+/// `GET /v1/admin/mfa`, and the answer of `POST /v1/admin/mfa/disable`.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MfaStatus {
+    pub mfa_enabled: bool,
+    /// A set-up waits for its first code.
+    pub pending: bool,
+    /// Unused recovery codes.
+    pub recovery_codes_left: usize,
+}
+
+/// The body of enable and disable.
+#[derive(Clone, Deserialize, ToSchema)]
+pub struct MfaCode {
+    /// A current 6-digit TOTP code; for disable, a recovery code works too.
+    pub code: String,
+}
+
+/// A sign-in's second factor, as submitted.
+#[derive(Clone, Default)]
+pub struct SecondFactor {
+    pub totp_code: Option<String>,
+    pub recovery_code: Option<String>,
+}
+
+impl SecondFactor {
+    /// One field holding either kind (the console's sign-in form): six digits are a TOTP
+    /// code, anything else a recovery code.
+    pub fn from_either(code: &str) -> Self {
+        let code = code.trim();
+        if code.is_empty() {
+            Self::default()
+        } else if is_totp_shaped(code) {
+            Self {
+                totp_code: Some(code.to_string()),
+                recovery_code: None,
+            }
+        } else {
+            Self {
+                totp_code: None,
+                recovery_code: Some(code.to_string()),
+            }
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        let blank = |c: &Option<String>| c.as_deref().is_none_or(|c| c.trim().is_empty());
+        blank(&self.totp_code) && blank(&self.recovery_code)
+    }
+}
+
+fn is_totp_shaped(code: &str) -> bool {
+    let digits: String = code.chars().filter(|c| !c.is_whitespace()).collect();
+    digits.len() == 6 && digits.chars().all(|c| c.is_ascii_digit())
+}
+
+/// The TOTP of a base32 secret, labelled for `username`.
+fn totp_of(secret_b32: &str, username: &str) -> Result<Totp> {
+    let secret = Secret::try_from_base32(secret_b32)
+        .map_err(|_| Error::internal("stored TOTP secret is not base32"))?;
+    // The label's parts must not hold ':' (otpauth URI syntax).
+    let account = username.replace(':', "_");
+    Builder::new()
+        .with_secret(secret)
+        .with_account_name(account)
+        .with_issuer(Some(ISSUER))
+        .build()
+        .map_err(|e| Error::internal(format!("TOTP set-up failed: {e}")))
+}
+
+fn real_now_secs() -> u64 {
+    u64::try_from(chrono::Utc::now().timestamp()).unwrap_or(0)
+}
+
+/// The time step `code` matches now (±1 step), if any.
+fn matching_step(totp: &Totp, code: &str) -> Option<i64> {
+    let code: String = code.chars().filter(|c| !c.is_whitespace()).collect();
+    totp.check(&code, real_now_secs())
+        .and_then(|step| i64::try_from(step).ok())
+}
+
+fn new_secret() -> String {
+    let mut bytes = vec![0u8; 20];
+    rand::rng().fill(&mut bytes[..]);
+    Secret::from(bytes).to_base32()
+}
+
+fn enrolment(secret: String, username: &str) -> Result<MfaEnrolment> {
+    let otpauth_uri = totp_of(&secret, username)?
+        .to_url()
+        .map_err(|e| Error::internal(format!("otpauth URI failed: {e}")))?;
+    Ok(MfaEnrolment {
+        secret,
+        otpauth_uri,
+    })
+}
+
+/// `xxxx-xxxx-xxxx-xxxx` of 32 symbols: 80 random bits, no look-alike characters.
+fn new_recovery_code() -> String {
+    const SYMBOLS: &[u8] = b"abcdefghijkmnpqrstuvwxyz23456789";
+    let mut rng = rand::rng();
+    let raw: Vec<char> = (0..16)
+        .map(|_| SYMBOLS[rng.random_range(0..SYMBOLS.len())] as char)
+        .collect();
+    raw.chunks(4)
+        .map(|c| c.iter().collect::<String>())
+        .collect::<Vec<_>>()
+        .join("-")
+}
+
+/// SHA-256 of a recovery code as typed, dashes, spaces and case ignored.
+fn recovery_hash(code: &str) -> String {
+    let normal: String = code
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    Sha256::digest(normal.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// `GET /v1/admin/mfa`.
+pub async fn status(ctx: &AppContext, admin: &AdminPrincipal) -> Result<MfaStatus> {
+    let row = db::admin_mfa::get(&ctx.db, &admin.id).await?;
+    let left = db::admin_mfa::recovery_code_hashes(&ctx.db, &admin.id)
+        .await?
+        .len();
+    Ok(MfaStatus {
+        mfa_enabled: row.as_ref().is_some_and(|r| r.secret.is_some()),
+        pending: row.as_ref().is_some_and(|r| r.pending_secret.is_some()),
+        recovery_codes_left: left,
+    })
+}
+
+/// `POST /v1/admin/mfa/setup`: a new pending secret (replacing one not yet confirmed);
+/// 409 CONFLICT while MFA is on.
+pub async fn setup(ctx: &AppContext, admin: &AdminPrincipal) -> Result<MfaEnrolment> {
+    let secret = new_secret();
+    let mut tx = ctx.db.begin().await?;
+    if !db::admin_mfa::set_pending(&mut tx, &admin.id, &secret, ctx.clock.now_ms()).await? {
+        return Err(Error::conflict(
+            "MFA is already on; disable it first to enrol a new device",
+        ));
+    }
+    tx.commit().await?;
+    enrolment(secret, &admin.username)
+}
+
+/// The set-up waiting for its first code, if any (the console shows it again).
+pub async fn pending_enrolment(
+    ctx: &AppContext,
+    admin: &AdminPrincipal,
+) -> Result<Option<MfaEnrolment>> {
+    match db::admin_mfa::get(&ctx.db, &admin.id).await? {
+        Some(row) if row.secret.is_none() => row
+            .pending_secret
+            .map(|s| enrolment(s, &admin.username))
+            .transpose(),
+        _ => Ok(None),
+    }
+}
+
+/// `POST /v1/admin/mfa/enable`: MFA on when `code` matches the pending secret; the
+/// recovery codes are returned this once. 409 when MFA is on already, 400 without a
+/// set-up or with a wrong code.
+pub async fn enable(ctx: &AppContext, admin: &AdminPrincipal, code: &str) -> Result<MfaEnabled> {
+    let row = db::admin_mfa::get(&ctx.db, &admin.id).await?;
+    let pending = match row {
+        Some(r) if r.secret.is_some() => return Err(Error::conflict("MFA is already on")),
+        Some(r) => r.pending_secret,
+        None => None,
+    };
+    let Some(pending) = pending else {
+        return Err(Error::validation(
+            "no MFA set-up is waiting; start one with POST /v1/admin/mfa/setup",
+        ));
+    };
+    let totp = totp_of(&pending, &admin.username)?;
+    let step = matching_step(&totp, code).ok_or_else(|| {
+        Error::validation("the code does not match; check the device's time and try again")
+    })?;
+    let codes: Vec<String> = (0..RECOVERY_CODES).map(|_| new_recovery_code()).collect();
+    let hashes: Vec<String> = codes.iter().map(|c| recovery_hash(c)).collect();
+    let now = ctx.clock.now_ms();
+    let mut tx = ctx.db.begin().await?;
+    // The confirming code's step counts as used: it cannot sign in afterwards.
+    if !db::admin_mfa::enable(&mut tx, &admin.id, &pending, step, now).await? {
+        return Err(Error::conflict(
+            "the MFA set-up changed meanwhile; start again",
+        ));
+    }
+    db::admin_mfa::replace_recovery_codes(&mut tx, &admin.id, &hashes, now).await?;
+    audit::record(
+        &mut tx,
+        ctx,
+        admin,
+        Write {
+            action: "admin.mfa_enable",
+            target_type: "admin",
+            target_id: Some(&admin.id),
+            before: None,
+            after: None,
+        },
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(MfaEnabled {
+        mfa_enabled: true,
+        recovery_codes: codes,
+    })
+}
+
+/// Whether `factor` is a current TOTP code of `secret` not used before, or an unused
+/// recovery code; a match is spent. Wrong and replayed codes are the same `false`.
+async fn accept_factor(
+    ctx: &AppContext,
+    admin_id: &str,
+    username: &str,
+    secret: &str,
+    factor: &SecondFactor,
+) -> Result<bool> {
+    let totp = factor
+        .totp_code
+        .as_deref()
+        .map(str::trim)
+        .filter(|c| !c.is_empty());
+    if let Some(code) = totp {
+        let Some(step) = matching_step(&totp_of(secret, username)?, code) else {
+            return Ok(false);
+        };
+        return Ok(db::admin_mfa::use_step(&ctx.db, admin_id, secret, step).await?);
+    }
+    let recovery = factor
+        .recovery_code
+        .as_deref()
+        .map(str::trim)
+        .filter(|c| !c.is_empty());
+    if let Some(code) = recovery {
+        let wanted = recovery_hash(code);
+        // Every stored hash is compared, in constant time, before the match is spent.
+        let mut found = None;
+        for stored in db::admin_mfa::recovery_code_hashes(&ctx.db, admin_id).await? {
+            if constant_time_eq(&stored, &wanted) {
+                found = Some(stored);
+            }
+        }
+        return match found {
+            Some(hash) => Ok(db::admin_mfa::spend_recovery_code(&ctx.db, admin_id, &hash).await?),
+            None => Ok(false),
+        };
+    }
+    Ok(false)
+}
+
+/// What a sign-in with a right password still needs.
+pub(crate) enum SecondStep {
+    /// MFA is off, or the factor was accepted (and spent).
+    Passed,
+    /// MFA is on and no code was given.
+    Missing,
+    /// A wrong, replayed or spent code.
+    Refused,
+}
+
+/// The second step of a sign-in whose password was right.
+pub(crate) async fn second_step(
+    ctx: &AppContext,
+    admin_id: &str,
+    username: &str,
+    factor: &SecondFactor,
+) -> Result<SecondStep> {
+    let secret = db::admin_mfa::get(&ctx.db, admin_id)
+        .await?
+        .and_then(|r| r.secret);
+    let Some(secret) = secret else {
+        return Ok(SecondStep::Passed);
+    };
+    if factor.is_empty() {
+        return Ok(SecondStep::Missing);
+    }
+    if accept_factor(ctx, admin_id, username, &secret, factor).await? {
+        Ok(SecondStep::Passed)
+    } else {
+        Ok(SecondStep::Refused)
+    }
+}
+
+/// `POST /v1/admin/mfa/disable`: with a current TOTP code or a recovery code. Wrong
+/// codes count against the sign-in throttle of the admin's username and address.
+pub async fn disable(
+    ctx: &AppContext,
+    admin: &AdminPrincipal,
+    code: &str,
+    client: LimitKey,
+) -> Result<MfaStatus> {
+    let secret = db::admin_mfa::get(&ctx.db, &admin.id)
+        .await?
+        .and_then(|r| r.secret)
+        .ok_or_else(|| Error::conflict("MFA is not on"))?;
+    let reservation = admin_throttle::reserve(ctx, &admin.username, client).await?;
+    let accepted = match accept_factor(
+        ctx,
+        &admin.id,
+        &admin.username,
+        &secret,
+        &SecondFactor::from_either(code),
+    )
+    .await
+    {
+        Ok(accepted) => accepted,
+        Err(e) => {
+            reservation.unjudged(ctx).await;
+            return Err(e);
+        }
+    };
+    if !accepted {
+        reservation.failed();
+        return Err(Error::validation("the code is wrong or was already used"));
+    }
+    reservation.unjudged(ctx).await;
+    let mut tx = ctx.db.begin().await?;
+    db::admin_mfa::remove(&mut tx, &admin.id).await?;
+    audit::record(
+        &mut tx,
+        ctx,
+        admin,
+        Write {
+            action: "admin.mfa_disable",
+            target_type: "admin",
+            target_id: Some(&admin.id),
+            before: None,
+            after: None,
+        },
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(MfaStatus {
+        mfa_enabled: false,
+        pending: false,
+        recovery_codes_left: 0,
+    })
+}
+
+/// `DELETE /v1/admin/admins/:id/mfa` (super_admin): turns another admin's MFA off (a
+/// lost device), pending set-up and recovery codes included; audited.
+pub async fn reset(ctx: &AppContext, actor: &AdminPrincipal, id: &str) -> Result<AdminAccount> {
+    let mut tx = ctx.db.begin().await?;
+    let row = db::admins::get_tx(&mut tx, id)
+        .await?
+        .ok_or_else(|| Error::not_found("admin not found"))?;
+    let before = AdminAccount::from_row(&row);
+    db::admin_mfa::remove(&mut tx, id).await?;
+    let after = AdminAccount {
+        mfa_enabled: false,
+        ..before.clone()
+    };
+    audit::record(
+        &mut tx,
+        ctx,
+        actor,
+        Write {
+            action: "admin.mfa_reset",
+            target_type: "admin",
+            target_id: Some(id),
+            before: serde_json::to_value(&before).ok(),
+            after: serde_json::to_value(&after).ok(),
+        },
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(after)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_are_160_bits_of_base32_and_make_otpauth_uris() {
+        let secret = new_secret();
+        assert_eq!(secret.len(), 32);
+        let e = enrolment(secret.clone(), "root:admin").unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            e.otpauth_uri
+                .starts_with("otpauth://totp/QuizGame:root_admin?"),
+            "{}",
+            e.otpauth_uri
+        );
+        assert!(e.otpauth_uri.contains(&format!("secret={secret}")));
+        assert!(e.otpauth_uri.contains("issuer=QuizGame"));
+    }
+
+    #[test]
+    fn codes_match_their_step_and_its_neighbours_only() {
+        let totp = totp_of(&new_secret(), "a").unwrap_or_else(|e| panic!("{e}"));
+        let now = real_now_secs();
+        let step = i64::try_from(now / 30).unwrap_or_default();
+        let code = totp.generate(now).to_string();
+        assert_eq!(matching_step(&totp, &code), Some(step));
+        assert_eq!(
+            matching_step(&totp, &format!("{} {}", &code[..3], &code[3..])),
+            Some(step)
+        );
+        let far = totp.generate(now + 90).to_string();
+        if far != code
+            && far != totp.generate(now + 30).to_string()
+            && far != totp.generate(now.saturating_sub(30)).to_string()
+        {
+            assert_eq!(matching_step(&totp, &far), None);
+        }
+        assert_eq!(matching_step(&totp, "12345"), None);
+        assert_eq!(matching_step(&totp, "abcdef"), None);
+    }
+
+    #[test]
+    fn recovery_codes_are_random_and_typed_loosely() {
+        let a = new_recovery_code();
+        let b = new_recovery_code();
+        assert_ne!(a, b);
+        assert_eq!(a.len(), 19);
+        assert_eq!(
+            recovery_hash(&a),
+            recovery_hash(&a.to_uppercase().replace('-', " "))
+        );
+        assert_ne!(recovery_hash(&a), recovery_hash(&b));
+    }
+
+    #[test]
+    fn one_field_tells_totp_codes_from_recovery_codes() {
+        let f = SecondFactor::from_either(" 123 456 ");
+        assert!(f.totp_code.is_some() && f.recovery_code.is_none());
+        let f = SecondFactor::from_either("abcd-efgh-jkmn-pqrs");
+        assert!(f.totp_code.is_none() && f.recovery_code.is_some());
+        assert!(SecondFactor::from_either("  ").is_empty());
+    }
+}

@@ -1,0 +1,703 @@
+//! Admin sign-in hardening through the JSON API: failure throttling per username and
+//! per client address (in the database, under concurrency), and TOTP MFA (enrolment,
+//! sign-in with codes, replay, recovery codes, ADMIN_REQUIRE_MFA, super_admin reset).
+
+use futures::future::join_all;
+use reqwest::Method;
+use serde_json::{Value, json};
+use tests::{Engine, Resp, Service, TestApp, both_engines};
+
+both_engines!(
+    sixth_failure_of_a_username_is_throttled_even_with_the_right_password,
+    successes_never_count_and_clear_the_usernames_failures,
+    concurrent_wrong_guesses_judge_at_most_five,
+    mfa_enrolment_sign_in_replay_recovery_and_disable,
+    concurrent_sign_ins_with_one_code_succeed_once,
+    super_admin_resets_another_admins_mfa_audited,
+);
+
+/// Tests that name their client address in `X-Forwarded-For` (one trusted proxy).
+macro_rules! both_engines_forwarded {
+    ($($name:ident),* $(,)?) => {
+        $(
+            mod $name {
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn sqlite() {
+                    super::$name(super::forwarded(tests::Engine::Sqlite).await).await
+                }
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn postgres() {
+                    super::$name(super::forwarded(tests::Engine::Postgres).await).await
+                }
+            }
+        )*
+    };
+}
+
+both_engines_forwarded!(eleven_failures_from_one_address_are_throttled_across_usernames);
+
+/// `ADMIN_REQUIRE_MFA=true`.
+macro_rules! both_engines_require_mfa {
+    ($($name:ident),* $(,)?) => {
+        $(
+            mod $name {
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn sqlite() {
+                    super::$name(super::require_mfa(tests::Engine::Sqlite).await).await
+                }
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn postgres() {
+                    super::$name(super::require_mfa(tests::Engine::Postgres).await).await
+                }
+            }
+        )*
+    };
+}
+
+both_engines_require_mfa!(require_mfa_holds_super_admins_to_the_setup_routes);
+
+async fn forwarded(engine: Engine) -> TestApp {
+    TestApp::spawn_with(engine, &[("TRUST_FORWARDED_FOR", "true".to_string())]).await
+}
+
+async fn require_mfa(engine: Engine) -> TestApp {
+    TestApp::spawn_with(engine, &[("ADMIN_REQUIRE_MFA", "true".to_string())]).await
+}
+
+async fn login(app: &TestApp, body: Value) -> Resp {
+    app.admin_post("/v1/admin/login", body, None).await
+}
+
+async fn login_from(app: &TestApp, address: &str, username: &str, password: &str) -> Resp {
+    let resp = app
+        .client
+        .post(app.url(Service::Admin, "/v1/admin/login"))
+        .header("x-forwarded-for", address)
+        .json(&json!({"username": username, "password": password}))
+        .send()
+        .await
+        .unwrap();
+    TestApp::read(resp).await
+}
+
+#[track_caller]
+fn assert_throttled(r: &Resp, max_secs: u64) {
+    r.assert_error(429, "RATE_LIMITED");
+    let secs: u64 = r
+        .headers
+        .get("retry-after")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse().ok())
+        .expect("Retry-After");
+    assert!((1..=max_secs).contains(&secs), "Retry-After {secs}");
+}
+
+async fn sixth_failure_of_a_username_is_throttled_even_with_the_right_password(app: TestApp) {
+    let user = app.admin_username.clone();
+    for _ in 0..5 {
+        login(
+            &app,
+            json!({"username": user, "password": "wrong-password"}),
+        )
+        .await
+        .assert_error(401, "UNAUTHORIZED");
+    }
+    let r = login(
+        &app,
+        json!({"username": user, "password": "wrong-password"}),
+    )
+    .await;
+    assert_throttled(&r, 60);
+    let r = login(
+        &app,
+        json!({"username": user, "password": app.admin_password}),
+    )
+    .await;
+    assert_throttled(&r, 60);
+    // The username is normalised as usernames are (trimmed).
+    let r = login(
+        &app,
+        json!({"username": format!("  {user} "), "password": app.admin_password}),
+    )
+    .await;
+    assert_throttled(&r, 60);
+    // Another username from the same address is unaffected (the address is at 5 of 10).
+    login(
+        &app,
+        json!({"username": "someone-else", "password": "wrong-password"}),
+    )
+    .await
+    .assert_error(401, "UNAUTHORIZED");
+    // The window is on the service clock: a minute on, the right password works.
+    app.clock.advance(chrono::Duration::seconds(61));
+    login(
+        &app,
+        json!({"username": user, "password": app.admin_password}),
+    )
+    .await
+    .ok();
+    // Ended windows are swept on the next attempt: the table stays bounded.
+    app.clock.advance(chrono::Duration::minutes(11));
+    login(
+        &app,
+        json!({"username": "x-user", "password": "wrong-password"}),
+    )
+    .await
+    .assert_error(401, "UNAUTHORIZED");
+    let rows = app
+        .scalar("SELECT count(*) FROM admin_sign_in_failures", &[])
+        .await;
+    assert_eq!(
+        rows, 2,
+        "only the last attempt's username and address windows"
+    );
+}
+
+async fn successes_never_count_and_clear_the_usernames_failures(app: TestApp) {
+    let user = app.admin_username.clone();
+    for _ in 0..8 {
+        login(
+            &app,
+            json!({"username": user, "password": app.admin_password}),
+        )
+        .await
+        .ok();
+    }
+    // A success clears the username's failures (documented): 4 + success + 4 stay 401.
+    for round in 0..2 {
+        for _ in 0..4 {
+            login(
+                &app,
+                json!({"username": user, "password": "wrong-password"}),
+            )
+            .await
+            .assert_error(401, "UNAUTHORIZED");
+        }
+        if round == 0 {
+            login(
+                &app,
+                json!({"username": user, "password": app.admin_password}),
+            )
+            .await
+            .ok();
+        }
+    }
+    // Input refused before any check (too short) costs nothing and counts nothing.
+    for _ in 0..10 {
+        login(&app, json!({"username": user, "password": "short"}))
+            .await
+            .assert_error(400, "VALIDATION_ERROR");
+    }
+    login(
+        &app,
+        json!({"username": user, "password": "wrong-password"}),
+    )
+    .await
+    .assert_error(401, "UNAUTHORIZED");
+    let r = login(
+        &app,
+        json!({"username": user, "password": "wrong-password"}),
+    )
+    .await;
+    assert_throttled(&r, 60);
+}
+
+async fn eleven_failures_from_one_address_are_throttled_across_usernames(app: TestApp) {
+    let attacker = "203.0.113.7";
+    for i in 0..10 {
+        login_from(&app, attacker, &format!("guess-{i}"), "wrong-password")
+            .await
+            .assert_error(401, "UNAUTHORIZED");
+    }
+    let r = login_from(&app, attacker, "guess-10", "wrong-password").await;
+    assert_throttled(&r, 600);
+    // Even the right password of a real admin, from that address.
+    let r = login_from(&app, attacker, &app.admin_username, &app.admin_password).await;
+    assert_throttled(&r, 600);
+    // The address is what the trusted proxy appended: a client-written entry changes
+    // nothing.
+    let r = login_from(
+        &app,
+        &format!("198.51.100.9, {attacker}"),
+        "guess-11",
+        "wrong-password",
+    )
+    .await;
+    assert_throttled(&r, 600);
+    // Another address is unaffected.
+    login_from(
+        &app,
+        "198.51.100.1",
+        &app.admin_username,
+        &app.admin_password,
+    )
+    .await
+    .ok();
+    // IPv6 counts per /64: ten failures spread over one /64 fill its counter.
+    for i in 0..10 {
+        login_from(
+            &app,
+            &format!("2001:db8:1:2::{i:x}"),
+            &format!("v6-{i}"),
+            "wrong-password",
+        )
+        .await
+        .assert_error(401, "UNAUTHORIZED");
+    }
+    let r = login_from(&app, "2001:db8:1:2:ffff::1", "v6-x", "wrong-password").await;
+    assert_throttled(&r, 600);
+    login_from(&app, "2001:db8:1:3::1", "v6-x", "wrong-password")
+        .await
+        .assert_error(401, "UNAUTHORIZED");
+    // Unknown usernames are throttled the same, and per username across addresses.
+    for i in 1..=5 {
+        login_from(&app, &format!("192.0.2.{i}"), "ghost", "wrong-password")
+            .await
+            .assert_error(401, "UNAUTHORIZED");
+    }
+    let r = login_from(&app, "192.0.2.6", "ghost", "wrong-password").await;
+    assert_throttled(&r, 60);
+    // Ten minutes on (service clock), the address may try again.
+    app.clock.advance(chrono::Duration::minutes(10));
+    login_from(&app, attacker, &app.admin_username, &app.admin_password)
+        .await
+        .ok();
+}
+
+async fn concurrent_wrong_guesses_judge_at_most_five(app: TestApp) {
+    let user = app.admin_username.clone();
+    let guesses = (0..30).map(|i| {
+        let body = json!({"username": user, "password": format!("wrong-password-{i}")});
+        login(&app, body)
+    });
+    let answers = join_all(guesses).await;
+    let judged = answers.iter().filter(|r| r.status == 401).count();
+    let throttled = answers.iter().filter(|r| r.status == 429).count();
+    assert_eq!(
+        (judged, throttled),
+        (5, 25),
+        "statuses: {:?}",
+        answers.iter().map(|r| r.status).collect::<Vec<_>>()
+    );
+    let stored = app
+        .scalar("SELECT max(failures) FROM admin_sign_in_failures", &[])
+        .await;
+    assert_eq!(stored, 5);
+}
+
+// ---------------------------------------------------------------------------------------
+// MFA
+
+/// The TOTP code of `secret` `steps` steps after the instant `t0` (Unix seconds): what
+/// an authenticator app shows then.
+pub fn totp_code(secret: &str, t0: i64, steps: i64) -> String {
+    let totp = totp_rs::Builder::new()
+        .with_secret(totp_rs::Secret::try_from_base32(secret).unwrap())
+        .build()
+        .unwrap();
+    totp.generate(u64::try_from(t0 + steps * 30).unwrap())
+        .to_string()
+}
+
+/// Waits until the current TOTP step has at least 20 s left and returns now (Unix
+/// seconds): codes of this step and the next, taken from it, stay valid for at least
+/// 50 s (one step of skew either way), whatever the test's pace.
+pub async fn fresh_totp_step() -> i64 {
+    let into = chrono::Utc::now().timestamp_millis().rem_euclid(30_000);
+    if into > 10_000 {
+        tokio::time::sleep(std::time::Duration::from_millis(
+            u64::try_from(30_000 - into + 200).unwrap(),
+        ))
+        .await;
+    }
+    chrono::Utc::now().timestamp()
+}
+
+async fn call(app: &TestApp, method: Method, path: &str, body: Option<Value>, token: &str) -> Resp {
+    app.call(Service::Admin, method, path, body, Some(token))
+        .await
+}
+
+/// Enrols `token`'s admin (set-up, then enable with the code of `t0`'s step, which is
+/// then spent); returns the secret and the recovery codes.
+pub async fn enrol(app: &TestApp, token: &str, t0: i64) -> (String, Vec<String>) {
+    let setup = call(app, Method::POST, "/v1/admin/mfa/setup", None, token).await;
+    let secret = setup.ok()["secret"].as_str().unwrap().to_string();
+    let enabled = call(
+        app,
+        Method::POST,
+        "/v1/admin/mfa/enable",
+        Some(json!({"code": totp_code(&secret, t0, 0)})),
+        token,
+    )
+    .await;
+    let codes = enabled.ok()["recoveryCodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap().to_string())
+        .collect();
+    (secret, codes)
+}
+
+async fn mfa_enrolment_sign_in_replay_recovery_and_disable(app: TestApp) {
+    let t0 = fresh_totp_step().await;
+    let user = app.admin_username.clone();
+    let pass = app.admin_password.clone();
+    let (token, _, admin_id) = app.admin_login().await;
+    let status = call(&app, Method::GET, "/v1/admin/mfa", None, &token).await;
+    assert_eq!(status.ok()["mfaEnabled"], false);
+    // Set-up: a base32 secret and its otpauth URI; again before enabling replaces it.
+    let first = call(&app, Method::POST, "/v1/admin/mfa/setup", None, &token).await;
+    let first_secret = first.ok()["secret"].as_str().unwrap().to_string();
+    let uri = first.ok()["otpauthUri"].as_str().unwrap();
+    assert!(
+        uri.starts_with(&format!("otpauth://totp/QuizGame:{user}?")),
+        "{uri}"
+    );
+    assert!(uri.contains(&format!("secret={first_secret}")) && uri.contains("issuer=QuizGame"));
+    let second = call(&app, Method::POST, "/v1/admin/mfa/setup", None, &token).await;
+    let secret = second.ok()["secret"].as_str().unwrap().to_string();
+    assert_ne!(secret, first_secret);
+    assert_eq!(
+        call(&app, Method::GET, "/v1/admin/mfa", None, &token)
+            .await
+            .ok()["pending"],
+        true
+    );
+    // Enable: a wrong code, then the replaced secret's code, then the right one.
+    let enable = |code: String| {
+        call(
+            &app,
+            Method::POST,
+            "/v1/admin/mfa/enable",
+            Some(json!({"code": code})),
+            &token,
+        )
+    };
+    let wrong = if totp_code(&secret, t0, 0) == "000000" {
+        "111111"
+    } else {
+        "000000"
+    };
+    enable(wrong.to_string())
+        .await
+        .assert_error(400, "VALIDATION_ERROR");
+    if totp_code(&first_secret, t0, 0) != totp_code(&secret, t0, 0) {
+        enable(totp_code(&first_secret, t0, 0))
+            .await
+            .assert_error(400, "VALIDATION_ERROR");
+    }
+    let enabled = enable(totp_code(&secret, t0, 0)).await;
+    let codes: Vec<String> = enabled.ok()["recoveryCodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(codes.len(), 10);
+    // Stored hashed, never as given; the secret is nowhere but in admin_mfa.
+    let stored = app
+        .text("SELECT code_hash FROM admin_recovery_codes LIMIT 1", &[])
+        .await;
+    assert!(stored.len() == 64 && !codes.contains(&stored));
+    // While on: set-up and enable are 409.
+    call(&app, Method::POST, "/v1/admin/mfa/setup", None, &token)
+        .await
+        .assert_error(409, "CONFLICT");
+    enable(totp_code(&secret, t0, 0))
+        .await
+        .assert_error(409, "CONFLICT");
+    let account = call(
+        &app,
+        Method::GET,
+        &format!("/v1/admin/admins/{admin_id}"),
+        None,
+        &token,
+    )
+    .await;
+    assert_eq!(account.ok()["mfaEnabled"], true);
+
+    // Sign-in: no code after a right password → MFA_REQUIRED; a wrong password never
+    // says whether MFA is on.
+    login(&app, json!({"username": user, "password": pass}))
+        .await
+        .assert_error(401, "MFA_REQUIRED");
+    login(
+        &app,
+        json!({"username": user, "password": "wrong-password"}),
+    )
+    .await
+    .assert_error(401, "UNAUTHORIZED");
+    login(&app, json!({"username": user, "password": "wrong-password", "totpCode": totp_code(&secret, t0, 1)}))
+        .await
+        .assert_error(401, "UNAUTHORIZED");
+    login(
+        &app,
+        json!({"username": user, "password": pass, "totpCode": wrong}),
+    )
+    .await
+    .assert_error(401, "UNAUTHORIZED");
+    // The enabling code's step is spent; the next step's code signs in, once.
+    login(
+        &app,
+        json!({"username": user, "password": pass, "totpCode": totp_code(&secret, t0, 0)}),
+    )
+    .await
+    .assert_error(401, "UNAUTHORIZED");
+    let next = totp_code(&secret, t0, 1);
+    let signed_in = login(
+        &app,
+        json!({"username": user, "password": pass, "totpCode": next}),
+    )
+    .await;
+    let fresh = signed_in.ok()["accessToken"].as_str().unwrap().to_string();
+    login(
+        &app,
+        json!({"username": user, "password": pass, "totpCode": next}),
+    )
+    .await
+    .assert_error(401, "UNAUTHORIZED");
+    // A recovery code works once (typed loosely).
+    let loose = codes[0].to_uppercase().replace('-', " ");
+    login(
+        &app,
+        json!({"username": user, "password": pass, "recoveryCode": loose}),
+    )
+    .await
+    .ok();
+    login(
+        &app,
+        json!({"username": user, "password": pass, "recoveryCode": codes[0]}),
+    )
+    .await
+    .assert_error(401, "UNAUTHORIZED");
+    let status = call(&app, Method::GET, "/v1/admin/mfa", None, &fresh).await;
+    assert_eq!(status.ok()["recoveryCodesLeft"], 9);
+    // Admin refresh keeps working for a signed-in admin.
+    let refresh = signed_in.ok()["refreshToken"].as_str().unwrap();
+    app.admin_post("/v1/admin/refresh", json!({"refreshToken": refresh}), None)
+        .await
+        .ok();
+
+    // Disable: a wrong code is refused, a recovery code works; then the password alone.
+    let disable = |code: String| {
+        call(
+            &app,
+            Method::POST,
+            "/v1/admin/mfa/disable",
+            Some(json!({"code": code})),
+            &fresh,
+        )
+    };
+    disable("nope-nope-nope".into())
+        .await
+        .assert_error(400, "VALIDATION_ERROR");
+    disable(codes[0].clone())
+        .await
+        .assert_error(400, "VALIDATION_ERROR");
+    let off = disable(codes[1].clone()).await;
+    assert_eq!(off.ok()["mfaEnabled"], false);
+    disable(codes[2].clone())
+        .await
+        .assert_error(409, "CONFLICT");
+    assert_eq!(
+        app.scalar("SELECT count(*) FROM admin_recovery_codes", &[])
+            .await,
+        0
+    );
+    login(&app, json!({"username": user, "password": pass}))
+        .await
+        .ok();
+    // Enable and disable are audited.
+    let log = call(
+        &app,
+        Method::GET,
+        "/v1/admin/audit-log?limit=50",
+        None,
+        &fresh,
+    )
+    .await;
+    let actions: Vec<&str> = log
+        .ok()
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e["action"].as_str())
+        .collect();
+    assert!(
+        actions.contains(&"admin.mfa_enable") && actions.contains(&"admin.mfa_disable"),
+        "{actions:?}"
+    );
+}
+
+async fn concurrent_sign_ins_with_one_code_succeed_once(app: TestApp) {
+    let t0 = fresh_totp_step().await;
+    let (token, _, _) = app.admin_login().await;
+    let (secret, _) = enrol(&app, &token, t0).await;
+    let code = totp_code(&secret, t0, 1);
+    let body =
+        json!({"username": app.admin_username, "password": app.admin_password, "totpCode": code});
+    let answers = join_all((0..5).map(|_| login(&app, body.clone()))).await;
+    let statuses: Vec<u16> = answers.iter().map(|r| r.status).collect();
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 200).count(),
+        1,
+        "{statuses:?}"
+    );
+    assert!(
+        statuses.iter().all(|s| *s == 200 || *s == 401),
+        "{statuses:?}"
+    );
+}
+
+async fn require_mfa_holds_super_admins_to_the_setup_routes(app: TestApp) {
+    let t0 = fresh_totp_step().await;
+    // A super_admin without MFA signs in and refreshes, and reaches only the MFA set-up.
+    let (token, refresh, _) = app.admin_login().await;
+    let r = app.admin_get("/v1/admin/admins", Some(&token)).await;
+    r.assert_error(403, "FORBIDDEN");
+    assert!(
+        r.body["error"]["message"].as_str().unwrap().contains("MFA"),
+        "{}",
+        r.body
+    );
+    app.admin_get("/v1/admin/questions", Some(&token))
+        .await
+        .assert_error(403, "FORBIDDEN");
+    let pair = app
+        .admin_post("/v1/admin/refresh", json!({"refreshToken": refresh}), None)
+        .await;
+    let token = pair.ok()["accessToken"].as_str().unwrap().to_string();
+    app.admin_get("/v1/admin/mfa", Some(&token)).await.ok();
+    let (secret, _) = enrol(&app, &token, t0).await;
+    // With MFA on, the same token reaches everything.
+    app.admin_get("/v1/admin/admins", Some(&token)).await.ok();
+    // A plain admin is not held back.
+    let created = call(
+        &app,
+        Method::POST,
+        "/v1/admin/admins",
+        Some(json!({"username": "editor-1", "password": "editor-pass-1", "role": "admin"})),
+        &token,
+    )
+    .await;
+    created.ok();
+    let editor = login(
+        &app,
+        json!({"username": "editor-1", "password": "editor-pass-1"}),
+    )
+    .await;
+    let editor_token = editor.ok()["accessToken"].as_str().unwrap().to_string();
+    app.admin_get("/v1/admin/admins", Some(&editor_token))
+        .await
+        .ok();
+    // Sign-in now needs the code.
+    login(
+        &app,
+        json!({"username": app.admin_username, "password": app.admin_password}),
+    )
+    .await
+    .assert_error(401, "MFA_REQUIRED");
+    login(
+        &app,
+        json!({"username": app.admin_username, "password": app.admin_password, "totpCode": totp_code(&secret, t0, 1)}),
+    )
+    .await
+    .ok();
+}
+
+async fn super_admin_resets_another_admins_mfa_audited(app: TestApp) {
+    let t0 = fresh_totp_step().await;
+    let (token, _, _) = app.admin_login().await;
+    let created = call(
+        &app,
+        Method::POST,
+        "/v1/admin/admins",
+        Some(json!({"username": "editor-1", "password": "editor-pass-1", "role": "admin"})),
+        &token,
+    )
+    .await;
+    let editor_id = created.ok()["id"].as_str().unwrap().to_string();
+    let editor = login(
+        &app,
+        json!({"username": "editor-1", "password": "editor-pass-1"}),
+    )
+    .await;
+    let editor_token = editor.ok()["accessToken"].as_str().unwrap().to_string();
+    enrol(&app, &editor_token, t0).await;
+    login(
+        &app,
+        json!({"username": "editor-1", "password": "editor-pass-1"}),
+    )
+    .await
+    .assert_error(401, "MFA_REQUIRED");
+    // Only a super_admin resets.
+    let root_id = app
+        .text(
+            "SELECT id FROM admins WHERE username = $1",
+            &[&app.admin_username],
+        )
+        .await;
+    call(
+        &app,
+        Method::DELETE,
+        &format!("/v1/admin/admins/{root_id}/mfa"),
+        None,
+        &editor_token,
+    )
+    .await
+    .assert_error(403, "FORBIDDEN");
+    call(
+        &app,
+        Method::DELETE,
+        "/v1/admin/admins/nobody/mfa",
+        None,
+        &token,
+    )
+    .await
+    .assert_error(404, "NOT_FOUND");
+    let reset = call(
+        &app,
+        Method::DELETE,
+        &format!("/v1/admin/admins/{editor_id}/mfa"),
+        None,
+        &token,
+    )
+    .await;
+    assert_eq!(reset.ok()["mfaEnabled"], false);
+    assert_eq!(
+        app.scalar(
+            "SELECT count(*) FROM admin_recovery_codes WHERE admin_id = $1",
+            &[&editor_id]
+        )
+        .await,
+        0
+    );
+    login(
+        &app,
+        json!({"username": "editor-1", "password": "editor-pass-1"}),
+    )
+    .await
+    .ok();
+    let log = call(
+        &app,
+        Method::GET,
+        "/v1/admin/audit-log?limit=50",
+        None,
+        &token,
+    )
+    .await;
+    let entry = log
+        .ok()
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["action"] == "admin.mfa_reset")
+        .cloned()
+        .expect("an admin.mfa_reset entry");
+    assert_eq!(entry["targetId"], editor_id.as_str());
+    assert_eq!(entry["actorUsername"], app.admin_username.as_str());
+    assert_eq!(entry["before"]["mfaEnabled"], true);
+    assert_eq!(entry["after"]["mfaEnabled"], false);
+}
