@@ -86,10 +86,14 @@ async fn raw_post(
     content_type: Option<&str>,
     body: Vec<u8>,
 ) -> tests::Resp {
-    // A connection of its own: a request refused before its body is read ends its
-    // connection, and a pooled one could be reused just as the server closes it.
-    let mut req = app
-        .client
+    // A client (so a connection) of its own: a request refused before its body is read
+    // ends its connection, and a pooled one could be reused just as the server closes
+    // it (a `Connection: close` header does not keep the request off a pooled one).
+    let client = reqwest::Client::builder()
+        .pool_max_idle_per_host(0)
+        .build()
+        .unwrap();
+    let mut req = client
         .post(app.url(service, path))
         .header("connection", "close")
         .body(body);
