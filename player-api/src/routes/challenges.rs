@@ -82,7 +82,7 @@ pub async fn answer(
         (status = 400, description = "Bad input", body = ErrorEnvelope),
         (status = 401, description = "Missing or invalid token", body = ErrorEnvelope),
         (status = 403, description = "Banned", body = ErrorEnvelope),
-        (status = 404, description = "No such card", body = ErrorEnvelope),
+        (status = 404, description = "No such card, or one this player was never shown", body = ErrorEnvelope),
     ))]
 pub async fn view_card(
     State(state): State<AppState>,
