@@ -73,6 +73,14 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         metrics_listener.local_addr()?
     );
     let db = ctx.db.clone();
+    let limited = Arc::clone(&ctx);
+    tokio::spawn(async move {
+        let mut every_minute = tokio::time::interval(std::time::Duration::from_secs(60));
+        loop {
+            every_minute.tick().await;
+            limited.sign_in_attempts.retain_recent();
+        }
+    });
     let metrics = Metrics::new(db.clone());
     let scrapes = tokio::spawn(shared::http::serve(
         metrics_listener,

@@ -22,3 +22,10 @@ DROP INDEX weekly_xp_rank;
 CREATE INDEX weekly_xp_rank ON weekly_xp (week_start, board, xp DESC, last_earned_at, player_id DESC, hidden_until);
 CREATE INDEX weekly_xp_hidden ON weekly_xp (week_start, board, xp, last_earned_at, player_id)
     WHERE hidden_until IS NOT NULL;
+
+-- Players banned before this version leave the boards too. (Redis sets built before it
+-- are rebuilt at their next read: their markers hold 1, an instant long past.)
+UPDATE weekly_xp SET hidden_until = (
+    SELECT COALESCE(p.banned_until, 9223372036854775807) FROM players p
+    WHERE p.id = weekly_xp.player_id)
+WHERE player_id IN (SELECT id FROM players WHERE is_banned);

@@ -93,8 +93,8 @@ impl AnswerCache {
             correct_option_id: question.correct_option_id.clone(),
             total_questions: challenge.questions.len() as i64,
             pass_threshold: challenge.pass_threshold,
-            // A mark is written only with an advance of the player's revision, which
-            // makes every remembered player stale: memory never needs to know it.
+            // Only ever true at zero hearts, and answers at zero hearts are not judged
+            // from memory (`services::gameplay::judge_from_memory`).
             zero_heart_refused: false,
             card: self.card(question_id),
         };

@@ -32,6 +32,11 @@ pub struct AppContext {
     /// The challenges this process serves, to judge their answers without a read (see
     /// [`crate::answer_cache`]).
     pub answer_cache: AnswerCache,
+    /// Admin sign-in attempts per client address in this process (see
+    /// [`services::admin_throttle::AttemptLimiter`]).
+    pub sign_in_attempts: services::admin_throttle::AttemptLimiter,
+    /// The last database check of `GET /ready`.
+    pub readiness: crate::http::Readiness,
 }
 
 impl AppContext {
@@ -51,6 +56,8 @@ impl AppContext {
             Some(url) => Some(RankIndex::connect(url.expose(), &settings.redis_key_prefix).await?),
             None => None,
         };
+        let sign_in_attempts =
+            services::admin_throttle::AttemptLimiter::per_minute(settings.limits.auth_per_minute);
         Ok(Arc::new(Self {
             providers,
             ranks,
@@ -61,6 +68,8 @@ impl AppContext {
             regions,
             board_cache: BoardCache::default(),
             answer_cache: AnswerCache::default(),
+            sign_in_attempts,
+            readiness: crate::http::Readiness::default(),
         }))
     }
 

@@ -350,6 +350,16 @@ pub async fn shutdown_signal() {
     tracing::info!("shutdown signal received; finishing in-flight requests");
 }
 
+/// Response middleware: `Cache-Control: no-store` unless the handler chose otherwise,
+/// for answers that carry tokens, TOTP secrets, recovery codes or a signed-in page, which
+/// no browser or proxy cache may keep.
+pub async fn no_store(mut res: Response) -> Response {
+    res.headers_mut()
+        .entry(axum::http::header::CACHE_CONTROL)
+        .or_insert(axum::http::HeaderValue::from_static("no-store"));
+    res
+}
+
 /// The `data` of `GET /health` and `GET /ready`.
 #[derive(serde::Serialize, utoipa::ToSchema)]
 pub struct Health {
@@ -363,22 +373,46 @@ pub struct Health {
 /// every few seconds and must get an answer before its own probe times out.
 pub const READY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
 
-/// The body of `GET /ready` at `now`: 200 when the database answers `SELECT 1` within
-/// [`READY_TIMEOUT`], else 503 SERVICE_UNAVAILABLE with `Retry-After`, so a load
-/// balancer sends no traffic to a process that can only refuse it.
-pub async fn ready(db: &crate::db::Db, now: chrono::DateTime<chrono::Utc>) -> Response {
-    let failure = match tokio::time::timeout(READY_TIMEOUT, db.ping()).await {
-        Ok(Ok(())) => {
-            return crate::envelope::ok(Health {
+/// How long one database check answers `GET /ready`: the route is public and
+/// unauthenticated, so a flood of it costs one `SELECT 1` a second, not one each.
+pub const READY_REUSE: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// `GET /ready` of one process: the last database check and when it ran. Callers that
+/// arrive while a check runs wait for it rather than starting their own.
+#[derive(Default)]
+pub struct Readiness {
+    last: tokio::sync::Mutex<Option<(std::time::Instant, Option<String>)>>,
+}
+
+impl Readiness {
+    /// The body of `GET /ready` at `now`: 200 when the database answered `SELECT 1`
+    /// within [`READY_TIMEOUT`] (in the last [`READY_REUSE`]), else 503
+    /// SERVICE_UNAVAILABLE with `Retry-After`, so a load balancer sends no traffic to a
+    /// process that can only refuse it.
+    pub async fn answer(&self, db: &crate::db::Db, now: chrono::DateTime<chrono::Utc>) -> Response {
+        let mut last = self.last.lock().await;
+        let failure = match &*last {
+            Some((at, failure)) if at.elapsed() < READY_REUSE => failure.clone(),
+            _ => {
+                let failure = match tokio::time::timeout(READY_TIMEOUT, db.ping()).await {
+                    Ok(Ok(())) => None,
+                    Ok(Err(e)) => Some(e.to_string()),
+                    Err(_) => Some(format!("no answer to SELECT 1 within {READY_TIMEOUT:?}")),
+                };
+                *last = Some((std::time::Instant::now(), failure.clone()));
+                failure
+            }
+        };
+        drop(last);
+        match failure {
+            None => crate::envelope::ok(Health {
                 status: "ready",
                 timestamp: now,
             })
-            .into_response();
+            .into_response(),
+            Some(failure) => Error::DatabaseUnavailable(failure).into_response(),
         }
-        Ok(Err(e)) => e.to_string(),
-        Err(_) => format!("no answer to SELECT 1 within {READY_TIMEOUT:?}"),
-    };
-    Error::DatabaseUnavailable(failure).into_response()
+    }
 }
 
 /// The body of `GET /health` at `now`.

@@ -20,6 +20,9 @@ use crate::{Error, Result};
 
 const SCORE_SHIFT: f64 = 1_048_576.0; // 2^20, more than the seconds of a week
 const KEY_TTL_SECS: i64 = 9 * 86_400;
+/// A rebuild's lock outlives any rebuild (2.4 s at a million rows), and frees the set
+/// for another attempt if the process rebuilding it dies.
+const REBUILD_LOCK_MS: u64 = 60_000;
 
 /// A committed weekly row to mirror into the index.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -150,7 +153,10 @@ impl RankIndex {
 
     /// The 1-based rank of `player_id` on a board, or None when it has no row. A set
     /// is used only once a rebuild marked it complete, and only until the instant its
-    /// marker holds (when a hidden row shows again, on the service clock; 0: none).
+    /// marker holds (when a hidden row shows again, on the service clock; 0: none). One
+    /// caller at a time rebuilds a set (a lock in Redis); the others meanwhile get
+    /// [`Error::ServiceUnavailable`] and count in SQL, rather than all reading the
+    /// whole board at once.
     pub async fn rank(
         &self,
         db: &Db,
@@ -163,7 +169,22 @@ impl RankIndex {
         let mut conn = self.conn.clone();
         let ready: Option<i64> = conn.get(Self::ready_key(&key)).await.map_err(redis_error)?;
         if ready.is_none_or(|until| until > 0 && until <= now_ms) {
-            self.rebuild(db, week_start, board, now_ms).await?;
+            let lock = format!("{key}:building");
+            let locked: Option<String> = redis::cmd("SET")
+                .arg(&lock)
+                .arg(1)
+                .arg("NX")
+                .arg("PX")
+                .arg(REBUILD_LOCK_MS)
+                .query_async(&mut conn)
+                .await
+                .map_err(redis_error)?;
+            if locked.is_none() {
+                return Err(Error::ServiceUnavailable("rank index being rebuilt".into()));
+            }
+            let rebuilt = self.rebuild(db, week_start, board, now_ms).await;
+            let _: redis::RedisResult<()> = conn.del(&lock).await;
+            rebuilt?;
         }
         let rank: Option<i64> = conn.zrevrank(&key, player_id).await.map_err(redis_error)?;
         Ok(rank.map(|r| r + 1))
@@ -196,6 +217,14 @@ impl RankIndex {
                     .arg(&r.player_id);
             }
             cmd.query_async::<()>(&mut conn)
+                .await
+                .map_err(redis_error)?;
+        }
+        // Rows hidden by a ban that committed after the read above: its own removal may
+        // have run before these rows were added.
+        let hidden = db::leaderboard::hidden_players(db, week_start, board, now_ms).await?;
+        if !hidden.is_empty() {
+            conn.zrem::<_, _, ()>(&key, &hidden)
                 .await
                 .map_err(redis_error)?;
         }

@@ -118,6 +118,9 @@ pub struct TokenKeys {
 
 type HmacSha256 = hmac::Hmac<Sha256>;
 
+/// How long a sign-in form's CSRF token serves: a sitting at the form, not forever.
+pub const SIGN_IN_FORM_TTL_SECS: i64 = 2 * 3600;
+
 fn mac(key: &[u8]) -> HmacSha256 {
     use hmac::Mac as _;
     // HMAC takes a key of any length; `new_from_slice` cannot fail for it.
@@ -137,21 +140,28 @@ impl TokenKeys {
     }
 
     /// A CSRF token for the console's sign-in form, where no session exists yet (so an
-    /// anonymous visit stores nothing): a random value and its HMAC, `nonce.mac` in hex.
-    /// The same token goes into a cookie and the form (signed double-submit cookie).
-    pub fn sign_in_form_token(&self) -> String {
+    /// anonymous visit stores nothing): when it was made (Unix seconds, wall clock), a
+    /// random value and their HMAC, `issued.nonce.mac`. The same token goes into a
+    /// cookie and the form (signed double-submit cookie).
+    pub fn sign_in_form_token(&self, now_secs: i64) -> String {
         use hmac::Mac as _;
         let mut nonce = [0u8; 16];
         rand::rng().fill_bytes(&mut nonce);
-        let nonce = hex(&nonce);
+        let signed = format!("{now_secs}.{}", hex(&nonce));
         let mut m = mac(&self.sign_in_form);
-        m.update(nonce.as_bytes());
-        format!("{nonce}.{}", hex(&m.finalize().into_bytes()))
+        m.update(signed.as_bytes());
+        format!("{signed}.{}", hex(&m.finalize().into_bytes()))
     }
 
-    /// True when the cookie and the form carry the same token and it was signed here:
-    /// both compared in constant time.
-    pub fn check_sign_in_form_token(&self, cookie: Option<&str>, field: Option<&str>) -> bool {
+    /// True when the cookie and the form carry the same token, it was signed here and
+    /// made in the last [`SIGN_IN_FORM_TTL_SECS`] (so a harvested pair does not serve
+    /// forever): compared in constant time.
+    pub fn check_sign_in_form_token(
+        &self,
+        cookie: Option<&str>,
+        field: Option<&str>,
+        now_secs: i64,
+    ) -> bool {
         use hmac::Mac as _;
         let (Some(cookie), Some(field)) = (cookie, field) else {
             return false;
@@ -159,14 +169,23 @@ impl TokenKeys {
         if !constant_time_eq(cookie, field) {
             return false;
         }
-        let Some((nonce, tag)) = field.split_once('.') else {
+        let Some((signed, tag)) = field.rsplit_once('.') else {
             return false;
         };
+        let Some(issued) = signed
+            .split_once('.')
+            .and_then(|(issued, _)| issued.parse::<i64>().ok())
+        else {
+            return false;
+        };
+        if !(0..=SIGN_IN_FORM_TTL_SECS).contains(&(now_secs - issued)) {
+            return false;
+        }
         let Some(tag) = unhex(tag) else {
             return false;
         };
         let mut m = mac(&self.sign_in_form);
-        m.update(nonce.as_bytes());
+        m.update(signed.as_bytes());
         m.verify_slice(&tag).is_ok()
     }
 
@@ -313,28 +332,40 @@ mod tests {
 
     #[test]
     fn sign_in_form_tokens_need_the_same_signed_value_in_cookie_and_form() {
+        const AT: i64 = 1_795_000_000;
         let k = keys();
-        let token = k.sign_in_form_token();
-        assert!(k.check_sign_in_form_token(Some(&token), Some(&token)));
+        let token = k.sign_in_form_token(AT);
+        assert!(k.check_sign_in_form_token(Some(&token), Some(&token), AT));
         // Another process with the same admin secret accepts it.
-        assert!(keys().check_sign_in_form_token(Some(&token), Some(&token)));
-        let other = k.sign_in_form_token();
+        assert!(keys().check_sign_in_form_token(Some(&token), Some(&token), AT + 60));
+        let other = k.sign_in_form_token(AT);
         assert_ne!(token, other);
-        assert!(!k.check_sign_in_form_token(Some(&token), Some(&other)));
-        assert!(!k.check_sign_in_form_token(None, Some(&token)));
-        assert!(!k.check_sign_in_form_token(Some(&token), None));
-        // A value the client made up, even the same in both places, is not signed.
-        let forged = format!("{}.{}", "00".repeat(16), "11".repeat(32));
-        assert!(!k.check_sign_in_form_token(Some(&forged), Some(&forged)));
-        for junk in ["", "x", "abc.zz", "abc."] {
-            assert!(!k.check_sign_in_form_token(Some(junk), Some(junk)));
+        assert!(!k.check_sign_in_form_token(Some(&token), Some(&other), AT));
+        assert!(!k.check_sign_in_form_token(None, Some(&token), AT));
+        assert!(!k.check_sign_in_form_token(Some(&token), None, AT));
+        // It serves a sitting at the form, not forever (nor from the future).
+        assert!(k.check_sign_in_form_token(Some(&token), Some(&token), AT + SIGN_IN_FORM_TTL_SECS));
+        assert!(!k.check_sign_in_form_token(
+            Some(&token),
+            Some(&token),
+            AT + SIGN_IN_FORM_TTL_SECS + 1
+        ));
+        assert!(!k.check_sign_in_form_token(Some(&token), Some(&token), AT - 1));
+        // A value the client made up, even the same in both places, is not signed; nor
+        // is a signed one whose time was changed.
+        let forged = format!("{AT}.{}.{}", "00".repeat(16), "11".repeat(32));
+        assert!(!k.check_sign_in_form_token(Some(&forged), Some(&forged), AT));
+        let moved = token.replacen(&AT.to_string(), &(AT + 100).to_string(), 1);
+        assert!(!k.check_sign_in_form_token(Some(&moved), Some(&moved), AT + 100));
+        for junk in ["", "x", "abc.zz", "abc.", "1.2.3"] {
+            assert!(!k.check_sign_in_form_token(Some(junk), Some(junk), AT));
         }
         // Another admin secret: refused.
         let elsewhere = TokenKeys::new(
             "player-secret-player-secret-player-secret",
             "another-admin-secret-another-admin-secret",
         );
-        assert!(!elsewhere.check_sign_in_form_token(Some(&token), Some(&token)));
+        assert!(!elsewhere.check_sign_in_form_token(Some(&token), Some(&token), AT));
     }
 
     #[test]

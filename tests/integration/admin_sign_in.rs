@@ -5,9 +5,10 @@
 use futures::future::join_all;
 use reqwest::Method;
 use serde_json::{Value, json};
-use tests::{Engine, Resp, Service, TestApp, both_engines};
+use tests::{Engine, Resp, Service, TestApp, both_engines, both_engines_raw};
 
 both_engines!(
+    secrets_are_never_kept_by_caches,
     sixth_failure_of_a_username_is_throttled_even_with_the_right_password,
     successes_never_count_and_clear_the_usernames_failures,
     concurrent_wrong_guesses_judge_at_most_five,
@@ -35,6 +36,8 @@ macro_rules! both_engines_forwarded {
 }
 
 both_engines_forwarded!(eleven_failures_from_one_address_are_throttled_across_usernames);
+
+both_engines_raw!(a_flood_of_attempts_is_refused_before_the_database);
 
 /// `ADMIN_REQUIRE_MFA=true`.
 macro_rules! both_engines_require_mfa {
@@ -674,6 +677,20 @@ async fn super_admin_resets_another_admins_mfa_audited(app: TestApp) {
         .await,
         0
     );
+    // whoever was signed in with the old factor signs in again
+    app.admin_get("/v1/admin/stats", Some(&editor_token))
+        .await
+        .assert_error(401, "UNAUTHORIZED");
+    // one's own MFA goes only with a code of it (`disable`), never by a reset
+    call(
+        &app,
+        Method::DELETE,
+        &format!("/v1/admin/admins/{root_id}/mfa"),
+        None,
+        &token,
+    )
+    .await
+    .assert_error(400, "VALIDATION_ERROR");
     login(
         &app,
         json!({"username": "editor-1", "password": "editor-pass-1"}),
@@ -700,4 +717,94 @@ async fn super_admin_resets_another_admins_mfa_audited(app: TestApp) {
     assert_eq!(entry["actorUsername"], app.admin_username.as_str());
     assert_eq!(entry["before"]["mfaEnabled"], true);
     assert_eq!(entry["after"]["mfaEnabled"], false);
+}
+
+/// A flood of attempts from one address is refused in the process, before any write to
+/// the database's counters (`RATE_LIMIT_AUTH_PER_MINUTE`, as on the player API's
+/// sign-in routes): only the first few attempts reach them.
+async fn a_flood_of_attempts_is_refused_before_the_database(engine: Engine) {
+    let app = TestApp::spawn_with(
+        engine,
+        &[
+            ("TRUST_FORWARDED_FOR", "true".to_string()),
+            ("RATE_LIMIT_AUTH_PER_MINUTE", "3".to_string()),
+        ],
+    )
+    .await;
+    for i in 0..3 {
+        login_from(
+            &app,
+            "198.51.100.40",
+            &format!("nobody-{i}"),
+            "wrong-password",
+        )
+        .await
+        .assert_error(401, "UNAUTHORIZED");
+    }
+    let counters = app
+        .scalar("SELECT count(*) FROM admin_sign_in_failures", &[])
+        .await;
+    for i in 0..20 {
+        let r = login_from(
+            &app,
+            "198.51.100.40",
+            &format!("flood-{i}"),
+            "wrong-password",
+        )
+        .await;
+        r.assert_error(429, "RATE_LIMITED");
+        assert!(r.headers.contains_key("retry-after"));
+    }
+    assert_eq!(
+        app.scalar("SELECT count(*) FROM admin_sign_in_failures", &[])
+            .await,
+        counters,
+        "refused attempts wrote nothing"
+    );
+    // another address is not affected
+    login_from(
+        &app,
+        "198.51.100.41",
+        &app.admin_username,
+        &app.admin_password,
+    )
+    .await
+    .ok();
+}
+
+/// Answers that carry tokens, TOTP secrets or a signed-in page say `no-store`; the
+/// console's static assets stay cacheable.
+async fn secrets_are_never_kept_by_caches(app: TestApp) {
+    let login = app
+        .admin_post(
+            "/v1/admin/login",
+            json!({"username": app.admin_username, "password": app.admin_password}),
+            None,
+        )
+        .await;
+    assert_eq!(login.headers["cache-control"], "no-store");
+    let token = login.ok()["accessToken"].as_str().unwrap().to_string();
+    let setup = call(&app, Method::POST, "/v1/admin/mfa/setup", None, &token).await;
+    assert!(setup.ok()["secret"].is_string());
+    assert_eq!(setup.headers["cache-control"], "no-store");
+    let page = app
+        .client
+        .get(app.url(Service::Admin, "/console/login"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.headers()["cache-control"], "no-store");
+    let css = app
+        .client
+        .get(app.url(Service::Admin, "/console-assets/css/console.css"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(css.status(), 200);
+    assert_ne!(
+        css.headers()
+            .get("cache-control")
+            .map(|v| v.to_str().unwrap()),
+        Some("no-store")
+    );
 }

@@ -522,8 +522,12 @@ async fn zero_hearts_refuse_wrong_answers_only(app: TestApp) {
         .await
         .assert_error(400, "VALIDATION_ERROR");
     }
-    // another question's correct answer is accepted at zero hearts
+    // another question's correct answer is accepted at zero hearts; the closed question
+    // stays closed after it (this process now remembers the player again)
     p.answer(&c2, 1, true).await.ok();
+    p.answer(&c2, 0, true)
+        .await
+        .assert_error(400, "VALIDATION_ERROR");
     let s = p.summary().await;
     assert_eq!(
         (

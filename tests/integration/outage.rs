@@ -344,8 +344,13 @@ async fn while_down(
     remembered: &Remembered,
     since: Instant,
 ) {
+    // `/ready` answers from a check of the last second (one check serves every caller)
+    let ready_after_reuse = async {
+        tokio::time::sleep(shared::http::READY_REUSE + Duration::from_millis(100)).await;
+        ready(app).await
+    };
     let (ready, page, ()) = tokio::join!(
-        ready(app),
+        ready_after_reuse,
         console.get("/console/questions"),
         remembered.answer_while_down(app)
     );

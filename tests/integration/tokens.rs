@@ -165,6 +165,12 @@ async fn refresh_rotates_and_a_used_token_is_refused(app: TestApp) {
     // signing in again starts afresh
     let (_, access4, refresh4) = app.guest("device-r").await;
     app.get("/v1/auth/me", Some(&access4)).await.ok();
+    // the old token shown again (say, from a leaked log) is refused, and ends nothing
+    // more: only its first reuse ended that sign-in
+    app.post("/v1/auth/refresh", json!({"refreshToken": refresh}), None)
+        .await
+        .assert_error(401, "UNAUTHORIZED");
+    app.get("/v1/auth/me", Some(&access4)).await.ok();
     app.post("/v1/auth/refresh", json!({"refreshToken": refresh4}), None)
         .await
         .ok();

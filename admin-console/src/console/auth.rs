@@ -180,12 +180,18 @@ pub const MFA_PAGE: &str = "/console/mfa";
 // The sign-in form's CSRF token: no session exists before sign-in (an anonymous visit
 // stores nothing), so the token is a signed double-submit cookie instead.
 
+/// Unix seconds on the wall clock, like the console's session expiry (not the service
+/// clock, which only game rules read).
+fn wall_clock_secs() -> i64 {
+    time::OffsetDateTime::now_utc().unix_timestamp()
+}
+
 /// The cookie that carries the sign-in form's token, sent only to the sign-in form.
 pub const SIGN_IN_CSRF_COOKIE: &str = "quiz_console_login";
 
 /// A fresh sign-in token and the `Set-Cookie` value that stores it.
 pub fn sign_in_csrf(state: &AppState) -> (String, HeaderValue) {
-    let token = state.ctx.tokens.sign_in_form_token();
+    let token = state.ctx.tokens.sign_in_form_token(wall_clock_secs());
     let cookie = Cookie::build((SIGN_IN_CSRF_COOKIE, token.clone()))
         .path("/console/login")
         .http_only(true)
@@ -227,11 +233,11 @@ impl<T: DeserializeOwned> FromRequest<AppState> for SignInForm<T> {
         })?;
         let field: CsrfField = serde_html_form::from_bytes(&bytes)
             .map_err(|e| PageError::from(Error::validation(format!("unreadable form: {e}"))))?;
-        if !state
-            .ctx
-            .tokens
-            .check_sign_in_form_token(cookie.as_deref(), field.csrf.as_deref())
-        {
+        if !state.ctx.tokens.check_sign_in_form_token(
+            cookie.as_deref(),
+            field.csrf.as_deref(),
+            wall_clock_secs(),
+        ) {
             return Err(PageError::from(csrf_refusal()));
         }
         let form = serde_html_form::from_bytes(&bytes)

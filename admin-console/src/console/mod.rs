@@ -72,7 +72,8 @@ pub fn router(state: &AppState) -> Router<AppState> {
         .route("/console", get(dashboard::show))
         .nest("/console", screens)
         .route("/console/{*rest}", get(not_found).post(not_found))
-        .layer(sessions);
+        .layer(sessions)
+        .layer(axum::middleware::map_response(shared::http::no_store));
     Router::new()
         .merge(pages)
         .route("/console/", get(|| async { Redirect::to("/console") }))

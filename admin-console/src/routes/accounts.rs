@@ -132,11 +132,13 @@ pub async fn reset_password(
 }
 
 /// Turns another admin's MFA off (a lost device): secret, pending set-up and recovery
-/// codes go; the admin signs in with the password alone and may enrol again. Audited.
+/// codes go; the admin's tokens and sessions end, and they sign in with the password
+/// alone and may enrol again. Not one's own (that takes a code: `/mfa/disable`). Audited.
 #[utoipa::path(delete, path = "/admins/{id}/mfa", tag = "admins", security(("admin_jwt" = [])),
     params(("id" = String, Path, description = "Admin id")),
     responses(
         (status = 200, description = "The account, MFA off", body = Envelope<AdminAccount>),
+        (status = 400, description = "The caller's own MFA (turn it off with a code: POST /mfa/disable)", body = ErrorEnvelope),
         (status = 401, description = "Missing or invalid admin token", body = ErrorEnvelope),
         (status = 403, description = "Needs super_admin", body = ErrorEnvelope),
         (status = 404, description = "No such admin", body = ErrorEnvelope),

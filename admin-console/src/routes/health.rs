@@ -23,7 +23,8 @@ pub async fn health(State(state): State<AppState>) -> Response {
     shared::http::health(state.ctx.clock.now())
 }
 
-/// Readiness of this process: its database answers a `SELECT 1` within 2 s.
+/// Readiness of this process: its database answers a `SELECT 1` within 2 s (one check a
+/// second serves every caller).
 #[utoipa::path(get, path = "/ready", tag = "health",
     responses(
         (status = 200, description = "The process serves requests and its database answers", body = Envelope<Health>),
@@ -31,5 +32,9 @@ pub async fn health(State(state): State<AppState>) -> Response {
             body = ErrorEnvelope, headers(("Retry-After" = u64, description = "Seconds to wait before asking again"))),
     ))]
 pub async fn ready(State(state): State<AppState>) -> Response {
-    shared::http::ready(&state.ctx.db, state.ctx.clock.now()).await
+    state
+        .ctx
+        .readiness
+        .answer(&state.ctx.db, state.ctx.clock.now())
+        .await
 }

@@ -33,4 +33,6 @@ fn v1() -> OpenApiRouter<AppState> {
         .merge(catalog::router())
         // players, statistics, feedback, provider toggles, audit log
         .merge(moderation::router())
+        // tokens, TOTP secrets, recovery codes: never kept by a cache
+        .layer(axum::middleware::map_response(shared::http::no_store))
 }

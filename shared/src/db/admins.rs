@@ -257,3 +257,16 @@ pub async fn end_access_tokens(tx: &mut Tx, id: &str, now_ms: i64) -> sqlx::Resu
     });
     Ok(())
 }
+
+/// Locks an admin's row for the rest of the transaction (PostgreSQL; SQLite's
+/// `BEGIN IMMEDIATE` holds its one write lock already), so writers of the admin and its
+/// tokens take their locks in one order.
+pub async fn lock(tx: &mut Tx, id: &str) -> sqlx::Result<()> {
+    if let Tx::Postgres(t) = tx {
+        sqlx::query("SELECT id FROM admins WHERE id = $1 FOR UPDATE")
+            .bind(id)
+            .execute(&mut **t)
+            .await?;
+    }
+    Ok(())
+}

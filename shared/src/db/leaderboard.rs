@@ -239,6 +239,27 @@ pub async fn all_rows(
     Ok((rows, next_shown))
 }
 
+/// The players hidden from a board at `now_ms` (a few: banned players), over the
+/// partial index of hidden rows.
+pub async fn hidden_players(
+    db: &Db,
+    week: &str,
+    board: &str,
+    now_ms: i64,
+) -> sqlx::Result<Vec<String>> {
+    Ok(read!(db, |ex| {
+        sqlx::query_scalar(
+            "SELECT player_id FROM weekly_xp
+             WHERE week_start = $1 AND board = $2 AND hidden_until > $3",
+        )
+        .bind(week)
+        .bind(board)
+        .bind(now_ms)
+        .fetch_all(ex)
+        .await?
+    }))
+}
+
 /// Hides a player's rows of a week from every board until `until_ms`, or shows them
 /// again (None).
 pub async fn set_hidden(

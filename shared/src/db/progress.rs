@@ -138,7 +138,8 @@ pub async fn lock(tx: &mut Tx, player_id: &str) -> sqlx::Result<Option<PlayerPro
                 .await?
         }
         // PostgreSQL locks the one progress row; the player row is read again after the
-        // wait, so a deletion committed meanwhile is seen.
+        // wait (the joined columns are those of before it), so a deletion, ban or merge
+        // committed meanwhile is seen.
         Tx::Postgres(t) => {
             let row = sqlx::query_as::<_, ProgressRow>(sqlx::AssertSqlSafe(format!(
                 "{SELECT} FOR UPDATE OF g"
@@ -146,12 +147,20 @@ pub async fn lock(tx: &mut Tx, player_id: &str) -> sqlx::Result<Option<PlayerPro
             .bind(player_id)
             .fetch_optional(&mut **t)
             .await?;
-            let deleted: Option<Option<i64>> =
-                sqlx::query_scalar("SELECT deleted_at FROM players WHERE id = $1")
-                    .bind(player_id)
-                    .fetch_optional(&mut **t)
-                    .await?;
-            row.filter(|_| matches!(deleted, Some(None)))
+            let account: Option<AccountState> = sqlx::query_as(
+                "SELECT is_banned, banned_until, deleted_at, merged_into, token_version
+                 FROM players WHERE id = $1",
+            )
+            .bind(player_id)
+            .fetch_optional(&mut **t)
+            .await?;
+            match (row, account) {
+                (Some(mut row), Some(account)) if account.deleted_at.is_none() => {
+                    row.account = account;
+                    Some(row)
+                }
+                _ => None,
+            }
         }
     };
     Ok(row.map(Into::into))

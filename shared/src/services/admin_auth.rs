@@ -325,8 +325,12 @@ pub async fn refresh(ctx: &AppContext, refresh_token: &str) -> Result<TokenPair>
             // Rolled back first: see `db::refresh_tokens::consume`.
             drop(tx);
             let mut tx = ctx.db.begin().await?;
-            db::refresh_tokens::revoke_family(&mut tx, &family, now).await?;
-            db::admins::end_access_tokens(&mut tx, &row.id, now).await?;
+            // The admin row first, then its tokens, as a password change takes them.
+            db::admins::lock(&mut tx, &row.id).await?;
+            // Only the first detection ends the access tokens (see players' refresh).
+            if db::refresh_tokens::revoke_family(&mut tx, &family, now).await? > 0 {
+                db::admins::end_access_tokens(&mut tx, &row.id, now).await?;
+            }
             tx.commit().await?;
             tracing::warn!(admin = %row.id, "admin refresh token reused; its sign-in is revoked");
             return Err(Error::unauthorized(

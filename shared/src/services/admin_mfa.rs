@@ -24,7 +24,7 @@ use crate::db;
 use crate::services::admin_auth::{AdminAccount, AdminPrincipal};
 use crate::services::admin_throttle;
 use crate::services::audit::{self, Write};
-use crate::tokens::constant_time_eq;
+use crate::tokens::{Audience, constant_time_eq};
 use crate::{Error, Result};
 
 /// The issuer authenticator apps show beside the account.
@@ -399,12 +399,24 @@ pub async fn disable(
 /// `DELETE /v1/admin/admins/:id/mfa` (super_admin): turns another admin's MFA off (a
 /// lost device), pending set-up and recovery codes included; audited.
 pub async fn reset(ctx: &AppContext, actor: &AdminPrincipal, id: &str) -> Result<AdminAccount> {
+    // One's own second factor goes only with a code of it (`disable`): otherwise a stolen
+    // super_admin session could drop it without one.
+    if id == actor.id {
+        return Err(Error::validation(
+            "reset another admin's MFA; turn off your own with a code (POST /v1/admin/mfa/disable)",
+        ));
+    }
+    let now = ctx.clock.now_ms();
     let mut tx = ctx.db.begin().await?;
     let row = db::admins::get_tx(&mut tx, id)
         .await?
         .ok_or_else(|| Error::not_found("admin not found"))?;
     let before = AdminAccount::from_row(&row);
     db::admin_mfa::remove(&mut tx, id).await?;
+    // Whoever signed in with the old factor signs in again (tokens and console sessions
+    // end with the token version).
+    db::admins::end_access_tokens(&mut tx, id, now).await?;
+    db::refresh_tokens::revoke_all(&mut tx, Audience::Admin.column(), id, None, now).await?;
     let after = AdminAccount {
         mfa_enabled: false,
         ..before.clone()

@@ -327,7 +327,7 @@ pub async fn complete(
     let today = beijing::day_key(beijing::day(now));
 
     let mut tx = ctx.db.begin().await?;
-    let p = progress::lock(&mut tx, &player.id).await?;
+    let p = progress::lock(&mut tx, &player.id, now_ms).await?;
     let session = db::ads::get(&mut tx, session_id)
         .await?
         .filter(|s| s.player_id == player.id)

@@ -591,6 +591,17 @@ async fn judge_from_memory(
     else {
         return Ok(None);
     };
+    // At zero hearts a question may be closed (`zero_heart_refused`), which only the
+    // database knows: such answers are judged on a read.
+    if progress
+        .resources
+        .clone()
+        .at(ctx.clock.now(), &ctx.settings.rules)
+        .hearts
+        == 0
+    {
+        return Ok(None);
+    }
     let lookup = AnswerLookup {
         existing: None,
         context: Some(context),
@@ -894,7 +905,7 @@ pub async fn view_card(
     let rules = &ctx.settings.rules;
     let now = ctx.clock.now();
     let mut tx = ctx.db.begin().await?;
-    let p = progress::lock(&mut tx, &player.id).await?;
+    let p = progress::lock(&mut tx, &player.id, now.timestamp_millis()).await?;
     let region = p.region_code.as_deref();
     let mut state = p.resources.clone().at(now, rules);
     let mut rewards = Vec::new();

@@ -323,6 +323,9 @@ pub async fn rank_of(ctx: &AppContext, week: &str, board: &str, row: &BoardRow) 
         {
             Ok(Some(rank)) => return Ok(rank),
             Ok(None) => tracing::warn!(%board, "rank index lacks a row the database has; counting"),
+            Err(Error::ServiceUnavailable(_)) => {
+                tracing::debug!(%board, "rank index being rebuilt; counting");
+            }
             Err(e) => tracing::warn!(error = %e, "rank index unavailable; counting"),
         }
     }

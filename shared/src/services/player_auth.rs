@@ -311,8 +311,11 @@ pub async fn refresh(ctx: &AppContext, refresh_token: &str) -> Result<TokenPair>
             drop(tx);
             let mut tx = ctx.db.begin().await?;
             db::progress::lock(&mut tx, &row.id).await?;
-            db::refresh_tokens::revoke_family(&mut tx, &family, now).await?;
-            db::players::end_access_tokens(&mut tx, &row.id, now).await?;
+            // Only the first detection ends the access tokens: a used token presented
+            // again later (say, from an old log) must not sign the player out each time.
+            if db::refresh_tokens::revoke_family(&mut tx, &family, now).await? > 0 {
+                db::players::end_access_tokens(&mut tx, &row.id, now).await?;
+            }
             tx.commit().await?;
             ctx.answer_cache.forget_player(&row.id);
             tracing::warn!(player = %row.id, "refresh token reused; its sign-in is revoked");

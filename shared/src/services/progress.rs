@@ -68,10 +68,24 @@ pub(crate) async fn load(ctx: &AppContext, player_id: &str) -> Result<PlayerProg
         .ok_or_else(|| Error::unauthorized("account deleted"))
 }
 
-pub(crate) async fn lock(tx: &mut Tx, player_id: &str) -> Result<PlayerProgress> {
-    db::progress::lock(tx, player_id)
+/// Locks the player's progress for a change of their resources, refusing a player
+/// banned or merged away meanwhile (between the request's admission and the lock): no
+/// reward reaches a banned player, nor a board they are hidden from.
+pub(crate) async fn lock(tx: &mut Tx, player_id: &str, now_ms: i64) -> Result<PlayerProgress> {
+    let p = db::progress::lock(tx, player_id)
         .await?
-        .ok_or_else(|| Error::unauthorized("account deleted"))
+        .ok_or_else(|| Error::unauthorized("account deleted"))?;
+    if p.account.merged_into.is_some() {
+        return Err(Error::unauthorized(
+            "this guest was linked into another account; sign in with that account",
+        ));
+    }
+    crate::services::player_auth::ensure_not_banned(
+        p.account.is_banned,
+        p.account.banned_until,
+        now_ms,
+    )?;
+    Ok(p)
 }
 
 /// `GET /v1/progress/summary`, for a signed-in player.
@@ -117,7 +131,7 @@ pub async fn check_in(ctx: &AppContext, player: &PlayerPrincipal) -> Result<Prog
     let now = ctx.clock.now();
     let day = beijing::day_key(beijing::day(now));
     let mut tx = ctx.db.begin().await?;
-    let mut p = lock(&mut tx, &player.id).await?;
+    let mut p = lock(&mut tx, &player.id, now.timestamp_millis()).await?;
     if db::progress::check_in(&mut tx, &player.id, &day, now.timestamp_millis()).await? {
         p.resources.check_in_days += 1;
         db::progress::save(&mut tx, &player.id, &p.resources, now.timestamp_millis()).await?;

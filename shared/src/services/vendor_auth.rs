@@ -235,6 +235,19 @@ async fn replay(
     }))
 }
 
+/// How `/auth/link` answers an identity token it could not use.
+fn link_token_error(e: LinkTokenError) -> Error {
+    match e {
+        LinkTokenError::Refused(e) => e,
+        LinkTokenError::Token(IdTokenError::Invalid(reason)) => {
+            Error::validation(format!("invalid identity token: {reason}"))
+        }
+        LinkTokenError::Token(IdTokenError::Unavailable(_)) => {
+            Error::ServiceUnavailable("Apple cannot be reached; try again later".into())
+        }
+    }
+}
+
 /// `POST /v1/auth/link`.
 pub async fn link(
     ctx: &AppContext,
@@ -247,11 +260,17 @@ pub async fn link(
     // guest is gone (merged away); without one it is refused as a first link would be.
     let existing =
         db::accounts::find_idempotency_record(&ctx.db, LINK_SCOPE, &migration_id).await?;
-    if let Some(record) = existing
-        && let Ok(identity) = verify_apple(ctx, &token).await
-        && let Some(replayed) = replay(ctx, &caller.id, &record, &identity).await?
-    {
-        return Ok(replayed);
+    if let Some(record) = existing {
+        match verify_apple(ctx, &token).await {
+            Ok(identity) => {
+                if let Some(replayed) = replay(ctx, &caller.id, &record, &identity).await? {
+                    return Ok(replayed);
+                }
+            }
+            // a refused token is answered below, as a first link would answer it
+            Err(LinkTokenError::Token(IdTokenError::Invalid(_))) => {}
+            Err(e) => return Err(link_token_error(e)),
+        }
     }
     if caller.linked {
         return Err(Error::conflict("this guest account is already linked"));
@@ -259,15 +278,7 @@ pub async fn link(
     if !caller.is_guest {
         return Err(Error::forbidden("only a guest account can be linked"));
     }
-    let identity = verify_apple(ctx, &token).await.map_err(|e| match e {
-        LinkTokenError::Refused(e) => e,
-        LinkTokenError::Token(IdTokenError::Invalid(reason)) => {
-            Error::validation(format!("invalid identity token: {reason}"))
-        }
-        LinkTokenError::Token(IdTokenError::Unavailable(_)) => {
-            Error::ServiceUnavailable("Apple cannot be reached; try again later".into())
-        }
-    })?;
+    let identity = verify_apple(ctx, &token).await.map_err(link_token_error)?;
 
     let now_ms = ctx.clock.now_ms();
     // What the merge needs about an existing account, read before the transaction: a
