@@ -12,6 +12,7 @@ use tests::{Engine, TestApp, TestDatabase, both_engines, both_engines_raw, setti
 
 both_engines_raw!(
     concurrent_migrations_apply_once,
+    players_banned_before_the_upgrade_leave_the_boards,
     generated_secrets_are_shared_by_every_process,
     concurrent_bootstrap_creates_one_admin,
     demo_content_loads_idempotently,
@@ -147,4 +148,75 @@ async fn demo_content_loads_idempotently(engine: Engine) {
 async fn bootstrap_admin_can_sign_in(app: TestApp) {
     let (_, _, id) = app.admin_login().await;
     assert!(!id.is_empty());
+}
+
+/// A database from before weekly rows could be hidden (migrations up to 0008), with a
+/// banned and an unbanned player on a board: the upgrade hides the banned player's rows
+/// (until the ban's end, or for good), and leaves the others shown.
+async fn players_banned_before_the_upgrade_leave_the_boards(engine: Engine) {
+    let database = TestDatabase::create(engine).await;
+    let url = shared::config::DatabaseUrl::parse(&database.url).unwrap();
+    let db = Db::connect(&url).await.unwrap();
+    let folder = match engine {
+        Engine::Sqlite => "sqlite",
+        Engine::Postgres => "postgres",
+    };
+    let dir = format!("{}/../migrations/{folder}", env!("CARGO_MANIFEST_DIR"));
+    let mut before = sqlx::migrate::Migrator::new(std::path::Path::new(&dir))
+        .await
+        .unwrap();
+    before.migrations = before
+        .migrations
+        .iter()
+        .filter(|m| m.version <= 8)
+        .cloned()
+        .collect::<Vec<_>>()
+        .into();
+    match &db {
+        Db::Sqlite(s) => before.run(&s.writer).await.unwrap(),
+        Db::Postgres(p) => before.run(p).await.unwrap(),
+    }
+    let mut tx = db.begin().await.unwrap();
+    shared::in_tx!(&mut tx, |ex| {
+        for (id, banned, until) in [
+            ("banned-for-good", true, None),
+            ("banned-for-a-day", true, Some(1_900_000_000_000_i64)),
+            ("ban-over", false, None),
+        ] {
+            sqlx::query(
+                "INSERT INTO players (id, is_guest, is_banned, banned_until, created_at, updated_at)
+                 VALUES ($1, TRUE, $2, $3, 0, 0)",
+            )
+            .bind(id)
+            .bind(banned)
+            .bind(until)
+            .execute(&mut *ex)
+            .await
+            .unwrap();
+            sqlx::query(
+                "INSERT INTO weekly_xp (week_start, board, player_id, xp, last_earned_at)
+                 VALUES ('2026-11-16', 'topic:all', $1, 50, 0)",
+            )
+            .bind(id)
+            .execute(&mut *ex)
+            .await
+            .unwrap();
+        }
+    });
+    tx.commit().await.unwrap();
+    db.migrate().await.unwrap();
+    for (id, hidden_until) in [
+        ("banned-for-good", Some(i64::MAX)),
+        ("banned-for-a-day", Some(1_900_000_000_000)),
+        ("ban-over", None),
+    ] {
+        let stored: Option<i64> = shared::read!(&db, |ex| {
+            sqlx::query_scalar("SELECT hidden_until FROM weekly_xp WHERE player_id = $1")
+                .bind(id)
+                .fetch_one(ex)
+                .await
+                .unwrap()
+        });
+        assert_eq!(stored, hidden_until, "{id}");
+    }
 }
