@@ -4,7 +4,6 @@
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use shared::Error;
-use shared::client_addr::LimitKey;
 use shared::http::bearer_token;
 use shared::services::admin_auth::{self, AdminPrincipal, AdminRole};
 
@@ -34,24 +33,6 @@ impl FromRequestParts<AppState> for MfaSetupAdmin {
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
         let token = bearer_token(parts)?;
         Ok(Self(admin_auth::authenticate(&state.ctx, token).await?))
-    }
-}
-
-/// What the sign-in throttle counts the request against: its client address
-/// (operations.md §3), an IPv6 address as its /64.
-pub struct ClientAddress(pub LimitKey);
-
-impl FromRequestParts<AppState> for ClientAddress {
-    type Rejection = Error;
-
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
-        Ok(Self(
-            state
-                .ctx
-                .settings
-                .client_address
-                .limit_key_of(&parts.headers, &parts.extensions),
-        ))
     }
 }
 

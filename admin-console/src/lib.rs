@@ -9,7 +9,7 @@
 //!
 //! [`app`] builds the public router so tests can serve it on port 0 (the metrics
 //! registry it counts into is made by the caller and served by
-//! `shared::metrics::router` on a listener of its own); [`run`] is `main`.
+//! `shared::http::metrics_router` on a listener of its own); [`run`] is `main`.
 
 pub mod console;
 pub mod extract;
@@ -29,8 +29,14 @@ pub struct AppState {
     pub ctx: Arc<AppContext>,
 }
 
+impl shared::client_addr::ClientAddressSource for AppState {
+    fn client_address_rule(&self) -> shared::client_addr::ClientAddressRule {
+        self.ctx.settings.client_address
+    }
+}
+
 /// The whole public admin router with its middleware, counting its requests into
-/// `metrics` (which it does not serve: see `shared::metrics::router`).
+/// `metrics` (which it does not serve: see `shared::http::metrics_router`).
 pub fn app(state: AppState, metrics: Arc<Metrics>) -> Router {
     let (router, mut api) = routes::router().split_for_parts();
     let (probe, probe_api) = routes::health::router().split_for_parts();
@@ -84,7 +90,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
     let metrics = Metrics::new(db.clone());
     let scrapes = tokio::spawn(shared::http::serve(
         metrics_listener,
-        shared::metrics::router(Arc::clone(&metrics)),
+        shared::http::metrics_router(Arc::clone(&metrics)),
         std::future::pending(),
     ));
     let served = shared::http::serve(

@@ -81,21 +81,3 @@ impl FromRequestParts<AppState> for AccountHolder {
         Ok(Self(account::account_holder(&state.ctx, token).await?))
     }
 }
-
-/// What per-address limits count the request against: its client address (operations.md
-/// §3), an IPv6 address as its /64.
-pub struct ClientAddress(pub shared::client_addr::LimitKey);
-
-impl FromRequestParts<AppState> for ClientAddress {
-    type Rejection = Error;
-
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
-        Ok(Self(
-            state
-                .ctx
-                .settings
-                .client_address
-                .limit_key_of(&parts.headers, &parts.extensions),
-        ))
-    }
-}

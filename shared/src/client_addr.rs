@@ -14,7 +14,8 @@
 use std::fmt;
 use std::net::{IpAddr, Ipv6Addr, SocketAddr};
 
-use axum::extract::ConnectInfo;
+use axum::extract::{ConnectInfo, FromRequestParts};
+use axum::http::request::Parts;
 use axum::http::{Extensions, HeaderMap};
 
 /// How this deployment finds its clients' addresses.
@@ -99,6 +100,27 @@ fn canonical(ip: IpAddr) -> IpAddr {
     match ip {
         IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
         v4 => v4,
+    }
+}
+
+/// A router state that knows its deployment's [`ClientAddressRule`].
+pub trait ClientAddressSource {
+    fn client_address_rule(&self) -> ClientAddressRule;
+}
+
+/// Extractor: what per-address limits count the request against (its client address,
+/// an IPv6 address as its /64), for any state that knows the rule.
+pub struct ClientAddress(pub LimitKey);
+
+impl<S: ClientAddressSource + Send + Sync> FromRequestParts<S> for ClientAddress {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        Ok(Self(
+            state
+                .client_address_rule()
+                .limit_key_of(&parts.headers, &parts.extensions),
+        ))
     }
 }
 

@@ -253,7 +253,7 @@ pub async fn method_not_allowed(method: Method) -> Error {
 
 /// The layers every router of either binary gets: request ids (generated or taken from
 /// `x-request-id`, echoed back), a tracing span per request carrying that id, counting
-/// into `metrics` (served on a listener of its own, [`crate::metrics::router`]), panics
+/// into `metrics` (served on a listener of its own, [`crate::http::metrics_router`]), panics
 /// turned into a 500 envelope, and the body-size limit. `probe` (the liveness and
 /// readiness routes, `GET /health` and `GET /ready`) is answered bare: load balancers
 /// poll it every few seconds per process, and tagging, tracing and counting each poll
@@ -348,6 +348,16 @@ pub async fn shutdown_signal() {
         () = terminate => {},
     }
     tracing::info!("shutdown signal received; finishing in-flight requests");
+}
+
+/// The router of the metrics listener: `GET /metrics`, anything else 404 (envelope).
+/// Scrapes are not counted.
+pub fn metrics_router(metrics: Arc<crate::metrics::Metrics>) -> Router {
+    Router::new()
+        .route("/metrics", axum::routing::get(crate::metrics::serve))
+        .fallback(route_not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .with_state(metrics)
 }
 
 /// Response middleware: `Cache-Control: no-store` unless the handler chose otherwise,

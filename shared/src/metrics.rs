@@ -182,16 +182,6 @@ pub async fn track(State(metrics): State<Arc<Metrics>>, req: Request, next: Next
     res
 }
 
-/// The router of the metrics listener: `GET /metrics`, anything else 404 (envelope).
-/// Scrapes are not counted.
-pub fn router(metrics: Arc<Metrics>) -> axum::Router {
-    axum::Router::new()
-        .route("/metrics", axum::routing::get(serve))
-        .fallback(crate::http::route_not_found)
-        .method_not_allowed_fallback(crate::http::method_not_allowed)
-        .with_state(metrics)
-}
-
 /// `GET /metrics`.
 pub async fn serve(State(metrics): State<Arc<Metrics>>) -> Response {
     (

@@ -5,7 +5,7 @@
 use futures::future::join_all;
 use reqwest::Method;
 use serde_json::{Value, json};
-use tests::{Engine, Resp, Service, TestApp, both_engines, both_engines_raw};
+use tests::{Engine, Resp, Service, TestApp, both_engines, both_engines_raw, both_engines_with};
 
 both_engines!(
     secrets_are_never_kept_by_caches,
@@ -17,47 +17,11 @@ both_engines!(
     super_admin_resets_another_admins_mfa_audited,
 );
 
-/// Tests that name their client address in `X-Forwarded-For` (one trusted proxy).
-macro_rules! both_engines_forwarded {
-    ($($name:ident),* $(,)?) => {
-        $(
-            mod $name {
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn sqlite() {
-                    super::$name(super::forwarded(tests::Engine::Sqlite).await).await
-                }
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn postgres() {
-                    super::$name(super::forwarded(tests::Engine::Postgres).await).await
-                }
-            }
-        )*
-    };
-}
-
-both_engines_forwarded!(eleven_failures_from_one_address_are_throttled_across_usernames);
+both_engines_with!(forwarded; eleven_failures_from_one_address_are_throttled_across_usernames);
 
 both_engines_raw!(a_flood_of_attempts_is_refused_before_the_database);
 
-/// `ADMIN_REQUIRE_MFA=true`.
-macro_rules! both_engines_require_mfa {
-    ($($name:ident),* $(,)?) => {
-        $(
-            mod $name {
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn sqlite() {
-                    super::$name(super::require_mfa(tests::Engine::Sqlite).await).await
-                }
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn postgres() {
-                    super::$name(super::require_mfa(tests::Engine::Postgres).await).await
-                }
-            }
-        )*
-    };
-}
-
-both_engines_require_mfa!(require_mfa_holds_super_admins_to_the_setup_routes);
+both_engines_with!(require_mfa; require_mfa_holds_super_admins_to_the_setup_routes);
 
 async fn forwarded(engine: Engine) -> TestApp {
     TestApp::spawn_with(engine, &[("TRUST_FORWARDED_FOR", "true".to_string())]).await

@@ -8,7 +8,7 @@ use std::str::FromStr;
 use admin_console::console::session_store::DbSessionStore;
 use serde_json::json;
 use tests::console::Console;
-use tests::{Engine, TestApp, both_engines};
+use tests::{Engine, TestApp, both_engines, both_engines_with};
 use tower_sessions::SessionStore;
 use tower_sessions::session::Id;
 
@@ -23,24 +23,7 @@ both_engines!(
     super_admin_resets_mfa_from_the_admins_screen,
 );
 
-macro_rules! both_engines_require_mfa {
-    ($($name:ident),* $(,)?) => {
-        $(
-            mod $name {
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn sqlite() {
-                    super::$name(super::require_mfa(tests::Engine::Sqlite).await).await
-                }
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn postgres() {
-                    super::$name(super::require_mfa(tests::Engine::Postgres).await).await
-                }
-            }
-        )*
-    };
-}
-
-both_engines_require_mfa!(require_mfa_sends_a_super_admin_to_the_mfa_page);
+both_engines_with!(require_mfa; require_mfa_sends_a_super_admin_to_the_mfa_page);
 
 async fn require_mfa(engine: Engine) -> TestApp {
     TestApp::spawn_with(engine, &[("ADMIN_REQUIRE_MFA", "true".to_string())]).await
@@ -160,7 +143,7 @@ async fn a_deleted_session_stays_deleted_when_a_request_in_flight_saves(app: Tes
     let id = session_cookie(signed_in.header("set-cookie").unwrap());
     let id = Id::from_str(&id).unwrap();
     // A request in flight on this session has loaded it …
-    let store = DbSessionStore::new(app.ctx.db.clone());
+    let store = DbSessionStore::new(std::sync::Arc::clone(&app.ctx));
     let in_flight = store
         .load(&id)
         .await

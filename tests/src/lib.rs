@@ -282,11 +282,11 @@ impl TestApp {
         .await;
         let player_metrics_url = format!(
             "{}/metrics",
-            serve(shared::metrics::router(player_metrics), &mut shutdown).await
+            serve(shared::http::metrics_router(player_metrics), &mut shutdown).await
         );
         let admin_metrics_url = format!(
             "{}/metrics",
-            serve(shared::metrics::router(admin_metrics), &mut shutdown).await
+            serve(shared::http::metrics_router(admin_metrics), &mut shutdown).await
         );
         Self {
             engine,
@@ -509,6 +509,27 @@ macro_rules! both_engines_raw {
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 async fn postgres() {
                     super::$name($crate::Engine::Postgres).await
+                }
+            }
+        )*
+    };
+}
+
+/// Like [`both_engines!`], each app made by `$spawn` (an `async fn(Engine) -> TestApp`,
+/// for tests that need configuration of their own): `both_engines_with!(forwarded;
+/// name)` makes `name::sqlite` and `name::postgres` running `name(forwarded(engine))`.
+#[macro_export]
+macro_rules! both_engines_with {
+    ($spawn:ident; $($name:ident),* $(,)?) => {
+        $(
+            mod $name {
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn sqlite() {
+                    super::$name(super::$spawn($crate::Engine::Sqlite).await).await
+                }
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn postgres() {
+                    super::$name(super::$spawn($crate::Engine::Postgres).await).await
                 }
             }
         )*

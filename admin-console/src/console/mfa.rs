@@ -18,7 +18,7 @@ use shared::services::admin_mfa::{self, MfaEnrolment};
 use super::auth::{ConsoleAdmin, ConsoleForm, ConsoleMfaAdmin, MFA_PAGE};
 use super::page::{Chrome, PageError, PageResult, describe, html, page, redirect_with};
 use crate::AppState;
-use crate::extract::ClientAddress;
+use shared::client_addr::ClientAddress;
 
 pub fn router() -> Router<AppState> {
     Router::new()

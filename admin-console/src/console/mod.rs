@@ -47,7 +47,7 @@ pub const IDLE_TIMEOUT_HOURS: i64 = 8;
 
 /// The `/console` routes with their session layer.
 pub fn router(state: &AppState) -> Router<AppState> {
-    let sessions = SessionManagerLayer::new(DbSessionStore::new(state.ctx.db.clone()))
+    let sessions = SessionManagerLayer::new(DbSessionStore::new(std::sync::Arc::clone(&state.ctx)))
         .with_name(COOKIE_NAME)
         .with_path("/console")
         .with_http_only(true)

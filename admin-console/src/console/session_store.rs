@@ -1,15 +1,18 @@
 //! tower-sessions store over the shared database (`console_sessions`), so every
 //! admin-console process behind a load balancer sees the same sessions.
 
+use std::sync::Arc;
+
 use async_trait::async_trait;
-use shared::db::{self, Db};
+use shared::context::AppContext;
+use shared::services::console_sessions;
 use time::OffsetDateTime;
 use tower_sessions::session::{Id, Record};
 use tower_sessions::session_store::{self, SessionStore};
 
 #[derive(Clone)]
 pub struct DbSessionStore {
-    db: Db,
+    ctx: Arc<AppContext>,
 }
 
 impl std::fmt::Debug for DbSessionStore {
@@ -19,8 +22,8 @@ impl std::fmt::Debug for DbSessionStore {
 }
 
 impl DbSessionStore {
-    pub fn new(db: Db) -> Self {
-        Self { db }
+    pub fn new(ctx: Arc<AppContext>) -> Self {
+        Self { ctx }
     }
 }
 
@@ -39,10 +42,9 @@ fn expiry_ms(record: &Record) -> i64 {
 /// this mark to answer 503 like the API rather than 500.
 pub const UNREACHABLE: &str = "database unreachable: ";
 
-/// A database error as the store reports it, mapped like every database error
-/// (`shared::Error`'s `From`), an outage marked.
-fn backend(e: impl Into<shared::Error>) -> session_store::Error {
-    match e.into() {
+/// A service error as the store reports it, an outage marked.
+fn backend(e: shared::Error) -> session_store::Error {
+    match e {
         shared::Error::DatabaseUnavailable(detail) => {
             session_store::Error::Backend(format!("{UNREACHABLE}{detail}"))
         }
@@ -57,16 +59,13 @@ fn encode(record: &Record) -> session_store::Result<String> {
 #[async_trait]
 impl SessionStore for DbSessionStore {
     async fn create(&self, record: &mut Record) -> session_store::Result<()> {
-        // Sweeping expired rows here keeps the table bounded without a timer task.
-        db::console_sessions::delete_expired(&self.db, wall_clock_ms())
-            .await
-            .map_err(backend)?;
         let data = encode(record)?;
-        while !db::console_sessions::create(
-            &self.db,
+        while !console_sessions::create(
+            &self.ctx,
             &record.id.to_string(),
             &data,
             expiry_ms(record),
+            wall_clock_ms(),
         )
         .await
         .map_err(backend)?
@@ -80,8 +79,8 @@ impl SessionStore for DbSessionStore {
         // Only an existing row is updated: a session deleted while this request was in
         // flight (a sign-out) stays deleted. Its cookie then finds nothing and signs in
         // again; new sessions are made by `create` alone.
-        let updated = db::console_sessions::save(
-            &self.db,
+        let updated = console_sessions::save(
+            &self.ctx,
             &record.id.to_string(),
             &encode(record)?,
             expiry_ms(record),
@@ -96,7 +95,7 @@ impl SessionStore for DbSessionStore {
 
     async fn load(&self, id: &Id) -> session_store::Result<Option<Record>> {
         let Some((data, expires_at)) =
-            db::console_sessions::load(&self.db, &id.to_string(), wall_clock_ms())
+            console_sessions::load(&self.ctx, &id.to_string(), wall_clock_ms())
                 .await
                 .map_err(backend)?
         else {
@@ -115,7 +114,7 @@ impl SessionStore for DbSessionStore {
     }
 
     async fn delete(&self, id: &Id) -> session_store::Result<()> {
-        db::console_sessions::delete(&self.db, &id.to_string())
+        console_sessions::delete(&self.ctx, &id.to_string())
             .await
             .map_err(backend)
     }

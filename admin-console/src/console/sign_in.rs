@@ -19,7 +19,7 @@ use super::auth::{
 };
 use super::page::{Flash, PageResult, describe, html};
 use crate::AppState;
-use crate::extract::ClientAddress;
+use shared::client_addr::ClientAddress;
 
 pub fn router() -> Router<AppState> {
     Router::new()

@@ -12,7 +12,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::AppState;
-use crate::extract::ClientAddress;
+use shared::client_addr::ClientAddress;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()

@@ -10,7 +10,9 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::AppState;
-use crate::extract::{AdminUser, ClientAddress, MfaSetupAdmin};
+use shared::client_addr::ClientAddress;
+
+use crate::extract::{AdminUser, MfaSetupAdmin};
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()

@@ -17,7 +17,9 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::AppState;
-use crate::extract::{ClientAddress, CurrentPlayer, LinkingPlayer};
+use shared::client_addr::ClientAddress;
+
+use crate::extract::{CurrentPlayer, LinkingPlayer};
 use crate::rate_limit::{self, Limiters, RouteLimiter};
 
 pub fn router(limiters: &Limiters) -> OpenApiRouter<AppState> {

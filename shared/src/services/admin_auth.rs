@@ -1,85 +1,20 @@
 //! Admin sign-in: the bootstrap super_admin, login, token refresh and authentication.
 
-use chrono::{DateTime, Utc};
 use serde::Serialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::client_addr::LimitKey;
-use crate::clock::from_ms;
 use crate::context::AppContext;
 use crate::db::refresh_tokens::Presented;
 use crate::db::{self, admins::AdminRow};
 use crate::password;
+pub use crate::services::admin_identity::{AdminAccount, AdminPrincipal, AdminRole};
 use crate::services::admin_mfa::{self, SecondFactor, SecondStep};
 use crate::services::admin_throttle;
 use crate::services::player_auth::TokenPair;
 use crate::tokens::{Audience, TokenType, constant_time_eq, hash_token};
 use crate::{Error, Result};
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum AdminRole {
-    SuperAdmin,
-    Admin,
-}
-
-impl AdminRole {
-    pub fn parse(value: &str) -> Option<Self> {
-        match value {
-            "super_admin" => Some(Self::SuperAdmin),
-            "admin" => Some(Self::Admin),
-            _ => None,
-        }
-    }
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::SuperAdmin => "super_admin",
-            Self::Admin => "admin",
-        }
-    }
-}
-
-/// The signed-in admin behind a request.
-#[derive(Clone, Debug)]
-pub struct AdminPrincipal {
-    pub id: String,
-    pub username: String,
-    pub role: AdminRole,
-    /// TOTP is on for this admin.
-    pub mfa_enabled: bool,
-}
-
-/// Admin account as the API shows it.
-#[derive(Clone, Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct AdminAccount {
-    pub id: String,
-    pub username: String,
-    pub role: AdminRole,
-    /// 0 or 1.
-    pub is_active: i64,
-    pub last_login_at: Option<DateTime<Utc>>,
-    pub created_at: DateTime<Utc>,
-    pub updated_at: DateTime<Utc>,
-    /// TOTP is on (sign-in needs a code).
-    pub mfa_enabled: bool,
-}
-
-impl AdminAccount {
-    pub fn from_row(row: &AdminRow) -> Self {
-        Self {
-            id: row.id.clone(),
-            username: row.username.clone(),
-            role: AdminRole::parse(&row.role).unwrap_or(AdminRole::Admin),
-            is_active: i64::from(row.is_active),
-            last_login_at: row.last_login_at.map(from_ms),
-            created_at: from_ms(row.created_at),
-            updated_at: from_ms(row.updated_at),
-            mfa_enabled: row.mfa_enabled,
-        }
-    }
-}
 
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct AdminIdentity {

@@ -21,7 +21,7 @@ use utoipa::ToSchema;
 use crate::client_addr::LimitKey;
 use crate::context::AppContext;
 use crate::db;
-use crate::services::admin_auth::{AdminAccount, AdminPrincipal};
+use crate::services::admin_identity::{AdminAccount, AdminPrincipal};
 use crate::services::admin_throttle;
 use crate::services::audit::{self, Write};
 use crate::tokens::{Audience, constant_time_eq};

@@ -10,7 +10,7 @@ use crate::clock::from_ms;
 use crate::context::AppContext;
 use crate::db::{self, Tx, audit::NewAuditEntry};
 use crate::envelope::Pagination;
-use crate::services::admin_auth::AdminPrincipal;
+use crate::services::admin_identity::AdminPrincipal;
 use crate::{Error, Result};
 
 /// What one admin write did.

@@ -5,12 +5,14 @@
 pub mod account;
 pub mod admin_accounts;
 pub mod admin_auth;
+pub mod admin_identity;
 pub mod admin_mfa;
 pub mod admin_throttle;
 pub mod ads;
 pub mod audit;
 pub mod bootstrap;
 pub mod catalog;
+pub mod console_sessions;
 pub mod demo;
 pub mod feedback;
 pub mod gameplay;

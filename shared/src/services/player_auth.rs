@@ -143,13 +143,19 @@ pub fn admit(
 /// The checks of [`admit`] no route skips, not even account deletion: the tokens of a
 /// guest merged into another account and of an ended sign-in are dead.
 pub fn admit_holder(account: &db::players::AccountState, subject: &AccessSubject) -> Result<()> {
+    ensure_not_merged(account)?;
+    if account.token_version != subject.token_version {
+        return Err(Error::unauthorized("this sign-in has ended; sign in again"));
+    }
+    Ok(())
+}
+
+/// A guest merged into another account is gone: 401 for whatever it asks.
+pub fn ensure_not_merged(account: &db::players::AccountState) -> Result<()> {
     if account.merged_into.is_some() {
         return Err(Error::unauthorized(
             "this guest was linked into another account; sign in with that account",
         ));
-    }
-    if account.token_version != subject.token_version {
-        return Err(Error::unauthorized("this sign-in has ended; sign in again"));
     }
     Ok(())
 }

@@ -75,11 +75,7 @@ pub(crate) async fn lock(tx: &mut Tx, player_id: &str, now_ms: i64) -> Result<Pl
     let p = db::progress::lock(tx, player_id)
         .await?
         .ok_or_else(|| Error::unauthorized("account deleted"))?;
-    if p.account.merged_into.is_some() {
-        return Err(Error::unauthorized(
-            "this guest was linked into another account; sign in with that account",
-        ));
-    }
+    crate::services::player_auth::ensure_not_merged(&p.account)?;
     crate::services::player_auth::ensure_not_banned(
         p.account.is_banned,
         p.account.banned_until,
