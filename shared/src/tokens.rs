@@ -280,8 +280,13 @@ impl TokenKeys {
 
 /// SHA-256 of a token, hex: how refresh tokens are stored.
 pub fn hash_token(token: &str) -> String {
-    let digest = Sha256::digest(token.as_bytes());
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    sha256_hex(token.as_bytes())
+}
+
+/// SHA-256 of `bytes`, in hex: how high-entropy secrets (tokens, recovery codes) and
+/// values that must not be stored as typed (submitted usernames) are kept.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
 }
 
 /// `bytes` random bytes, URL-safe base64.

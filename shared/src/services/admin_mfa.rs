@@ -14,7 +14,6 @@
 
 use rand::Rng;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 use totp_rs::{Builder, Secret, Totp};
 use utoipa::ToSchema;
 
@@ -168,10 +167,7 @@ fn recovery_hash(code: &str) -> String {
         .filter(|c| c.is_ascii_alphanumeric())
         .map(|c| c.to_ascii_lowercase())
         .collect();
-    Sha256::digest(normal.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    crate::tokens::sha256_hex(normal.as_bytes())
 }
 
 /// `GET /v1/admin/mfa`.

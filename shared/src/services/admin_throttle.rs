@@ -15,7 +15,6 @@ use std::num::NonZeroU32;
 
 use governor::clock::{Clock as _, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
-use sha2::{Digest, Sha256};
 
 use crate::client_addr::LimitKey;
 use crate::context::AppContext;
@@ -32,9 +31,10 @@ pub const ADDRESS_WINDOW_MS: i64 = 600_000;
 /// The counter key of a submitted username, normalised as usernames are (trimmed). Only
 /// a hash is stored: people type passwords into username fields.
 pub fn username_key(username: &str) -> String {
-    let digest = Sha256::digest(username.trim().as_bytes());
-    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
-    format!("user:{hex}")
+    format!(
+        "user:{}",
+        crate::tokens::sha256_hex(username.trim().as_bytes())
+    )
 }
 
 fn address_key(client: LimitKey) -> String {
