@@ -236,7 +236,7 @@ mod tests {
                 merged_into: None,
                 token_version: 0,
             },
-            revision: 0,
+            revision: crate::db::progress::Revision::for_test(0),
         }
     }
 

@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::progress::{self, Target, Update};
 use super::{Tx, in_tx};
 
 /// Claims an idempotency key for `owner`; false when the key exists already.
@@ -284,18 +285,12 @@ pub async fn merge_guest(
         .bind(target)
         .execute(&mut *ex)
         .await?;
-        // XP follows its ledger rows, so each account's ledger still sums to its XP.
-        for (player, delta) in [(target, c.xp), (guest, -c.xp)] {
-            sqlx::query(
-                "UPDATE player_progress SET xp = xp + $2, updated_at = $3, revision = revision + 1
-                 WHERE player_id = $1",
-            )
-            .bind(player)
-            .bind(delta)
-            .bind(now_ms)
-            .execute(&mut *ex)
-            .await?;
-        }
+    });
+    // XP follows its ledger rows, so each account's ledger still sums to its XP.
+    for (player, delta) in [(target, c.xp), (guest, -c.xp)] {
+        progress::write(Target::Tx(tx), player, Update::AddXp(delta), now_ms).await?;
+    }
+    in_tx!(tx, |ex| {
         c.weekly_rows = sqlx::query(
             "INSERT INTO weekly_xp (week_start, board, player_id, xp, last_earned_at)
              SELECT week_start, board, $2, xp, last_earned_at FROM weekly_xp
@@ -351,10 +346,6 @@ pub async fn merge_guest(
         .bind(now_ms)
         .execute(&mut *ex)
         .await?;
-        sqlx::query("UPDATE player_progress SET revision = revision + 1 WHERE player_id = $1")
-            .bind(guest)
-            .execute(&mut *ex)
-            .await?;
         sqlx::query("DELETE FROM player_identities WHERE player_id = $1 AND provider = 'device'")
             .bind(guest)
             .execute(&mut *ex)
@@ -421,7 +412,7 @@ pub async fn delete_player(tx: &mut Tx, player_id: &str, now_ms: i64) -> sqlx::R
         .rows_affected()
     });
     // an answer judged before the deletion then fails to write
-    super::progress::advance_revision(tx, player_id).await?;
+    progress::write(Target::Tx(tx), player_id, Update::Touch, now_ms).await?;
     Ok(true)
 }
 

@@ -1,10 +1,8 @@
 //! Tracks, skill-tree nodes, challenge sessions, answers and knowledge cards as the game
 //! reads and writes them.
 
-use super::ledger::{LedgerEntry, WeeklyTotal};
 use super::progress::{PlayerProgress, ProgressRow, select_progress};
 use super::{Db, Tx, in_tx, read};
-use crate::domain::resources::Resources;
 
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct TrackRow {
@@ -495,54 +493,25 @@ pub struct NewAnswer<'a> {
     pub now_ms: i64,
 }
 
-/// The weekly boards a first answer's XP goes to.
-pub struct WeeklyBoards<'a> {
-    /// The Beijing week's first day, `YYYY-MM-DD`.
-    pub week_start: &'a str,
-    /// `region:{code}` when the player has a region (`topic:all` is always written).
-    pub region_board: Option<&'a str>,
-    /// The instant earned, in whole seconds (see [`super::ledger::earned_at`]).
-    pub earned_at: i64,
-}
-
-/// Everything a player's first answer to a session question writes.
-pub struct FirstAnswerWrite<'a> {
+/// A first answer's own rows, written with its resource change by
+/// `db::progress::write` (guarded by the revision the answer was judged on).
+pub struct AnswerRows<'a> {
     pub answer: NewAnswer<'a>,
-    /// The player's resources after the answer (stored as `db::progress::save` does).
-    pub resources: &'a Resources,
     /// The session's last answer: the session finishes.
     pub finished: bool,
     /// The node completed, on a passed challenge's last answer.
     pub completed_node: Option<&'a str>,
-    /// The ledger row; its `xp_delta` is what goes to the weekly boards.
-    pub ledger: LedgerEntry<'a>,
-    /// None when the answer earns no XP.
-    pub weekly: Option<WeeklyBoards<'a>>,
     /// The session's answered count the answer was judged on.
     pub answered_before: i64,
 }
 
-/// The guard of every first-answer write: the progress row is stored only if it still
-/// carries the revision the answer was judged on (`$42`). A stale row would get a NULL
-/// revision, which its NOT NULL constraint refuses, so the whole write fails and nothing
-/// of it is applied (see [`is_stale_revision`]).
-macro_rules! save_progress_if_unchanged {
-    () => {
-        "UPDATE player_progress SET revision = CASE WHEN revision = $42 THEN revision + 1 END,
-    hearts = $13, hearts_regen_from = $14, attempts_day = $15, attempts_used = $16,
-    bonus_attempts = $17, xp = $18, daily_xp_day = $19, daily_xp = $20, streak_days = $21,
-    streak_last_day = $22, streak_protected_until = $23, check_in_days = $24, updated_at = $12
-WHERE player_id = $3"
-    };
-}
-
-/// The other writes of a first answer, after the guard: the answer, the session count
-/// (and its finish; guarded like the progress row: the session must still be the
-/// player's, open, with the count the answer was judged on, `$43`), the node completion, the ledger row, the weekly XP. `$N` are the
-/// same in both engines' texts; `$from` is where each takes its one row from (on
-/// PostgreSQL the guard's result, see [`RECORD_FIRST_ANSWER_PG`]). `INSERT … SELECT …
-/// ON CONFLICT` needs the SELECT's WHERE, or SQLite's parser takes ON for a join
-/// constraint.
+/// A first answer's own writes, after the progress row's guard (in
+/// `db::progress::write`): the answer, the session count (and its finish; guarded like
+/// the progress row: the session must still be the player's, open, with the count the
+/// answer was judged on, `$43`), the node completion. `$N` are the same in both
+/// engines' texts; `$from` is where each takes its one row from (on PostgreSQL the
+/// guard's result). `INSERT … SELECT … ON CONFLICT` needs the SELECT's WHERE, or
+/// SQLite's parser takes ON for a join constraint.
 macro_rules! first_answer_rows {
     (answer $from:literal) => {
         concat!(
@@ -573,237 +542,17 @@ SELECT $3, $27, $12",
 ON CONFLICT (player_id, node_id) DO NOTHING"
         )
     };
-    (ledger $from:literal) => {
-        concat!(
-            "INSERT INTO reward_ledger (id, player_id, idempotency_key, source, xp_delta, hearts_delta,
-    attempts_delta, coins_delta, before_snapshot, after_snapshot, created_at)
-SELECT $28, $29, $30, $31, $32, $33, $34, $35, $36, $37, $38",
-            $from
-        )
-    };
-    // The weekly XP of the all-players and the region board, returning the new totals.
-    (weekly $from:literal) => {
-        concat!(
-            "INSERT INTO weekly_xp (week_start, board, player_id, xp, last_earned_at)
-SELECT $39, 'topic:all', $29, $32, $41",
-            $from,
-            " WHERE $39 IS NOT NULL
-UNION ALL
-SELECT $39, $40, $29, $32, $41",
-            $from,
-            " WHERE $39 IS NOT NULL AND $40 IS NOT NULL
-ON CONFLICT (week_start, board, player_id)
-DO UPDATE SET xp = weekly_xp.xp + excluded.xp, last_earned_at = excluded.last_earned_at
-RETURNING board, xp, last_earned_at"
-        )
-    };
 }
 
-/// PostgreSQL: one autocommit statement, the writes as data-modifying CTEs, the weekly
-/// upsert as its main part. Every part takes its row from the guard's result, so the
-/// progress row is locked before anything else is written, as every other writer of
-/// the player's resources does it: in another order, two answers of one player (or an
-/// answer and a card view) can deadlock on the answer's and the weekly rows' keys.
-const RECORD_FIRST_ANSWER_PG: &str = concat!(
-    "WITH saved_progress AS (",
-    save_progress_if_unchanged!(),
-    " RETURNING player_id), new_answer AS (",
-    first_answer_rows!(answer " FROM saved_progress"),
-    "), counted AS (",
-    first_answer_rows!(session " FROM saved_progress"),
-    "), completed AS (",
-    first_answer_rows!(node " FROM saved_progress"),
-    "), ledger_row AS (",
-    first_answer_rows!(ledger " FROM saved_progress"),
-    ")\n",
-    first_answer_rows!(weekly " FROM saved_progress")
-);
+pub(crate) use first_answer_rows;
 
-/// SQLite has no writing CTEs: the same writes as one transaction script (see
-/// [`super::SqliteDb::write_script`]), only the weekly upsert returning rows.
-const RECORD_FIRST_ANSWER_SQLITE: &str = concat!(
-    "BEGIN IMMEDIATE;\n",
-    save_progress_if_unchanged!(),
-    ";\n",
-    first_answer_rows!(answer ""),
-    ";\n",
-    first_answer_rows!(session ""),
-    ";\n",
-    first_answer_rows!(node ""),
-    ";\n",
-    first_answer_rows!(ledger ""),
-    ";\n",
-    first_answer_rows!(weekly ""),
-    ";\nCOMMIT"
-);
-
-/// Writes a player's first answer to a session question, all or nothing: the progress
-/// row (as `db::progress::save`), the answer, the session count (and its finish), the
-/// node completion, the ledger row (as `db::ledger::insert`) and the weekly XP of the
-/// boards (as `db::ledger::add_weekly_xp`), in one call to the database. `revision` is
-/// the progress revision the answer was judged on.
-///
-/// Nothing is written unless [`FirstAnswerOutcome::Recorded`].
-pub async fn record_first_answer(
-    db: &Db,
-    w: &FirstAnswerWrite<'_>,
-    revision: i64,
-) -> sqlx::Result<FirstAnswerOutcome> {
-    let (a, r, e) = (&w.answer, w.resources, &w.ledger);
-    let weekly = w.weekly.as_ref();
-    // Both texts take the same arguments, in this order.
-    macro_rules! bound {
-        ($query:expr) => {
-            $query
-                .bind(a.id)
-                .bind(a.session_id)
-                .bind(a.player_id)
-                .bind(a.question_id)
-                .bind(a.selected_option_id)
-                .bind(a.is_correct)
-                .bind(a.xp_delta)
-                .bind(a.hearts_delta)
-                .bind(a.time_ms)
-                .bind(a.combo_count)
-                .bind(a.submit_request_id)
-                .bind(a.now_ms)
-                .bind(r.hearts)
-                .bind(r.hearts_regen_from)
-                .bind(&r.attempts_day)
-                .bind(r.attempts_used)
-                .bind(r.bonus_attempts)
-                .bind(r.xp)
-                .bind(&r.daily_xp_day)
-                .bind(r.daily_xp)
-                .bind(r.streak_days)
-                .bind(&r.streak_last_day)
-                .bind(r.streak_protected_until)
-                .bind(r.check_in_days)
-                .bind(i64::from(a.is_correct))
-                .bind(w.finished)
-                .bind(w.completed_node)
-                .bind(e.id)
-                .bind(e.player_id)
-                .bind(e.key)
-                .bind(e.source)
-                .bind(e.xp_delta)
-                .bind(e.hearts_delta)
-                .bind(e.attempts_delta)
-                .bind(e.coins_delta)
-                .bind(e.before)
-                .bind(e.after)
-                .bind(e.now_ms)
-                .bind(weekly.map(|b| b.week_start))
-                .bind(weekly.and_then(|b| b.region_board))
-                .bind(weekly.map_or(0, |b| b.earned_at))
-                .bind(revision)
-                .bind(w.answered_before)
-        };
-    }
-    let result = match db {
-        Db::Sqlite(s) => s
-            .write_script(bound!(sqlx::query(RECORD_FIRST_ANSWER_SQLITE)))
-            .await
-            .and_then(|rows| rows.iter().map(sqlx::FromRow::from_row).collect()),
-        Db::Postgres(p) => {
-            bound!(sqlx::query_as::<_, WeeklyTotal>(RECORD_FIRST_ANSWER_PG))
-                .fetch_all(p)
-                .await
-        }
-    };
-    match result {
-        Ok(rows) => Ok(FirstAnswerOutcome::Recorded(rows)),
-        Err(e) if is_stale_revision(&e) => Ok(FirstAnswerOutcome::Stale),
-        Err(e) if super::is_unique_violation(&e) => Ok(FirstAnswerOutcome::Duplicate),
-        Err(e) => Err(e),
-    }
-}
-
-/// What [`record_first_answer`] did.
-#[derive(Debug)]
-pub enum FirstAnswerOutcome {
-    /// Written; the weekly rows' new totals.
-    Recorded(Vec<WeeklyTotal>),
-    /// Nothing written: the progress row or the session changed since they were read
-    /// (another request of the player, a ban, a deletion). Judged again on a fresh read, it may pass.
-    Stale,
-    /// Nothing written: the answer or its ledger key exists already (a concurrent
-    /// duplicate, which a fresh read finds as the first answer).
-    Duplicate,
-}
-
-/// True when `e` is the refusal of a guard of [`record_first_answer`]: a NOT NULL
+/// True when `e` is the refusal of a guard of an answer's write: a NOT NULL
 /// violation on `player_progress.revision` or `challenge_sessions.answered_count` (both
 /// engines name the column in the message).
-fn is_stale_revision(e: &sqlx::Error) -> bool {
+pub(crate) fn is_stale_guard(e: &sqlx::Error) -> bool {
     matches!(e, sqlx::Error::Database(d)
         if d.kind() == sqlx::error::ErrorKind::NotNullViolation
             && (d.message().contains("revision") || d.message().contains("answered_count")))
-}
-
-/// Marks a session question refused for zero hearts, guarded like an answer: only if
-/// the player's progress still carries `revision`, which the mark advances. So the
-/// mark and an answer judged beside it (another option sent at the same time) are
-/// ordered: whichever writes second was judged on a stale revision, writes nothing and
-/// is judged again, and an answer judged after the mark sees it. False when the
-/// revision was stale (nothing written).
-pub async fn mark_zero_heart_refusal(
-    db: &Db,
-    player_id: &str,
-    revision: i64,
-    session_id: &str,
-    question_id: &str,
-) -> sqlx::Result<bool> {
-    // The stale guard of `save_progress_if_unchanged!`: a NULL revision fails the write.
-    macro_rules! advance {
-        () => {
-            "UPDATE player_progress SET revision = CASE WHEN revision = $2 THEN revision + 1 END
-    WHERE player_id = $1"
-        };
-    }
-    macro_rules! mark {
-        () => {
-            "UPDATE challenge_session_questions SET zero_heart_refused = TRUE
-    WHERE session_id = $3 AND question_id = $4"
-        };
-    }
-    let result = match db {
-        Db::Sqlite(s) => s
-            .write_script(
-                sqlx::query(concat!(
-                    "BEGIN IMMEDIATE;\n",
-                    advance!(),
-                    ";\n",
-                    mark!(),
-                    ";\nCOMMIT"
-                ))
-                .bind(player_id)
-                .bind(revision)
-                .bind(session_id)
-                .bind(question_id),
-            )
-            .await
-            .map(|_| ()),
-        Db::Postgres(p) => sqlx::query(concat!(
-            "WITH advanced AS (",
-            advance!(),
-            " RETURNING player_id) ",
-            mark!(),
-            " AND EXISTS (SELECT 1 FROM advanced)"
-        ))
-        .bind(player_id)
-        .bind(revision)
-        .bind(session_id)
-        .bind(question_id)
-        .execute(p)
-        .await
-        .map(|_| ()),
-    };
-    match result {
-        Ok(()) => Ok(true),
-        Err(e) if is_stale_revision(&e) => Ok(false),
-        Err(e) => Err(e),
-    }
 }
 
 /// A question's card (or what a fallback card is built from).

@@ -126,7 +126,13 @@ pub async fn set_ban(
     });
     if changed {
         // an answer judged before the ban then fails to write
-        super::progress::advance_revision(tx, id).await?;
+        super::progress::write(
+            super::progress::Target::Tx(tx),
+            id,
+            super::progress::Update::Touch,
+            now_ms,
+        )
+        .await?;
     }
     Ok(changed)
 }

@@ -1,19 +1,10 @@
 //! `players`, `player_identities`, `player_progress`: who a player is, how they sign in,
 //! and their game resources.
 
+use super::progress::{self, Target, Update};
 use super::{Db, Tx, in_tx, read};
 
-/// Whether a player may be served: ban, deletion, a merge into another account, and
-/// the version every live access token of the player carries. Read with every
-/// authenticated request, by the extractor or as columns of the route's own first query.
-#[derive(Clone, Debug, sqlx::FromRow)]
-pub struct AccountState {
-    pub is_banned: bool,
-    pub banned_until: Option<i64>,
-    pub deleted_at: Option<i64>,
-    pub merged_into: Option<String>,
-    pub token_version: i64,
-}
+pub use super::progress::AccountState;
 
 /// What authentication needs to know about a player, read on every request.
 #[derive(Clone, Debug, sqlx::FromRow)]
@@ -50,7 +41,9 @@ pub async fn end_access_tokens(tx: &mut Tx, player_id: &str, now_ms: i64) -> sql
         .await?
         .rows_affected()
     });
-    super::progress::advance_revision(tx, player_id).await
+    progress::write(Target::Tx(tx), player_id, Update::Touch, now_ms)
+        .await
+        .map(drop)
 }
 
 /// The player an identity belongs to.
@@ -238,7 +231,7 @@ pub async fn select_region(
     if moved {
         // an answer judged before the move then fails to write (its XP would go to the
         // old region's board)
-        super::progress::advance_revision(tx, id).await?;
+        progress::write(Target::Tx(tx), id, Update::Touch, now_ms).await?;
     }
     Ok(moved)
 }

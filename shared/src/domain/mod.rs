@@ -1,5 +1,8 @@
 //! Plain types and rules of the game: no I/O, no HTTP, no SQL.
 
+pub mod answer;
+pub mod board;
+pub mod change;
 pub mod phone;
 pub mod question_status;
 pub mod resources;

@@ -10,9 +10,11 @@ use uuid::Uuid;
 
 use crate::clock::{beijing, from_ms};
 use crate::context::AppContext;
-use crate::db::{self, ads::NewAdSession, progress::PlayerProgress};
+use crate::db::progress::{PlayerProgress, Target, Update};
+use crate::db::{self, ads::NewAdSession};
+use crate::domain::change::ResourceChange;
 use crate::services::player_auth::PlayerPrincipal;
-use crate::services::progress::{self, Change, ProgressSummary};
+use crate::services::progress::{self, ProgressSummary};
 use crate::{Error, Result};
 
 const HEARTS: &str = "hearts";
@@ -382,28 +384,26 @@ pub async fn complete(
         }
     }
     let mut ranks = Vec::new();
-    progress::record(
-        &mut tx,
-        ctx,
-        &Change {
-            player_id: &player.id,
-            region_code: p.region_code.as_deref(),
-            key: &format!("ad_recovery:{session_id}"),
-            source: &format!("ad_recovery_{kind}"),
-            before: &before,
-            after: &after,
-        },
-        &mut ranks,
-    )
-    .await?;
-    db::progress::save(&mut tx, &player.id, &after, now_ms).await?;
+    let change = ResourceChange::new(
+        &player.id,
+        p.region_code.as_deref(),
+        format!("ad_recovery:{session_id}"),
+        &format!("ad_recovery_{kind}"),
+        before.clone(),
+        after.clone(),
+        rules,
+        now,
+    );
+    progress::record(&mut tx, &change, &mut ranks).await?;
     let mut granted = p.clone();
     granted.resources = after.clone();
-    if protection_until.is_some() {
-        db::progress::set_streak_protection(
-            &mut tx,
+    if let Some(until) = protection_until {
+        db::progress::write(
+            Target::Tx(&mut tx),
             &player.id,
-            after.streak_protected_until.unwrap_or(now_ms),
+            Update::StreakProtection {
+                until_ms: until.timestamp_millis(),
+            },
             now_ms,
         )
         .await?;

@@ -9,20 +9,20 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::answer_cache;
-use crate::clock::beijing;
 use crate::context::AppContext;
 use crate::db::gameplay::{
-    AnswerContext, AnswerLookup, AnswerRow, CardSource, FirstAnswerOutcome, FirstAnswerWrite,
-    NewAnswer, NewSessionQuestion, NodeRow, SessionRow, TrackRow, WeeklyBoards,
+    AnswerContext, AnswerLookup, AnswerRow, AnswerRows, CardSource, NewAnswer, NewSessionQuestion,
+    NodeRow, SessionRow, TrackRow,
 };
-use crate::db::ledger::LedgerEntry;
-use crate::db::progress::PlayerProgress;
+use crate::db::progress::{Beside, PlayerProgress, Target, Update, Written};
 use crate::db::{self};
-use crate::domain::resources::Refusal;
+use crate::domain::answer::{
+    self, AnswerRefusal, Outcome, PlayerSnapshot, QuestionState, SessionState, Submission,
+};
+use crate::domain::change::ResourceChange;
 use crate::domain::rules::GameRules;
-use crate::rank_index::RankUpdate;
 use crate::services::player_auth::{self, AccessSubject, PlayerPrincipal};
-use crate::services::progress::{self, Change, ProgressSummary};
+use crate::services::progress::{self, ProgressSummary};
 use crate::tokens::random_token;
 use crate::{Error, Result};
 
@@ -545,11 +545,11 @@ pub async fn answer(
     for n in 0..ANSWER_TRIES {
         match judge_answer(ctx, subject, &fields).await? {
             Judged::Done(result) => return Ok(*result),
-            Judged::Lost(FirstAnswerOutcome::Duplicate) if !duplicate_seen => {
+            Judged::Lost(Lost::Duplicate) if !duplicate_seen => {
                 // the concurrent duplicate is read as the first answer now
                 duplicate_seen = true;
             }
-            Judged::Lost(FirstAnswerOutcome::Duplicate) => {
+            Judged::Lost(Lost::Duplicate) => {
                 // not an answer this read finds: its ledger key is taken otherwise
                 return Err(Error::conflict(
                     "this answer was submitted concurrently; retry to read it",
@@ -570,7 +570,18 @@ pub async fn answer(
 enum Judged {
     Done(Box<AnswerResult>),
     /// Its write lost a race and wrote nothing.
-    Lost(FirstAnswerOutcome),
+    Lost(Lost),
+}
+
+/// How an answer's write lost a race (nothing was written).
+#[derive(Debug)]
+enum Lost {
+    /// The progress row or the session changed since they were read (another request
+    /// of the player, a ban, a deletion): judged again on a fresh read, it may pass.
+    Stale,
+    /// The answer or its ledger key exists already (a concurrent duplicate, which a
+    /// fresh read finds as the first answer).
+    Duplicate,
 }
 
 /// Judges an answer on what this process remembers of the challenge and the player (see
@@ -654,7 +665,8 @@ async fn judge_answer(
     judge(ctx, subject, fields, progress, lookup).await
 }
 
-/// Judges an answer on `progress` and `lookup` (read, or remembered) and writes it.
+/// Judges an answer on `progress` and `lookup` (read, or remembered): load → judge →
+/// record → remember.
 async fn judge(
     ctx: &AppContext,
     subject: &AccessSubject,
@@ -665,22 +677,136 @@ async fn judge(
     let player_id = subject.player_id.as_str();
     let rules = &ctx.settings.rules;
     let now = ctx.clock.now();
-    let now_ms = now.timestamp_millis();
-    let &AnswerFields {
-        session_id,
-        question_id,
-        selected,
-        request_id,
-        time_ms,
-        combo,
-    } = fields;
     // The caller's token was verified only: the row read admits them.
-    player_auth::admit(Some(&progress.account), subject, now_ms)?;
+    player_auth::admit(Some(&progress.account), subject, now.timestamp_millis())?;
     if let Some(first) = lookup.existing {
-        // A replay: the first judgement, possibly of another challenge or question when
-        // the submitRequestId names an earlier answer.
-        let context = if first.session_id == session_id && first.question_id == question_id {
-            lookup.context
+        return replay(ctx, player_id, fields, &progress, first, lookup.context).await;
+    }
+    let Some(c): Option<AnswerContext> = lookup.context else {
+        return Err(
+            match db::gameplay::session_owner(&ctx.db, fields.session_id).await? {
+                Some(owner) if owner == player_id => {
+                    Error::validation("questionId is not part of this challenge")
+                }
+                _ => Error::not_found("challenge not found"),
+            },
+        );
+    };
+    let options: Vec<OptionId> = serde_json::from_str(&c.options)
+        .map_err(|e| Error::internal(format!("stored options unreadable: {e}")))?;
+    let option_ids: Vec<&str> = options.iter().map(|o| o.id.as_str()).collect();
+    let outcome = answer::judge(
+        PlayerSnapshot {
+            player_id,
+            resources: &progress.resources,
+            region_code: progress.region_code.as_deref(),
+        },
+        SessionState {
+            session_id: fields.session_id,
+            player_id: &c.player_id,
+            open: c.status == "pending" || c.status == "in_progress",
+            attempt_consumed: c.attempt_consumed,
+            answered_count: c.answered_count,
+            correct_count: c.correct_count,
+            total_questions: c.total_questions,
+            pass_threshold: c.pass_threshold,
+            node_id: &c.node_id,
+        },
+        QuestionState {
+            question_id: fields.question_id,
+            option_ids: &option_ids,
+            correct_option_id: &c.correct_option_id,
+            zero_heart_refused: c.zero_heart_refused,
+        },
+        Submission {
+            selected_option_id: fields.selected,
+        },
+        rules,
+        now,
+    );
+    let judgement = match outcome {
+        Outcome::Judged(judgement) => judgement,
+        Outcome::Refused(refusal) => return Err(refused(refusal)),
+        Outcome::OutOfHearts => {
+            return close_at_zero_hearts(ctx, player_id, fields, &progress).await;
+        }
+    };
+    let rows = AnswerRows {
+        answer: NewAnswer {
+            id: &Uuid::new_v4().to_string(),
+            session_id: fields.session_id,
+            player_id,
+            question_id: fields.question_id,
+            selected_option_id: fields.selected,
+            is_correct: judgement.correct,
+            xp_delta: judgement.xp,
+            hearts_delta: judgement.change.deltas.hearts,
+            time_ms: fields.time_ms,
+            combo_count: fields.combo,
+            submit_request_id: fields.request_id,
+            now_ms: judgement.change.at_ms,
+        },
+        finished: judgement.finished,
+        completed_node: judgement.completed_node.as_deref(),
+        answered_before: c.answered_count,
+    };
+    let written = db::progress::write(
+        Target::Guarded {
+            db: &ctx.db,
+            revision: progress.revision,
+            beside: Beside::Answer(&rows),
+        },
+        player_id,
+        Update::Change(&judgement.change),
+        judgement.change.at_ms,
+    )
+    .await?;
+    let (revision, totals) = match written {
+        Written::Recorded { revision, weekly } => (revision, weekly),
+        Written::Stale | Written::NoRow => return Ok(Judged::Lost(Lost::Stale)),
+        Written::Duplicate | Written::KeyTaken => return Ok(Judged::Lost(Lost::Duplicate)),
+    };
+    // remembered as a read of the committed row would give it, for the next answer
+    progress.resources = judgement.change.after.clone();
+    progress.revision = revision;
+    ctx.answer_cache
+        .remember_player(player_id, progress.clone());
+    ctx.answer_cache
+        .record_answer(fields.session_id, &c, judgement.correct);
+    ctx.publish_ranks(&progress::rank_updates(&judgement.change, totals))
+        .await;
+
+    let card = match c.card {
+        Some(card) => knowledge_card(card),
+        None => card_of(ctx, fields.question_id).await?,
+    };
+    let answer = AnswerRow {
+        session_id: fields.session_id.to_string(),
+        question_id: fields.question_id.to_string(),
+        is_correct: judgement.correct,
+        xp_delta: judgement.xp,
+    };
+    Ok(Judged::Done(Box::new(answer_result(
+        &answer,
+        c.correct_option_id,
+        answer_progress(&progress, now, rules),
+        card,
+    ))))
+}
+
+/// A replay: the first judgement, possibly of another challenge or question when the
+/// submitRequestId names an earlier answer. Nothing is written.
+async fn replay(
+    ctx: &AppContext,
+    player_id: &str,
+    fields: &AnswerFields<'_>,
+    progress: &PlayerProgress,
+    first: AnswerRow,
+    context: Option<AnswerContext>,
+) -> Result<Judged> {
+    let context =
+        if first.session_id == fields.session_id && first.question_id == fields.question_id {
+            context
         } else {
             db::gameplay::answer_context(
                 &ctx.db,
@@ -692,178 +818,69 @@ async fn judge(
             .await?
             .context
         };
-        let (correct_option, card) = match context {
-            Some(c) => (c.correct_option_id, c.card),
-            None => (String::new(), None),
-        };
-        let card = match card {
-            Some(card) => knowledge_card(card),
-            None => card_of(ctx, &first.question_id).await?,
-        };
-        let progress = answer_progress(&progress, now, rules);
-        return Ok(Judged::Done(Box::new(answer_result(
-            &first,
-            correct_option,
-            progress,
-            card,
-        ))));
-    }
-    let Some(c): Option<AnswerContext> = lookup.context else {
-        return Err(
-            match db::gameplay::session_owner(&ctx.db, session_id).await? {
-                Some(owner) if owner == player_id => {
-                    Error::validation("questionId is not part of this challenge")
-                }
-                _ => Error::not_found("challenge not found"),
-            },
-        );
+    let (correct_option, card) = match context {
+        Some(c) => (c.correct_option_id, c.card),
+        None => (String::new(), None),
     };
-    if c.player_id != player_id {
-        return Err(Error::not_found("challenge not found"));
-    }
-    if c.status != "pending" && c.status != "in_progress" {
-        return Err(Error::validation("this challenge is over"));
-    }
-    let options: Vec<OptionId> = serde_json::from_str(&c.options)
-        .map_err(|e| Error::internal(format!("stored options unreadable: {e}")))?;
-    if !options.iter().any(|o| o.id == selected) {
-        return Err(Error::validation(
-            "selectedOptionId is not an option of this question",
-        ));
-    }
-    let correct = selected == c.correct_option_id;
-
-    let before = progress.resources.clone().at(now, rules);
-    if c.zero_heart_refused && before.hearts == 0 {
-        // Any option: otherwise each would be tried until the right one is accepted.
-        return Err(Error::validation(
-            "no hearts left for this question: wait for one to come back or watch an ad",
-        ));
-    }
-    let mut after = before.clone();
-    if !correct && after.lose_heart(now, rules).is_err() {
-        // Remembered with the question, ordered against every other answer of the
-        // player by the revision (a mark that lost the race is judged again).
-        if !db::gameplay::mark_zero_heart_refusal(
-            &ctx.db,
-            player_id,
-            progress.revision,
-            session_id,
-            question_id,
-        )
-        .await?
-        {
-            return Ok(Judged::Lost(FirstAnswerOutcome::Stale));
-        }
-        ctx.answer_cache.forget_player(player_id);
-        return Err(Error::validation(
-            "no hearts left: wait for one to come back or watch an ad",
-        ));
-    }
-    if !c.attempt_consumed {
-        after
-            .use_attempt(rules)
-            .map_err(|_: Refusal| Error::validation("no attempts left today"))?;
-    }
-    let xp = if correct { rules.xp_per_correct } else { 0 };
-    after.gain_xp(xp);
-    after.record_activity(beijing::day(now));
-
-    let finished = c.answered_count + 1 >= c.total_questions;
-    let passed = finished && c.correct_count + i64::from(correct) >= c.pass_threshold;
-    // The ledger row and weekly boards exactly as `progress::record` writes them.
-    let answer_id = Uuid::new_v4().to_string();
-    let ledger_id = Uuid::new_v4().to_string();
-    let key = format!("answer:{session_id}:{question_id}");
-    let (before_snapshot, after_snapshot) = (
-        progress::snapshot(&before, rules),
-        progress::snapshot(&after, rules),
-    );
-    let ledger_xp = after.xp - before.xp;
-    let week = beijing::day_key(beijing::week_start(now));
-    let region_board = progress
-        .region_code
-        .as_ref()
-        .map(|region| format!("region:{region}"));
-    let write = FirstAnswerWrite {
-        answer: NewAnswer {
-            id: &answer_id,
-            session_id,
-            player_id,
-            question_id,
-            selected_option_id: selected,
-            is_correct: correct,
-            xp_delta: xp,
-            hearts_delta: after.hearts - before.hearts,
-            time_ms,
-            combo_count: combo,
-            submit_request_id: request_id,
-            now_ms,
-        },
-        resources: &after,
-        finished,
-        completed_node: passed.then_some(c.node_id.as_str()),
-        ledger: LedgerEntry {
-            id: &ledger_id,
-            player_id,
-            key: &key,
-            source: "challenge_answer",
-            xp_delta: ledger_xp,
-            hearts_delta: after.hearts - before.hearts,
-            attempts_delta: after.attempts_left(rules) - before.attempts_left(rules),
-            coins_delta: 0,
-            before: &before_snapshot,
-            after: &after_snapshot,
-            now_ms,
-        },
-        weekly: (ledger_xp != 0).then(|| WeeklyBoards {
-            week_start: &week,
-            region_board: region_board.as_deref(),
-            earned_at: db::ledger::earned_at(now_ms),
-        }),
-        answered_before: c.answered_count,
-    };
-    let mut totals =
-        match db::gameplay::record_first_answer(&ctx.db, &write, progress.revision).await? {
-            FirstAnswerOutcome::Recorded(totals) => totals,
-            lost => return Ok(Judged::Lost(lost)),
-        };
-    // what a read of the committed progress would give, remembered for the next answer
-    progress.resources = after;
-    progress.revision += 1;
-    ctx.answer_cache
-        .remember_player(player_id, progress.clone());
-    ctx.answer_cache.record_answer(session_id, &c, correct);
-    // the all-players board first, as `progress::record` reports them
-    totals.sort_by_key(|t| t.board != "topic:all");
-    let ranks: Vec<RankUpdate> = totals
-        .into_iter()
-        .map(|t| RankUpdate {
-            week_start: week.clone(),
-            board: t.board,
-            player_id: player_id.to_string(),
-            xp: t.xp,
-            last_earned_at: t.last_earned_at,
-        })
-        .collect();
-    ctx.publish_ranks(&ranks).await;
-
-    let card = match c.card {
+    let card = match card {
         Some(card) => knowledge_card(card),
-        None => card_of(ctx, question_id).await?,
+        None => card_of(ctx, &first.question_id).await?,
     };
-    let answer = AnswerRow {
-        session_id: session_id.to_string(),
-        question_id: question_id.to_string(),
-        is_correct: correct,
-        xp_delta: xp,
-    };
+    let progress = answer_progress(progress, ctx.clock.now(), &ctx.settings.rules);
     Ok(Judged::Done(Box::new(answer_result(
-        &answer,
-        c.correct_option_id,
-        answer_progress(&progress, now, rules),
+        &first,
+        correct_option,
+        progress,
         card,
     ))))
+}
+
+/// A wrong answer found no heart: the question closes (remembered with it, ordered
+/// against every other answer of the player by the revision; a mark that lost the
+/// race is judged again) and the answer is refused.
+async fn close_at_zero_hearts(
+    ctx: &AppContext,
+    player_id: &str,
+    fields: &AnswerFields<'_>,
+    progress: &PlayerProgress,
+) -> Result<Judged> {
+    let written = db::progress::write(
+        Target::Guarded {
+            db: &ctx.db,
+            revision: progress.revision,
+            beside: Beside::ZeroHeartMark {
+                session_id: fields.session_id,
+                question_id: fields.question_id,
+            },
+        },
+        player_id,
+        Update::Touch,
+        ctx.clock.now_ms(),
+    )
+    .await?;
+    if !matches!(written, Written::Recorded { .. }) {
+        return Ok(Judged::Lost(Lost::Stale));
+    }
+    ctx.answer_cache.forget_player(player_id);
+    Err(Error::validation(
+        "no hearts left: wait for one to come back or watch an ad",
+    ))
+}
+
+/// The error a refused answer gets.
+fn refused(refusal: AnswerRefusal) -> Error {
+    match refusal {
+        AnswerRefusal::NotYourChallenge => Error::not_found("challenge not found"),
+        AnswerRefusal::ChallengeOver => Error::validation("this challenge is over"),
+        AnswerRefusal::NotAnOption => {
+            Error::validation("selectedOptionId is not an option of this question")
+        }
+        // Any option: otherwise each would be tried until the right one is accepted.
+        AnswerRefusal::QuestionClosed => Error::validation(
+            "no hearts left for this question: wait for one to come back or watch an ad",
+        ),
+        AnswerRefusal::NoAttemptsLeft => Error::validation("no attempts left today"),
+    }
 }
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
@@ -927,21 +944,20 @@ pub async fn view_card(
     for (key, source, xp, title) in grants {
         let mut next = state.clone();
         next.gain_xp(xp);
-        let change = Change {
-            player_id: &player.id,
-            region_code: region,
-            key: &key,
+        let change = ResourceChange::new(
+            &player.id,
+            region,
+            key,
             source,
-            before: &state,
-            after: &next,
-        };
-        if progress::record(&mut tx, ctx, &change, &mut ranks).await? {
-            state = next;
+            state.clone(),
+            next,
+            rules,
+            now,
+        );
+        if progress::record(&mut tx, &change, &mut ranks).await? {
+            state = change.after;
             rewards.push(RewardItem::xp(xp, title, Some(source)));
         }
-    }
-    if !rewards.is_empty() {
-        db::progress::save(&mut tx, &player.id, &state, now.timestamp_millis()).await?;
     }
     tx.commit().await?;
     ctx.publish_ranks(&ranks).await;

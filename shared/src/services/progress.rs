@@ -1,17 +1,18 @@
-//! The player's progress: the summary, preferences, daily check-in, and how every
-//! resource change is written (ledger row and weekly XP in the same transaction).
+//! The player's progress: the summary, preferences, daily check-in, and how a resource
+//! change is recorded in a transaction (progress row, ledger row and weekly XP
+//! together, by `db::progress::write`).
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use utoipa::ToSchema;
-use uuid::Uuid;
 
 use crate::clock::{beijing, from_ms};
 use crate::context::AppContext;
-use crate::db::ledger::LedgerEntry;
-use crate::db::progress::PlayerProgress;
+use crate::db::ledger::WeeklyTotal;
+use crate::db::progress::{PlayerProgress, Target, Update, Written};
 use crate::db::{self, Tx};
-use crate::domain::resources::{self, Resources};
+use crate::domain::change::ResourceChange;
+use crate::domain::resources;
 use crate::domain::rules::GameRules;
 use crate::rank_index::RankUpdate;
 use crate::services::player_auth::{AccessSubject, PlayerPrincipal};
@@ -117,7 +118,13 @@ pub async fn set_active_track(
         .await?
         .ok_or_else(|| Error::validation("activeTrackId is not a track"))?;
     let mut tx = ctx.db.begin().await?;
-    db::progress::set_active_track(&mut tx, &player.id, &track.id, ctx.clock.now_ms()).await?;
+    db::progress::write(
+        Target::Tx(&mut tx),
+        &player.id,
+        Update::ActiveTrack(&track.id),
+        ctx.clock.now_ms(),
+    )
+    .await?;
     tx.commit().await?;
     summary(ctx, player).await
 }
@@ -129,82 +136,65 @@ pub async fn check_in(ctx: &AppContext, player: &PlayerPrincipal) -> Result<Prog
     let mut tx = ctx.db.begin().await?;
     let mut p = lock(&mut tx, &player.id, now.timestamp_millis()).await?;
     if db::progress::check_in(&mut tx, &player.id, &day, now.timestamp_millis()).await? {
-        p.resources.check_in_days += 1;
-        db::progress::save(&mut tx, &player.id, &p.resources, now.timestamp_millis()).await?;
+        let mut after = p.resources.clone();
+        after.check_in_days += 1;
+        let change = ResourceChange::untracked(
+            &player.id,
+            p.resources.clone(),
+            after,
+            &ctx.settings.rules,
+            now,
+        );
+        record(&mut tx, &change, &mut Vec::new()).await?;
+        p.resources = change.after;
     }
     tx.commit().await?;
     Ok(summarize(&p, now, &ctx.settings.rules))
 }
 
-/// A resource snapshot for the ledger.
-pub(crate) fn snapshot(r: &Resources, rules: &GameRules) -> String {
-    serde_json::json!({
-        "hearts": r.hearts,
-        "attemptsLeft": r.attempts_left(rules),
-        "xp": r.xp,
-        "streakDays": r.streak_days,
-    })
-    .to_string()
-}
-
-/// One change of a player's resources, recorded under its idempotency key.
-pub(crate) struct Change<'a> {
-    pub player_id: &'a str,
-    pub region_code: Option<&'a str>,
-    pub key: &'a str,
-    pub source: &'a str,
-    pub before: &'a Resources,
-    pub after: &'a Resources,
-}
-
-/// Writes the ledger row of a change and adds its XP to the weekly boards (the player's
-/// region, if any, and the all-players board), in the caller's transaction; the new
-/// weekly rows go into `ranks`, for the rank index once the transaction commits. Returns
-/// false, writing nothing, when the key is in the ledger already.
+/// Records a resource change in the caller's transaction, which locked the player's
+/// row ([`lock`]): the progress row, the ledger row and the weekly XP (see
+/// `db::progress::write`); the new weekly rows go into `ranks`, for the rank index once
+/// the transaction commits. False, writing nothing, when the change's key is in the
+/// ledger already.
 pub(crate) async fn record(
     tx: &mut Tx,
-    ctx: &AppContext,
-    c: &Change<'_>,
+    change: &ResourceChange,
     ranks: &mut Vec<RankUpdate>,
 ) -> Result<bool> {
-    let rules = &ctx.settings.rules;
-    let now = ctx.clock.now();
-    let now_ms = now.timestamp_millis();
-    let xp = c.after.xp - c.before.xp;
-    let id = Uuid::new_v4().to_string();
-    let entry = LedgerEntry {
-        id: &id,
-        player_id: c.player_id,
-        key: c.key,
-        source: c.source,
-        xp_delta: xp,
-        hearts_delta: c.after.hearts - c.before.hearts,
-        attempts_delta: c.after.attempts_left(rules) - c.before.attempts_left(rules),
-        coins_delta: 0,
-        before: &snapshot(c.before, rules),
-        after: &snapshot(c.after, rules),
-        now_ms,
+    let written = db::progress::write(
+        Target::Tx(tx),
+        &change.player_id,
+        Update::Change(change),
+        change.at_ms,
+    )
+    .await?;
+    match written {
+        Written::Recorded { weekly, .. } => {
+            ranks.extend(rank_updates(change, weekly));
+            Ok(true)
+        }
+        Written::KeyTaken => Ok(false),
+        Written::NoRow => Err(Error::unauthorized("account deleted")),
+        other => Err(Error::internal(format!(
+            "a change in a transaction was written as {other:?}"
+        ))),
+    }
+}
+
+/// The rank index's updates after `change` wrote the weekly rows `totals`.
+pub(crate) fn rank_updates(change: &ResourceChange, totals: Vec<WeeklyTotal>) -> Vec<RankUpdate> {
+    let Some(weekly) = &change.weekly else {
+        return Vec::new();
     };
-    if !db::ledger::insert(tx, &entry).await? {
-        return Ok(false);
-    }
-    if xp != 0 {
-        let week = beijing::day_key(beijing::week_start(now));
-        let mut boards = vec!["topic:all".to_string()];
-        if let Some(region) = c.region_code {
-            boards.push(format!("region:{region}"));
-        }
-        for board in boards {
-            let (total, last_earned_at) =
-                db::ledger::add_weekly_xp(tx, &week, &board, c.player_id, xp, now_ms).await?;
-            ranks.push(RankUpdate {
-                week_start: week.clone(),
-                board,
-                player_id: c.player_id.to_string(),
-                xp: total,
-                last_earned_at,
-            });
-        }
-    }
-    Ok(true)
+    totals
+        .into_iter()
+        .map(|t| RankUpdate {
+            week_start: weekly.week_start.clone(),
+            board: t.board,
+            player_id: change.player_id.clone(),
+            xp: t.xp,
+            last_earned_at: t.last_earned_at,
+        })
+        .collect()
 }

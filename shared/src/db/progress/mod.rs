@@ -1,9 +1,48 @@
 //! `player_progress` (with the player's region and subscription): loaded, locked for an
-//! update, stored back.
+//! update, and written by [`write`] alone.
+//!
+//! Every write of the row advances its `revision`, and the answer's in-memory path
+//! (`crate::answer_cache`) is safe only because of that. [`write`] is the one function
+//! that writes the row (its SQL lives in the private `write` module), and a
+//! [`Revision`] can only come from a read of the row or from [`write`], so nothing
+//! can remember a state the database does not guard.
 
-use super::players::AccountState;
+mod write;
+
 use super::{Db, Tx, in_tx, read};
 use crate::domain::resources::Resources;
+
+pub use write::{Beside, Target, Update, Written, write};
+
+/// Whether a player may be served: ban, deletion, a merge into another account, and
+/// the version every live access token of the player carries. Read with every
+/// authenticated request, by the extractor or as columns of the route's own first query.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct AccountState {
+    pub is_banned: bool,
+    pub banned_until: Option<i64>,
+    pub deleted_at: Option<i64>,
+    pub merged_into: Option<String>,
+    pub token_version: i64,
+}
+
+/// The `revision` of a player's progress row as read or as [`write`] left it; nothing
+/// else makes one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Revision(i64);
+
+impl Revision {
+    /// The revision a write guarded by this one leaves.
+    fn next(self) -> Self {
+        Self(self.0 + 1)
+    }
+
+    /// For tests of what remembers progress.
+    #[cfg(test)]
+    pub(crate) fn for_test(n: i64) -> Self {
+        Self(n)
+    }
+}
 
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub(crate) struct ProgressRow {
@@ -44,7 +83,7 @@ pub struct PlayerProgress {
     /// Ban and deletion, read in the same row (see `player_auth::admit`).
     pub account: AccountState,
     /// Advanced by every change to the row (an answer's write is guarded by it).
-    pub revision: i64,
+    pub revision: Revision,
 }
 
 impl PlayerProgress {
@@ -80,7 +119,7 @@ impl From<ProgressRow> for PlayerProgress {
             tier: r.sub_tier.unwrap_or_else(|| "free".into()),
             subscription_expires_at: r.sub_expires_at,
             account: r.account,
-            revision: r.revision,
+            revision: Revision(r.revision),
         }
     }
 }
@@ -164,94 +203,6 @@ pub async fn lock(tx: &mut Tx, player_id: &str) -> sqlx::Result<Option<PlayerPro
         }
     };
     Ok(row.map(Into::into))
-}
-
-/// Stores the resources back.
-pub async fn save(tx: &mut Tx, player_id: &str, r: &Resources, now_ms: i64) -> sqlx::Result<()> {
-    in_tx!(tx, |ex| {
-        sqlx::query(
-            "UPDATE player_progress SET hearts = $2, hearts_regen_from = $3, attempts_day = $4,
-                 attempts_used = $5, bonus_attempts = $6, xp = $7, daily_xp_day = $8, daily_xp = $9,
-                 streak_days = $10, streak_last_day = $11, streak_protected_until = $12,
-                 check_in_days = $13, updated_at = $14, revision = revision + 1
-             WHERE player_id = $1",
-        )
-        .bind(player_id)
-        .bind(r.hearts)
-        .bind(r.hearts_regen_from)
-        .bind(&r.attempts_day)
-        .bind(r.attempts_used)
-        .bind(r.bonus_attempts)
-        .bind(r.xp)
-        .bind(&r.daily_xp_day)
-        .bind(r.daily_xp)
-        .bind(r.streak_days)
-        .bind(&r.streak_last_day)
-        .bind(r.streak_protected_until)
-        .bind(r.check_in_days)
-        .bind(now_ms)
-        .execute(ex)
-        .await?
-        .rows_affected()
-    });
-    Ok(())
-}
-
-/// Marks the player's row changed without changing it: for a change beside it that an
-/// answer judged before it must not outlive (a ban, a deletion, a region move), since
-/// the answer's write is guarded by the revision.
-pub async fn advance_revision(tx: &mut Tx, player_id: &str) -> sqlx::Result<()> {
-    in_tx!(tx, |ex| {
-        sqlx::query("UPDATE player_progress SET revision = revision + 1 WHERE player_id = $1")
-            .bind(player_id)
-            .execute(ex)
-            .await?
-            .rows_affected()
-    });
-    Ok(())
-}
-
-pub async fn set_active_track(
-    tx: &mut Tx,
-    player_id: &str,
-    track_id: &str,
-    now_ms: i64,
-) -> sqlx::Result<()> {
-    in_tx!(tx, |ex| {
-        sqlx::query(
-            "UPDATE player_progress SET active_track_id = $2, updated_at = $3, revision = revision + 1
-             WHERE player_id = $1",
-        )
-        .bind(player_id)
-        .bind(track_id)
-        .bind(now_ms)
-        .execute(ex)
-        .await?
-        .rows_affected()
-    });
-    Ok(())
-}
-
-pub async fn set_streak_protection(
-    tx: &mut Tx,
-    player_id: &str,
-    until_ms: i64,
-    now_ms: i64,
-) -> sqlx::Result<()> {
-    in_tx!(tx, |ex| {
-        sqlx::query(
-            "UPDATE player_progress SET streak_protected_until = $2, streak_protection_at = $3, updated_at = $3,
-                 revision = revision + 1
-             WHERE player_id = $1",
-        )
-        .bind(player_id)
-        .bind(until_ms)
-        .bind(now_ms)
-        .execute(ex)
-        .await?
-        .rows_affected()
-    });
-    Ok(())
 }
 
 /// Records today's check-in; false when the player checked in today already.

@@ -1,0 +1,491 @@
+//! The one writer of `player_progress`. Every statement here advances `revision`; no
+//! other module holds an `UPDATE player_progress` (a test in `db` checks the sources),
+//! and only [`write`] hands out a [`Revision`] that follows a write.
+
+use uuid::Uuid;
+
+use super::Revision;
+use crate::db::gameplay::{AnswerRows, first_answer_rows, is_stale_guard};
+use crate::db::ledger::{self, LedgerEntry, WeeklyTotal};
+use crate::db::{Db, Tx, in_tx};
+use crate::domain::board::BoardKey;
+use crate::domain::change::ResourceChange;
+
+/// Where a write runs.
+pub enum Target<'a> {
+    /// In the caller's transaction, which locked the row first (`super::lock`).
+    Tx(&'a mut Tx),
+    /// One statement of its own, applied only if the row still carries `revision` (the
+    /// revision the change was judged on), with the rows `beside` it, all or nothing.
+    Guarded {
+        db: &'a Db,
+        revision: Revision,
+        beside: Beside<'a>,
+    },
+}
+
+/// What a guarded write writes beside the progress row.
+pub enum Beside<'a> {
+    /// A first answer's rows (the answer, the session count, the node completion).
+    Answer(&'a AnswerRows<'a>),
+    /// A session question closed at zero hearts (with [`Update::Touch`]): ordered
+    /// against every answer of the player by the revision.
+    ZeroHeartMark {
+        session_id: &'a str,
+        question_id: &'a str,
+    },
+}
+
+/// What a write changes in the row (the revision always advances).
+pub enum Update<'a> {
+    /// The resources after a change, with its ledger row and weekly XP when the change
+    /// is ledgered: nothing at all is written when its ledger key is taken.
+    Change(&'a ResourceChange),
+    ActiveTrack(&'a str),
+    /// Streak protection granted until `until_ms` (its cooldown runs from the write).
+    StreakProtection {
+        until_ms: i64,
+    },
+    /// XP moved in with ledger rows from another account (a merge).
+    AddXp(i64),
+    /// Only the revision: for a change beside the row that an answer judged before it
+    /// must not outlive (a ban, a deletion, a region move, tokens ended).
+    Touch,
+}
+
+/// What [`write`] did.
+#[derive(Debug)]
+pub enum Written {
+    /// Written: the row's new revision, and the weekly rows' new totals (every
+    /// player's board first).
+    Recorded {
+        revision: Revision,
+        weekly: Vec<WeeklyTotal>,
+    },
+    /// Nothing written: the change's ledger key is taken (a replay).
+    KeyTaken,
+    /// Nothing written (guarded): the row or the session changed since they were read.
+    Stale,
+    /// Nothing written (guarded): the answer or its ledger key exists already.
+    Duplicate,
+    /// No progress row (a deleted or unknown player).
+    NoRow,
+}
+
+/// Writes player `player_id`'s progress row (advancing its revision) and what goes
+/// with the update.
+pub async fn write(
+    to: Target<'_>,
+    player_id: &str,
+    update: Update<'_>,
+    now_ms: i64,
+) -> sqlx::Result<Written> {
+    match to {
+        Target::Tx(tx) => write_in_tx(tx, player_id, &update, now_ms).await,
+        Target::Guarded {
+            db,
+            revision,
+            beside: Beside::Answer(rows),
+        } => match update {
+            Update::Change(change) => write_answer(db, change, rows, revision).await,
+            _ => Err(misuse("an answer is written with its change")),
+        },
+        Target::Guarded {
+            db,
+            revision,
+            beside:
+                Beside::ZeroHeartMark {
+                    session_id,
+                    question_id,
+                },
+        } => match update {
+            Update::Touch => {
+                mark_zero_heart_refusal(db, player_id, revision, session_id, question_id).await
+            }
+            _ => Err(misuse("a zero-heart mark changes only the revision")),
+        },
+    }
+}
+
+fn misuse(what: &str) -> sqlx::Error {
+    sqlx::Error::Protocol(format!("progress write: {what}"))
+}
+
+/// The resources' columns, `$2` onwards, as every resource write stores them.
+macro_rules! set_resources {
+    () => {
+        "hearts = $2, hearts_regen_from = $3, attempts_day = $4, attempts_used = $5,
+    bonus_attempts = $6, xp = $7, daily_xp_day = $8, daily_xp = $9, streak_days = $10,
+    streak_last_day = $11, streak_protected_until = $12, check_in_days = $13, updated_at = $14"
+    };
+}
+
+async fn write_in_tx(
+    tx: &mut Tx,
+    player_id: &str,
+    update: &Update<'_>,
+    now_ms: i64,
+) -> sqlx::Result<Written> {
+    let revision: Option<i64> = match update {
+        Update::Change(change) => {
+            if change.ledgered && !ledger::insert(tx, &ledger_entry(change, &new_id())).await? {
+                return Ok(Written::KeyTaken);
+            }
+            let r = &change.after;
+            in_tx!(tx, |ex| {
+                sqlx::query_scalar(concat!(
+                    "UPDATE player_progress SET revision = revision + 1, ",
+                    set_resources!(),
+                    " WHERE player_id = $1 RETURNING revision"
+                ))
+                .bind(player_id)
+                .bind(r.hearts)
+                .bind(r.hearts_regen_from)
+                .bind(&r.attempts_day)
+                .bind(r.attempts_used)
+                .bind(r.bonus_attempts)
+                .bind(r.xp)
+                .bind(&r.daily_xp_day)
+                .bind(r.daily_xp)
+                .bind(r.streak_days)
+                .bind(&r.streak_last_day)
+                .bind(r.streak_protected_until)
+                .bind(r.check_in_days)
+                .bind(now_ms)
+                .fetch_optional(ex)
+                .await?
+            })
+        }
+        Update::ActiveTrack(track_id) => in_tx!(tx, |ex| {
+            sqlx::query_scalar(
+                "UPDATE player_progress SET revision = revision + 1, active_track_id = $2,
+                     updated_at = $3
+                 WHERE player_id = $1 RETURNING revision",
+            )
+            .bind(player_id)
+            .bind(track_id)
+            .bind(now_ms)
+            .fetch_optional(ex)
+            .await?
+        }),
+        Update::StreakProtection { until_ms } => in_tx!(tx, |ex| {
+            sqlx::query_scalar(
+                "UPDATE player_progress SET revision = revision + 1, streak_protected_until = $2,
+                     streak_protection_at = $3, updated_at = $3
+                 WHERE player_id = $1 RETURNING revision",
+            )
+            .bind(player_id)
+            .bind(until_ms)
+            .bind(now_ms)
+            .fetch_optional(ex)
+            .await?
+        }),
+        Update::AddXp(delta) => in_tx!(tx, |ex| {
+            sqlx::query_scalar(
+                "UPDATE player_progress SET revision = revision + 1, xp = xp + $2, updated_at = $3
+                 WHERE player_id = $1 RETURNING revision",
+            )
+            .bind(player_id)
+            .bind(delta)
+            .bind(now_ms)
+            .fetch_optional(ex)
+            .await?
+        }),
+        Update::Touch => in_tx!(tx, |ex| {
+            sqlx::query_scalar(
+                "UPDATE player_progress SET revision = revision + 1 WHERE player_id = $1
+                 RETURNING revision",
+            )
+            .bind(player_id)
+            .fetch_optional(ex)
+            .await?
+        }),
+    };
+    let Some(revision) = revision else {
+        return Ok(Written::NoRow);
+    };
+    let mut weekly = Vec::new();
+    if let Update::Change(ResourceChange {
+        weekly: Some(w), ..
+    }) = update
+    {
+        for board in &w.boards {
+            let (xp, last_earned_at) = ledger::add_weekly_xp(
+                tx,
+                &w.week_start,
+                board.as_str(),
+                player_id,
+                w.xp,
+                w.earned_at,
+            )
+            .await?;
+            weekly.push(WeeklyTotal {
+                board: board.to_string(),
+                xp,
+                last_earned_at,
+            });
+        }
+    }
+    Ok(Written::Recorded {
+        revision: Revision(revision),
+        weekly,
+    })
+}
+
+fn new_id() -> String {
+    Uuid::new_v4().to_string()
+}
+
+fn ledger_entry<'a>(c: &'a ResourceChange, id: &'a str) -> LedgerEntry<'a> {
+    LedgerEntry {
+        id,
+        player_id: &c.player_id,
+        key: &c.key,
+        source: &c.source,
+        xp_delta: c.deltas.xp,
+        hearts_delta: c.deltas.hearts,
+        attempts_delta: c.deltas.attempts,
+        coins_delta: c.deltas.coins,
+        before: &c.before_snapshot,
+        after: &c.after_snapshot,
+        now_ms: c.at_ms,
+    }
+}
+
+/// The guard of an answer's write: the progress row is stored only if it still carries
+/// the revision the answer was judged on (`$42`). A stale row would get a NULL revision,
+/// which its NOT NULL constraint refuses, so the whole write fails and nothing of it is
+/// applied (see [`is_stale_guard`]).
+macro_rules! save_progress_if_unchanged {
+    () => {
+        "UPDATE player_progress SET revision = CASE WHEN revision = $42 THEN revision + 1 END,
+    hearts = $13, hearts_regen_from = $14, attempts_day = $15, attempts_used = $16,
+    bonus_attempts = $17, xp = $18, daily_xp_day = $19, daily_xp = $20, streak_days = $21,
+    streak_last_day = $22, streak_protected_until = $23, check_in_days = $24, updated_at = $12
+WHERE player_id = $3"
+    };
+}
+
+/// The ledger row and the weekly XP of the answer's change, after the guard (`$from`
+/// as in [`first_answer_rows`]). The weekly part returns the new totals.
+macro_rules! change_rows {
+    (ledger $from:literal) => {
+        concat!(
+            "INSERT INTO reward_ledger (id, player_id, idempotency_key, source, xp_delta, hearts_delta,
+    attempts_delta, coins_delta, before_snapshot, after_snapshot, created_at)
+SELECT $28, $29, $30, $31, $32, $33, $34, $35, $36, $37, $38",
+            $from
+        )
+    };
+    // every player's board ($44) and the region's ($40, when the player has one)
+    (weekly $from:literal) => {
+        concat!(
+            "INSERT INTO weekly_xp (week_start, board, player_id, xp, last_earned_at)
+SELECT $39, $44, $29, $32, $41",
+            $from,
+            " WHERE $39 IS NOT NULL
+UNION ALL
+SELECT $39, $40, $29, $32, $41",
+            $from,
+            " WHERE $39 IS NOT NULL AND $40 IS NOT NULL
+ON CONFLICT (week_start, board, player_id)
+DO UPDATE SET xp = weekly_xp.xp + excluded.xp, last_earned_at = excluded.last_earned_at
+RETURNING board, xp, last_earned_at"
+        )
+    };
+}
+
+/// PostgreSQL: one autocommit statement, the writes as data-modifying CTEs, the weekly
+/// upsert as its main part. Every part takes its row from the guard's result, so the
+/// progress row is locked before anything else is written, as every other writer of
+/// the player's resources does it: in another order, two answers of one player (or an
+/// answer and a card view) can deadlock on the answer's and the weekly rows' keys.
+const WRITE_ANSWER_PG: &str = concat!(
+    "WITH saved_progress AS (",
+    save_progress_if_unchanged!(),
+    " RETURNING player_id), new_answer AS (",
+    first_answer_rows!(answer " FROM saved_progress"),
+    "), counted AS (",
+    first_answer_rows!(session " FROM saved_progress"),
+    "), completed AS (",
+    first_answer_rows!(node " FROM saved_progress"),
+    "), ledger_row AS (",
+    change_rows!(ledger " FROM saved_progress"),
+    ")\n",
+    change_rows!(weekly " FROM saved_progress")
+);
+
+/// SQLite has no writing CTEs: the same writes as one transaction script (see
+/// [`crate::db::SqliteDb::write_script`]), only the weekly upsert returning rows.
+const WRITE_ANSWER_SQLITE: &str = concat!(
+    "BEGIN IMMEDIATE;\n",
+    save_progress_if_unchanged!(),
+    ";\n",
+    first_answer_rows!(answer ""),
+    ";\n",
+    first_answer_rows!(session ""),
+    ";\n",
+    first_answer_rows!(node ""),
+    ";\n",
+    change_rows!(ledger ""),
+    ";\n",
+    change_rows!(weekly ""),
+    ";\nCOMMIT"
+);
+
+/// A first answer, all or nothing, in one call to the database: the progress row, the
+/// answer's rows, the ledger row and the weekly XP of the boards.
+async fn write_answer(
+    db: &Db,
+    change: &ResourceChange,
+    rows: &AnswerRows<'_>,
+    revision: Revision,
+) -> sqlx::Result<Written> {
+    let (a, r) = (&rows.answer, &change.after);
+    let ledger_id = new_id();
+    let e = ledger_entry(change, &ledger_id);
+    let weekly = change.weekly.as_ref();
+    let region_board = weekly.and_then(|w| w.boards.iter().find(|b| !b.is_all_players()));
+    let all_players = BoardKey::all_players();
+    // Both texts take the same arguments, in this order.
+    macro_rules! bound {
+        ($query:expr) => {
+            $query
+                .bind(a.id)
+                .bind(a.session_id)
+                .bind(a.player_id)
+                .bind(a.question_id)
+                .bind(a.selected_option_id)
+                .bind(a.is_correct)
+                .bind(a.xp_delta)
+                .bind(a.hearts_delta)
+                .bind(a.time_ms)
+                .bind(a.combo_count)
+                .bind(a.submit_request_id)
+                .bind(a.now_ms)
+                .bind(r.hearts)
+                .bind(r.hearts_regen_from)
+                .bind(&r.attempts_day)
+                .bind(r.attempts_used)
+                .bind(r.bonus_attempts)
+                .bind(r.xp)
+                .bind(&r.daily_xp_day)
+                .bind(r.daily_xp)
+                .bind(r.streak_days)
+                .bind(&r.streak_last_day)
+                .bind(r.streak_protected_until)
+                .bind(r.check_in_days)
+                .bind(i64::from(a.is_correct))
+                .bind(rows.finished)
+                .bind(rows.completed_node)
+                .bind(e.id)
+                .bind(e.player_id)
+                .bind(e.key)
+                .bind(e.source)
+                .bind(e.xp_delta)
+                .bind(e.hearts_delta)
+                .bind(e.attempts_delta)
+                .bind(e.coins_delta)
+                .bind(e.before)
+                .bind(e.after)
+                .bind(e.now_ms)
+                .bind(weekly.map(|w| w.week_start.as_str()))
+                .bind(region_board.map(BoardKey::as_str))
+                .bind(weekly.map_or(0, |w| w.earned_at))
+                .bind(revision.0)
+                .bind(rows.answered_before)
+                .bind(all_players.as_str())
+        };
+    }
+    let result = match db {
+        Db::Sqlite(s) => s
+            .write_script(bound!(sqlx::query(WRITE_ANSWER_SQLITE)))
+            .await
+            .and_then(|rows| rows.iter().map(sqlx::FromRow::from_row).collect()),
+        Db::Postgres(p) => {
+            bound!(sqlx::query_as::<_, WeeklyTotal>(WRITE_ANSWER_PG))
+                .fetch_all(p)
+                .await
+        }
+    };
+    match result {
+        Ok(mut weekly) => {
+            // every player's board first, as a write in a transaction reports them
+            weekly.sort_by_key(|t| t.board != all_players.as_str());
+            Ok(Written::Recorded {
+                revision: revision.next(),
+                weekly,
+            })
+        }
+        Err(e) if is_stale_guard(&e) => Ok(Written::Stale),
+        Err(e) if crate::db::is_unique_violation(&e) => Ok(Written::Duplicate),
+        Err(e) => Err(e),
+    }
+}
+
+/// Closes a session question at zero hearts, guarded like an answer: only if the
+/// player's progress still carries `revision`, which the mark advances. So the mark and
+/// an answer judged beside it (another option sent at the same time) are ordered:
+/// whichever writes second was judged on a stale revision, writes nothing and is judged
+/// again, and an answer judged after the mark sees it.
+async fn mark_zero_heart_refusal(
+    db: &Db,
+    player_id: &str,
+    revision: Revision,
+    session_id: &str,
+    question_id: &str,
+) -> sqlx::Result<Written> {
+    // The stale guard of `save_progress_if_unchanged!`: a NULL revision fails the write.
+    macro_rules! advance {
+        () => {
+            "UPDATE player_progress SET revision = CASE WHEN revision = $2 THEN revision + 1 END
+    WHERE player_id = $1"
+        };
+    }
+    macro_rules! mark {
+        () => {
+            "UPDATE challenge_session_questions SET zero_heart_refused = TRUE
+    WHERE session_id = $3 AND question_id = $4"
+        };
+    }
+    let result = match db {
+        Db::Sqlite(s) => s
+            .write_script(
+                sqlx::query(concat!(
+                    "BEGIN IMMEDIATE;\n",
+                    advance!(),
+                    ";\n",
+                    mark!(),
+                    ";\nCOMMIT"
+                ))
+                .bind(player_id)
+                .bind(revision.0)
+                .bind(session_id)
+                .bind(question_id),
+            )
+            .await
+            .map(drop),
+        Db::Postgres(p) => sqlx::query(concat!(
+            "WITH advanced AS (",
+            advance!(),
+            " RETURNING player_id) ",
+            mark!(),
+            " AND EXISTS (SELECT 1 FROM advanced)"
+        ))
+        .bind(player_id)
+        .bind(revision.0)
+        .bind(session_id)
+        .bind(question_id)
+        .execute(p)
+        .await
+        .map(drop),
+    };
+    match result {
+        Ok(()) => Ok(Written::Recorded {
+            revision: revision.next(),
+            weekly: Vec::new(),
+        }),
+        Err(e) if is_stale_guard(&e) => Ok(Written::Stale),
+        Err(e) => Err(e),
+    }
+}

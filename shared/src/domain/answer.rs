@@ -1,0 +1,478 @@
+//! The answer to a challenge question, judged: pure, on the player's resources and
+//! the challenge as they were read (or remembered), with no I/O. The service loads,
+//! calls [`judge`], records what it returns, and remembers the result.
+
+use chrono::{DateTime, Utc};
+
+use super::change::ResourceChange;
+use super::resources::Resources;
+use super::rules::GameRules;
+use crate::clock::beijing;
+
+/// The player as the answer finds them.
+#[derive(Clone, Copy, Debug)]
+pub struct PlayerSnapshot<'a> {
+    pub player_id: &'a str,
+    /// Stored resources (brought to `now` by [`judge`]).
+    pub resources: &'a Resources,
+    pub region_code: Option<&'a str>,
+}
+
+/// The challenge as the answer finds it.
+#[derive(Clone, Copy, Debug)]
+pub struct SessionState<'a> {
+    pub session_id: &'a str,
+    /// The challenge's owner.
+    pub player_id: &'a str,
+    /// Pending or in progress (not finished).
+    pub open: bool,
+    /// An answer of this challenge has spent the day's attempt already.
+    pub attempt_consumed: bool,
+    pub answered_count: i64,
+    pub correct_count: i64,
+    pub total_questions: i64,
+    pub pass_threshold: i64,
+    pub node_id: &'a str,
+}
+
+/// The question answered, as the challenge holds it.
+#[derive(Clone, Copy, Debug)]
+pub struct QuestionState<'a> {
+    pub question_id: &'a str,
+    pub option_ids: &'a [&'a str],
+    pub correct_option_id: &'a str,
+    /// A wrong answer to it found no heart: it stays closed while hearts are 0.
+    pub zero_heart_refused: bool,
+}
+
+/// What the player sent.
+#[derive(Clone, Copy, Debug)]
+pub struct Submission<'a> {
+    pub selected_option_id: &'a str,
+}
+
+/// Why an answer is refused (nothing is written).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AnswerRefusal {
+    /// The challenge is another player's: as if it did not exist.
+    NotYourChallenge,
+    ChallengeOver,
+    NotAnOption,
+    /// The question was closed at zero hearts and hearts are still 0 (any option).
+    QuestionClosed,
+    NoAttemptsLeft,
+}
+
+/// An accepted answer: what to record.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Judgement {
+    pub correct: bool,
+    /// XP the answer earns (0 when wrong).
+    pub xp: i64,
+    /// The challenge's last answer: it finishes.
+    pub finished: bool,
+    /// The node completed, on a passed challenge's last answer.
+    pub completed_node: Option<String>,
+    /// The resource change (ledger key `answer:{session}:{question}`).
+    pub change: ResourceChange,
+}
+
+/// What [`judge`] decided.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Judged(Box<Judgement>),
+    /// A wrong answer at zero hearts: refused, and the question closes until a heart
+    /// comes back (so options cannot be tried one by one).
+    OutOfHearts,
+    Refused(AnswerRefusal),
+}
+
+/// The ledger key of the answer to a question of a challenge.
+pub fn ledger_key(session_id: &str, question_id: &str) -> String {
+    format!("answer:{session_id}:{question_id}")
+}
+
+/// Judges a first answer to `question` of `session` by `player` at `now`.
+pub fn judge(
+    player: PlayerSnapshot<'_>,
+    session: SessionState<'_>,
+    question: QuestionState<'_>,
+    submission: Submission<'_>,
+    rules: &GameRules,
+    now: DateTime<Utc>,
+) -> Outcome {
+    if session.player_id != player.player_id {
+        return Outcome::Refused(AnswerRefusal::NotYourChallenge);
+    }
+    if !session.open {
+        return Outcome::Refused(AnswerRefusal::ChallengeOver);
+    }
+    let selected = submission.selected_option_id;
+    if !question.option_ids.contains(&selected) {
+        return Outcome::Refused(AnswerRefusal::NotAnOption);
+    }
+    let correct = selected == question.correct_option_id;
+    let before = player.resources.clone().at(now, rules);
+    if question.zero_heart_refused && before.hearts == 0 {
+        return Outcome::Refused(AnswerRefusal::QuestionClosed);
+    }
+    let mut after = before.clone();
+    if !correct && after.lose_heart(now, rules).is_err() {
+        return Outcome::OutOfHearts;
+    }
+    if !session.attempt_consumed && after.use_attempt(rules).is_err() {
+        return Outcome::Refused(AnswerRefusal::NoAttemptsLeft);
+    }
+    let xp = if correct { rules.xp_per_correct } else { 0 };
+    after.gain_xp(xp);
+    after.record_activity(beijing::day(now));
+    let finished = session.answered_count + 1 >= session.total_questions;
+    let passed = finished && session.correct_count + i64::from(correct) >= session.pass_threshold;
+    Outcome::Judged(Box::new(Judgement {
+        correct,
+        xp,
+        finished,
+        completed_node: passed.then(|| session.node_id.to_string()),
+        change: ResourceChange::new(
+            player.player_id,
+            player.region_code,
+            ledger_key(session.session_id, question.question_id),
+            "challenge_answer",
+            before,
+            after,
+            rules,
+            now,
+        ),
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::{DateTime, Duration, TimeZone, Utc};
+    use proptest::prelude::*;
+
+    use super::*;
+
+    const OPTIONS: [&str; 4] = ["a", "b", "c", "d"];
+
+    fn rules() -> GameRules {
+        GameRules::default()
+    }
+
+    fn start() -> DateTime<Utc> {
+        Utc.with_ymd_and_hms(2026, 11, 25, 2, 0, 0).unwrap()
+    }
+
+    fn session(answered: i64, correct: i64, consumed: bool) -> SessionState<'static> {
+        SessionState {
+            session_id: "s1",
+            player_id: "p1",
+            open: true,
+            attempt_consumed: consumed,
+            answered_count: answered,
+            correct_count: correct,
+            total_questions: 5,
+            pass_threshold: 3,
+            node_id: "n1",
+        }
+    }
+
+    fn question(id: &'static str) -> QuestionState<'static> {
+        QuestionState {
+            question_id: id,
+            option_ids: &OPTIONS,
+            correct_option_id: "b",
+            zero_heart_refused: false,
+        }
+    }
+
+    fn player(r: &Resources) -> PlayerSnapshot<'_> {
+        PlayerSnapshot {
+            player_id: "p1",
+            resources: r,
+            region_code: Some("310000"),
+        }
+    }
+
+    fn judged(outcome: Outcome) -> Judgement {
+        match outcome {
+            Outcome::Judged(j) => *j,
+            other => panic!("expected a judgement, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_right_answer_earns_xp_and_spends_the_attempt() {
+        let r = Resources::new(&rules());
+        let j = judged(judge(
+            player(&r),
+            session(0, 0, false),
+            question("q1"),
+            Submission {
+                selected_option_id: "b",
+            },
+            &rules(),
+            start(),
+        ));
+        assert!(j.correct);
+        assert_eq!(j.xp, rules().xp_per_correct);
+        assert_eq!(j.change.deltas.xp, rules().xp_per_correct);
+        assert_eq!(j.change.deltas.attempts, -1);
+        assert_eq!(j.change.deltas.hearts, 0);
+        assert_eq!(j.change.key, "answer:s1:q1");
+        assert_eq!(j.change.source, "challenge_answer");
+        assert!(!j.finished);
+        assert_eq!(j.completed_node, None);
+    }
+
+    #[test]
+    fn the_last_answer_finishes_and_passes_at_the_threshold() {
+        let r = Resources::new(&rules());
+        let right = Submission {
+            selected_option_id: "b",
+        };
+        let j = judged(judge(
+            player(&r),
+            session(4, 2, true),
+            question("q5"),
+            right,
+            &rules(),
+            start(),
+        ));
+        assert!(j.finished);
+        assert_eq!(j.completed_node.as_deref(), Some("n1"));
+        let wrong = Submission {
+            selected_option_id: "a",
+        };
+        let j = judged(judge(
+            player(&r),
+            session(4, 2, true),
+            question("q5"),
+            wrong,
+            &rules(),
+            start(),
+        ));
+        assert!(j.finished);
+        assert_eq!(j.completed_node, None);
+    }
+
+    #[test]
+    fn refusals() {
+        let r = Resources::new(&rules());
+        let any = Submission {
+            selected_option_id: "b",
+        };
+        let mut theirs = session(0, 0, false);
+        theirs.player_id = "p2";
+        assert_eq!(
+            judge(player(&r), theirs, question("q"), any, &rules(), start()),
+            Outcome::Refused(AnswerRefusal::NotYourChallenge)
+        );
+        let mut over = session(5, 5, true);
+        over.open = false;
+        assert_eq!(
+            judge(player(&r), over, question("q"), any, &rules(), start()),
+            Outcome::Refused(AnswerRefusal::ChallengeOver)
+        );
+        let unknown = Submission {
+            selected_option_id: "zz",
+        };
+        assert_eq!(
+            judge(
+                player(&r),
+                session(0, 0, false),
+                question("q"),
+                unknown,
+                &rules(),
+                start()
+            ),
+            Outcome::Refused(AnswerRefusal::NotAnOption)
+        );
+        let mut spent = Resources::new(&rules()).at(start(), &rules());
+        spent.attempts_used = rules().daily_attempts_max;
+        assert_eq!(
+            judge(
+                player(&spent),
+                session(0, 0, false),
+                question("q"),
+                any,
+                &rules(),
+                start()
+            ),
+            Outcome::Refused(AnswerRefusal::NoAttemptsLeft)
+        );
+        // the session's attempt is spent already: it goes on
+        assert!(matches!(
+            judge(
+                player(&spent),
+                session(1, 1, true),
+                question("q"),
+                any,
+                &rules(),
+                start()
+            ),
+            Outcome::Judged(_)
+        ));
+    }
+
+    #[test]
+    fn zero_hearts_close_the_question_for_every_option() {
+        let mut empty = Resources::new(&rules()).at(start(), &rules());
+        empty.hearts = 0;
+        empty.hearts_regen_from = Some(start().timestamp_millis());
+        let wrong = Submission {
+            selected_option_id: "a",
+        };
+        assert_eq!(
+            judge(
+                player(&empty),
+                session(0, 0, false),
+                question("q"),
+                wrong,
+                &rules(),
+                start()
+            ),
+            Outcome::OutOfHearts
+        );
+        let mut closed = question("q");
+        closed.zero_heart_refused = true;
+        let right = Submission {
+            selected_option_id: "b",
+        };
+        assert_eq!(
+            judge(
+                player(&empty),
+                session(0, 0, false),
+                closed,
+                right,
+                &rules(),
+                start()
+            ),
+            Outcome::Refused(AnswerRefusal::QuestionClosed)
+        );
+        // once a heart is back, the closed question takes answers again
+        let later = start() + Duration::minutes(rules().heart_regen_minutes);
+        assert!(matches!(
+            judge(
+                player(&empty),
+                session(0, 0, false),
+                closed,
+                right,
+                &rules(),
+                later
+            ),
+            Outcome::Judged(_)
+        ));
+    }
+
+    /// A challenge played from `r` with the options picked, each answer recorded as the
+    /// service records it: the state after is the judgement's `after`, the session's
+    /// counters advance, and a question answered before is not judged again (the
+    /// service answers a replay with the recorded judgement).
+    fn play(
+        mut r: Resources,
+        picks: &[(usize, usize, i64)],
+    ) -> (Vec<Outcome>, Vec<Option<Judgement>>, Resources) {
+        let rules = rules();
+        let mut now = start();
+        let mut s = session(0, 0, false);
+        let mut first: Vec<Option<Judgement>> = vec![None; 5];
+        let mut outcomes = Vec::new();
+        for &(q, pick, wait_minutes) in picks {
+            now += Duration::minutes(wait_minutes);
+            if first[q].is_some() {
+                // a replay: answered with the recorded judgement, nothing written
+                continue;
+            }
+            let ids = ["q0", "q1", "q2", "q3", "q4"];
+            let outcome = judge(
+                player(&r),
+                s,
+                question(ids[q]),
+                Submission {
+                    selected_option_id: OPTIONS[pick],
+                },
+                &rules,
+                now,
+            );
+            if let Outcome::Judged(j) = &outcome {
+                r = j.change.after.clone();
+                s.answered_count += 1;
+                s.correct_count += i64::from(j.correct);
+                s.attempt_consumed = true;
+                s.open = !j.finished;
+                first[q] = Some((**j).clone());
+            }
+            outcomes.push(outcome);
+        }
+        (outcomes, first, r)
+    }
+
+    fn resources() -> impl Strategy<Value = Resources> {
+        let rules = rules();
+        (
+            0..=rules.max_hearts,
+            0..=rules.daily_attempts_max + 2,
+            0i64..5_000,
+        )
+            .prop_map(move |(hearts, used, xp)| {
+                let mut r = Resources::new(&rules).at(start(), &rules);
+                r.hearts = hearts;
+                r.hearts_regen_from =
+                    (hearts < rules.max_hearts).then_some(start().timestamp_millis());
+                r.attempts_used = used;
+                r.xp = xp;
+                r
+            })
+    }
+
+    proptest! {
+        #[test]
+        fn hearts_never_go_below_zero_and_xp_only_for_right_answers(
+            r in resources(),
+            picks in prop::collection::vec((0usize..5, 0usize..4, 0i64..90), 1..12),
+        ) {
+            let (outcomes, _, end) = play(r.clone(), &picks);
+            prop_assert!(end.hearts >= 0);
+            for outcome in &outcomes {
+                if let Outcome::Judged(j) = outcome {
+                    prop_assert!(j.change.after.hearts >= 0);
+                    prop_assert_eq!(j.xp > 0, j.correct);
+                    prop_assert_eq!(j.change.deltas.xp, j.xp);
+                    prop_assert!(j.correct || j.change.deltas.hearts <= 0);
+                    prop_assert!(!j.correct || j.change.deltas.hearts >= 0);
+                }
+            }
+            let earned: i64 = outcomes.iter().filter_map(|o| match o {
+                Outcome::Judged(j) => Some(j.xp),
+                _ => None,
+            }).sum::<i64>();
+            prop_assert!(end.xp - r.xp <= earned);
+        }
+
+        #[test]
+        fn one_attempt_per_challenge(
+            r in resources(),
+            picks in prop::collection::vec((0usize..5, 0usize..4, 0i64..5), 1..12),
+        ) {
+            let (_, first, _) = play(r, &picks);
+            let spent: i64 = first.iter().flatten().map(|j| -j.change.deltas.attempts).sum();
+            prop_assert!(spent <= 1, "a challenge spent {} attempts", spent);
+        }
+
+        /// A write that lost a race is judged again on a fresh read; on the same read,
+        /// the judgement is the first one (what the recorded answer replays).
+        #[test]
+        fn judged_again_on_the_same_read_is_the_first_judgement(
+            r in resources(),
+            pick in 0usize..4,
+            answered in 0i64..5,
+        ) {
+            let s = session(answered, 0, answered > 0);
+            let sub = Submission { selected_option_id: OPTIONS[pick] };
+            let a = judge(player(&r), s, question("q"), sub, &rules(), start());
+            let b = judge(player(&r), s, question("q"), sub, &rules(), start());
+            prop_assert_eq!(a, b);
+        }
+    }
+}
