@@ -9,10 +9,13 @@
 //! - **Cards** of questions, for [`AnswerCache::CARD_MAX_AGE`]: an edit shows on the
 //!   answer's card within that time.
 //!
-//! Nothing here is trusted for a decision: the answer's write is guarded by the
-//! progress revision (every change to the player's resources, ban, deletion or region
-//! advances it) and by the session's answered count, owner and status, so a stale entry
-//! makes the write fail whole, and the answer is judged again on a fresh read. A refusal
+//! **Why judging from memory is safe.** Nothing here is trusted for a decision: an
+//! answer judged from memory is written by `db::progress::write` guarded by the
+//! remembered [`Revision`](crate::db::progress::Revision) and the session's answered
+//! count, owner and status. Every write of the player's row advances the revision (that
+//! function is the row's only writer, and a `Revision` only comes from a read or from
+//! it), and a ban, deletion, merge or region move advances it too, so a stale entry
+//! makes the whole write fail and the answer is judged again on a fresh read. A refusal
 //! judged from memory is likewise judged again on a fresh read before it is given.
 
 use std::collections::HashMap;

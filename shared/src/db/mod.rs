@@ -400,4 +400,40 @@ mod tests {
         assert!(!sqlite.is_empty());
         assert_eq!(sqlite, postgres);
     }
+
+    /// `db::progress::write` is the only writer of `player_progress` (the answer's memory
+    /// relies on every write advancing the revision): no other source file of the crate
+    /// updates the table. Its creation (`INSERT`, at revision 0) is the players' module's.
+    #[test]
+    fn only_the_progress_writer_updates_player_progress() {
+        fn sources(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+            for entry in std::fs::read_dir(dir).expect("source folder") {
+                let path = entry.expect("source entry").path();
+                if path.is_dir() {
+                    sources(&path, out);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    out.push(path);
+                }
+            }
+        }
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut files = Vec::new();
+        sources(&root, &mut files);
+        let writer = root.join("db/progress/write.rs");
+        let needle = ["UPDATE", " player_progress"].concat();
+        let writers: Vec<_> = files
+            .iter()
+            .filter(|f| **f != writer)
+            .filter(|f| {
+                std::fs::read_to_string(f)
+                    .expect("source file")
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ")
+                    .contains(&needle)
+            })
+            .collect();
+        assert!(writers.is_empty(), "player_progress written by {writers:?}");
+        assert!(files.contains(&writer));
+    }
 }

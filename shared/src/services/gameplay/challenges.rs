@@ -1,0 +1,209 @@
+//! Challenges: the player's unfinished one on a track's current node, or a new one of
+//! fresh questions.
+
+use std::collections::HashSet;
+
+use rand::seq::SliceRandom;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::answer_cache;
+use crate::context::AppContext;
+use crate::db::gameplay::{NewSessionQuestion, SessionRow};
+use crate::db::{self};
+use crate::services::player_auth::PlayerPrincipal;
+use crate::tokens::random_token;
+use crate::{Error, Result};
+
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct AnswerOption {
+    pub id: String,
+    pub text: String,
+}
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct ChallengeQuestionBody {
+    pub id: String,
+    pub prompt: String,
+    /// Shuffled; no correctness marker.
+    pub options: Vec<AnswerOption>,
+}
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ChallengeQuestion {
+    pub challenge_id: String,
+    pub track_id: String,
+    pub node_id: String,
+    pub question: ChallengeQuestionBody,
+}
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Challenge {
+    pub challenge_id: String,
+    pub track_id: String,
+    pub node_id: String,
+    pub total_questions: i64,
+    pub high_reward_eligible: bool,
+    pub questions: Vec<ChallengeQuestion>,
+    pub answered_question_ids: Vec<String>,
+}
+
+async fn challenge_of(ctx: &AppContext, s: &SessionRow) -> Result<Challenge> {
+    let rows = db::gameplay::session_questions(&ctx.db, &s.id).await?;
+    let mut questions = Vec::with_capacity(rows.len());
+    let mut answered = Vec::new();
+    for r in rows {
+        let options: Vec<AnswerOption> = serde_json::from_str(&r.options)
+            .map_err(|e| Error::internal(format!("stored options unreadable: {e}")))?;
+        if r.answered {
+            answered.push(r.question_id.clone());
+        }
+        questions.push(ChallengeQuestion {
+            challenge_id: s.id.clone(),
+            track_id: s.track_id.clone(),
+            node_id: s.node_id.clone(),
+            question: ChallengeQuestionBody {
+                id: r.question_id,
+                prompt: r.stem_text,
+                options,
+            },
+        });
+    }
+    Ok(Challenge {
+        challenge_id: s.id.clone(),
+        track_id: s.track_id.clone(),
+        node_id: s.node_id.clone(),
+        total_questions: questions.len() as i64,
+        high_reward_eligible: false,
+        questions,
+        answered_question_ids: answered,
+    })
+}
+
+/// `GET /v1/challenges/next?trackId=`: the player's unfinished session on the track's
+/// current node, or a new one of fresh questions; None when the node's pool has too few.
+pub async fn next_challenge(
+    ctx: &AppContext,
+    player: &PlayerPrincipal,
+    track_key: &str,
+) -> Result<Option<Challenge>> {
+    let track_key = track_key.trim();
+    if track_key.is_empty() {
+        return Err(Error::validation("trackId is required"));
+    }
+    let track = db::gameplay::track(&ctx.db, track_key)
+        .await?
+        .ok_or_else(|| Error::not_found("track not found"))?;
+    let nodes = db::gameplay::nodes_of(&ctx.db, &track.id).await?;
+    let done: HashSet<String> = db::gameplay::done_nodes(&ctx.db, &player.id)
+        .await?
+        .into_iter()
+        .collect();
+    // the first node not done; once all are done, practise from the first again
+    let Some(node) = nodes
+        .iter()
+        .find(|n| !done.contains(&n.id))
+        .or(nodes.first())
+    else {
+        return Ok(None);
+    };
+    if let Some(s) = db::gameplay::unfinished_session(&ctx.db, &player.id, &node.id).await? {
+        return Ok(Some(challenge_of(ctx, &s).await?));
+    }
+    let wanted = node.questions_required.max(1);
+    let pool = db::gameplay::pick_questions(&ctx.db, &player.id, &track.id, wanted).await?;
+    if (pool.len() as i64) < wanted {
+        return Ok(None);
+    }
+    let questions = shuffled_questions(pool)?;
+    let session = SessionRow {
+        id: Uuid::new_v4().to_string(),
+        player_id: player.id.clone(),
+        track_id: track.id.clone(),
+        node_id: node.id.clone(),
+        status: "pending".into(),
+    };
+    let mut tx = ctx.db.begin().await?;
+    if !db::gameplay::create_session(&mut tx, &session, &questions, ctx.clock.now_ms()).await? {
+        // A concurrent request made the session first: answer with that one.
+        drop(tx);
+        let s = db::gameplay::unfinished_session(&ctx.db, &player.id, &node.id)
+            .await?
+            .ok_or_else(|| Error::internal("unfinished session vanished"))?;
+        return Ok(Some(challenge_of(ctx, &s).await?));
+    }
+    tx.commit().await?;
+    // its answers are judged from memory while this process remembers it
+    ctx.answer_cache.remember_challenge(
+        &session.id,
+        answer_cache::Challenge {
+            player_id: session.player_id.clone(),
+            track_id: session.track_id.clone(),
+            node_id: session.node_id.clone(),
+            pass_threshold: node.pass_threshold,
+            questions: questions
+                .iter()
+                .map(|q| {
+                    Ok(answer_cache::ChallengeQuestion {
+                        question_id: q.question_id.clone(),
+                        options: option_ids_json(&q.options_json)?,
+                        correct_option_id: q.correct_option_id.clone(),
+                    })
+                })
+                .collect::<Result<_>>()?,
+            status: session.status.clone(),
+            attempt_consumed: false,
+            answered_count: 0,
+            correct_count: 0,
+        },
+    );
+    Ok(Some(challenge_of(ctx, &session).await?))
+}
+
+/// An option as judging reads it: its id (the text, when present, is ignored).
+#[derive(Deserialize, Serialize)]
+pub(super) struct OptionId {
+    pub(super) id: String,
+}
+
+/// `[{id, text}]` → `[{id}]`: what [`crate::answer_cache`] keeps of a question's options.
+fn option_ids_json(options_json: &str) -> Result<String> {
+    let ids: Vec<OptionId> = serde_json::from_str(options_json)
+        .map_err(|e| Error::internal(format!("options unreadable: {e}")))?;
+    serde_json::to_string(&ids).map_err(|e| Error::internal(format!("serialising options: {e}")))
+}
+
+/// The session form of picked questions: the right answer and the distractors in random
+/// order, each under a random option id.
+fn shuffled_questions(pool: Vec<db::gameplay::PoolQuestion>) -> Result<Vec<NewSessionQuestion>> {
+    let mut rng = rand::rng();
+    let mut questions = Vec::with_capacity(pool.len());
+    for q in pool {
+        let distractors: Vec<String> = serde_json::from_str(&q.distractors).unwrap_or_default();
+        let correct_id = random_token(6);
+        let mut options = vec![AnswerOption {
+            id: correct_id.clone(),
+            text: q.correct_answer,
+        }];
+        options.extend(
+            distractors
+                .into_iter()
+                .filter(|d| !d.trim().is_empty())
+                .map(|text| AnswerOption {
+                    id: random_token(6),
+                    text,
+                }),
+        );
+        options.shuffle(&mut rng);
+        questions.push(NewSessionQuestion {
+            question_id: q.id,
+            options_json: serde_json::to_string(&options)
+                .map_err(|e| Error::internal(format!("serialising options: {e}")))?,
+            correct_option_id: correct_id,
+        });
+    }
+    Ok(questions)
+}
