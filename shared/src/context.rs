@@ -1,15 +1,15 @@
-//! [`AppContext`]: what every handler of either binary reaches.
-
-use std::sync::Arc;
+//! [`AppContext`]: what every handler of either binary reaches (made by
+//! `services::startup`).
 
 use crate::answer_cache::AnswerCache;
+use crate::attempt_limiter::AttemptLimiter;
 use crate::board_cache::BoardCache;
 use crate::clock::Clock;
 use crate::config::Settings;
 use crate::db::Db;
 use crate::providers::ProviderClients;
 use crate::rank_index::{RankIndex, RankUpdate};
-use crate::services::{self, regions::RegionCatalog};
+use crate::region_catalog::RegionCatalog;
 use crate::tokens::TokenKeys;
 
 pub struct AppContext {
@@ -32,47 +32,13 @@ pub struct AppContext {
     /// The challenges this process serves, to judge their answers without a read (see
     /// [`crate::answer_cache`]).
     pub answer_cache: AnswerCache,
-    /// Admin sign-in attempts per client address in this process (see
-    /// [`services::admin_throttle::AttemptLimiter`]).
-    pub sign_in_attempts: services::admin_throttle::AttemptLimiter,
+    /// Admin sign-in attempts per client address in this process.
+    pub sign_in_attempts: AttemptLimiter,
     /// The last database check of `GET /ready`.
     pub readiness: crate::http::Readiness,
 }
 
 impl AppContext {
-    /// Connects, migrates, resolves the signing secrets, loads the demo content when
-    /// asked, and warms the caches.
-    pub async fn start(settings: Settings, clock: Clock) -> anyhow::Result<Arc<Self>> {
-        let db = Db::connect(&settings.database_url).await?;
-        db.migrate().await?;
-        let (player_secret, admin_secret) =
-            services::secrets::jwt_secrets(&settings, &db, &clock).await?;
-        if settings.demo_content {
-            services::demo::load(&db, &clock).await?;
-        }
-        let regions = RegionCatalog::load(&db).await?;
-        let providers = ProviderClients::from_settings(&settings)?;
-        let ranks = match &settings.redis_url {
-            Some(url) => Some(RankIndex::connect(url.expose(), &settings.redis_key_prefix).await?),
-            None => None,
-        };
-        let sign_in_attempts =
-            services::admin_throttle::AttemptLimiter::per_minute(settings.limits.auth_per_minute);
-        Ok(Arc::new(Self {
-            providers,
-            ranks,
-            tokens: TokenKeys::new(&player_secret, &admin_secret),
-            settings,
-            db,
-            clock,
-            regions,
-            board_cache: BoardCache::default(),
-            answer_cache: AnswerCache::default(),
-            sign_in_attempts,
-            readiness: crate::http::Readiness::default(),
-        }))
-    }
-
     /// Mirrors committed weekly rows into the rank index (no-op without Redis).
     pub async fn publish_ranks(&self, updates: &[RankUpdate]) {
         if !updates.is_empty() {
@@ -83,7 +49,7 @@ impl AppContext {
         }
     }
 
-    /// After a change that rewrote a player's weekly rows outside [`crate::services::progress`]
+    /// After a change that rewrote a player's weekly rows outside a resource change (`services::progress`)
     /// (a merge, a deletion, a ban or unban): mirrors their committed rows on `boards` of
     /// this week, or takes them off where they have none (or a hidden one).
     pub async fn resync_ranks(&self, player_id: &str, boards: &[String]) {

@@ -6,7 +6,7 @@ use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::error::ErrorBody;
+use crate::error::ItemErrors;
 
 /// `pagination` of a paged list.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -153,9 +153,8 @@ pub struct Envelope<T> {
     pub meta: Option<serde_json::Value>,
 }
 
-/// The envelope of an error answer, for the OpenAPI documents.
-#[derive(ToSchema)]
-#[allow(dead_code)]
+/// The envelope of an error answer.
+#[derive(Serialize, ToSchema)]
 pub struct ErrorEnvelope {
     /// Always false.
     pub success: bool,
@@ -210,5 +209,87 @@ pub fn document_outages(api: &mut utoipa::openapi::OpenApi) {
                 .entry("503".to_string())
                 .or_insert_with(|| outage.clone().into());
         }
+    }
+}
+
+/// The HTTP status of an error (operations.md §8).
+impl crate::Error {
+    pub fn status(&self) -> StatusCode {
+        match self {
+            crate::Error::Validation(_)
+            | crate::Error::ValidationFailed(_)
+            | crate::Error::CsvParse(_)
+            | crate::Error::InvalidStatusTransition { .. }
+            | crate::Error::RegionChangeLimit(_)
+            | crate::Error::NotAvailableInMvp(_)
+            | crate::Error::InvalidReceipt(_)
+            | crate::Error::UnsupportedPlatform(_) => StatusCode::BAD_REQUEST,
+            crate::Error::Unauthorized(_)
+            | crate::Error::MfaRequired(_)
+            | crate::Error::InvalidVerifyCode(_) => StatusCode::UNAUTHORIZED,
+            crate::Error::Forbidden(_) => StatusCode::FORBIDDEN,
+            crate::Error::NotFound(_) => StatusCode::NOT_FOUND,
+            crate::Error::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
+            crate::Error::Conflict(_) => StatusCode::CONFLICT,
+            crate::Error::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            crate::Error::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
+            crate::Error::ServiceUnavailable(_)
+            | crate::Error::DatabaseUnavailable(_)
+            | crate::Error::Overloaded { .. }
+            | crate::Error::SmsProvider(_) => StatusCode::SERVICE_UNAVAILABLE,
+            crate::Error::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+}
+
+/// The error half of the envelope.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct ErrorBody {
+    /// A stable machine-readable code such as `VALIDATION_ERROR`.
+    pub code: &'static str,
+    /// Human-readable text.
+    pub message: String,
+    /// Per-item failures of a bulk import (VALIDATION_FAILED only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub details: Option<Vec<ItemErrors>>,
+}
+
+impl IntoResponse for crate::Error {
+    fn into_response(self) -> Response {
+        let status = self.status();
+        if let crate::Error::DatabaseUnavailable(detail) = &self {
+            // Caused outside this process and answered so clients retry; one line per
+            // refused request, the readiness probe reports the outage as a whole.
+            tracing::warn!(error = %detail, "request refused: database unreachable");
+        } else if status.is_server_error() {
+            tracing::error!(code = self.code(), error = ?self, "request failed");
+        } else {
+            tracing::debug!(code = self.code(), message = %self, "request refused");
+        }
+        let details = match &self {
+            crate::Error::ValidationFailed(items) => Some(items.clone()),
+            _ => None,
+        };
+        let retry_after = self.retry_after_secs();
+        let body = ErrorEnvelope {
+            success: false,
+            data: None,
+            error: ErrorBody {
+                code: self.code(),
+                message: self.public_message(),
+                details,
+            },
+        };
+        let code = body.error.code;
+        let mut response = json_response(status, &body);
+        response
+            .extensions_mut()
+            .insert(crate::metrics::ErrorCode(code));
+        if let Some(secs) = retry_after {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(secs));
+        }
+        response
     }
 }

@@ -1,8 +1,6 @@
-//! The one error type of the service, mapped once to the envelope and an HTTP status
-//! (operations.md §8).
+//! The one error type of the service and its stable `error.code`s (operations.md §8).
+//! Its HTTP answer (status, envelope, `Retry-After`) is given once, by the envelope module.
 
-use axum::http::{HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
 /// One failed item of a bulk import.
@@ -159,33 +157,6 @@ impl Error {
         }
     }
 
-    pub fn status(&self) -> StatusCode {
-        match self {
-            Self::Validation(_)
-            | Self::ValidationFailed(_)
-            | Self::CsvParse(_)
-            | Self::InvalidStatusTransition { .. }
-            | Self::RegionChangeLimit(_)
-            | Self::NotAvailableInMvp(_)
-            | Self::InvalidReceipt(_)
-            | Self::UnsupportedPlatform(_) => StatusCode::BAD_REQUEST,
-            Self::Unauthorized(_) | Self::MfaRequired(_) | Self::InvalidVerifyCode(_) => {
-                StatusCode::UNAUTHORIZED
-            }
-            Self::Forbidden(_) => StatusCode::FORBIDDEN,
-            Self::NotFound(_) => StatusCode::NOT_FOUND,
-            Self::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
-            Self::Conflict(_) => StatusCode::CONFLICT,
-            Self::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
-            Self::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
-            Self::ServiceUnavailable(_)
-            | Self::DatabaseUnavailable(_)
-            | Self::Overloaded { .. }
-            | Self::SmsProvider(_) => StatusCode::SERVICE_UNAVAILABLE,
-            Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
-        }
-    }
-
     /// The text sent to the client: never the detail of an internal error or an outage.
     pub fn public_message(&self) -> String {
         match self {
@@ -228,65 +199,6 @@ impl From<sqlx::Error> for Error {
             return Self::DatabaseUnavailable(e.to_string());
         }
         Self::Internal(anyhow::Error::new(e).context("database"))
-    }
-}
-
-/// The error half of the envelope.
-#[derive(Serialize, utoipa::ToSchema)]
-pub struct ErrorBody {
-    /// A stable machine-readable code such as `VALIDATION_ERROR`.
-    pub code: &'static str,
-    /// Human-readable text.
-    pub message: String,
-    /// Per-item failures of a bulk import (VALIDATION_FAILED only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub details: Option<Vec<ItemErrors>>,
-}
-
-#[derive(Serialize)]
-struct ErrorEnvelope {
-    success: bool,
-    data: (),
-    error: ErrorBody,
-}
-
-impl IntoResponse for Error {
-    fn into_response(self) -> Response {
-        let status = self.status();
-        if let Self::DatabaseUnavailable(detail) = &self {
-            // Caused outside this process and answered so clients retry; one line per
-            // refused request, the readiness probe reports the outage as a whole.
-            tracing::warn!(error = %detail, "request refused: database unreachable");
-        } else if status.is_server_error() {
-            tracing::error!(code = self.code(), error = ?self, "request failed");
-        } else {
-            tracing::debug!(code = self.code(), message = %self, "request refused");
-        }
-        let details = match &self {
-            Self::ValidationFailed(items) => Some(items.clone()),
-            _ => None,
-        };
-        let retry_after = self.retry_after_secs();
-        let body = ErrorEnvelope {
-            success: false,
-            data: (),
-            error: ErrorBody {
-                code: self.code(),
-                message: self.public_message(),
-                details,
-            },
-        };
-        let code = body.error.code;
-        let mut response = crate::envelope::json_response(status, &body);
-        response
-            .extensions_mut()
-            .insert(crate::metrics::ErrorCode(code));
-        if let Some(secs) = retry_after {
-            response
-                .headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from(secs));
-        }
-        response
     }
 }
 

@@ -26,6 +26,7 @@
 //!   of the challenges it serves.
 
 pub mod answer_cache;
+pub mod attempt_limiter;
 pub mod board_cache;
 pub mod client_addr;
 pub mod clock;
@@ -40,6 +41,7 @@ pub mod metrics;
 pub mod password;
 pub mod providers;
 pub mod rank_index;
+pub mod region_catalog;
 pub mod services;
 pub mod telemetry;
 pub mod tokens;

@@ -27,6 +27,7 @@ pub mod accounts;
 pub mod admin_mfa;
 pub mod admins;
 pub mod ads;
+pub mod answers;
 pub mod audit;
 pub mod catalog;
 pub mod console_sessions;

@@ -29,6 +29,14 @@ impl BoardKey {
         boards
     }
 
+    /// [`Self::of_player`], as stored.
+    pub fn stored_of_player(region_code: Option<&str>) -> Vec<String> {
+        Self::of_player(region_code)
+            .into_iter()
+            .map(String::from)
+            .collect()
+    }
+
     /// A key as stored; None when it is neither form.
     pub fn parse(stored: &str) -> Option<Self> {
         let valid = stored == Self::ALL_PLAYERS

@@ -1,8 +1,6 @@
 //! The game-rule defaults of operations.md §6, in one place. Each can be overridden by
 //! the `RULE_*` environment variable named beside it (see the README).
 
-use crate::config::Reader;
-
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GameRules {
     /// `RULE_MAX_HEARTS`.
@@ -49,48 +47,6 @@ impl Default for GameRules {
             ad_hearts_per_day: 5,
             ad_attempts_per_day: 3,
             streak_protection_cooldown_days: 7,
-        }
-    }
-}
-
-impl GameRules {
-    pub(crate) fn from_reader(r: &mut Reader<'_>) -> Self {
-        let d = Self::default();
-        let mut positive = |name: &str, default: i64, min: i64| {
-            let v: i64 = r.parsed(name, default);
-            if v < min {
-                r.errors.push(format!("{name}={v}: must be at least {min}"));
-                default
-            } else {
-                v
-            }
-        };
-        Self {
-            max_hearts: positive("RULE_MAX_HEARTS", d.max_hearts, 1),
-            heart_regen_minutes: positive("RULE_HEART_REGEN_MINUTES", d.heart_regen_minutes, 1),
-            daily_attempts_max: positive("RULE_DAILY_ATTEMPTS", d.daily_attempts_max, 1),
-            xp_per_correct: positive("RULE_XP_PER_CORRECT", d.xp_per_correct, 0),
-            daily_xp_goal: positive("RULE_DAILY_XP_GOAL", d.daily_xp_goal, 1),
-            high_reward_sessions_max: positive(
-                "RULE_HIGH_REWARD_SESSIONS",
-                d.high_reward_sessions_max,
-                0,
-            ),
-            questions_per_challenge: positive(
-                "RULE_QUESTIONS_PER_CHALLENGE",
-                d.questions_per_challenge,
-                1,
-            ),
-            card_view_xp: positive("RULE_CARD_VIEW_XP", d.card_view_xp, 0),
-            first_card_xp: positive("RULE_FIRST_CARD_XP", d.first_card_xp, 0),
-            ad_session_minutes: positive("RULE_AD_SESSION_MINUTES", d.ad_session_minutes, 1),
-            ad_hearts_per_day: positive("RULE_AD_HEARTS_PER_DAY", d.ad_hearts_per_day, 0),
-            ad_attempts_per_day: positive("RULE_AD_ATTEMPTS_PER_DAY", d.ad_attempts_per_day, 0),
-            streak_protection_cooldown_days: positive(
-                "RULE_STREAK_PROTECTION_COOLDOWN_DAYS",
-                d.streak_protection_cooldown_days,
-                0,
-            ),
         }
     }
 }

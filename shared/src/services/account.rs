@@ -3,6 +3,7 @@
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use crate::domain::board::BoardKey;
 use crate::context::AppContext;
 use crate::db;
 use crate::services::player_auth;
@@ -37,8 +38,7 @@ pub async fn delete_account(ctx: &AppContext, player_id: &str) -> Result<Deleted
     db::progress::lock(&mut tx, player_id).await?;
     let deleted_now = db::accounts::delete_player(&mut tx, player_id, ctx.clock.now_ms()).await?;
     tx.commit().await?;
-    let mut boards = vec!["topic:all".to_string()];
-    boards.extend(region.map(|r| format!("region:{r}")));
+    let boards = BoardKey::stored_of_player(region.as_deref());
     ctx.resync_ranks(player_id, &boards).await;
     if deleted_now {
         tracing::info!(player = %player_id, "account deleted");

@@ -11,11 +11,6 @@
 //! a right password) gives both back. Windows are fixed, aligned to their length on the
 //! service clock (so a test moving the clock lifts them, like every time rule).
 
-use std::num::NonZeroU32;
-
-use governor::clock::{Clock as _, DefaultClock};
-use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
-
 use crate::client_addr::LimitKey;
 use crate::context::AppContext;
 use crate::db::{self, sign_in_failures::Counter};
@@ -64,35 +59,7 @@ impl Place {
     }
 }
 
-/// Sign-in attempts per client address and minute in this process, before any database
-/// work: the database counters hold across processes, but each check of them is a
-/// write, and a flood of attempts must not become a flood of writes (on SQLite they
-/// share the one writer with gameplay). The sign-in routes' limit
-/// (`RATE_LIMIT_AUTH_PER_MINUTE`), as on the player API.
-pub struct AttemptLimiter(DefaultKeyedRateLimiter<LimitKey>);
-
-impl AttemptLimiter {
-    pub fn per_minute(per_minute: u32) -> Self {
-        let n = NonZeroU32::new(per_minute).unwrap_or(NonZeroU32::MIN);
-        Self(RateLimiter::keyed(Quota::per_minute(n)))
-    }
-
-    /// 429 RATE_LIMITED with `Retry-After` once `client`'s bucket is empty.
-    pub fn check(&self, client: LimitKey) -> Result<()> {
-        self.0.check_key(&client).map_err(|not_until| {
-            let wait = not_until.wait_time_from(DefaultClock::default().now());
-            Error::RateLimited {
-                message: "too many sign-in attempts; slow down".into(),
-                retry_after_secs: wait.as_secs() + 1,
-            }
-        })
-    }
-
-    /// Forgets addresses whose buckets are full again (bounded memory).
-    pub fn retain_recent(&self) {
-        self.0.retain_recent();
-    }
-}
+pub use crate::attempt_limiter::AttemptLimiter;
 
 /// The places an attempt holds while it is judged; settle it with one of its methods.
 #[must_use = "a reservation must be settled: failed, succeeded or unjudged"]

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
+use crate::domain::board::BoardKey;
 use crate::clock::beijing;
 use crate::context::AppContext;
 use crate::db::players::RegionState;
@@ -122,7 +123,7 @@ fn choose(ctx: &AppContext, q: &BoardQuery) -> Result<Choice> {
     }
     let offset = crate::envelope::page_offset(page, limit)?;
     let (named_board, view_region, topic) = match q.scope.as_deref().unwrap_or("region") {
-        "topic" => (Some("topic:all".to_string()), None, true),
+        "topic" => (Some(BoardKey::all_players().into()), None, true),
         "region" => match q
             .region_code
             .as_deref()
@@ -135,7 +136,7 @@ fn choose(ctx: &AppContext, q: &BoardQuery) -> Result<Choice> {
                     .enabled(code)
                     .ok_or_else(|| Error::validation("regionCode is not an enabled region"))?;
                 (
-                    Some(format!("region:{}", region.code)),
+                    Some(BoardKey::region(&region.code).into()),
                     Some(region.clone()),
                     false,
                 )
@@ -201,12 +202,15 @@ fn view(
             .cloned()
     };
     let (board, group) = if choice.topic {
-        (choice.named_board, format!("topic:all:{week}"))
+        (
+            choice.named_board,
+            format!("{}:{week}", BoardKey::all_players()),
+        )
     } else {
         match &view_region {
             Some(r) => (
-                Some(format!("region:{}", r.code)),
-                format!("region:{}:{week}", r.code),
+                Some(BoardKey::region(&r.code).into()),
+                format!("{}:{week}", BoardKey::region(&r.code)),
             ),
             None => (None, format!("region::{week}")),
         }

@@ -26,4 +26,5 @@ pub mod questions;
 pub mod regions;
 pub mod secrets;
 pub mod shop;
+pub mod startup;
 pub mod vendor_auth;

@@ -5,6 +5,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
+use crate::domain::board::BoardKey;
 use crate::clock::{beijing, from_ms};
 use crate::context::AppContext;
 use crate::db::{self, moderation::PlayerAdminRow};
@@ -156,8 +157,7 @@ async fn set_ban(
 ) -> Result<PlayerRecord> {
     let before = player(ctx, id).await?;
     let week = beijing::day_key(beijing::week_start(ctx.clock.now()));
-    let mut boards = vec!["topic:all".to_string()];
-    boards.extend(before.region_code.as_ref().map(|c| format!("region:{c}")));
+    let boards = BoardKey::stored_of_player(before.region_code.as_deref());
     let mut tx = ctx.db.begin().await?;
     if !db::moderation::set_ban(&mut tx, id, banned, reason, until, ctx.clock.now_ms()).await? {
         return Err(Error::not_found("player not found"));

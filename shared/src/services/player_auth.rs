@@ -357,7 +357,9 @@ pub async fn current_user(ctx: &AppContext, player: &PlayerPrincipal) -> Result<
     let p = db::players::profile(&ctx.db, &player.id)
         .await?
         .ok_or_else(|| Error::unauthorized("account deleted"))?;
-    let progress = crate::services::progress::load(ctx, &player.id).await?;
+    let progress = db::progress::read(&ctx.db, &player.id)
+        .await?
+        .ok_or_else(|| Error::unauthorized("account deleted"))?;
     let now: DateTime<Utc> = ctx.clock.now();
     let rules = &ctx.settings.rules;
     let r = progress.resources.at(now, rules);

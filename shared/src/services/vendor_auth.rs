@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use crate::domain::board::BoardKey;
 use crate::context::AppContext;
 use crate::db::{self, accounts::MergeCounts};
 use crate::providers::oidc::{IdTokenError, VerifiedIdentity};
@@ -349,7 +350,7 @@ pub async fn link(
                 let week = crate::clock::beijing::day_key(crate::clock::beijing::week_start(
                     ctx.clock.now(),
                 ));
-                let board = format!("region:{code}");
+                let board = String::from(BoardKey::region(&code));
                 db::leaderboard::move_region_row(&mut tx, &week, &target, Some(&board), &board)
                     .await?;
             }
@@ -372,13 +373,13 @@ pub async fn link(
     tracing::info!(guest = %caller.id, account = %target, merged = target != caller.id, "guest linked");
     if target != caller.id {
         // the guest's weekly XP moved into the account's rows
-        let mut boards = vec!["topic:all".to_string()];
+        let mut boards = vec![String::from(BoardKey::all_players())];
         for player in [&caller.id, &target] {
             if let Some(code) = db::players::region_state(&ctx.db, player)
                 .await?
                 .and_then(|s| s.region_code)
             {
-                boards.push(format!("region:{code}"));
+                boards.push(BoardKey::region(&code).into());
             }
         }
         ctx.resync_ranks(&caller.id, &boards).await;

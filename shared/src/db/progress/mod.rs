@@ -2,7 +2,7 @@
 //! update, and written by [`write`] alone.
 //!
 //! Every write of the row advances its `revision`, and the answer's in-memory path
-//! (`crate::answer_cache`) is safe only because of that. [`write`] is the one function
+//! (the answer cache) is safe only because of that. [`write`] is the one function
 //! that writes the row (its SQL lives in the private `write` module), and a
 //! [`Revision`] can only come from a read of the row or from [`write`], so nothing
 //! can remember a state the database does not guard.

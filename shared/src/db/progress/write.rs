@@ -5,7 +5,7 @@
 use uuid::Uuid;
 
 use super::Revision;
-use crate::db::gameplay::{AnswerRows, first_answer_rows, is_stale_guard};
+use crate::db::answers::{AnswerRows, first_answer_rows, is_stale_guard};
 use crate::db::ledger::{self, LedgerEntry, WeeklyTotal};
 use crate::db::{Db, Tx, in_tx};
 use crate::domain::board::BoardKey;

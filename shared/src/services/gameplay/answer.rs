@@ -10,7 +10,8 @@ use super::cards::{card_of, knowledge_card};
 use super::challenges::OptionId;
 use super::*;
 use crate::context::AppContext;
-use crate::db::gameplay::{AnswerContext, AnswerLookup, AnswerRow, AnswerRows, NewAnswer};
+use crate::db::answers::{AnswerRows, NewAnswer};
+use crate::db::gameplay::{AnswerContext, AnswerLookup, AnswerRow};
 use crate::db::progress::{Beside, PlayerProgress, Target, Update, Written};
 use crate::db::{self};
 use crate::domain::answer::{

@@ -12,6 +12,13 @@ use chrono::{DateTime, Utc};
 use crate::client_addr::ClientAddressRule;
 use crate::domain::rules::GameRules;
 
+mod reader;
+mod rules;
+
+pub(crate) use reader::Reader;
+pub use reader::{ConfigError, Lookup};
+pub use rules::Limits;
+
 /// A secret value: never printed by `Debug`.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Secret(String);
@@ -183,140 +190,6 @@ pub struct Settings {
 
 /// Request rate limits (per process, per client address, per route) and SMS abuse
 /// limits (in the database, so they hold across processes).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Limits {
-    /// `RATE_LIMIT_AUTH_PER_MINUTE`: guest, vendor, refresh, phone and link sign-in routes.
-    pub auth_per_minute: u32,
-    /// `RATE_LIMIT_SEND_CODE_PER_MINUTE`: `/auth/phone/send-code`.
-    pub send_code_per_minute: u32,
-    /// `SMS_RESEND_SECONDS`: the resend window of one number.
-    pub sms_resend_seconds: i64,
-    /// `SMS_CODE_TTL_SECONDS`: how long a console code is valid.
-    pub sms_code_ttl_seconds: i64,
-    /// `SMS_MAX_SENDS_PER_PHONE_PER_DAY`.
-    pub sms_sends_per_phone_per_day: i64,
-    /// `SMS_MAX_SENDS_PER_IP_PER_DAY`.
-    pub sms_sends_per_ip_per_day: i64,
-    /// `SMS_MAX_VERIFY_FAILURES`: wrong codes after which the pending code is dead.
-    pub sms_max_verify_failures: i64,
-    /// `JWKS_MIN_REFETCH_SECONDS`: least time between JWKS refetches caused by an unknown
-    /// key id (so random key ids cannot make the service hammer HUAWEI or Apple).
-    pub jwks_min_refetch_seconds: u64,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Self {
-            auth_per_minute: 10,
-            send_code_per_minute: 5,
-            sms_resend_seconds: 60,
-            sms_code_ttl_seconds: 300,
-            sms_sends_per_phone_per_day: 10,
-            sms_sends_per_ip_per_day: 20,
-            sms_max_verify_failures: 5,
-            jwks_min_refetch_seconds: 10,
-        }
-    }
-}
-
-impl Limits {
-    fn from_reader(r: &mut Reader<'_>) -> Self {
-        let d = Self::default();
-        let limits = Self {
-            auth_per_minute: r.parsed("RATE_LIMIT_AUTH_PER_MINUTE", d.auth_per_minute),
-            send_code_per_minute: r
-                .parsed("RATE_LIMIT_SEND_CODE_PER_MINUTE", d.send_code_per_minute),
-            sms_resend_seconds: r.parsed("SMS_RESEND_SECONDS", d.sms_resend_seconds),
-            sms_code_ttl_seconds: r.parsed("SMS_CODE_TTL_SECONDS", d.sms_code_ttl_seconds),
-            sms_sends_per_phone_per_day: r.parsed(
-                "SMS_MAX_SENDS_PER_PHONE_PER_DAY",
-                d.sms_sends_per_phone_per_day,
-            ),
-            sms_sends_per_ip_per_day: r
-                .parsed("SMS_MAX_SENDS_PER_IP_PER_DAY", d.sms_sends_per_ip_per_day),
-            sms_max_verify_failures: r.parsed("SMS_MAX_VERIFY_FAILURES", d.sms_max_verify_failures),
-            jwks_min_refetch_seconds: r
-                .parsed("JWKS_MIN_REFETCH_SECONDS", d.jwks_min_refetch_seconds),
-        };
-        if limits.auth_per_minute == 0 || limits.send_code_per_minute == 0 {
-            r.errors
-                .push("RATE_LIMIT_*_PER_MINUTE must be at least 1".into());
-        }
-        if limits.sms_sends_per_phone_per_day < 1
-            || limits.sms_sends_per_ip_per_day < 1
-            || limits.sms_max_verify_failures < 1
-            || limits.sms_resend_seconds < 0
-            || limits.sms_code_ttl_seconds < 1
-        {
-            r.errors.push("SMS_* limits must be positive".into());
-        }
-        limits
-    }
-}
-
-/// Every problem found in the environment, reported together.
-#[derive(Debug, thiserror::Error)]
-#[error("invalid configuration:\n  - {}", .0.join("\n  - "))]
-pub struct ConfigError(pub Vec<String>);
-
-/// Reads variables by name; `std::env::var` in the binaries, a map in tests.
-pub trait Lookup {
-    fn get(&self, name: &str) -> Option<String>;
-}
-
-impl<F: Fn(&str) -> Option<String>> Lookup for F {
-    fn get(&self, name: &str) -> Option<String> {
-        self(name).filter(|v| !v.trim().is_empty())
-    }
-}
-
-pub(crate) struct Reader<'a> {
-    lookup: &'a dyn Lookup,
-    pub(crate) errors: Vec<String>,
-}
-
-impl<'a> Reader<'a> {
-    pub(crate) fn new(lookup: &'a dyn Lookup) -> Self {
-        Self {
-            lookup,
-            errors: Vec::new(),
-        }
-    }
-
-    pub(crate) fn string(&self, name: &str) -> Option<String> {
-        self.lookup.get(name).map(|v| v.trim().to_string())
-    }
-
-    pub(crate) fn string_or(&self, name: &str, default: &str) -> String {
-        self.string(name).unwrap_or_else(|| default.to_string())
-    }
-
-    pub(crate) fn parsed<T: std::str::FromStr>(&mut self, name: &str, default: T) -> T
-    where
-        T::Err: fmt::Display,
-    {
-        match self.string(name) {
-            None => default,
-            Some(raw) => raw.parse().unwrap_or_else(|e| {
-                self.errors.push(format!("{name}={raw:?}: {e}"));
-                default
-            }),
-        }
-    }
-
-    pub(crate) fn flag(&mut self, name: &str, default: bool) -> bool {
-        match self.string(name).map(|v| v.to_ascii_lowercase()) {
-            None => default,
-            Some(v) if v == "true" || v == "1" || v == "yes" => true,
-            Some(v) if v == "false" || v == "0" || v == "no" => false,
-            Some(v) => {
-                self.errors
-                    .push(format!("{name}={v:?}: expected true or false"));
-                default
-            }
-        }
-    }
-}
 
 impl Settings {
     /// Reads the process environment.
@@ -504,7 +377,7 @@ impl Settings {
             issuer: r.string_or("APPLE_ISSUER", "https://appleid.apple.com"),
         });
 
-        let rules = GameRules::from_reader(&mut r);
+        let rules = rules::game_rules(&mut r);
         let limits = Limits::from_reader(&mut r);
 
         if r.errors.is_empty() {

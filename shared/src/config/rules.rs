@@ -1,0 +1,116 @@
+//! Game rules and limits read from the environment.
+
+use super::Reader;
+use crate::domain::rules::GameRules;
+
+/// The game rules from `RULE_*` (the defaults where unset).
+pub(super) fn game_rules(r: &mut Reader<'_>) -> GameRules {
+    let d = GameRules::default();
+    let mut positive = |name: &str, default: i64, min: i64| {
+        let v: i64 = r.parsed(name, default);
+        if v < min {
+            r.errors.push(format!("{name}={v}: must be at least {min}"));
+            default
+        } else {
+            v
+        }
+    };
+    GameRules {
+        max_hearts: positive("RULE_MAX_HEARTS", d.max_hearts, 1),
+        heart_regen_minutes: positive("RULE_HEART_REGEN_MINUTES", d.heart_regen_minutes, 1),
+        daily_attempts_max: positive("RULE_DAILY_ATTEMPTS", d.daily_attempts_max, 1),
+        xp_per_correct: positive("RULE_XP_PER_CORRECT", d.xp_per_correct, 0),
+        daily_xp_goal: positive("RULE_DAILY_XP_GOAL", d.daily_xp_goal, 1),
+        high_reward_sessions_max: positive(
+            "RULE_HIGH_REWARD_SESSIONS",
+            d.high_reward_sessions_max,
+            0,
+        ),
+        questions_per_challenge: positive(
+            "RULE_QUESTIONS_PER_CHALLENGE",
+            d.questions_per_challenge,
+            1,
+        ),
+        card_view_xp: positive("RULE_CARD_VIEW_XP", d.card_view_xp, 0),
+        first_card_xp: positive("RULE_FIRST_CARD_XP", d.first_card_xp, 0),
+        ad_session_minutes: positive("RULE_AD_SESSION_MINUTES", d.ad_session_minutes, 1),
+        ad_hearts_per_day: positive("RULE_AD_HEARTS_PER_DAY", d.ad_hearts_per_day, 0),
+        ad_attempts_per_day: positive("RULE_AD_ATTEMPTS_PER_DAY", d.ad_attempts_per_day, 0),
+        streak_protection_cooldown_days: positive(
+            "RULE_STREAK_PROTECTION_COOLDOWN_DAYS",
+            d.streak_protection_cooldown_days,
+            0,
+        ),
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// `RATE_LIMIT_AUTH_PER_MINUTE`: guest, vendor, refresh, phone and link sign-in routes.
+    pub auth_per_minute: u32,
+    /// `RATE_LIMIT_SEND_CODE_PER_MINUTE`: `/auth/phone/send-code`.
+    pub send_code_per_minute: u32,
+    /// `SMS_RESEND_SECONDS`: the resend window of one number.
+    pub sms_resend_seconds: i64,
+    /// `SMS_CODE_TTL_SECONDS`: how long a console code is valid.
+    pub sms_code_ttl_seconds: i64,
+    /// `SMS_MAX_SENDS_PER_PHONE_PER_DAY`.
+    pub sms_sends_per_phone_per_day: i64,
+    /// `SMS_MAX_SENDS_PER_IP_PER_DAY`.
+    pub sms_sends_per_ip_per_day: i64,
+    /// `SMS_MAX_VERIFY_FAILURES`: wrong codes after which the pending code is dead.
+    pub sms_max_verify_failures: i64,
+    /// `JWKS_MIN_REFETCH_SECONDS`: least time between JWKS refetches caused by an unknown
+    /// key id (so random key ids cannot make the service hammer HUAWEI or Apple).
+    pub jwks_min_refetch_seconds: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            auth_per_minute: 10,
+            send_code_per_minute: 5,
+            sms_resend_seconds: 60,
+            sms_code_ttl_seconds: 300,
+            sms_sends_per_phone_per_day: 10,
+            sms_sends_per_ip_per_day: 20,
+            sms_max_verify_failures: 5,
+            jwks_min_refetch_seconds: 10,
+        }
+    }
+}
+
+impl Limits {
+    pub(super) fn from_reader(r: &mut Reader<'_>) -> Self {
+        let d = Self::default();
+        let limits = Self {
+            auth_per_minute: r.parsed("RATE_LIMIT_AUTH_PER_MINUTE", d.auth_per_minute),
+            send_code_per_minute: r
+                .parsed("RATE_LIMIT_SEND_CODE_PER_MINUTE", d.send_code_per_minute),
+            sms_resend_seconds: r.parsed("SMS_RESEND_SECONDS", d.sms_resend_seconds),
+            sms_code_ttl_seconds: r.parsed("SMS_CODE_TTL_SECONDS", d.sms_code_ttl_seconds),
+            sms_sends_per_phone_per_day: r.parsed(
+                "SMS_MAX_SENDS_PER_PHONE_PER_DAY",
+                d.sms_sends_per_phone_per_day,
+            ),
+            sms_sends_per_ip_per_day: r
+                .parsed("SMS_MAX_SENDS_PER_IP_PER_DAY", d.sms_sends_per_ip_per_day),
+            sms_max_verify_failures: r.parsed("SMS_MAX_VERIFY_FAILURES", d.sms_max_verify_failures),
+            jwks_min_refetch_seconds: r
+                .parsed("JWKS_MIN_REFETCH_SECONDS", d.jwks_min_refetch_seconds),
+        };
+        if limits.auth_per_minute == 0 || limits.send_code_per_minute == 0 {
+            r.errors
+                .push("RATE_LIMIT_*_PER_MINUTE must be at least 1".into());
+        }
+        if limits.sms_sends_per_phone_per_day < 1
+            || limits.sms_sends_per_ip_per_day < 1
+            || limits.sms_max_verify_failures < 1
+            || limits.sms_resend_seconds < 0
+            || limits.sms_code_ttl_seconds < 1
+        {
+            r.errors.push("SMS_* limits must be positive".into());
+        }
+        limits
+    }
+}

@@ -1,0 +1,80 @@
+//! The rows a first answer writes beside the player's progress (the answer, the
+//! session's count, the node completion), as `db::progress::write` writes them in one
+//! guarded statement.
+
+pub struct NewAnswer<'a> {
+    pub id: &'a str,
+    pub session_id: &'a str,
+    pub player_id: &'a str,
+    pub question_id: &'a str,
+    pub selected_option_id: &'a str,
+    pub is_correct: bool,
+    pub xp_delta: i64,
+    pub hearts_delta: i64,
+    pub time_ms: i64,
+    pub combo_count: i64,
+    pub submit_request_id: Option<&'a str>,
+    pub now_ms: i64,
+}
+
+/// A first answer's own rows, written with its resource change by
+/// `db::progress::write` (guarded by the revision the answer was judged on).
+pub struct AnswerRows<'a> {
+    pub answer: NewAnswer<'a>,
+    /// The session's last answer: the session finishes.
+    pub finished: bool,
+    /// The node completed, on a passed challenge's last answer.
+    pub completed_node: Option<&'a str>,
+    /// The session's answered count the answer was judged on.
+    pub answered_before: i64,
+}
+
+/// A first answer's own writes, after the progress row's guard (in
+/// `db::progress::write`): the answer, the session count (and its finish; guarded like
+/// the progress row: the session must still be the player's, open, with the count the
+/// answer was judged on, `$43`), the node completion. `$N` are the same in both
+/// engines' texts; `$from` is where each takes its one row from (on PostgreSQL the
+/// guard's result). `INSERT … SELECT … ON CONFLICT` needs the SELECT's WHERE, or
+/// SQLite's parser takes ON for a join constraint.
+macro_rules! first_answer_rows {
+    (answer $from:literal) => {
+        concat!(
+            "INSERT INTO challenge_answers (id, session_id, player_id, question_id, selected_option_id,
+    is_correct, xp_delta, hearts_delta, time_ms, combo_count, submit_request_id, created_at)
+SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12",
+            $from
+        )
+    };
+    (session $from:literal) => {
+        concat!(
+            "UPDATE challenge_sessions SET answered_count = CASE WHEN answered_count = $43
+        AND challenge_sessions.player_id = $3 AND status IN ('pending', 'in_progress')
+        THEN answered_count + 1 END,
+    correct_count = correct_count + $25, attempt_consumed = TRUE,
+    status = CASE WHEN $26 THEN 'finished' ELSE 'in_progress' END,
+    finished_at = CASE WHEN $26 THEN $12 ELSE finished_at END",
+            $from,
+            " WHERE id = $2"
+        )
+    };
+    (node $from:literal) => {
+        concat!(
+            "INSERT INTO node_completions (player_id, node_id, completed_at)
+SELECT $3, $27, $12",
+            $from,
+            " WHERE $27 IS NOT NULL
+ON CONFLICT (player_id, node_id) DO NOTHING"
+        )
+    };
+}
+
+pub(crate) use first_answer_rows;
+
+/// True when `e` is the refusal of a guard of an answer's write: a NOT NULL
+/// violation on `player_progress.revision` or `challenge_sessions.answered_count` (both
+/// engines name the column in the message).
+pub(crate) fn is_stale_guard(e: &sqlx::Error) -> bool {
+    matches!(e, sqlx::Error::Database(d)
+        if d.kind() == sqlx::error::ErrorKind::NotNullViolation
+            && (d.message().contains("revision") || d.message().contains("answered_count")))
+}
