@@ -2,6 +2,7 @@
 //! without JavaScript (forms and redirects) and as htmx (fragments): sessions, CSRF,
 //! the question bank, status moves, batches and the CSV import.
 
+use admin_console::console::urls;
 use tests::console::Page;
 use tests::{TestApp, both_engines, both_engines_demo};
 
@@ -12,6 +13,7 @@ both_engines!(
     deactivating_an_admin_ends_their_console_session,
     every_form_refuses_a_missing_or_wrong_csrf_token,
     unknown_pages_and_assets,
+    every_named_route_is_served,
 );
 
 both_engines_demo!(
@@ -236,6 +238,37 @@ async fn unknown_pages_and_assets(app: TestApp) {
     let api = app.admin_get("/v1/admin/nope", None).await;
     assert_eq!(api.status, 404);
     assert_eq!(api.body["error"]["code"], "NOT_FOUND");
+}
+
+/// Every pattern `urls::ROUTES` names is routed: requested (GET, a placeholder for its
+/// id) by a signed-in super_admin, none gets the console's page for unknown paths (a
+/// POST-only route answers 405, an unknown id its own 404). The other half — routers
+/// register no path that is not named there — is the unit test
+/// `urls::tests::routers_and_templates_take_their_paths_from_here`.
+async fn every_named_route_is_served(app: TestApp) {
+    let mut browser = app.console_signed_in().await;
+    let unrouted = "no such console page";
+    for pattern in urls::ROUTES {
+        if *pattern == urls::UNKNOWN {
+            continue;
+        }
+        let path = pattern
+            .replace("{id}", "00000000-0000-0000-0000-000000000000")
+            .replace("{*path}", urls::STYLESHEET);
+        let page = browser.get(&path).await;
+        assert!(
+            !page.contains(unrouted),
+            "{pattern} ({path}) is named in urls.rs but not routed"
+        );
+        assert!(page.status < 500, "{path}: {}", page.status);
+    }
+    // The fallback itself is routed too.
+    let unknown = urls::UNKNOWN.replace("{*rest}", "no/such/page");
+    browser
+        .get(&unknown)
+        .await
+        .assert_status(404)
+        .assert_contains(unrouted);
 }
 
 async fn question_list_filters_sorts_and_pages(app: TestApp) {

@@ -17,19 +17,23 @@ use shared::services::admin_mfa;
 use shared::tokens::{Audience, TokenType};
 
 use super::auth::{ConsoleAdmin, ConsoleForm, IDENTITY_KEY, session_error};
-use super::fields::{PageParam, Pager, href, non_empty, pager, parse_int, parse_query};
+use super::fields::{PageParam, Pager, non_empty, pager, parse_int, parse_query};
 use super::page::{Chrome, PageError, PageResult, describe, html, page, redirect_with};
+use super::urls;
 use crate::AppState;
 
 pub fn router() -> Router<AppState> {
     Router::new()
-        .route("/admins", get(list))
-        .route("/admins/new", get(new_form).post(create))
-        .route("/admins/password", get(password_form).post(change_password))
-        .route("/admins/{id}", get(show).post(update))
-        .route("/admins/{id}/delete", post(delete))
-        .route("/admins/{id}/reset-password", post(reset_password))
-        .route("/admins/{id}/reset-mfa", post(reset_mfa))
+        .route(urls::ADMINS, get(list))
+        .route(urls::ADMIN_NEW, get(new_form).post(create))
+        .route(
+            urls::ADMIN_PASSWORD,
+            get(password_form).post(change_password),
+        )
+        .route(urls::pattern::ADMIN, get(show).post(update))
+        .route(urls::pattern::ADMIN_DELETE, post(delete))
+        .route(urls::pattern::ADMIN_RESET_PASSWORD, post(reset_password))
+        .route(urls::pattern::ADMIN_RESET_MFA, post(reset_mfa))
 }
 
 pub const ROLES: [&str; 2] = ["admin", "super_admin"];
@@ -67,7 +71,7 @@ async fn list(
         chrome: me.chrome("admins").await,
         items,
         pager: pager(&pagination, |n| {
-            href("/console/admins", &[("page", n.to_string())])
+            urls::with_query(urls::ADMINS, &[("page", &n.to_string())])
         }),
         me_id: me.admin.id.clone(),
     }))
@@ -240,16 +244,13 @@ async fn update(
         Err(e) => Err(e),
     };
     match result {
-        Ok(account) => {
-            let to = format!("/console/admins/{}", account.id);
-            Ok(redirect_with(
-                &me.session,
-                "ok",
-                format!("Saved {}.", account.username),
-                &to,
-            )
-            .await)
-        }
+        Ok(account) => Ok(redirect_with(
+            &me.session,
+            "ok",
+            format!("Saved {}.", account.username),
+            &urls::admin(&account.id),
+        )
+        .await),
         Err(e) if e.status().is_client_error() && e.code() != "NOT_FOUND" => {
             let account = admin_auth::get_account(&state.ctx, &id).await?;
             let page = edit_page(&me, account, form, Some(describe(&e))).await;
@@ -274,7 +275,7 @@ async fn delete(
         "{} is deactivated; their sessions and tokens have ended.",
         account.username
     );
-    Ok(redirect_with(&me.session, "ok", text, "/console/admins").await)
+    Ok(redirect_with(&me.session, "ok", text, urls::ADMINS).await)
 }
 
 async fn reset_password(
@@ -313,13 +314,7 @@ async fn reset_mfa(
         "MFA of {} is off; they sign in with their password and can set it up again.",
         account.username
     );
-    Ok(redirect_with(
-        &me.session,
-        "ok",
-        text,
-        &format!("/console/admins/{}", account.id),
-    )
-    .await)
+    Ok(redirect_with(&me.session, "ok", text, &urls::admin(&account.id)).await)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -406,7 +401,7 @@ async fn change_password(
         &me.session,
         "ok",
         "Password changed. Your other sessions have been signed out.",
-        "/console/admins",
+        urls::ADMINS,
     )
     .await)
 }

@@ -13,13 +13,14 @@ use shared::services::catalog::{self, Category, CreateCategory, UpdateCategory};
 use super::auth::{ConsoleAdmin, ConsoleForm};
 use super::fields::{non_empty, parse_int};
 use super::page::{Chrome, PageError, PageResult, describe, html, is_htmx, page, redirect_with};
+use super::urls;
 use crate::AppState;
 
 pub fn router() -> Router<AppState> {
     Router::new()
-        .route("/categories", get(list).post(create))
-        .route("/categories/{id}", get(edit_form).post(save))
-        .route("/categories/{id}/archive", post(archive))
+        .route(urls::CATEGORIES, get(list).post(create))
+        .route(urls::pattern::CATEGORY, get(edit_form).post(save))
+        .route(urls::pattern::CATEGORY_ARCHIVE, post(archive))
 }
 
 pub const STATUSES: [&str; 2] = ["active", "inactive"];
@@ -139,7 +140,7 @@ async fn create(
             &me.session,
             "ok",
             format!("Created category {} ({}).", created.name, created.id),
-            "/console/categories",
+            urls::CATEGORIES,
         )
         .await),
         Err(e) if e.status().is_client_error() => {
@@ -207,7 +208,7 @@ async fn save(
             &me.session,
             "ok",
             format!("Saved category {} ({}).", updated.name, updated.id),
-            "/console/categories",
+            urls::CATEGORIES,
         )
         .await),
         Err(e) if e.status().is_client_error() && e.code() != "NOT_FOUND" => {
@@ -252,7 +253,7 @@ async fn archive(
             "Archived category {} ({}): it is no longer a track.",
             archived.name, archived.id
         ),
-        "/console/categories",
+        urls::CATEGORIES,
     )
     .await)
 }

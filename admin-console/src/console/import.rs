@@ -13,14 +13,15 @@ use shared::services::questions::{self, CsvPreview};
 
 use super::auth::{CSRF_FIELD, ConsoleAdmin, ConsoleForm, check_csrf};
 use super::page::{Chrome, PageError, PageResult, describe, html, page, redirect_with};
+use super::urls;
 use crate::AppState;
 use crate::routes::questions::IMPORT_BODY_LIMIT;
 
 pub fn router() -> Router<AppState> {
     Router::new()
-        .route("/import", get(form).post(import))
-        .route("/import/preview", post(preview))
-        .route("/import/template.csv", get(template))
+        .route(urls::IMPORT, get(form).post(import))
+        .route(urls::IMPORT_PREVIEW, post(preview))
+        .route(urls::IMPORT_TEMPLATE, get(template))
         // The CSV travels URL-encoded on import, which can triple its size.
         .layer(DefaultBodyLimit::max(IMPORT_BODY_LIMIT * 3 + 4096))
 }
@@ -160,7 +161,7 @@ async fn import(
                 "Imported {} questions as drafts. Submit them for review, then publish.",
                 result.succeeded
             ),
-            "/console/questions?status=draft&sortBy=createdAt&sortOrder=desc",
+            &urls::newest_drafts(),
         )
         .await),
         Err(e) if e.status().is_client_error() => {

@@ -15,17 +15,18 @@ use shared::Error;
 use shared::services::admin_auth;
 use shared::services::admin_mfa::{self, MfaEnrolment};
 
-use super::auth::{ConsoleAdmin, ConsoleForm, ConsoleMfaAdmin, MFA_PAGE};
+use super::auth::{ConsoleAdmin, ConsoleForm, ConsoleMfaAdmin};
 use super::page::{Chrome, PageError, PageResult, describe, html, page, redirect_with};
+use super::urls;
 use crate::AppState;
 use shared::client_addr::ClientAddress;
 
 pub fn router() -> Router<AppState> {
     Router::new()
-        .route("/mfa", get(show))
-        .route("/mfa/setup", post(setup))
-        .route("/mfa/enable", post(enable))
-        .route("/mfa/disable", post(disable))
+        .route(urls::MFA, get(show))
+        .route(urls::MFA_SETUP, post(setup))
+        .route(urls::MFA_ENABLE, post(enable))
+        .route(urls::MFA_DISABLE, post(disable))
 }
 
 /// A pending enrolment as the page shows it.
@@ -115,7 +116,7 @@ async fn setup(
         &me.session,
         "ok",
         "Scan the code with your authenticator app, then enter the code it shows.",
-        MFA_PAGE,
+        urls::MFA,
     )
     .await)
 }
@@ -158,7 +159,7 @@ async fn disable(
     ConsoleForm(form): ConsoleForm<CodeForm>,
 ) -> PageResult {
     match admin_mfa::disable(&state.ctx, &me.admin, &form.code, client).await {
-        Ok(_) => Ok(redirect_with(&me.session, "ok", "MFA is off.", MFA_PAGE).await),
+        Ok(_) => Ok(redirect_with(&me.session, "ok", "MFA is off.", urls::MFA).await),
         Err(e) => refused(&state, &me, &headers, e).await,
     }
 }

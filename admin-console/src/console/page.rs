@@ -8,6 +8,8 @@ use serde::{Deserialize, Serialize};
 use shared::Error;
 use tower_sessions::Session;
 
+use super::urls;
+
 /// A one-time message shown on the next page.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Flash {

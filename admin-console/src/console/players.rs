@@ -12,16 +12,17 @@ use shared::Error;
 use shared::services::moderation::{self, BanRequest, PlayerListQuery, PlayerRecord};
 
 use super::auth::{ConsoleAdmin, ConsoleForm};
-use super::fields::{Pager, href, pager, parse_int, parse_query};
+use super::fields::{Pager, pager, parse_int, parse_query};
 use super::page::{Chrome, PageError, PageResult, describe, html, is_htmx, page, redirect_with};
+use super::urls;
 use crate::AppState;
 
 pub fn router() -> Router<AppState> {
     Router::new()
-        .route("/players", get(list))
-        .route("/players/{id}", get(show))
-        .route("/players/{id}/ban", post(ban))
-        .route("/players/{id}/unban", post(unban))
+        .route(urls::PLAYERS, get(list))
+        .route(urls::pattern::PLAYER, get(show))
+        .route(urls::pattern::PLAYER_BAN, post(ban))
+        .route(urls::pattern::PLAYER_UNBAN, post(unban))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -42,10 +43,7 @@ impl Search {
         } else {
             String::new()
         };
-        href(
-            "/console/players",
-            &[("search", self.search.clone()), ("page", page)],
-        )
+        urls::with_query(urls::PLAYERS, &[("search", &self.search), ("page", &page)])
     }
 }
 
@@ -217,8 +215,7 @@ async fn done(
             message: Some(message),
         }));
     }
-    let to = format!("/console/players/{}", player.id);
-    Ok(redirect_with(&me.session, "ok", message, &to).await)
+    Ok(redirect_with(&me.session, "ok", message, &urls::player(&player.id)).await)
 }
 
 async fn ban(

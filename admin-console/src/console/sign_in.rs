@@ -14,17 +14,18 @@ use shared::services::admin_mfa::SecondFactor;
 use tower_sessions::Session;
 
 use super::auth::{
-    CSRF_KEY, ConsoleForm, ConsoleMfaAdmin, IDENTITY_KEY, MFA_PAGE, SignInForm, new_csrf_token,
+    CSRF_KEY, ConsoleForm, ConsoleMfaAdmin, IDENTITY_KEY, SignInForm, new_csrf_token,
     session_error, sign_in_csrf,
 };
 use super::page::{Flash, PageResult, describe, html};
+use super::urls;
 use crate::AppState;
 use shared::client_addr::ClientAddress;
 
 pub fn router() -> Router<AppState> {
     Router::new()
-        .route("/login", get(form).post(sign_in))
-        .route("/logout", post(sign_out))
+        .route(urls::LOGIN, get(form).post(sign_in))
+        .route(urls::LOGOUT, post(sign_out))
 }
 
 #[derive(Template)]
@@ -70,9 +71,9 @@ async fn form(
         .await
         .map_err(session_error)?;
     if signed_in.is_some() {
-        return Ok(Redirect::to("/console").into_response());
+        return Ok(Redirect::to(urls::HOME).into_response());
     }
-    let flash = (query.as_deref() == Some("signed-out")).then(|| Flash {
+    let flash = (query.as_deref() == Some(urls::SIGNED_OUT_QUERY)).then(|| Flash {
         kind: "ok".into(),
         text: "Signed out.".into(),
     });
@@ -121,9 +122,9 @@ async fn sign_in(
                 .map_err(session_error)?;
             tracing::info!(admin = %admin.username, "console sign-in");
             let to = if admin_auth::require_mfa_if_configured(&state.ctx, &admin).is_err() {
-                MFA_PAGE
+                urls::MFA
             } else {
-                "/console"
+                urls::HOME
             };
             Ok(Redirect::to(to).into_response())
         }
@@ -162,5 +163,5 @@ async fn sign_out(
         Err(e) => tracing::warn!(error = %e, "console sign-out could not delete the session"),
     }
     // The message rides in the query: a flash would store a new session for it.
-    Redirect::to("/console/login?signed-out").into_response()
+    Redirect::to(&urls::signed_out()).into_response()
 }

@@ -20,21 +20,16 @@ use shared::services::catalog::{
 use super::auth::{ConsoleAdmin, ConsoleForm};
 use super::fields::{non_empty, parse_int};
 use super::page::{Chrome, PageError, PageResult, describe, html, page, redirect_with};
+use super::urls;
 use crate::AppState;
 
 pub fn router() -> Router<AppState> {
     Router::new()
-        .route("/skill-tree", get(show))
-        .route("/skill-tree/nodes", post(create))
-        .route("/skill-tree/nodes/{id}", get(edit_form).post(save))
-        .route("/skill-tree/nodes/{id}/move", post(move_node))
-        .route("/skill-tree/nodes/{id}/delete", post(delete))
-}
-
-/// The tree page of `category_id`.
-fn tree_href(category_id: &str) -> String {
-    let query = serde_html_form::to_string([("categoryId", category_id)]).unwrap_or_default();
-    format!("/console/skill-tree?{query}")
+        .route(urls::SKILL_TREE, get(show))
+        .route(urls::SKILL_TREE_NODES, post(create))
+        .route(urls::pattern::SKILL_NODE, get(edit_form).post(save))
+        .route(urls::pattern::SKILL_NODE_MOVE, post(move_node))
+        .route(urls::pattern::SKILL_NODE_DELETE, post(delete))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -254,7 +249,7 @@ async fn create(
             &me.session,
             "ok",
             format!("Added node {}.", node.title),
-            &tree_href(&node.category_id),
+            &urls::skill_tree_of(&node.category_id),
         )
         .await),
         Err(e) if e.status().is_client_error() => {
@@ -395,7 +390,7 @@ async fn save(
             &me.session,
             "ok",
             format!("Saved node {}.", node.title),
-            &tree_href(&node.category_id),
+            &urls::skill_tree_of(&node.category_id),
         )
         .await),
         Err(e) if e.status().is_client_error() && e.code() != "NOT_FOUND" => {
@@ -495,7 +490,7 @@ async fn move_node(
         &me.session,
         "ok",
         format!("Moved {} {direction}.", node.title),
-        &tree_href(&node.category_id),
+        &urls::skill_tree_of(&node.category_id),
     )
     .await)
 }
@@ -522,7 +517,7 @@ async fn delete(
             "Deleted node {}; its children moved up to its parent.",
             node.title
         ),
-        &tree_href(&node.category_id),
+        &urls::skill_tree_of(&node.category_id),
     )
     .await)
 }
