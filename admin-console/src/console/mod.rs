@@ -5,7 +5,8 @@
 //! - [`auth`]: the session's admin, CSRF checks on every form (the sign-in form's a
 //!   signed double-submit cookie), role checks, the MFA gate.
 //! - [`mfa`]: the signed-in admin's MFA page (inline SVG QR code).
-//! - [`page`]: layout context, flash messages, HTML error pages.
+//! - [`page`]: layout context, flash messages, HTML error pages, and the answer to a
+//!   form post (saved, or the form again with the reason).
 //! - [`session_store`]: sessions in the shared database (several processes).
 //! - [`urls`]: every console URL, named once (routers, redirects, templates).
 //! - one module per screen.

@@ -18,7 +18,9 @@ use shared::services::questions::{
 
 use super::auth::{ConsoleAdmin, ConsoleForm};
 use super::fields::{non_empty, pager, parse_int};
-use super::page::{Chrome, PageError, PageResult, html, is_htmx, page, redirect_with};
+use super::page::{
+    Chrome, FormOf, PageError, PageResult, html, is_htmx, page, redirect_with, save_or_rerender,
+};
 use super::urls;
 use crate::AppState;
 
@@ -439,27 +441,24 @@ async fn new_form(State(state): State<AppState>, me: ConsoleAdmin) -> PageResult
 async fn create(
     State(state): State<AppState>,
     me: ConsoleAdmin,
+    headers: HeaderMap,
     ConsoleForm(form): ConsoleForm<EditorForm>,
 ) -> PageResult {
-    let result = match form.to_input() {
-        Ok(input) => questions::create(&state.ctx, &me.admin, input).await,
-        Err(e) => Err(e),
-    };
-    match result {
-        Ok(created) => Ok(redirect_with(
-            &me.session,
-            "ok",
-            "Question created as a draft.",
-            &urls::question(&created.id),
-        )
-        .await),
-        Err(e) if e.status().is_client_error() => {
-            let message = super::page::describe(&e);
-            let page = editor(&state, &me, None, form, Some(message)).await?;
-            Ok(html(e.status(), &page))
-        }
-        Err(e) => Err(e.into()),
-    }
+    let result = async { questions::create(&state.ctx, &me.admin, form.to_input()?).await }.await;
+    save_or_rerender(
+        &headers,
+        FormOf::New,
+        result,
+        async |created| {
+            let to = urls::question(&created.id);
+            Ok(redirect_with(&me.session, "ok", "Question created as a draft.", &to).await)
+        },
+        async |refused| {
+            let page = editor(&state, &me, None, form, Some(refused.message)).await?;
+            Ok(html(refused.status, &page))
+        },
+    )
+    .await
 }
 
 async fn edit_form(
@@ -477,25 +476,27 @@ async fn edit_form(
 async fn save(
     State(state): State<AppState>,
     me: ConsoleAdmin,
+    headers: HeaderMap,
     Path(id): Path<String>,
     ConsoleForm(form): ConsoleForm<EditorForm>,
 ) -> PageResult {
-    let result = match form.to_patch() {
-        Ok(patch) => questions::update(&state.ctx, &me.admin, &id, patch).await,
-        Err(e) => Err(e),
-    };
-    match result {
-        Ok(_) => {
-            Ok(redirect_with(&me.session, "ok", "Question saved.", &urls::question(&id)).await)
-        }
-        Err(e) if e.status().is_client_error() && e.code() != "NOT_FOUND" => {
-            let message = super::page::describe(&e);
+    let result =
+        async { questions::update(&state.ctx, &me.admin, &id, form.to_patch()?).await }.await;
+    save_or_rerender(
+        &headers,
+        FormOf::Existing,
+        result,
+        async |_| {
+            let to = urls::question(&id);
+            Ok(redirect_with(&me.session, "ok", "Question saved.", &to).await)
+        },
+        async |refused| {
             let question = questions::get(&state.ctx, &id).await?;
-            let page = editor(&state, &me, Some(question), form, Some(message)).await?;
-            Ok(html(e.status(), &page))
-        }
-        Err(e) => Err(e.into()),
-    }
+            let page = editor(&state, &me, Some(question), form, Some(refused.message)).await?;
+            Ok(html(refused.status, &page))
+        },
+    )
+    .await
 }
 
 #[derive(Deserialize)]

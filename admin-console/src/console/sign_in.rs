@@ -5,10 +5,11 @@
 use askama::Template;
 use axum::Router;
 use axum::extract::{RawQuery, State};
-use axum::http::{StatusCode, header};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use serde::Deserialize;
+use shared::Error;
 use shared::services::admin_auth::{self, ConsoleIdentity, SignIn};
 use shared::services::admin_mfa::SecondFactor;
 use tower_sessions::Session;
@@ -17,7 +18,7 @@ use super::auth::{
     CSRF_KEY, ConsoleForm, ConsoleMfaAdmin, IDENTITY_KEY, SignInForm, new_csrf_token,
     session_error, sign_in_csrf,
 };
-use super::page::{Flash, PageResult, describe, html};
+use super::page::{Flash, FormOf, PageResult, html, save_or_rerender};
 use super::urls;
 use crate::AppState;
 use shared::client_addr::ClientAddress;
@@ -100,6 +101,7 @@ struct Credentials {
 async fn sign_in(
     State(state): State<AppState>,
     session: Session,
+    headers: HeaderMap,
     ClientAddress(client): ClientAddress,
     SignInForm(form): SignInForm<Credentials>,
 ) -> PageResult {
@@ -108,8 +110,12 @@ async fn sign_in(
         password: form.password,
         second_factor: SecondFactor::from_either(&form.code),
     };
-    match admin_auth::console_login(&state.ctx, &attempt, client).await {
-        Ok((admin, identity)) => {
+    // Throttled or busy: the console's error page, with its Retry-After.
+    save_or_rerender(
+        &headers,
+        FormOf::New,
+        admin_auth::console_login(&state.ctx, &attempt, client).await,
+        async |(admin, identity)| {
             // The session is made here, with a fresh id and its own CSRF token.
             session.cycle_id().await.map_err(session_error)?;
             session
@@ -127,31 +133,31 @@ async fn sign_in(
                 urls::HOME
             };
             Ok(Redirect::to(to).into_response())
-        }
-        // Throttled or busy: the console's error page, with its Retry-After.
-        Err(e) if e.retry_after_secs().is_some() => Err(e.into()),
-        Err(e) if e.status().is_client_error() => {
-            let mfa_required = e.code() == "MFA_REQUIRED";
+        },
+        async |refused| {
+            let mfa_required = matches!(refused.error, Error::MfaRequired(_));
             let text = if mfa_required {
                 "This account has MFA on: enter the code from your authenticator app (or a \
                  recovery code) with your password."
                     .to_string()
             } else {
-                describe(&e)
+                refused.message
             };
+            let flash = Flash {
+                kind: "error".into(),
+                text,
+            };
+            let status = refused.status;
             Ok(login_page(
                 &state,
-                e.status(),
+                status,
                 form.username,
-                Some(Flash {
-                    kind: "error".into(),
-                    text,
-                }),
+                Some(flash),
                 mfa_required,
             ))
-        }
-        Err(e) => Err(e.into()),
-    }
+        },
+    )
+    .await
 }
 
 async fn sign_out(
