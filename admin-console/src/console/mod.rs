@@ -9,6 +9,7 @@
 //!   form post (saved, or the form again with the reason).
 //! - [`session_store`]: sessions in the shared database (several processes).
 //! - [`urls`]: every console URL, named once (routers, redirects, templates).
+//! - [`assets`]: the embedded static files, served under content-hashed URLs.
 //! - one module per screen.
 
 pub mod admins;

@@ -1,9 +1,12 @@
 //! Every console URL, named once: the routers register these patterns, handlers redirect
 //! to them and templates link to them (`{{ urls::question(q.id) }}`), so no other file
 //! spells `/console/...`. Static pages are constants; a page of one record is a function
-//! of its id, built from the same pattern the router registers ([`pattern`]).
+//! of its id, built from the same pattern the router registers ([`pattern`]). Asset URLs
+//! carry their content's hash ([`asset`]).
 
 use std::fmt::Write as _;
+
+use super::assets;
 
 /// `"/console"` followed by the literal `$path`: the console's prefix, spelled once.
 macro_rules! console {
@@ -253,9 +256,11 @@ pub fn signed_out() -> String {
     format!("{LOGIN}?{SIGNED_OUT_QUERY}")
 }
 
-/// The URL of the embedded file `path` (as under `static/`).
+/// The URL of the embedded file `path` (as under `static/`) with its content hash in
+/// the name, e.g. `/console-assets/css/console.1a2b3c4d.css`: served with a year of
+/// immutable caching, so a deploy that changes the file changes the URL.
 pub fn asset(path: &str) -> String {
-    format!("{ASSETS}/{path}")
+    assets::hashed_url(path)
 }
 
 /// The console's stylesheet.
