@@ -6,6 +6,8 @@
 //! - [`extract`]: the `AdminUser`, `SuperAdmin` and `MfaSetupAdmin` extractors (the
 //!   `ADMIN_REQUIRE_MFA` gate) and the client address the sign-in throttle counts.
 //! - [`openapi`]: the OpenAPI 3.1 document at `/v1/admin/openapi.json`.
+//! - [`console`]: the HTML console under `/console` (its modules are listed there; every
+//!   URL in `console::urls`, the embedded assets in `console::assets`).
 //!
 //! [`app`] builds the public router so tests can serve it on port 0 (the metrics
 //! registry it counts into is made by the caller and served by

@@ -2,6 +2,8 @@
 //! without JavaScript (forms and redirects) and as htmx (fragments): sessions, CSRF,
 //! the question bank, status moves, batches and the CSV import.
 
+use admin_console::console::{assets, urls};
+use sha2::{Digest, Sha256};
 use tests::console::Page;
 use tests::{TestApp, both_engines, both_engines_demo};
 
@@ -12,6 +14,8 @@ both_engines!(
     deactivating_an_admin_ends_their_console_session,
     every_form_refuses_a_missing_or_wrong_csrf_token,
     unknown_pages_and_assets,
+    every_named_route_is_served,
+    assets_are_served_under_content_hashed_urls,
 );
 
 both_engines_demo!(
@@ -236,6 +240,150 @@ async fn unknown_pages_and_assets(app: TestApp) {
     let api = app.admin_get("/v1/admin/nope", None).await;
     assert_eq!(api.status, 404);
     assert_eq!(api.body["error"]["code"], "NOT_FOUND");
+}
+
+/// Every pattern `urls::ROUTES` names is routed: requested (GET, a placeholder for its
+/// id) by a signed-in super_admin, none gets the console's page for unknown paths (a
+/// POST-only route answers 405, an unknown id its own 404). The other half — routers
+/// register no path that is not named there — is the unit test
+/// `urls::tests::routers_and_templates_take_their_paths_from_here`.
+async fn every_named_route_is_served(app: TestApp) {
+    let mut browser = app.console_signed_in().await;
+    let unrouted = "no such console page";
+    for pattern in urls::ROUTES {
+        if *pattern == urls::UNKNOWN {
+            continue;
+        }
+        let path = pattern
+            .replace("{id}", "00000000-0000-0000-0000-000000000000")
+            .replace("{*path}", urls::STYLESHEET);
+        let page = browser.get(&path).await;
+        assert!(
+            !page.contains(unrouted),
+            "{pattern} ({path}) is named in urls.rs but not routed"
+        );
+        assert!(page.status < 500, "{path}: {}", page.status);
+    }
+    // The fallback itself is routed too.
+    let unknown = urls::UNKNOWN.replace("{*rest}", "no/such/page");
+    browser
+        .get(&unknown)
+        .await
+        .assert_status(404)
+        .assert_contains(unrouted);
+}
+
+/// Pages link to assets by content-hashed URLs, served with a year of immutable caching
+/// and the content's SHA-256 as ETag; `If-None-Match` is 304; the plain URL still serves
+/// (five minutes, same ETag); a hash that is not the content's is 404, never cached.
+async fn assets_are_served_under_content_hashed_urls(app: TestApp) {
+    let css_url = urls::asset(urls::STYLESHEET);
+    let htmx_url = urls::asset(urls::HTMX);
+    assert!(
+        css_url.starts_with("/console-assets/css/console.") && css_url.ends_with(".css"),
+        "{css_url}"
+    );
+    assert_ne!(css_url, "/console-assets/css/console.css");
+
+    // Every kind of page links to them: the sign-in page, signed-in pages, error pages.
+    let mut browser = app.console();
+    browser
+        .get("/console/login")
+        .await
+        .assert_contains(&format!("href=\"{css_url}\""));
+    let mut browser = app.console_signed_in().await;
+    browser
+        .get("/console")
+        .await
+        .assert_contains(&format!("href=\"{css_url}\""))
+        .assert_contains(&format!("src=\"{htmx_url}\""));
+    browser
+        .get("/console/no-such-page")
+        .await
+        .assert_status(404)
+        .assert_contains(&format!("href=\"{css_url}\""));
+
+    for url in [&css_url, &htmx_url] {
+        let asset = browser.get(url).await;
+        asset.assert_status(200);
+        assert_eq!(asset.header("cache-control"), Some(assets::IMMUTABLE));
+        assert!(asset.header("set-cookie").is_none());
+        let digest = format!("{:x}", Sha256::digest(asset.body.as_bytes()));
+        let etag = format!("\"{digest}\"");
+        assert_eq!(asset.header("etag"), Some(etag.as_str()), "{url}");
+        assert!(
+            url.contains(&format!(".{}.", &digest[..assets::HASH_LEN])),
+            "{url}"
+        );
+
+        // Revalidation: 304 without a body, with the validators.
+        for tag in [
+            etag.clone(),
+            format!("W/{etag}"),
+            format!("\"other\", {etag}"),
+        ] {
+            let resp = browser
+                .client
+                .get(format!("{}{url}", browser.base))
+                .header("If-None-Match", tag)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(resp.status(), 304, "{url}");
+            assert_eq!(resp.headers()["etag"].to_str().unwrap(), etag);
+            assert_eq!(
+                resp.headers()["cache-control"].to_str().unwrap(),
+                assets::IMMUTABLE
+            );
+            assert!(resp.bytes().await.unwrap().is_empty());
+        }
+        let changed = browser
+            .client
+            .get(format!("{}{url}", browser.base))
+            .header("If-None-Match", "\"not-this\"")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(changed.status(), 200);
+
+        // Another hash (an older or newer deploy's) is not this content.
+        let short = &digest[..assets::HASH_LEN];
+        let other = if short == "00000000" {
+            "11111111"
+        } else {
+            "00000000"
+        };
+        let stale = browser.get(&url.replace(short, other)).await;
+        stale.assert_status(404);
+        assert_eq!(stale.header("cache-control"), Some("no-store"));
+    }
+
+    // The plain URL: short caching, the same ETag, 304 as well; HEAD without a body.
+    let plain = browser.get("/console-assets/css/console.css").await;
+    plain.assert_status(200);
+    assert_eq!(plain.header("cache-control"), Some(assets::PLAIN));
+    let etag = plain.header("etag").unwrap().to_string();
+    assert_eq!(
+        Some(etag.as_str()),
+        browser.get(&css_url).await.header("etag")
+    );
+    let resp = browser
+        .client
+        .get(format!("{}/console-assets/css/console.css", browser.base))
+        .header("If-None-Match", &etag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 304);
+    let head = browser
+        .client
+        .head(format!("{}{css_url}", browser.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(head.status(), 200);
+    assert_eq!(head.headers()["etag"].to_str().unwrap(), etag);
+    assert!(head.bytes().await.unwrap().is_empty());
 }
 
 async fn question_list_filters_sorts_and_pages(app: TestApp) {

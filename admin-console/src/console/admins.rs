@@ -10,26 +10,32 @@ use axum::routing::{get, post};
 use serde::Deserialize;
 use shared::Error;
 use shared::services::admin_accounts::{
-    self, AdminListQuery, ChangePassword, CreateAdmin, UpdateAdmin,
+    self, AdminListQuery, ChangePassword, CreateAdmin, PasswordChanged, UpdateAdmin,
 };
 use shared::services::admin_auth::{self, AdminAccount, ConsoleIdentity};
 use shared::services::admin_mfa;
 use shared::tokens::{Audience, TokenType};
 
 use super::auth::{ConsoleAdmin, ConsoleForm, IDENTITY_KEY, session_error};
-use super::fields::{PageParam, Pager, href, non_empty, pager, parse_int, parse_query};
-use super::page::{Chrome, PageError, PageResult, describe, html, page, redirect_with};
+use super::fields::{PageParam, Pager, non_empty, pager, parse_int, parse_query};
+use super::page::{
+    Chrome, FormOf, PageError, PageResult, html, page, redirect_with, save_or_rerender,
+};
+use super::urls;
 use crate::AppState;
 
 pub fn router() -> Router<AppState> {
     Router::new()
-        .route("/admins", get(list))
-        .route("/admins/new", get(new_form).post(create))
-        .route("/admins/password", get(password_form).post(change_password))
-        .route("/admins/{id}", get(show).post(update))
-        .route("/admins/{id}/delete", post(delete))
-        .route("/admins/{id}/reset-password", post(reset_password))
-        .route("/admins/{id}/reset-mfa", post(reset_mfa))
+        .route(urls::ADMINS, get(list))
+        .route(urls::ADMIN_NEW, get(new_form).post(create))
+        .route(
+            urls::ADMIN_PASSWORD,
+            get(password_form).post(change_password),
+        )
+        .route(urls::pattern::ADMIN, get(show).post(update))
+        .route(urls::pattern::ADMIN_DELETE, post(delete))
+        .route(urls::pattern::ADMIN_RESET_PASSWORD, post(reset_password))
+        .route(urls::pattern::ADMIN_RESET_MFA, post(reset_mfa))
 }
 
 pub const ROLES: [&str; 2] = ["admin", "super_admin"];
@@ -67,7 +73,7 @@ async fn list(
         chrome: me.chrome("admins").await,
         items,
         pager: pager(&pagination, |n| {
-            href("/console/admins", &[("page", n.to_string())])
+            urls::with_query(urls::ADMINS, &[("page", &n.to_string())])
         }),
         me_id: me.admin.id.clone(),
     }))
@@ -132,29 +138,34 @@ async fn create(
         password: Some(form.password.clone()).filter(|p| !p.is_empty()),
         role: form.role.clone(),
     };
-    match admin_accounts::create(&state.ctx, &me.admin, &req).await {
-        Ok(created) => Ok(page(&PasswordOncePage {
-            chrome: me.chrome("admins").await,
-            heading: "Admin created",
-            admin_id: created.account.id,
-            username: created.account.username,
-            password: created.plain_password,
-        })),
-        Err(e) if e.status().is_client_error() => {
-            let status = e.status();
+    save_or_rerender(
+        &headers,
+        FormOf::New,
+        admin_accounts::create(&state.ctx, &me.admin, &req).await,
+        async |created| {
+            Ok(page(&PasswordOncePage {
+                chrome: me.chrome("admins").await,
+                heading: "Admin created",
+                admin_id: created.account.id,
+                username: created.account.username,
+                password: created.plain_password,
+            }))
+        },
+        async |refused| {
             let page = NewPage {
                 chrome: me.chrome("admins").await,
+                // The password is never sent back.
                 form: CreateForm {
                     password: String::new(),
                     ..form
                 },
                 roles: ROLES,
-                error: Some(describe(&e)),
+                error: Some(refused.message),
             };
-            Ok(html(status, &page))
-        }
-        Err(e) => Err(PageError::new(e, &headers)),
-    }
+            Ok(html(refused.status, &page))
+        },
+    )
+    .await
 }
 
 // ---------------------------------------------------------------------------------------
@@ -235,28 +246,24 @@ async fn update(
     ConsoleForm(form): ConsoleForm<EditForm>,
 ) -> PageResult {
     me.require_super(&headers)?;
-    let result = match form.to_update() {
-        Ok(req) => admin_accounts::update(&state.ctx, &me.admin, &id, &req).await,
-        Err(e) => Err(e),
-    };
-    match result {
-        Ok(account) => {
-            let to = format!("/console/admins/{}", account.id);
-            Ok(redirect_with(
-                &me.session,
-                "ok",
-                format!("Saved {}.", account.username),
-                &to,
-            )
-            .await)
-        }
-        Err(e) if e.status().is_client_error() && e.code() != "NOT_FOUND" => {
+    let result =
+        async { admin_accounts::update(&state.ctx, &me.admin, &id, &form.to_update()?).await }
+            .await;
+    save_or_rerender(
+        &headers,
+        FormOf::Existing,
+        result,
+        async |account| {
+            let text = format!("Saved {}.", account.username);
+            Ok(redirect_with(&me.session, "ok", text, &urls::admin(&account.id)).await)
+        },
+        async |refused| {
             let account = admin_auth::get_account(&state.ctx, &id).await?;
-            let page = edit_page(&me, account, form, Some(describe(&e))).await;
-            Ok(html(e.status(), &page))
-        }
-        Err(e) => Err(PageError::new(e, &headers)),
-    }
+            let page = edit_page(&me, account, form, Some(refused.message)).await;
+            Ok(html(refused.status, &page))
+        },
+    )
+    .await
 }
 
 async fn delete(
@@ -274,7 +281,7 @@ async fn delete(
         "{} is deactivated; their sessions and tokens have ended.",
         account.username
     );
-    Ok(redirect_with(&me.session, "ok", text, "/console/admins").await)
+    Ok(redirect_with(&me.session, "ok", text, urls::ADMINS).await)
 }
 
 async fn reset_password(
@@ -313,13 +320,7 @@ async fn reset_mfa(
         "MFA of {} is off; they sign in with their password and can set it up again.",
         account.username
     );
-    Ok(redirect_with(
-        &me.session,
-        "ok",
-        text,
-        &format!("/console/admins/{}", account.id),
-    )
-    .await)
+    Ok(redirect_with(&me.session, "ok", text, &urls::admin(&account.id)).await)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -367,23 +368,34 @@ async fn change_password(
         };
         admin_accounts::change_password(&state.ctx, &me.admin, &req).await
     };
-    let changed = match result {
-        Ok(changed) => changed,
-        Err(e) if e.status().is_client_error() => {
+    save_or_rerender(
+        &headers,
+        FormOf::New,
+        result,
+        async |changed| carry_on_signed_in(&state, &me, changed).await,
+        async |refused| {
             // A wrong current password is the service's 401; this session stays signed in.
-            let status = if e.status() == StatusCode::UNAUTHORIZED {
+            let status = if refused.status == StatusCode::UNAUTHORIZED {
                 StatusCode::BAD_REQUEST
             } else {
-                e.status()
+                refused.status
             };
             let page = PasswordPage {
                 chrome: me.chrome("admins").await,
-                error: Some(describe(&e)),
+                error: Some(refused.message),
             };
-            return Ok(html(status, &page));
-        }
-        Err(e) => return Err(PageError::new(e, &headers)),
-    };
+            Ok(html(status, &page))
+        },
+    )
+    .await
+}
+
+/// After a password change: the flash and the redirect, in this session made current.
+async fn carry_on_signed_in(
+    state: &AppState,
+    me: &ConsoleAdmin,
+    changed: PasswordChanged,
+) -> PageResult {
     // The change bumped the token version, which ends every console session of this
     // admin; this one carries on with the version of the fresh token pair.
     let ctx = &state.ctx;
@@ -406,7 +418,7 @@ async fn change_password(
         &me.session,
         "ok",
         "Password changed. Your other sessions have been signed out.",
-        "/console/admins",
+        urls::ADMINS,
     )
     .await)
 }

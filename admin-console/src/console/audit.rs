@@ -10,12 +10,13 @@ use chrono::{DateTime, Utc};
 use shared::services::audit::{self, AuditEntry, PageQuery};
 
 use super::auth::ConsoleAdmin;
-use super::fields::{PageParam, Pager, href, pager, parse_int, parse_query};
+use super::fields::{PageParam, Pager, pager, parse_int, parse_query};
 use super::page::{Chrome, PageError, PageResult, page};
+use super::urls;
 use crate::AppState;
 
 pub fn router() -> Router<AppState> {
-    Router::new().route("/audit", get(list))
+    Router::new().route(urls::AUDIT, get(list))
 }
 
 /// One entry as the table shows it.
@@ -38,14 +39,14 @@ fn compact(v: Option<serde_json::Value>) -> Option<String> {
 
 impl Row {
     fn of(e: AuditEntry) -> Self {
-        let target_href = e.target_id.as_ref().and_then(|id| {
-            let base = match e.target_type.as_str() {
-                "player" => "/console/players",
-                "admin" => "/console/admins",
-                "question" => "/console/questions",
+        let target_href = e.target_id.as_deref().and_then(|id| {
+            let page: fn(&str) -> String = match e.target_type.as_str() {
+                "player" => urls::player,
+                "admin" => urls::admin,
+                "question" => urls::question,
                 _ => return None,
             };
-            Some(format!("{base}/{id}"))
+            Some(page(id))
         });
         Self {
             actor_id: e.actor_id,
@@ -86,7 +87,7 @@ async fn list(
         chrome: me.chrome("audit").await,
         rows: entries.into_iter().map(Row::of).collect(),
         pager: pager(&pagination, |n| {
-            href("/console/audit", &[("page", n.to_string())])
+            urls::with_query(urls::AUDIT, &[("page", &n.to_string())])
         }),
     }))
 }

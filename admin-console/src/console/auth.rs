@@ -18,6 +18,7 @@ use tower_sessions::Session;
 use tower_sessions::cookie::{Cookie, SameSite};
 
 use super::page::{Chrome, PageError, is_htmx, take_flash};
+use super::urls;
 use crate::AppState;
 
 pub const IDENTITY_KEY: &str = "identity";
@@ -129,14 +130,14 @@ async fn signed_in(parts: &mut Parts, state: &AppState) -> Result<ConsoleAdmin, 
         .await
         .map_err(|e| fail(session_error(e)))?;
     let Some(identity) = identity else {
-        return Err(redirect(parts, "/console/login"));
+        return Err(redirect(parts, urls::LOGIN));
     };
     let admin = match admin_auth::console_admin(&state.ctx, &identity).await {
         Ok(admin) => admin,
         Err(Error::Unauthorized(_)) => {
             // Deactivated, deleted or password changed: the session ends here.
             session.flush().await.map_err(|e| fail(session_error(e)))?;
-            return Err(redirect(parts, "/console/login"));
+            return Err(redirect(parts, urls::LOGIN));
         }
         Err(e) => return Err(fail(e)),
     };
@@ -156,7 +157,7 @@ impl FromRequestParts<AppState> for ConsoleAdmin {
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Response> {
         let me = signed_in(parts, state).await?;
         if admin_auth::require_mfa_if_configured(&state.ctx, &me.admin).is_err() {
-            return Err(redirect(parts, MFA_PAGE));
+            return Err(redirect(parts, urls::MFA));
         }
         Ok(me)
     }
@@ -172,9 +173,6 @@ impl FromRequestParts<AppState> for ConsoleMfaAdmin {
         Ok(Self(signed_in(parts, state).await?))
     }
 }
-
-/// The console's MFA page.
-pub const MFA_PAGE: &str = "/console/mfa";
 
 // ---------------------------------------------------------------------------------------
 // The sign-in form's CSRF token: no session exists before sign-in (an anonymous visit
@@ -193,7 +191,7 @@ pub const SIGN_IN_CSRF_COOKIE: &str = "quiz_console_login";
 pub fn sign_in_csrf(state: &AppState) -> (String, HeaderValue) {
     let token = state.ctx.tokens.sign_in_form_token(wall_clock_secs());
     let cookie = Cookie::build((SIGN_IN_CSRF_COOKIE, token.clone()))
-        .path("/console/login")
+        .path(urls::LOGIN)
         .http_only(true)
         .same_site(SameSite::Strict)
         .secure(state.ctx.settings.console_secure_cookie)

@@ -14,13 +14,16 @@ use shared::services::catalog::{self, AdminKnowledgeCard, UpdateKnowledgeCard};
 
 use super::auth::{ConsoleAdmin, ConsoleForm};
 use super::fields::{non_empty, parse_int};
-use super::page::{Chrome, PageError, PageResult, describe, html, page, redirect_with};
+use super::page::{
+    Chrome, FormOf, PageError, PageResult, html, page, redirect_with, save_or_rerender,
+};
+use super::urls;
 use crate::AppState;
 
 pub fn router() -> Router<AppState> {
     Router::new()
-        .route("/cards", get(list))
-        .route("/cards/{id}", get(edit_form).post(save))
+        .route(urls::CARDS, get(list))
+        .route(urls::pattern::CARD, get(edit_form).post(save))
 }
 
 /// Cards per page of the list.
@@ -46,11 +49,12 @@ struct ListPage {
 }
 
 fn page_href(page: i64) -> String {
-    if page > 1 {
-        format!("/console/cards?page={page}")
+    let page = if page > 1 {
+        page.to_string()
     } else {
-        "/console/cards".to_string()
-    }
+        String::new()
+    };
+    urls::with_query(urls::CARDS, &[("page", &page)])
 }
 
 async fn list(
@@ -144,27 +148,29 @@ async fn edit_form(
 async fn save(
     State(state): State<AppState>,
     me: ConsoleAdmin,
+    headers: HeaderMap,
     Path(id): Path<String>,
     ConsoleForm(form): ConsoleForm<CardForm>,
 ) -> PageResult {
-    match catalog::update_card(&state.ctx, &me.admin, &id, &form.to_update()).await {
-        Ok(_) => Ok(redirect_with(
-            &me.session,
-            "ok",
-            "Knowledge card saved.",
-            &format!("/console/cards/{id}"),
-        )
-        .await),
-        Err(e) if e.status().is_client_error() && e.code() != "NOT_FOUND" => {
+    let result = catalog::update_card(&state.ctx, &me.admin, &id, &form.to_update()).await;
+    save_or_rerender(
+        &headers,
+        FormOf::Existing,
+        result,
+        async |_| {
+            let to = urls::card(&id);
+            Ok(redirect_with(&me.session, "ok", "Knowledge card saved.", &to).await)
+        },
+        async |refused| {
             let card = catalog::get_card(&state.ctx, &id).await?;
             let page = EditPage {
                 chrome: me.chrome("cards").await,
                 card,
                 form,
-                error: Some(describe(&e)),
+                error: Some(refused.message),
             };
-            Ok(html(e.status(), &page))
-        }
-        Err(e) => Err(e.into()),
-    }
+            Ok(html(refused.status, &page))
+        },
+    )
+    .await
 }

@@ -12,14 +12,17 @@ use shared::services::catalog::{self, Category, CreateCategory, UpdateCategory};
 
 use super::auth::{ConsoleAdmin, ConsoleForm};
 use super::fields::{non_empty, parse_int};
-use super::page::{Chrome, PageError, PageResult, describe, html, is_htmx, page, redirect_with};
+use super::page::{
+    Chrome, FormOf, PageError, PageResult, html, is_htmx, page, redirect_with, save_or_rerender,
+};
+use super::urls;
 use crate::AppState;
 
 pub fn router() -> Router<AppState> {
     Router::new()
-        .route("/categories", get(list).post(create))
-        .route("/categories/{id}", get(edit_form).post(save))
-        .route("/categories/{id}/archive", post(archive))
+        .route(urls::CATEGORIES, get(list).post(create))
+        .route(urls::pattern::CATEGORY, get(edit_form).post(save))
+        .route(urls::pattern::CATEGORY_ARCHIVE, post(archive))
 }
 
 pub const STATUSES: [&str; 2] = ["active", "inactive"];
@@ -128,26 +131,25 @@ async fn list(State(state): State<AppState>, me: ConsoleAdmin) -> PageResult {
 async fn create(
     State(state): State<AppState>,
     me: ConsoleAdmin,
+    headers: HeaderMap,
     ConsoleForm(form): ConsoleForm<CategoryForm>,
 ) -> PageResult {
-    let result = match form.to_create() {
-        Ok(req) => catalog::create_category(&state.ctx, &me.admin, &req).await,
-        Err(e) => Err(e),
-    };
-    match result {
-        Ok(created) => Ok(redirect_with(
-            &me.session,
-            "ok",
-            format!("Created category {} ({}).", created.name, created.id),
-            "/console/categories",
-        )
-        .await),
-        Err(e) if e.status().is_client_error() => {
-            let page = list_page(&state, &me, form, Some(describe(&e))).await?;
-            Ok(html(e.status(), &page))
-        }
-        Err(e) => Err(e.into()),
-    }
+    let result =
+        async { catalog::create_category(&state.ctx, &me.admin, &form.to_create()?).await }.await;
+    save_or_rerender(
+        &headers,
+        FormOf::New,
+        result,
+        async |created| {
+            let text = format!("Created category {} ({}).", created.name, created.id);
+            Ok(redirect_with(&me.session, "ok", text, urls::CATEGORIES).await)
+        },
+        async |refused| {
+            let page = list_page(&state, &me, form, Some(refused.message)).await?;
+            Ok(html(refused.status, &page))
+        },
+    )
+    .await
 }
 
 // ---------------------------------------------------------------------------------------
@@ -195,22 +197,22 @@ async fn edit_form(
 async fn save(
     State(state): State<AppState>,
     me: ConsoleAdmin,
+    headers: HeaderMap,
     Path(id): Path<String>,
     ConsoleForm(form): ConsoleForm<CategoryForm>,
 ) -> PageResult {
-    let result = match form.to_update() {
-        Ok(req) => catalog::update_category(&state.ctx, &me.admin, &id, &req).await,
-        Err(e) => Err(e),
-    };
-    match result {
-        Ok(updated) => Ok(redirect_with(
-            &me.session,
-            "ok",
-            format!("Saved category {} ({}).", updated.name, updated.id),
-            "/console/categories",
-        )
-        .await),
-        Err(e) if e.status().is_client_error() && e.code() != "NOT_FOUND" => {
+    let result =
+        async { catalog::update_category(&state.ctx, &me.admin, &id, &form.to_update()?).await }
+            .await;
+    save_or_rerender(
+        &headers,
+        FormOf::Existing,
+        result,
+        async |updated| {
+            let text = format!("Saved category {} ({}).", updated.name, updated.id);
+            Ok(redirect_with(&me.session, "ok", text, urls::CATEGORIES).await)
+        },
+        async |refused| {
             let (category, parents) = find(&state, &id).await?;
             let page = EditPage {
                 chrome: me.chrome("categories").await,
@@ -218,12 +220,12 @@ async fn save(
                 parents,
                 form,
                 statuses: STATUSES,
-                error: Some(describe(&e)),
+                error: Some(refused.message),
             };
-            Ok(html(e.status(), &page))
-        }
-        Err(e) => Err(e.into()),
-    }
+            Ok(html(refused.status, &page))
+        },
+    )
+    .await
 }
 
 #[derive(Deserialize)]
@@ -252,7 +254,7 @@ async fn archive(
             "Archived category {} ({}): it is no longer a track.",
             archived.name, archived.id
         ),
-        "/console/categories",
+        urls::CATEGORIES,
     )
     .await)
 }

@@ -6,6 +6,7 @@ use shared::services::moderation::{self, Statistics};
 
 use super::auth::ConsoleAdmin;
 use super::page::{Chrome, PageResult, page};
+use super::urls;
 use crate::AppState;
 
 #[derive(Template)]

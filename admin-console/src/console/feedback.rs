@@ -9,12 +9,13 @@ use shared::services::audit::PageQuery;
 use shared::services::moderation::{self, FeedbackRecord};
 
 use super::auth::ConsoleAdmin;
-use super::fields::{PageParam, Pager, href, pager, parse_int, parse_query};
+use super::fields::{PageParam, Pager, pager, parse_int, parse_query};
 use super::page::{Chrome, PageError, PageResult, page};
+use super::urls;
 use crate::AppState;
 
 pub fn router() -> Router<AppState> {
-    Router::new().route("/feedback", get(list))
+    Router::new().route(urls::FEEDBACK, get(list))
 }
 
 #[derive(Template)]
@@ -44,7 +45,7 @@ async fn list(
         chrome: me.chrome("feedback").await,
         items,
         pager: pager(&pagination, |n| {
-            href("/console/feedback", &[("page", n.to_string())])
+            urls::with_query(urls::FEEDBACK, &[("page", &n.to_string())])
         }),
     }))
 }

@@ -1,5 +1,5 @@
-//! Reading typed form and query fields (empty means "not given"), and the pager and
-//! links every paged console list shares.
+//! Reading typed form and query fields (empty means "not given"), and the pager every
+//! paged console list shares.
 
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
@@ -48,21 +48,6 @@ pub fn parse_int(name: &str, s: &str) -> Result<Option<i64>, Error> {
         .map_err(|_| Error::validation(format!("{name} must be a whole number")))
 }
 
-/// `path?query` from pairs, leaving out empty values.
-pub fn href(path: &str, pairs: &[(&str, String)]) -> String {
-    let kept: Vec<(&str, &str)> = pairs
-        .iter()
-        .filter(|(_, v)| !v.trim().is_empty())
-        .map(|(k, v)| (*k, v.trim()))
-        .collect();
-    let encoded = serde_html_form::to_string(&kept).unwrap_or_default();
-    if encoded.is_empty() {
-        path.to_string()
-    } else {
-        format!("{path}?{encoded}")
-    }
-}
-
 /// The `page` of a plain paged list.
 #[derive(Debug, Default, Deserialize)]
 pub struct PageParam {
@@ -95,12 +80,5 @@ mod tests {
             |n| format!("/x?page={n}"),
         );
         assert!(p.prev.is_none() && p.next.is_none());
-        assert_eq!(
-            href(
-                "/console/players",
-                &[("search", " ab c ".into()), ("page", String::new())]
-            ),
-            "/console/players?search=ab+c"
-        );
     }
 }

@@ -12,15 +12,18 @@ use shared::Error;
 use shared::services::questions::{self, CsvPreview};
 
 use super::auth::{CSRF_FIELD, ConsoleAdmin, ConsoleForm, check_csrf};
-use super::page::{Chrome, PageError, PageResult, describe, html, page, redirect_with};
+use super::page::{
+    Chrome, FormOf, PageError, PageResult, describe, html, page, redirect_with, save_or_rerender,
+};
+use super::urls;
 use crate::AppState;
 use crate::routes::questions::IMPORT_BODY_LIMIT;
 
 pub fn router() -> Router<AppState> {
     Router::new()
-        .route("/import", get(form).post(import))
-        .route("/import/preview", post(preview))
-        .route("/import/template.csv", get(template))
+        .route(urls::IMPORT, get(form).post(import))
+        .route(urls::IMPORT_PREVIEW, post(preview))
+        .route(urls::IMPORT_TEMPLATE, get(template))
         // The CSV travels URL-encoded on import, which can triple its size.
         .layer(DefaultBodyLimit::max(IMPORT_BODY_LIMIT * 3 + 4096))
 }
@@ -149,37 +152,37 @@ struct ImportForm {
 async fn import(
     State(state): State<AppState>,
     me: ConsoleAdmin,
+    headers: HeaderMap,
     ConsoleForm(form): ConsoleForm<ImportForm>,
 ) -> PageResult {
-    match questions::import_csv(&state.ctx, &me.admin, Some("text/csv"), form.csv.as_bytes()).await
-    {
-        Ok(result) => Ok(redirect_with(
-            &me.session,
-            "ok",
-            format!(
+    let result =
+        questions::import_csv(&state.ctx, &me.admin, Some("text/csv"), form.csv.as_bytes()).await;
+    save_or_rerender(
+        &headers,
+        FormOf::New,
+        result,
+        async |imported| {
+            let text = format!(
                 "Imported {} questions as drafts. Submit them for review, then publish.",
-                result.succeeded
-            ),
-            "/console/questions?status=draft&sortBy=createdAt&sortOrder=desc",
-        )
-        .await),
-        Err(e) if e.status().is_client_error() => {
+                imported.succeeded
+            );
+            Ok(redirect_with(&me.session, "ok", text, &urls::newest_drafts()).await)
+        },
+        async |refused| {
             // The bank changed since the preview (a category archived, say): nothing was
             // written; show why, with the rows re-checked.
             let preview = questions::preview_csv(&state.ctx, form.csv.as_bytes())
                 .await
                 .ok();
-            Ok(html(
-                e.status(),
-                &ImportPage {
-                    chrome: me.chrome("import").await,
-                    preview,
-                    csv: form.csv,
-                    file_name: String::new(),
-                    error: Some(describe(&e)),
-                },
-            ))
-        }
-        Err(e) => Err(e.into()),
-    }
+            let page = ImportPage {
+                chrome: me.chrome("import").await,
+                preview,
+                csv: form.csv,
+                file_name: String::new(),
+                error: Some(refused.message),
+            };
+            Ok(html(refused.status, &page))
+        },
+    )
+    .await
 }

@@ -15,17 +15,20 @@ use shared::Error;
 use shared::services::admin_auth;
 use shared::services::admin_mfa::{self, MfaEnrolment};
 
-use super::auth::{ConsoleAdmin, ConsoleForm, ConsoleMfaAdmin, MFA_PAGE};
-use super::page::{Chrome, PageError, PageResult, describe, html, page, redirect_with};
+use super::auth::{ConsoleAdmin, ConsoleForm, ConsoleMfaAdmin};
+use super::page::{
+    Chrome, FormOf, PageError, PageResult, Refusal, html, page, redirect_with, save_or_rerender,
+};
+use super::urls;
 use crate::AppState;
 use shared::client_addr::ClientAddress;
 
 pub fn router() -> Router<AppState> {
     Router::new()
-        .route("/mfa", get(show))
-        .route("/mfa/setup", post(setup))
-        .route("/mfa/enable", post(enable))
-        .route("/mfa/disable", post(disable))
+        .route(urls::MFA, get(show))
+        .route(urls::MFA_SETUP, post(setup))
+        .route(urls::MFA_ENABLE, post(enable))
+        .route(urls::MFA_DISABLE, post(disable))
 }
 
 /// A pending enrolment as the page shows it.
@@ -115,7 +118,7 @@ async fn setup(
         &me.session,
         "ok",
         "Scan the code with your authenticator app, then enter the code it shows.",
-        MFA_PAGE,
+        urls::MFA,
     )
     .await)
 }
@@ -126,13 +129,10 @@ struct CodeForm {
     code: String,
 }
 
-/// A refused code re-renders the page with the reason and the error's status.
-async fn refused(state: &AppState, me: &ConsoleAdmin, headers: &HeaderMap, e: Error) -> PageResult {
-    if !e.status().is_client_error() || e.retry_after_secs().is_some() {
-        return Err(PageError::new(e, headers));
-    }
-    let page = mfa_page(state, me, Some(describe(&e))).await?;
-    Ok(html(e.status(), &page))
+/// A refused code: the page again with the reason and the error's status.
+async fn refused(state: &AppState, me: &ConsoleAdmin, refusal: Refusal) -> PageResult {
+    let page = mfa_page(state, me, Some(refusal.message)).await?;
+    Ok(html(refusal.status, &page))
 }
 
 async fn enable(
@@ -141,13 +141,19 @@ async fn enable(
     headers: HeaderMap,
     ConsoleForm(form): ConsoleForm<CodeForm>,
 ) -> PageResult {
-    match admin_mfa::enable(&state.ctx, &me.admin, &form.code).await {
-        Ok(enabled) => Ok(page(&RecoveryCodesPage {
-            chrome: me.chrome("mfa").await,
-            codes: enabled.recovery_codes,
-        })),
-        Err(e) => refused(&state, &me, &headers, e).await,
-    }
+    save_or_rerender(
+        &headers,
+        FormOf::New,
+        admin_mfa::enable(&state.ctx, &me.admin, &form.code).await,
+        async |enabled| {
+            Ok(page(&RecoveryCodesPage {
+                chrome: me.chrome("mfa").await,
+                codes: enabled.recovery_codes,
+            }))
+        },
+        async |refusal| refused(&state, &me, refusal).await,
+    )
+    .await
 }
 
 async fn disable(
@@ -157,8 +163,12 @@ async fn disable(
     headers: HeaderMap,
     ConsoleForm(form): ConsoleForm<CodeForm>,
 ) -> PageResult {
-    match admin_mfa::disable(&state.ctx, &me.admin, &form.code, client).await {
-        Ok(_) => Ok(redirect_with(&me.session, "ok", "MFA is off.", MFA_PAGE).await),
-        Err(e) => refused(&state, &me, &headers, e).await,
-    }
+    save_or_rerender(
+        &headers,
+        FormOf::New,
+        admin_mfa::disable(&state.ctx, &me.admin, &form.code, client).await,
+        async |_| Ok(redirect_with(&me.session, "ok", "MFA is off.", urls::MFA).await),
+        async |refusal| refused(&state, &me, refusal).await,
+    )
+    .await
 }

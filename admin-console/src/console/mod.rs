@@ -5,8 +5,11 @@
 //! - [`auth`]: the session's admin, CSRF checks on every form (the sign-in form's a
 //!   signed double-submit cookie), role checks, the MFA gate.
 //! - [`mfa`]: the signed-in admin's MFA page (inline SVG QR code).
-//! - [`page`]: layout context, flash messages, HTML error pages.
+//! - [`page`]: layout context, flash messages, HTML error pages, and the answer to a
+//!   form post (saved, or the form again with the reason).
 //! - [`session_store`]: sessions in the shared database (several processes).
+//! - [`urls`]: every console URL, named once (routers, redirects, templates).
+//! - [`assets`]: the embedded static files, served under content-hashed URLs.
 //! - one module per screen.
 
 pub mod admins;
@@ -27,6 +30,7 @@ pub mod questions;
 pub mod session_store;
 pub mod sign_in;
 pub mod skill_tree;
+pub mod urls;
 
 use axum::Router;
 use axum::response::{IntoResponse, Redirect};
@@ -45,11 +49,11 @@ pub const COOKIE_NAME: &str = "quiz_console";
 /// A console session ends after this long without a request.
 pub const IDLE_TIMEOUT_HOURS: i64 = 8;
 
-/// The `/console` routes with their session layer.
+/// The `/console` routes with their session layer (every path from [`urls`]).
 pub fn router(state: &AppState) -> Router<AppState> {
     let sessions = SessionManagerLayer::new(DbSessionStore::new(std::sync::Arc::clone(&state.ctx)))
         .with_name(COOKIE_NAME)
-        .with_path("/console")
+        .with_path(urls::HOME)
         .with_http_only(true)
         .with_same_site(SameSite::Strict)
         .with_secure(state.ctx.settings.console_secure_cookie)
@@ -69,16 +73,16 @@ pub fn router(state: &AppState) -> Router<AppState> {
         .merge(feedback::router())
         .merge(audit::router());
     let pages = Router::new()
-        .route("/console", get(dashboard::show))
-        .nest("/console", screens)
-        .route("/console/{*rest}", get(not_found).post(not_found))
+        .route(urls::HOME, get(dashboard::show))
+        .merge(screens)
+        .route(urls::UNKNOWN, get(not_found).post(not_found))
         .layer(sessions)
         .layer(axum::middleware::map_response(shared::http::no_store));
     Router::new()
         .merge(pages)
-        .route("/console/", get(|| async { Redirect::to("/console") }))
+        .route(urls::HOME_SLASH, get(|| async { Redirect::to(urls::HOME) }))
         // Assets need no session (and set no cookie).
-        .route("/console-assets/{*path}", get(assets::serve))
+        .route(urls::pattern::ASSET, get(assets::serve))
 }
 
 async fn not_found() -> impl IntoResponse {

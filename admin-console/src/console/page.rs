@@ -8,6 +8,8 @@ use serde::{Deserialize, Serialize};
 use shared::Error;
 use tower_sessions::Session;
 
+use super::urls;
+
 /// A one-time message shown on the next page.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Flash {
@@ -180,3 +182,64 @@ impl PageError {
 }
 
 pub type PageResult = Result<Response, PageError>;
+
+// ---------------------------------------------------------------------------------------
+// The answer to a form post
+
+/// What a form post's refusal means for the form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FormOf {
+    /// A form that makes something: every refusal the admin can act on is shown on it.
+    New,
+    /// The form of an existing record: a 404 means the record is gone, which is the
+    /// error page (there is no form to show again).
+    Existing,
+}
+
+/// A refusal shown beside the form's fields.
+pub struct Refusal {
+    /// The error's status, which the form answers with.
+    pub status: StatusCode,
+    /// Its text for the admin ([`describe`]).
+    pub message: String,
+    /// The service's error.
+    pub error: Error,
+}
+
+impl FormOf {
+    /// True when `error` is the admin's to fix on the form: a 4xx, except a 404 of the
+    /// record itself and a throttled request (429 with `Retry-After`, which the error
+    /// page carries).
+    fn shows(self, error: &Error) -> bool {
+        error.status().is_client_error()
+            && error.retry_after_secs().is_none()
+            && !(self == Self::Existing && matches!(error, Error::NotFound(_)))
+    }
+}
+
+/// The console's form post, written once: the form has passed its CSRF check and been
+/// read (the extractor), and `result` is the service's answer. Saved: `saved` answers
+/// (usually a flash and a 303 to the record's page). Refused for a reason the admin can
+/// fix: `form_again` renders the same form with the typed values and the reason, with
+/// the error's status. Anything else — and any refusal of an htmx request, whose target
+/// is a fragment — is the console's error answer (an error page, or the htmx flash).
+pub async fn save_or_rerender<T>(
+    headers: &HeaderMap,
+    form: FormOf,
+    result: Result<T, Error>,
+    saved: impl AsyncFnOnce(T) -> PageResult,
+    form_again: impl AsyncFnOnce(Refusal) -> PageResult,
+) -> PageResult {
+    match result {
+        Ok(value) => saved(value).await,
+        Err(error) if form.shows(&error) && !is_htmx(headers) => {
+            let refusal = Refusal {
+                status: error.status(),
+                message: describe(&error),
+                error,
+            };
+            form_again(refusal).await
+        }
+        Err(error) => Err(PageError::new(error, headers)),
+    }
+}

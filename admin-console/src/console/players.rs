@@ -12,16 +12,19 @@ use shared::Error;
 use shared::services::moderation::{self, BanRequest, PlayerListQuery, PlayerRecord};
 
 use super::auth::{ConsoleAdmin, ConsoleForm};
-use super::fields::{Pager, href, pager, parse_int, parse_query};
-use super::page::{Chrome, PageError, PageResult, describe, html, is_htmx, page, redirect_with};
+use super::fields::{Pager, pager, parse_int, parse_query};
+use super::page::{
+    Chrome, FormOf, PageError, PageResult, html, is_htmx, page, redirect_with, save_or_rerender,
+};
+use super::urls;
 use crate::AppState;
 
 pub fn router() -> Router<AppState> {
     Router::new()
-        .route("/players", get(list))
-        .route("/players/{id}", get(show))
-        .route("/players/{id}/ban", post(ban))
-        .route("/players/{id}/unban", post(unban))
+        .route(urls::PLAYERS, get(list))
+        .route(urls::pattern::PLAYER, get(show))
+        .route(urls::pattern::PLAYER_BAN, post(ban))
+        .route(urls::pattern::PLAYER_UNBAN, post(unban))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -42,10 +45,7 @@ impl Search {
         } else {
             String::new()
         };
-        href(
-            "/console/players",
-            &[("search", self.search.clone()), ("page", page)],
-        )
+        urls::with_query(urls::PLAYERS, &[("search", &self.search), ("page", &page)])
     }
 }
 
@@ -217,8 +217,7 @@ async fn done(
             message: Some(message),
         }));
     }
-    let to = format!("/console/players/{}", player.id);
-    Ok(redirect_with(&me.session, "ok", message, &to).await)
+    Ok(redirect_with(&me.session, "ok", message, &urls::player(&player.id)).await)
 }
 
 async fn ban(
@@ -228,26 +227,31 @@ async fn ban(
     Path(id): Path<String>,
     ConsoleForm(form): ConsoleForm<BanForm>,
 ) -> PageResult {
-    let result = match form.to_request(state.ctx.clock.now()) {
-        Ok(req) => moderation::ban(&state.ctx, &me.admin, &id, &req).await,
-        Err(e) => Err(e),
-    };
-    match result {
-        Ok(player) => {
+    let result = async {
+        let req = form.to_request(state.ctx.clock.now())?;
+        moderation::ban(&state.ctx, &me.admin, &id, &req).await
+    }
+    .await;
+    // With htmx the refusal goes to the flash area; without, the page comes again with
+    // the message and the typed values.
+    save_or_rerender(
+        &headers,
+        FormOf::Existing,
+        result,
+        async |player| {
             let message = match player.banned_until {
                 Some(until) => format!("Banned until {} UTC.", until.format("%Y-%m-%d %H:%M")),
                 None => "Banned until unbanned.".to_string(),
             };
             done(&me, &headers, player, message).await
-        }
-        // No JavaScript: the page again, with the message and the typed values.
-        Err(e) if e.status().is_client_error() && e.code() != "NOT_FOUND" && !is_htmx(&headers) => {
+        },
+        async |refused| {
             let player = moderation::player(&state.ctx, &id).await?;
-            let page = player_page(&me, player, form, Some(describe(&e))).await;
-            Ok(html(e.status(), &page))
-        }
-        Err(e) => Err(PageError::new(e, &headers)),
-    }
+            let page = player_page(&me, player, form, Some(refused.message)).await;
+            Ok(html(refused.status, &page))
+        },
+    )
+    .await
 }
 
 async fn unban(

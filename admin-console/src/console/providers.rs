@@ -12,12 +12,13 @@ use shared::services::moderation::{self, AdminProvider, ProviderToggle, Provider
 
 use super::auth::{ConsoleAdmin, ConsoleForm};
 use super::page::{Chrome, PageError, PageResult, page, redirect_with};
+use super::urls;
 use crate::AppState;
 
 pub fn router() -> Router<AppState> {
     Router::new()
-        .route("/providers", get(list))
-        .route("/providers/toggle", post(toggle))
+        .route(urls::PROVIDERS, get(list))
+        .route(urls::PROVIDERS_TOGGLE, post(toggle))
 }
 
 #[derive(Template)]
@@ -75,5 +76,5 @@ async fn toggle(
     } else {
         format!("{name} is disabled; players can no longer sign in with it.")
     };
-    Ok(redirect_with(&me.session, "ok", text, "/console/providers").await)
+    Ok(redirect_with(&me.session, "ok", text, urls::PROVIDERS).await)
 }

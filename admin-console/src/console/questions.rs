@@ -18,16 +18,19 @@ use shared::services::questions::{
 
 use super::auth::{ConsoleAdmin, ConsoleForm};
 use super::fields::{non_empty, pager, parse_int};
-use super::page::{Chrome, PageError, PageResult, html, is_htmx, page, redirect_with};
+use super::page::{
+    Chrome, FormOf, PageError, PageResult, html, is_htmx, page, redirect_with, save_or_rerender,
+};
+use super::urls;
 use crate::AppState;
 
 pub fn router() -> Router<AppState> {
     Router::new()
-        .route("/questions", get(list))
-        .route("/questions/batch", post(batch))
-        .route("/questions/new", get(new_form).post(create))
-        .route("/questions/{id}", get(edit_form).post(save))
-        .route("/questions/{id}/status", post(move_status))
+        .route(urls::QUESTIONS, get(list))
+        .route(urls::QUESTIONS_BATCH, post(batch))
+        .route(urls::QUESTION_NEW, get(new_form).post(create))
+        .route(urls::pattern::QUESTION, get(edit_form).post(save))
+        .route(urls::pattern::QUESTION_STATUS, post(move_status))
 }
 
 pub const CONTENT_TYPES: [&str; 4] = ["text", "image", "video", "audio"];
@@ -77,31 +80,26 @@ impl Filters {
         })
     }
 
-    /// The query string of these filters at `page` (for pager links and redirects).
+    /// The list URL of these filters at `page` (for pager links and redirects).
     fn href(&self, page: i64) -> String {
-        let pairs = [
-            ("status", &self.status),
-            ("categoryId", &self.category_id),
-            ("keyword", &self.keyword),
-            ("difficulty", &self.difficulty),
-            ("source", &self.source),
-            ("sortBy", &self.sort_by),
-            ("sortOrder", &self.sort_order),
-        ];
-        let mut query: Vec<(&str, String)> = pairs
-            .iter()
-            .filter(|(_, v)| !v.trim().is_empty())
-            .map(|(k, v)| (*k, v.trim().to_string()))
-            .collect();
-        if page > 1 {
-            query.push(("page", page.to_string()));
-        }
-        let encoded = serde_html_form::to_string(&query).unwrap_or_default();
-        if encoded.is_empty() {
-            "/console/questions".to_string()
+        let page = if page > 1 {
+            page.to_string()
         } else {
-            format!("/console/questions?{encoded}")
-        }
+            String::new()
+        };
+        urls::with_query(
+            urls::QUESTIONS,
+            &[
+                ("status", &self.status),
+                ("categoryId", &self.category_id),
+                ("keyword", &self.keyword),
+                ("difficulty", &self.difficulty),
+                ("source", &self.source),
+                ("sortBy", &self.sort_by),
+                ("sortOrder", &self.sort_order),
+                ("page", &page),
+            ],
+        )
     }
 }
 
@@ -231,10 +229,10 @@ async fn batch(
         succeeded: result.succeeded,
         failed: result.failed,
     };
-    let return_to = if form.return_to.starts_with("/console/questions") {
+    let return_to = if form.return_to.starts_with(urls::QUESTIONS) {
         form.return_to
     } else {
-        "/console/questions".to_string()
+        urls::QUESTIONS.to_string()
     };
     if is_htmx(&headers) {
         let query = return_to.split_once('?').map(|(_, q)| q);
@@ -443,27 +441,24 @@ async fn new_form(State(state): State<AppState>, me: ConsoleAdmin) -> PageResult
 async fn create(
     State(state): State<AppState>,
     me: ConsoleAdmin,
+    headers: HeaderMap,
     ConsoleForm(form): ConsoleForm<EditorForm>,
 ) -> PageResult {
-    let result = match form.to_input() {
-        Ok(input) => questions::create(&state.ctx, &me.admin, input).await,
-        Err(e) => Err(e),
-    };
-    match result {
-        Ok(created) => Ok(redirect_with(
-            &me.session,
-            "ok",
-            "Question created as a draft.",
-            &format!("/console/questions/{}", created.id),
-        )
-        .await),
-        Err(e) if e.status().is_client_error() => {
-            let message = super::page::describe(&e);
-            let page = editor(&state, &me, None, form, Some(message)).await?;
-            Ok(html(e.status(), &page))
-        }
-        Err(e) => Err(e.into()),
-    }
+    let result = async { questions::create(&state.ctx, &me.admin, form.to_input()?).await }.await;
+    save_or_rerender(
+        &headers,
+        FormOf::New,
+        result,
+        async |created| {
+            let to = urls::question(&created.id);
+            Ok(redirect_with(&me.session, "ok", "Question created as a draft.", &to).await)
+        },
+        async |refused| {
+            let page = editor(&state, &me, None, form, Some(refused.message)).await?;
+            Ok(html(refused.status, &page))
+        },
+    )
+    .await
 }
 
 async fn edit_form(
@@ -481,29 +476,27 @@ async fn edit_form(
 async fn save(
     State(state): State<AppState>,
     me: ConsoleAdmin,
+    headers: HeaderMap,
     Path(id): Path<String>,
     ConsoleForm(form): ConsoleForm<EditorForm>,
 ) -> PageResult {
-    let result = match form.to_patch() {
-        Ok(patch) => questions::update(&state.ctx, &me.admin, &id, patch).await,
-        Err(e) => Err(e),
-    };
-    match result {
-        Ok(_) => Ok(redirect_with(
-            &me.session,
-            "ok",
-            "Question saved.",
-            &format!("/console/questions/{id}"),
-        )
-        .await),
-        Err(e) if e.status().is_client_error() && e.code() != "NOT_FOUND" => {
-            let message = super::page::describe(&e);
+    let result =
+        async { questions::update(&state.ctx, &me.admin, &id, form.to_patch()?).await }.await;
+    save_or_rerender(
+        &headers,
+        FormOf::Existing,
+        result,
+        async |_| {
+            let to = urls::question(&id);
+            Ok(redirect_with(&me.session, "ok", "Question saved.", &to).await)
+        },
+        async |refused| {
             let question = questions::get(&state.ctx, &id).await?;
-            let page = editor(&state, &me, Some(question), form, Some(message)).await?;
-            Ok(html(e.status(), &page))
-        }
-        Err(e) => Err(e.into()),
-    }
+            let page = editor(&state, &me, Some(question), form, Some(refused.message)).await?;
+            Ok(html(refused.status, &page))
+        },
+    )
+    .await
 }
 
 #[derive(Deserialize)]
@@ -537,11 +530,5 @@ async fn move_status(
             message: Some(message),
         }));
     }
-    Ok(redirect_with(
-        &me.session,
-        "ok",
-        message,
-        &format!("/console/questions/{id}"),
-    )
-    .await)
+    Ok(redirect_with(&me.session, "ok", message, &urls::question(&id)).await)
 }

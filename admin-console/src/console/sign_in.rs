@@ -5,26 +5,28 @@
 use askama::Template;
 use axum::Router;
 use axum::extract::{RawQuery, State};
-use axum::http::{StatusCode, header};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use serde::Deserialize;
+use shared::Error;
 use shared::services::admin_auth::{self, ConsoleIdentity, SignIn};
 use shared::services::admin_mfa::SecondFactor;
 use tower_sessions::Session;
 
 use super::auth::{
-    CSRF_KEY, ConsoleForm, ConsoleMfaAdmin, IDENTITY_KEY, MFA_PAGE, SignInForm, new_csrf_token,
+    CSRF_KEY, ConsoleForm, ConsoleMfaAdmin, IDENTITY_KEY, SignInForm, new_csrf_token,
     session_error, sign_in_csrf,
 };
-use super::page::{Flash, PageResult, describe, html};
+use super::page::{Flash, FormOf, PageResult, html, save_or_rerender};
+use super::urls;
 use crate::AppState;
 use shared::client_addr::ClientAddress;
 
 pub fn router() -> Router<AppState> {
     Router::new()
-        .route("/login", get(form).post(sign_in))
-        .route("/logout", post(sign_out))
+        .route(urls::LOGIN, get(form).post(sign_in))
+        .route(urls::LOGOUT, post(sign_out))
 }
 
 #[derive(Template)]
@@ -70,9 +72,9 @@ async fn form(
         .await
         .map_err(session_error)?;
     if signed_in.is_some() {
-        return Ok(Redirect::to("/console").into_response());
+        return Ok(Redirect::to(urls::HOME).into_response());
     }
-    let flash = (query.as_deref() == Some("signed-out")).then(|| Flash {
+    let flash = (query.as_deref() == Some(urls::SIGNED_OUT_QUERY)).then(|| Flash {
         kind: "ok".into(),
         text: "Signed out.".into(),
     });
@@ -99,6 +101,7 @@ struct Credentials {
 async fn sign_in(
     State(state): State<AppState>,
     session: Session,
+    headers: HeaderMap,
     ClientAddress(client): ClientAddress,
     SignInForm(form): SignInForm<Credentials>,
 ) -> PageResult {
@@ -107,8 +110,12 @@ async fn sign_in(
         password: form.password,
         second_factor: SecondFactor::from_either(&form.code),
     };
-    match admin_auth::console_login(&state.ctx, &attempt, client).await {
-        Ok((admin, identity)) => {
+    // Throttled or busy: the console's error page, with its Retry-After.
+    save_or_rerender(
+        &headers,
+        FormOf::New,
+        admin_auth::console_login(&state.ctx, &attempt, client).await,
+        async |(admin, identity)| {
             // The session is made here, with a fresh id and its own CSRF token.
             session.cycle_id().await.map_err(session_error)?;
             session
@@ -121,36 +128,36 @@ async fn sign_in(
                 .map_err(session_error)?;
             tracing::info!(admin = %admin.username, "console sign-in");
             let to = if admin_auth::require_mfa_if_configured(&state.ctx, &admin).is_err() {
-                MFA_PAGE
+                urls::MFA
             } else {
-                "/console"
+                urls::HOME
             };
             Ok(Redirect::to(to).into_response())
-        }
-        // Throttled or busy: the console's error page, with its Retry-After.
-        Err(e) if e.retry_after_secs().is_some() => Err(e.into()),
-        Err(e) if e.status().is_client_error() => {
-            let mfa_required = e.code() == "MFA_REQUIRED";
+        },
+        async |refused| {
+            let mfa_required = matches!(refused.error, Error::MfaRequired(_));
             let text = if mfa_required {
                 "This account has MFA on: enter the code from your authenticator app (or a \
                  recovery code) with your password."
                     .to_string()
             } else {
-                describe(&e)
+                refused.message
             };
+            let flash = Flash {
+                kind: "error".into(),
+                text,
+            };
+            let status = refused.status;
             Ok(login_page(
                 &state,
-                e.status(),
+                status,
                 form.username,
-                Some(Flash {
-                    kind: "error".into(),
-                    text,
-                }),
+                Some(flash),
                 mfa_required,
             ))
-        }
-        Err(e) => Err(e.into()),
-    }
+        },
+    )
+    .await
 }
 
 async fn sign_out(
@@ -162,5 +169,5 @@ async fn sign_out(
         Err(e) => tracing::warn!(error = %e, "console sign-out could not delete the session"),
     }
     // The message rides in the query: a flash would store a new session for it.
-    Redirect::to("/console/login?signed-out").into_response()
+    Redirect::to(&urls::signed_out()).into_response()
 }

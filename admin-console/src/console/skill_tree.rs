@@ -19,22 +19,19 @@ use shared::services::catalog::{
 
 use super::auth::{ConsoleAdmin, ConsoleForm};
 use super::fields::{non_empty, parse_int};
-use super::page::{Chrome, PageError, PageResult, describe, html, page, redirect_with};
+use super::page::{
+    Chrome, FormOf, PageError, PageResult, html, page, redirect_with, save_or_rerender,
+};
+use super::urls;
 use crate::AppState;
 
 pub fn router() -> Router<AppState> {
     Router::new()
-        .route("/skill-tree", get(show))
-        .route("/skill-tree/nodes", post(create))
-        .route("/skill-tree/nodes/{id}", get(edit_form).post(save))
-        .route("/skill-tree/nodes/{id}/move", post(move_node))
-        .route("/skill-tree/nodes/{id}/delete", post(delete))
-}
-
-/// The tree page of `category_id`.
-fn tree_href(category_id: &str) -> String {
-    let query = serde_html_form::to_string([("categoryId", category_id)]).unwrap_or_default();
-    format!("/console/skill-tree?{query}")
+        .route(urls::SKILL_TREE, get(show))
+        .route(urls::SKILL_TREE_NODES, post(create))
+        .route(urls::pattern::SKILL_NODE, get(edit_form).post(save))
+        .route(urls::pattern::SKILL_NODE_MOVE, post(move_node))
+        .route(urls::pattern::SKILL_NODE_DELETE, post(delete))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -243,32 +240,40 @@ async fn show(
 async fn create(
     State(state): State<AppState>,
     me: ConsoleAdmin,
+    headers: HeaderMap,
     ConsoleForm(form): ConsoleForm<AddForm>,
 ) -> PageResult {
-    let result = match form.to_create() {
-        Ok(req) => catalog::create_node(&state.ctx, &me.admin, &req).await,
-        Err(e) => Err(e),
-    };
-    match result {
-        Ok(node) => Ok(redirect_with(
-            &me.session,
-            "ok",
-            format!("Added node {}.", node.title),
-            &tree_href(&node.category_id),
-        )
-        .await),
-        Err(e) if e.status().is_client_error() => {
+    let result =
+        async { catalog::create_node(&state.ctx, &me.admin, &form.to_create()?).await }.await;
+    save_or_rerender(
+        &headers,
+        FormOf::New,
+        result,
+        async |node| {
+            let text = format!("Added node {}.", node.title);
+            let to = urls::skill_tree_of(&node.category_id);
+            Ok(redirect_with(&me.session, "ok", text, &to).await)
+        },
+        async |refused| {
             // Shown on the tree it was meant for; an unknown category has no tree.
             let category_id = form.category_id.trim().to_string();
-            let message = describe(&e);
-            match tree_page(&state, &me, Some(category_id), Some(form), Some(message)).await {
-                Ok(tree) => Ok(html(e.status(), &tree)),
-                Err(Error::NotFound(_)) => Err(e.into()),
+            let status = refused.status;
+            match tree_page(
+                &state,
+                &me,
+                Some(category_id),
+                Some(form),
+                Some(refused.message),
+            )
+            .await
+            {
+                Ok(tree) => Ok(html(status, &tree)),
+                Err(Error::NotFound(_)) => Err(PageError::new(refused.error, &headers)),
                 Err(other) => Err(other.into()),
             }
-        }
-        Err(e) => Err(e.into()),
-    }
+        },
+    )
+    .await
 }
 
 // ---------------------------------------------------------------------------------------
@@ -383,28 +388,28 @@ async fn edit_form(
 async fn save(
     State(state): State<AppState>,
     me: ConsoleAdmin,
+    headers: HeaderMap,
     Path(id): Path<String>,
     ConsoleForm(form): ConsoleForm<EditForm>,
 ) -> PageResult {
-    let result = match form.to_update() {
-        Ok(req) => catalog::update_node(&state.ctx, &me.admin, &id, &req).await,
-        Err(e) => Err(e),
-    };
-    match result {
-        Ok(node) => Ok(redirect_with(
-            &me.session,
-            "ok",
-            format!("Saved node {}.", node.title),
-            &tree_href(&node.category_id),
-        )
-        .await),
-        Err(e) if e.status().is_client_error() && e.code() != "NOT_FOUND" => {
+    let result =
+        async { catalog::update_node(&state.ctx, &me.admin, &id, &form.to_update()?).await }.await;
+    save_or_rerender(
+        &headers,
+        FormOf::Existing,
+        result,
+        async |node| {
+            let text = format!("Saved node {}.", node.title);
+            let to = urls::skill_tree_of(&node.category_id);
+            Ok(redirect_with(&me.session, "ok", text, &to).await)
+        },
+        async |refused| {
             let node = find_node(&state, &id).await?;
-            let page = node_page(&state, &me, node, form, Some(describe(&e))).await?;
-            Ok(html(e.status(), &page))
-        }
-        Err(e) => Err(e.into()),
-    }
+            let page = node_page(&state, &me, node, form, Some(refused.message)).await?;
+            Ok(html(refused.status, &page))
+        },
+    )
+    .await
 }
 
 #[derive(Deserialize)]
@@ -495,7 +500,7 @@ async fn move_node(
         &me.session,
         "ok",
         format!("Moved {} {direction}.", node.title),
-        &tree_href(&node.category_id),
+        &urls::skill_tree_of(&node.category_id),
     )
     .await)
 }
@@ -522,7 +527,7 @@ async fn delete(
             "Deleted node {}; its children moved up to its parent.",
             node.title
         ),
-        &tree_href(&node.category_id),
+        &urls::skill_tree_of(&node.category_id),
     )
     .await)
 }
