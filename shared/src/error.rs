@@ -204,6 +204,9 @@ impl From<sqlx::Error> for Error {
 
 #[cfg(test)]
 mod tests {
+    use axum::http::header;
+    use axum::response::IntoResponse;
+
     use super::*;
 
     #[test]

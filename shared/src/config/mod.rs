@@ -188,9 +188,6 @@ pub struct Settings {
     pub limits: Limits,
 }
 
-/// Request rate limits (per process, per client address, per route) and SMS abuse
-/// limits (in the database, so they hold across processes).
-
 impl Settings {
     /// Reads the process environment.
     pub fn from_env() -> Result<Self, ConfigError> {

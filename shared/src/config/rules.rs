@@ -44,6 +44,8 @@ pub(super) fn game_rules(r: &mut Reader<'_>) -> GameRules {
     }
 }
 
+/// Request rate limits (per process, per client address, per route) and SMS abuse
+/// limits (in the database, so they hold across processes).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Limits {
     /// `RATE_LIMIT_AUTH_PER_MINUTE`: guest, vendor, refresh, phone and link sign-in routes.
