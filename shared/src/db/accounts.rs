@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::progress::{self, Target, Update};
 use super::{Tx, in_tx};
+use crate::domain::identity::IdentityProvider;
 
 /// Claims an idempotency key for `owner`; false when the key exists already.
 pub async fn claim_idempotency(
@@ -106,14 +107,14 @@ pub async fn mark_guest_linked(tx: &mut Tx, guest_id: &str, now_ms: i64) -> sqlx
 
 pub async fn identity_owner(
     tx: &mut Tx,
-    provider: &str,
+    provider: IdentityProvider,
     subject: &str,
 ) -> sqlx::Result<Option<String>> {
     Ok(in_tx!(tx, |ex| {
         sqlx::query_scalar(
             "SELECT player_id FROM player_identities WHERE provider = $1 AND subject = $2",
         )
-        .bind(provider)
+        .bind(provider.as_str())
         .bind(subject)
         .fetch_optional(ex)
         .await?
@@ -126,7 +127,7 @@ pub async fn identity_owner(
 pub async fn upgrade_guest(
     tx: &mut Tx,
     guest_id: &str,
-    provider: &str,
+    provider: IdentityProvider,
     subject: &str,
     now_ms: i64,
 ) -> sqlx::Result<bool> {
@@ -135,7 +136,7 @@ pub async fn upgrade_guest(
             "INSERT INTO player_identities (provider, subject, player_id, created_at)
              VALUES ($1, $2, $3, $4) ON CONFLICT (provider, subject) DO NOTHING",
         )
-        .bind(provider)
+        .bind(provider.as_str())
         .bind(subject)
         .bind(guest_id)
         .bind(now_ms)

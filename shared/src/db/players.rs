@@ -3,6 +3,7 @@
 
 use super::progress::{self, Target, Update};
 use super::{Db, Tx, in_tx, read};
+use crate::domain::identity::IdentityProvider;
 
 pub use super::progress::AccountState;
 
@@ -49,14 +50,14 @@ pub async fn end_access_tokens(tx: &mut Tx, player_id: &str, now_ms: i64) -> sql
 /// The player an identity belongs to.
 pub async fn find_by_identity(
     db: &Db,
-    provider: &str,
+    provider: IdentityProvider,
     subject: &str,
 ) -> sqlx::Result<Option<String>> {
     Ok(read!(db, |ex| {
         sqlx::query_scalar(
             "SELECT player_id FROM player_identities WHERE provider = $1 AND subject = $2",
         )
-        .bind(provider)
+        .bind(provider.as_str())
         .bind(subject)
         .fetch_optional(ex)
         .await?
@@ -68,7 +69,7 @@ pub struct NewPlayer<'a> {
     pub id: &'a str,
     pub is_guest: bool,
     pub nickname: Option<&'a str>,
-    pub provider: &'a str,
+    pub provider: IdentityProvider,
     pub subject: &'a str,
     pub hearts: i64,
     pub refresh_token_hash: &'a str,
@@ -151,7 +152,7 @@ where
         .bind(p.nickname.map(str::to_string))
         .bind(p.is_guest)
         .bind(p.now_ms)
-        .bind(p.provider.to_string())
+        .bind(p.provider.as_str().to_string())
         .bind(p.subject.to_string())
         .bind(p.hearts)
         .bind(p.refresh_token_hash.to_string())

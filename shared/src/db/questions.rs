@@ -2,6 +2,7 @@
 //! lists, status moves, batches and imports.
 
 use super::{Db, Tx, in_tx, read};
+use crate::domain::content_type::ContentType;
 
 /// A question with its card (LEFT JOIN: the card columns are null when it has none).
 #[derive(Clone, Debug, sqlx::FromRow)]
@@ -9,7 +10,8 @@ pub struct QuestionRow {
     pub id: String,
     pub category_id: String,
     pub stem_text: String,
-    pub content_type: String,
+    #[sqlx(try_from = "String")]
+    pub content_type: ContentType,
     pub correct_answer: String,
     /// JSON array of strings.
     pub distractors: String,
@@ -176,7 +178,7 @@ pub struct NewQuestion<'a> {
     pub id: &'a str,
     pub category_id: &'a str,
     pub stem_text: &'a str,
-    pub content_type: &'a str,
+    pub content_type: ContentType,
     pub correct_answer: &'a str,
     /// JSON array of strings.
     pub distractors_json: &'a str,
@@ -199,7 +201,7 @@ pub async fn insert(tx: &mut Tx, q: &NewQuestion<'_>) -> sqlx::Result<bool> {
         .bind(q.id)
         .bind(q.category_id)
         .bind(q.stem_text)
-        .bind(q.content_type)
+        .bind(q.content_type.as_str())
         .bind(q.correct_answer)
         .bind(q.distractors_json)
         .bind(q.difficulty)
@@ -252,7 +254,7 @@ pub struct QuestionUpdate<'a> {
     pub id: &'a str,
     pub category_id: &'a str,
     pub stem_text: &'a str,
-    pub content_type: &'a str,
+    pub content_type: ContentType,
     pub correct_answer: &'a str,
     pub distractors_json: &'a str,
     pub difficulty: i64,
@@ -274,7 +276,7 @@ pub async fn update(tx: &mut Tx, u: &QuestionUpdate<'_>) -> sqlx::Result<bool> {
         .bind(u.id)
         .bind(u.category_id)
         .bind(u.stem_text)
-        .bind(u.content_type)
+        .bind(u.content_type.as_str())
         .bind(u.correct_answer)
         .bind(u.distractors_json)
         .bind(u.difficulty)

@@ -3,6 +3,8 @@
 pub mod answer;
 pub mod board;
 pub mod change;
+pub mod content_type;
+pub mod identity;
 pub mod phone;
 pub mod question_status;
 pub mod resources;

@@ -3,9 +3,9 @@
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::domain::board::BoardKey;
 use crate::context::AppContext;
 use crate::db;
+use crate::domain::board::BoardKey;
 use crate::services::player_auth;
 use crate::tokens::hash_token;
 use crate::{Error, Result};

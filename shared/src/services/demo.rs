@@ -131,7 +131,7 @@ pub async fn load(db: &Db, clock: &Clock) -> anyhow::Result<DemoLoad> {
                         id: &id,
                         category_id: &c.id,
                         stem_text: &q.stem,
-                        content_type: "text",
+                        content_type: crate::domain::content_type::ContentType::Text,
                         correct_answer: &q.correct_answer,
                         distractors_json: &distractors,
                         difficulty: q.difficulty,

@@ -4,10 +4,10 @@
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use crate::domain::board::BoardKey;
 use crate::clock::beijing;
 use crate::context::AppContext;
 use crate::db::players::RegionState;
+use crate::domain::board::BoardKey;
 use std::sync::Arc;
 
 use crate::db;

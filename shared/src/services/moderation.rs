@@ -5,10 +5,10 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use crate::domain::board::BoardKey;
 use crate::clock::{beijing, from_ms};
 use crate::context::AppContext;
 use crate::db::{self, moderation::PlayerAdminRow};
+use crate::domain::board::BoardKey;
 use crate::domain::resources;
 use crate::envelope::Pagination;
 use crate::services::admin_auth::AdminPrincipal;

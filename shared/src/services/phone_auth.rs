@@ -9,14 +9,13 @@ use crate::client_addr::LimitKey;
 use crate::clock::beijing;
 use crate::context::AppContext;
 use crate::db::sms::{self, SendClaim, SendRefusal};
+use crate::domain::identity::IdentityProvider;
 use crate::domain::phone::{PhoneNumber, VerifyCode};
 use crate::providers::SmsBackend;
 use crate::services::player_auth::{self, Session};
 use crate::services::providers::{self, PHONE_SMS};
 use crate::tokens::constant_time_eq;
 use crate::{Error, Result};
-
-const PHONE_PROVIDER: &str = "phone";
 
 fn code_hash(phone: &PhoneNumber, code: &str) -> String {
     let digest = Sha256::digest(format!("{}:{code}", phone.as_str()).as_bytes());
@@ -140,5 +139,5 @@ pub async fn sign_in(ctx: &AppContext, phone: &str, verify_code: &str) -> Result
     if !consumed {
         return Err(wrong());
     }
-    player_auth::sign_in_identity(ctx, PHONE_PROVIDER, phone.as_str(), false).await
+    player_auth::sign_in_identity(ctx, IdentityProvider::Phone, phone.as_str(), false).await
 }

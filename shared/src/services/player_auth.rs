@@ -9,6 +9,7 @@ use uuid::Uuid;
 use crate::clock::beijing;
 use crate::context::AppContext;
 use crate::db::{self, players::NewPlayer};
+use crate::domain::identity::IdentityProvider;
 use crate::tokens::{Audience, TokenType, hash_token};
 use crate::{Error, Result};
 
@@ -61,8 +62,6 @@ pub struct CurrentUser {
     pub daily_xp_earned: i64,
     pub daily_xp_goal: i64,
 }
-
-const DEVICE_PROVIDER: &str = "device";
 
 /// Verifies an access token and loads its player: unknown, deleted or merged-away
 /// players and ended sign-ins are 401, banned players 403.
@@ -180,7 +179,7 @@ fn validate_device_id(device_id: &str) -> Result<&str> {
 /// `POST /v1/auth/guest`: the same deviceId gets the same guest back.
 pub async fn guest_sign_in(ctx: &AppContext, device_id: &str) -> Result<Session> {
     let device_id = validate_device_id(device_id)?;
-    sign_in_identity(ctx, DEVICE_PROVIDER, device_id, true).await
+    sign_in_identity(ctx, IdentityProvider::Device, device_id, true).await
 }
 
 /// Signs in the player of an identity, creating it (with its progress) when new.
@@ -188,7 +187,7 @@ pub async fn guest_sign_in(ctx: &AppContext, device_id: &str) -> Result<Session>
 /// first refresh token are written together, and its Session is known without reading.
 pub async fn sign_in_identity(
     ctx: &AppContext,
-    provider: &str,
+    provider: IdentityProvider,
     subject: &str,
     is_guest: bool,
 ) -> Result<Session> {

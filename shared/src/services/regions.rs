@@ -4,9 +4,9 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::domain::board::BoardKey;
 use crate::clock::from_ms;
 use crate::db::{self};
+use crate::domain::board::BoardKey;
 
 pub use crate::region_catalog::{REGION_LIST_VERSION, RegionCatalog, RegionEntry, RegionList};
 

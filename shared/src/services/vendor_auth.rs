@@ -6,9 +6,10 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::domain::board::BoardKey;
 use crate::context::AppContext;
 use crate::db::{self, accounts::MergeCounts};
+use crate::domain::board::BoardKey;
+use crate::domain::identity::IdentityProvider;
 use crate::providers::oidc::{IdTokenError, VerifiedIdentity};
 use crate::services::player_auth::{self, PlayerPrincipal, Session};
 use crate::services::providers::{self, APPLE, HUAWEI};
@@ -41,7 +42,7 @@ pub async fn huawei_sign_in(ctx: &AppContext, authorization_code: &str) -> Resul
         .sign_in(&code, real_now_secs())
         .await
         .map_err(|e| sign_in_error("HUAWEI ID", LinkTokenError::Token(e)))?;
-    player_auth::sign_in_identity(ctx, HUAWEI, &identity.subject, false).await
+    player_auth::sign_in_identity(ctx, IdentityProvider::Huawei, &identity.subject, false).await
 }
 
 /// `POST /v1/auth/ios_vendor` (alias `/auth/apple`).
@@ -50,7 +51,7 @@ pub async fn apple_sign_in(ctx: &AppContext, identity_token: &str) -> Result<Ses
     let identity = verify_apple(ctx, &token)
         .await
         .map_err(|e| sign_in_error("Apple", e))?;
-    player_auth::sign_in_identity(ctx, APPLE, &identity.subject, false).await
+    player_auth::sign_in_identity(ctx, IdentityProvider::Apple, &identity.subject, false).await
 }
 
 /// A refused token on a sign-in route is 401; a provider that cannot be reached 503.
@@ -225,7 +226,8 @@ async fn replay(
     }
     let stored: StoredLink = serde_json::from_str(&record.response)
         .map_err(|e| Error::internal(format!("stored link answer unreadable: {e}")))?;
-    let owner = db::players::find_by_identity(&ctx.db, APPLE, &identity.subject).await?;
+    let owner =
+        db::players::find_by_identity(&ctx.db, IdentityProvider::Apple, &identity.subject).await?;
     if owner.as_deref() != Some(stored.target_player_id.as_str()) {
         return Ok(None);
     }
@@ -285,24 +287,27 @@ pub async fn link(
     // What the merge needs about an existing account, read before the transaction: a
     // transaction never waits for a second pooled connection (under concurrent replays
     // that would starve the pool). The owner is checked again inside.
-    let existing = match db::players::find_by_identity(&ctx.db, APPLE, &identity.subject).await? {
-        Some(target) => {
-            let row = db::players::auth_row(&ctx.db, &target)
-                .await?
-                .filter(|r| r.account.deleted_at.is_none())
-                .ok_or_else(|| Error::internal("identity points at a missing player"))?;
-            player_auth::ensure_not_banned(
-                row.account.is_banned,
-                row.account.banned_until,
-                now_ms,
-            )?;
-            let region = db::players::region_state(&ctx.db, &target)
-                .await?
-                .and_then(|s| s.region_code);
-            Some((target, region))
-        }
-        None => None,
-    };
+    let existing =
+        match db::players::find_by_identity(&ctx.db, IdentityProvider::Apple, &identity.subject)
+            .await?
+        {
+            Some(target) => {
+                let row = db::players::auth_row(&ctx.db, &target)
+                    .await?
+                    .filter(|r| r.account.deleted_at.is_none())
+                    .ok_or_else(|| Error::internal("identity points at a missing player"))?;
+                player_auth::ensure_not_banned(
+                    row.account.is_banned,
+                    row.account.banned_until,
+                    now_ms,
+                )?;
+                let region = db::players::region_state(&ctx.db, &target)
+                    .await?
+                    .and_then(|s| s.region_code);
+                Some((target, region))
+            }
+            None => None,
+        };
     let mut tx = ctx.db.begin().await?;
     // One lock per player, guest first, then the account (before any merge write).
     db::progress::lock(&mut tx, &caller.id).await?;
@@ -323,11 +328,18 @@ pub async fn link(
     if !db::accounts::mark_guest_linked(&mut tx, &caller.id, now_ms).await? {
         return Err(Error::conflict("this guest account is already linked"));
     }
-    let owner = db::accounts::identity_owner(&mut tx, APPLE, &identity.subject).await?;
+    let owner =
+        db::accounts::identity_owner(&mut tx, IdentityProvider::Apple, &identity.subject).await?;
     let (target, summary) = match (owner, existing) {
         (None, None) => {
-            if !db::accounts::upgrade_guest(&mut tx, &caller.id, APPLE, &identity.subject, now_ms)
-                .await?
+            if !db::accounts::upgrade_guest(
+                &mut tx,
+                &caller.id,
+                IdentityProvider::Apple,
+                &identity.subject,
+                now_ms,
+            )
+            .await?
             {
                 return Err(Error::conflict(
                     "this Apple account was just registered; try again",

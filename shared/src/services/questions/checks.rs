@@ -1,0 +1,282 @@
+//! The checks every new or edited question passes (the API, the CSV and JSON imports).
+
+use super::*;
+
+// ---------------------------------------------------------------------------------------
+// Item checks
+
+/// A checked item, ready to insert.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct ValidItem {
+    pub(super) category_id: String,
+    pub(super) content_type: ContentType,
+    pub(super) stem_text: String,
+    pub(super) correct_answer: String,
+    pub(super) distractors: Vec<String>,
+    pub(super) difficulty: i64,
+    pub(super) card: Option<ValidCard>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct ValidCard {
+    pub(super) title: Option<String>,
+    pub(super) summary: String,
+    pub(super) deep_dive: Option<String>,
+    pub(super) source_ref: Option<String>,
+}
+
+pub(super) fn non_empty(s: Option<&str>) -> Option<String> {
+    s.map(str::trim).filter(|s| !s.is_empty()).map(String::from)
+}
+
+pub(super) fn check_stem(stem: &Stem, errors: &mut Vec<String>) -> String {
+    let text = stem.text.trim();
+    if text.is_empty() {
+        errors.push("stem.text must not be empty".into());
+    }
+    text.to_string()
+}
+
+pub(super) fn check_content_type(ct: &str, errors: &mut Vec<String>) -> ContentType {
+    ContentType::parse(ct).unwrap_or_else(|| {
+        errors.push("contentType must be text, image, video or audio".into());
+        ContentType::Text
+    })
+}
+
+pub(super) fn check_answer(answer: &str, errors: &mut Vec<String>) -> String {
+    let answer = answer.trim();
+    if answer.is_empty() {
+        errors.push("correctAnswer must have at least 1 character".into());
+    }
+    answer.to_string()
+}
+
+pub(super) fn check_distractors(list: &[String], errors: &mut Vec<String>) -> Vec<String> {
+    let trimmed: Vec<String> = list.iter().map(|d| d.trim().to_string()).collect();
+    if trimmed.iter().any(String::is_empty) {
+        errors.push("distractors must not contain empty strings".into());
+    }
+    if trimmed.iter().filter(|d| !d.is_empty()).count() < 2 {
+        errors.push("distractors needs at least 2 entries".into());
+    }
+    trimmed
+}
+
+pub(super) fn check_difficulty(d: i64, errors: &mut Vec<String>) -> i64 {
+    if !(1..=5).contains(&d) {
+        errors.push("difficulty must be 1-5".into());
+    }
+    d
+}
+
+pub(super) fn check_category_id(id: &str, errors: &mut Vec<String>) -> String {
+    let id = id.trim();
+    if id.is_empty() {
+        errors.push("categoryId is required".into());
+    }
+    id.to_string()
+}
+
+pub(super) fn check_new_card(card: &CardInput, errors: &mut Vec<String>) -> Option<ValidCard> {
+    match non_empty(card.summary.as_deref()) {
+        Some(summary) => Some(ValidCard {
+            title: non_empty(card.title.as_deref()),
+            summary,
+            deep_dive: non_empty(card.deep_dive.as_deref()),
+            source_ref: non_empty(card.source_ref.as_deref()),
+        }),
+        None => {
+            errors.push("knowledgeCard.summary is required".into());
+            None
+        }
+    }
+}
+
+/// The import item rules, except whether the category exists (checked for all items at
+/// once by [`check_categories`]).
+pub(super) fn check_item(input: &QuestionInput) -> std::result::Result<ValidItem, Vec<String>> {
+    let mut errors = Vec::new();
+    let stem_text = match &input.stem {
+        Some(stem) => check_stem(stem, &mut errors),
+        None => {
+            errors.push("stem is required".into());
+            String::new()
+        }
+    };
+    let content_type = match &input.content_type {
+        Some(ct) => check_content_type(ct, &mut errors),
+        None => {
+            errors.push("contentType is required".into());
+            ContentType::Text
+        }
+    };
+    let correct_answer = match &input.correct_answer {
+        Some(a) => check_answer(a, &mut errors),
+        None => {
+            errors.push("correctAnswer is required".into());
+            String::new()
+        }
+    };
+    let distractors = match &input.distractors {
+        Some(list) => check_distractors(list, &mut errors),
+        None => {
+            errors.push("distractors is required".into());
+            Vec::new()
+        }
+    };
+    let category_id = match &input.category_id {
+        Some(id) => check_category_id(id, &mut errors),
+        None => {
+            errors.push("categoryId is required".into());
+            String::new()
+        }
+    };
+    let difficulty = check_difficulty(input.difficulty.unwrap_or(1), &mut errors);
+    let card = input
+        .knowledge_card
+        .as_ref()
+        .and_then(|c| check_new_card(c, &mut errors));
+    if errors.is_empty() {
+        Ok(ValidItem {
+            category_id,
+            content_type,
+            stem_text,
+            correct_answer,
+            distractors,
+            difficulty,
+            card,
+        })
+    } else {
+        Err(errors)
+    }
+}
+
+/// Which of `ids` name no category (one query).
+pub(super) async fn missing_categories(ctx: &AppContext, ids: &[&str]) -> Result<HashSet<String>> {
+    let wanted: BTreeSet<String> = ids
+        .iter()
+        .filter(|id| !id.is_empty())
+        .map(|id| id.to_string())
+        .collect();
+    let wanted: Vec<String> = wanted.into_iter().collect();
+    let found: HashSet<String> = db::questions::existing_category_ids(&ctx.db, &wanted)
+        .await?
+        .into_iter()
+        .collect();
+    Ok(wanted
+        .into_iter()
+        .filter(|id| !found.contains(id))
+        .collect())
+}
+
+/// Checks every item (shape, then categories with one query): the valid items, or the
+/// per-index errors.
+pub(super) async fn check_items(
+    ctx: &AppContext,
+    items: Vec<std::result::Result<QuestionInput, String>>,
+) -> Result<Vec<ValidItem>> {
+    let mut checked: Vec<std::result::Result<ValidItem, Vec<String>>> = items
+        .iter()
+        .map(|item| match item {
+            Ok(input) => check_item(input),
+            Err(e) => Err(vec![e.clone()]),
+        })
+        .collect();
+    let category_ids: Vec<&str> = items
+        .iter()
+        .filter_map(|i| i.as_ref().ok())
+        .filter_map(|i| i.category_id.as_deref())
+        .map(str::trim)
+        .collect();
+    let missing = missing_categories(ctx, &category_ids).await?;
+    for (result, item) in checked.iter_mut().zip(&items) {
+        let Some(cat) = item
+            .as_ref()
+            .ok()
+            .and_then(|i| i.category_id.as_deref())
+            .map(str::trim)
+        else {
+            continue;
+        };
+        if missing.contains(cat) {
+            let msg = format!("categoryId '{cat}' does not exist");
+            match result {
+                Ok(_) => *result = Err(vec![msg]),
+                Err(errors) => errors.push(msg),
+            }
+        }
+    }
+    let failures: Vec<ItemErrors> = checked
+        .iter()
+        .enumerate()
+        .filter_map(|(index, r)| {
+            r.as_ref().err().map(|errors| ItemErrors {
+                index,
+                errors: errors.clone(),
+            })
+        })
+        .collect();
+    if !failures.is_empty() {
+        return Err(Error::ValidationFailed(failures));
+    }
+    Ok(checked.into_iter().filter_map(|r| r.ok()).collect())
+}
+
+pub(super) async fn insert_item(tx: &mut Tx, item: &ValidItem, now_ms: i64) -> Result<String> {
+    let id = Uuid::new_v4().to_string();
+    let distractors_json = serde_json::to_string(&item.distractors).map_err(Error::internal)?;
+    db::questions::insert(
+        tx,
+        &NewQuestion {
+            id: &id,
+            category_id: &item.category_id,
+            stem_text: &item.stem_text,
+            content_type: item.content_type,
+            correct_answer: &item.correct_answer,
+            distractors_json: &distractors_json,
+            difficulty: item.difficulty,
+            status: QuestionStatus::Draft.as_str(),
+            source: "system",
+            now_ms,
+        },
+    )
+    .await?
+    .then_some(())
+    .ok_or_else(|| Error::internal("question id collision"))?;
+    if let Some(card) = &item.card {
+        let card_id = Uuid::new_v4().to_string();
+        db::questions::insert_card(
+            tx,
+            &NewCard {
+                id: &card_id,
+                question_id: &id,
+                title: card.title.as_deref(),
+                summary: &card.summary,
+                deep_dive: card.deep_dive.as_deref(),
+                source_ref: card.source_ref.as_deref(),
+                now_ms,
+            },
+        )
+        .await?
+        .then_some(())
+        .ok_or_else(|| Error::internal("knowledge card id collision"))?;
+    }
+    Ok(id)
+}
+
+pub(super) fn snapshot(q: &AdminQuestion) -> Option<serde_json::Value> {
+    serde_json::to_value(q).ok()
+}
+
+pub(super) fn parse_status(s: &str) -> Result<QuestionStatus> {
+    QuestionStatus::parse(s)
+        .ok_or_else(|| Error::validation("status must be draft, reviewing, published or archived"))
+}
+
+pub(super) fn refused(from: &str, to: QuestionStatus) -> Error {
+    Error::InvalidStatusTransition {
+        from: from.to_string(),
+        to: to.to_string(),
+    }
+}

@@ -1,0 +1,245 @@
+//! The admin question bank: listing, reading, creating and editing questions with their
+//! knowledge cards, the status workflow (single moves, DELETE, batches) and the JSON and
+//! CSV imports. Every write records its audit entry in its own transaction.
+
+use std::collections::{BTreeSet, HashSet};
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use utoipa::{IntoParams, ToSchema};
+use uuid::Uuid;
+
+use crate::clock::from_ms;
+use crate::context::AppContext;
+use crate::db::questions::{
+    CardUpdate, ListFilter, NewCard, NewQuestion, QuestionRow, QuestionUpdate, SortBy,
+};
+use crate::db::{self, Tx};
+use crate::domain::content_type::ContentType;
+use crate::domain::question_status::{BatchAction, QuestionStatus, can_move};
+use crate::envelope::Pagination;
+use crate::error::ItemErrors;
+use crate::services::admin_auth::AdminPrincipal;
+use crate::services::audit::{self, PageQuery};
+use crate::{Error, Result};
+
+/// Most items of one import, ids of one batch.
+pub const MAX_BATCH: usize = 200;
+
+/// The CSV header, in order.
+pub const CSV_HEADER: [&str; 13] = [
+    "categoryId",
+    "contentType",
+    "difficulty",
+    "stemText",
+    "correctAnswer",
+    "distractor1",
+    "distractor2",
+    "distractor3",
+    "distractor4",
+    "distractor5",
+    "cardSummary",
+    "cardDeepDive",
+    "cardSourceRef",
+];
+
+mod checks;
+mod import;
+mod reading;
+mod writing;
+
+use checks::*;
+
+pub use import::{csv_template, import, import_csv, is_csv_content_type, preview_csv};
+pub use reading::{get, list};
+pub use writing::{batch, create, delete, set_status, update};
+
+// ---------------------------------------------------------------------------------------
+// What the API shows
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Stem {
+    pub text: String,
+}
+
+/// A question's knowledge card as admins see it.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct QuestionCard {
+    pub id: String,
+    /// Optional; players see the category name when it is empty.
+    pub title: Option<String>,
+    pub summary: String,
+    pub deep_dive: Option<String>,
+    pub source_ref: Option<String>,
+}
+
+/// A question of the bank with its knowledge card.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AdminQuestion {
+    pub id: String,
+    pub stem: Stem,
+    pub content_type: ContentType,
+    pub correct_answer: String,
+    pub distractors: Vec<String>,
+    pub category_id: String,
+    /// 1-5.
+    pub difficulty: i64,
+    /// draft, reviewing, published or archived.
+    pub status: String,
+    /// system or ugc.
+    pub source: String,
+    pub knowledge_card: Option<QuestionCard>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+impl From<QuestionRow> for AdminQuestion {
+    fn from(r: QuestionRow) -> Self {
+        let knowledge_card = match (r.card_id, r.card_summary) {
+            (Some(id), Some(summary)) => Some(QuestionCard {
+                id,
+                title: r.card_title,
+                summary,
+                deep_dive: r.card_deep_dive,
+                source_ref: r.card_source_ref,
+            }),
+            _ => None,
+        };
+        Self {
+            stem: Stem { text: r.stem_text },
+            distractors: serde_json::from_str(&r.distractors).unwrap_or_default(),
+            id: r.id,
+            content_type: r.content_type,
+            correct_answer: r.correct_answer,
+            category_id: r.category_id,
+            difficulty: r.difficulty,
+            status: r.status,
+            source: r.source,
+            knowledge_card,
+            created_at: from_ms(r.created_at),
+            updated_at: from_ms(r.updated_at),
+        }
+    }
+}
+
+/// The answer of `POST /questions`.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct CreatedQuestion {
+    pub id: String,
+    /// Always `draft`.
+    pub status: String,
+}
+
+/// One id a batch did not move.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct BatchFailure {
+    pub id: String,
+    /// `not found`, or the refused move.
+    pub reason: String,
+}
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct BatchResult {
+    /// Distinct ids in the request.
+    pub total: usize,
+    pub succeeded: usize,
+    pub failed: Vec<BatchFailure>,
+}
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct ImportResult {
+    pub total: usize,
+    pub succeeded: usize,
+    /// Ids of the new questions, in input order.
+    pub ids: Vec<String>,
+}
+
+// ---------------------------------------------------------------------------------------
+// What the API takes
+
+#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CardInput {
+    pub title: Option<String>,
+    /// Required when the card is created.
+    pub summary: Option<String>,
+    pub deep_dive: Option<String>,
+    pub source_ref: Option<String>,
+}
+
+/// A question to create or import (every field is checked by the import item rules), or
+/// the fields of `PUT /questions/{id}` (all optional there).
+#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct QuestionInput {
+    pub stem: Option<Stem>,
+    /// text, image, video or audio.
+    pub content_type: Option<String>,
+    pub correct_answer: Option<String>,
+    /// At least 2 non-empty strings.
+    pub distractors: Option<Vec<String>>,
+    pub category_id: Option<String>,
+    /// 1-5, default 1.
+    pub difficulty: Option<i64>,
+    pub knowledge_card: Option<CardInput>,
+}
+
+/// `PUT /questions/{id}`: every field optional.
+#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct QuestionPatch {
+    pub stem: Option<Stem>,
+    pub content_type: Option<String>,
+    pub correct_answer: Option<String>,
+    pub distractors: Option<Vec<String>>,
+    pub category_id: Option<String>,
+    pub difficulty: Option<i64>,
+    /// Updates the card, or creates it (then `summary` is required).
+    pub knowledge_card: Option<CardInput>,
+    /// A move by the transition table.
+    pub status: Option<String>,
+}
+
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+pub struct StatusRequest {
+    /// draft, reviewing, published or archived.
+    pub status: String,
+}
+
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+pub struct BatchRequest {
+    /// 1-200 question ids (uuid).
+    pub ids: Vec<String>,
+}
+
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+pub struct ImportRequest {
+    /// 1-200 items; each follows the import item rules.
+    #[schema(value_type = Vec<QuestionInput>)]
+    pub questions: Vec<serde_json::Value>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, IntoParams)]
+#[serde(rename_all = "camelCase")]
+pub struct ListQuery {
+    /// ≥ 1, default 1.
+    pub page: Option<i64>,
+    /// 1-50, default 20.
+    pub limit: Option<i64>,
+    /// draft, reviewing, published or archived.
+    pub status: Option<String>,
+    pub category_id: Option<String>,
+    /// Case-insensitive match in the stem or the distractors.
+    pub keyword: Option<String>,
+    /// 1-5, exact.
+    pub difficulty: Option<i64>,
+    /// system or ugc.
+    pub source: Option<String>,
+    /// createdAt (default), updatedAt or difficulty.
+    pub sort_by: Option<String>,
+    /// asc or desc (default).
+    pub sort_order: Option<String>,
+}

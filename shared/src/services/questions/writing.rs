@@ -1,0 +1,374 @@
+//! Creating, editing, moving through review, deleting, batch operations (audited).
+
+use super::*;
+
+// ---------------------------------------------------------------------------------------
+// Writing
+
+/// `POST /v1/admin/questions`: a new draft with its card.
+pub async fn create(
+    ctx: &AppContext,
+    admin: &AdminPrincipal,
+    input: QuestionInput,
+) -> Result<CreatedQuestion> {
+    let items = match check_items(ctx, vec![Ok(input)]).await {
+        Ok(items) => items,
+        Err(Error::ValidationFailed(failures)) => {
+            let errors: Vec<String> = failures.into_iter().flat_map(|f| f.errors).collect();
+            return Err(Error::Validation(errors.join("; ")));
+        }
+        Err(e) => return Err(e),
+    };
+    let now = ctx.clock.now_ms();
+    let mut tx = ctx.db.begin().await?;
+    let mut id = String::new();
+    for item in &items {
+        id = insert_item(&mut tx, item, now).await?;
+    }
+    let after = db::questions::get_in_tx(&mut tx, &id)
+        .await?
+        .map(AdminQuestion::from);
+    audit::record(
+        &mut tx,
+        ctx,
+        admin,
+        audit::Write {
+            action: "question.create",
+            target_type: "question",
+            target_id: Some(&id),
+            before: None,
+            after: after.as_ref().and_then(snapshot),
+        },
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(CreatedQuestion {
+        id,
+        status: QuestionStatus::Draft.as_str().to_string(),
+    })
+}
+
+/// `PUT /v1/admin/questions/{id}`: the given fields, a status move by the table, the card
+/// updated or created.
+pub async fn update(
+    ctx: &AppContext,
+    admin: &AdminPrincipal,
+    id: &str,
+    patch: QuestionPatch,
+) -> Result<AdminQuestion> {
+    let mut errors = Vec::new();
+    let stem_text = patch.stem.as_ref().map(|s| check_stem(s, &mut errors));
+    let content_type = patch
+        .content_type
+        .as_deref()
+        .map(|c| check_content_type(c, &mut errors));
+    let correct_answer = patch
+        .correct_answer
+        .as_deref()
+        .map(|a| check_answer(a, &mut errors));
+    let distractors = patch
+        .distractors
+        .as_deref()
+        .map(|d| check_distractors(d, &mut errors));
+    let category_id = patch
+        .category_id
+        .as_deref()
+        .map(|c| check_category_id(c, &mut errors));
+    let difficulty = patch.difficulty.map(|d| check_difficulty(d, &mut errors));
+    let status = match patch.status.as_deref() {
+        Some(s) => match QuestionStatus::parse(s) {
+            Some(s) => Some(s),
+            None => {
+                errors.push("status must be draft, reviewing, published or archived".into());
+                None
+            }
+        },
+        None => None,
+    };
+    if let Some(card) = &patch.knowledge_card
+        && card.summary.is_some()
+        && non_empty(card.summary.as_deref()).is_none()
+    {
+        errors.push("knowledgeCard.summary must not be empty".into());
+    }
+    if let Some(cat) = category_id.as_deref().filter(|c| !c.is_empty())
+        && !missing_categories(ctx, &[cat]).await?.is_empty()
+    {
+        errors.push(format!("categoryId '{cat}' does not exist"));
+    }
+    if !errors.is_empty() {
+        return Err(Error::Validation(errors.join("; ")));
+    }
+
+    let now = ctx.clock.now_ms();
+    let mut tx = ctx.db.begin().await?;
+    let before = db::questions::get_in_tx(&mut tx, id)
+        .await?
+        .map(AdminQuestion::from)
+        .ok_or_else(|| Error::not_found("question not found"))?;
+    if let Some(to) = status {
+        let from = QuestionStatus::parse(&before.status);
+        if !from.is_some_and(|from| can_move(from, to)) {
+            return Err(refused(&before.status, to));
+        }
+    }
+    let distractors = distractors.unwrap_or_else(|| before.distractors.clone());
+    let distractors_json = serde_json::to_string(&distractors).map_err(Error::internal)?;
+    let new_status = match status {
+        Some(s) => s.as_str(),
+        None => before.status.as_str(),
+    };
+    let updated = db::questions::update(
+        &mut tx,
+        &QuestionUpdate {
+            id,
+            category_id: category_id.as_deref().unwrap_or(&before.category_id),
+            stem_text: stem_text.as_deref().unwrap_or(&before.stem.text),
+            content_type: content_type.unwrap_or(before.content_type),
+            correct_answer: correct_answer.as_deref().unwrap_or(&before.correct_answer),
+            distractors_json: &distractors_json,
+            difficulty: difficulty.unwrap_or(before.difficulty),
+            status: new_status,
+            expected_status: &before.status,
+            now_ms: now,
+        },
+    )
+    .await?;
+    if !updated {
+        // Only a concurrent status move can make the conditional write miss.
+        return Err(Error::conflict(
+            "the question changed meanwhile; read it again",
+        ));
+    }
+    if let Some(card) = &patch.knowledge_card {
+        match &before.knowledge_card {
+            Some(old) => {
+                let pick = |new: &Option<String>, old: &Option<String>| match new {
+                    Some(v) => non_empty(Some(v.as_str())),
+                    None => old.clone(),
+                };
+                db::questions::update_card(
+                    &mut tx,
+                    &CardUpdate {
+                        id: &old.id,
+                        title: pick(&card.title, &old.title).as_deref(),
+                        summary: &non_empty(card.summary.as_deref())
+                            .unwrap_or_else(|| old.summary.clone()),
+                        deep_dive: pick(&card.deep_dive, &old.deep_dive).as_deref(),
+                        source_ref: pick(&card.source_ref, &old.source_ref).as_deref(),
+                        now_ms: now,
+                    },
+                )
+                .await?;
+            }
+            None => {
+                let mut card_errors = Vec::new();
+                let Some(new) = check_new_card(card, &mut card_errors) else {
+                    return Err(Error::Validation(
+                        "knowledgeCard.summary is required to create the card".into(),
+                    ));
+                };
+                let card_id = Uuid::new_v4().to_string();
+                db::questions::insert_card(
+                    &mut tx,
+                    &NewCard {
+                        id: &card_id,
+                        question_id: id,
+                        title: new.title.as_deref(),
+                        summary: &new.summary,
+                        deep_dive: new.deep_dive.as_deref(),
+                        source_ref: new.source_ref.as_deref(),
+                        now_ms: now,
+                    },
+                )
+                .await?
+                .then_some(())
+                .ok_or_else(|| {
+                    Error::conflict("the card of this question was created concurrently")
+                })?;
+            }
+        }
+    }
+    let after = db::questions::get_in_tx(&mut tx, id)
+        .await?
+        .map(AdminQuestion::from)
+        .ok_or_else(|| Error::not_found("question not found"))?;
+    audit::record(
+        &mut tx,
+        ctx,
+        admin,
+        audit::Write {
+            action: "question.update",
+            target_type: "question",
+            target_id: Some(id),
+            before: snapshot(&before),
+            after: snapshot(&after),
+        },
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(after)
+}
+
+/// Moves one question from one of `sources` (or by the table when `sources` is None) to
+/// `to`, with its audit entry; answers the question after the move.
+pub(super) async fn move_one(
+    ctx: &AppContext,
+    admin: &AdminPrincipal,
+    id: &str,
+    to: QuestionStatus,
+    action: Option<BatchAction>,
+    audit_action: &str,
+) -> Result<AdminQuestion> {
+    let now = ctx.clock.now_ms();
+    let mut tx = ctx.db.begin().await?;
+    let before = db::questions::get_in_tx(&mut tx, id)
+        .await?
+        .map(AdminQuestion::from)
+        .ok_or_else(|| Error::not_found("question not found"))?;
+    let from = QuestionStatus::parse(&before.status);
+    let allowed = match (from, action) {
+        (Some(from), Some(action)) => action.accepts(from),
+        (Some(from), None) => can_move(from, to),
+        (None, _) => false,
+    };
+    if !allowed {
+        return Err(refused(&before.status, to));
+    }
+    let moved =
+        db::questions::move_status(&mut tx, id, &[before.status.as_str()], to.as_str(), now)
+            .await?;
+    if !moved {
+        return Err(Error::conflict(
+            "the question changed meanwhile; read it again",
+        ));
+    }
+    let after = db::questions::get_in_tx(&mut tx, id)
+        .await?
+        .map(AdminQuestion::from)
+        .ok_or_else(|| Error::not_found("question not found"))?;
+    audit::record(
+        &mut tx,
+        ctx,
+        admin,
+        audit::Write {
+            action: audit_action,
+            target_type: "question",
+            target_id: Some(id),
+            before: Some(json!({ "status": before.status })),
+            after: Some(json!({ "status": after.status })),
+        },
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(after)
+}
+
+/// `PATCH /v1/admin/questions/{id}/status`.
+pub async fn set_status(
+    ctx: &AppContext,
+    admin: &AdminPrincipal,
+    id: &str,
+    req: &StatusRequest,
+) -> Result<AdminQuestion> {
+    let to = parse_status(&req.status)?;
+    move_one(ctx, admin, id, to, None, "question.status").await
+}
+
+/// `DELETE /v1/admin/questions/{id}`: archives from draft, reviewing or published.
+pub async fn delete(ctx: &AppContext, admin: &AdminPrincipal, id: &str) -> Result<()> {
+    move_one(
+        ctx,
+        admin,
+        id,
+        QuestionStatus::Archived,
+        Some(BatchAction::Delete),
+        "question.delete",
+    )
+    .await?;
+    Ok(())
+}
+
+/// The batch ids: 1-200 uuids, duplicates dropped (first occurrence kept), in canonical
+/// lower-case form.
+pub(super) fn batch_ids(req: &BatchRequest) -> Result<Vec<String>> {
+    if req.ids.is_empty() || req.ids.len() > MAX_BATCH {
+        return Err(Error::validation(format!(
+            "ids must hold 1-{MAX_BATCH} question ids"
+        )));
+    }
+    let mut seen = HashSet::new();
+    let mut ids = Vec::with_capacity(req.ids.len());
+    for raw in &req.ids {
+        let id = Uuid::parse_str(raw.trim())
+            .map_err(|_| Error::validation(format!("'{raw}' is not a uuid")))?
+            .to_string();
+        if seen.insert(id.clone()) {
+            ids.push(id);
+        }
+    }
+    Ok(ids)
+}
+
+/// `POST /v1/admin/questions/batch-publish|batch-archive|batch-delete`: one transaction of
+/// conditional moves; ids that do not move are listed with the reason.
+pub async fn batch(
+    ctx: &AppContext,
+    admin: &AdminPrincipal,
+    action: BatchAction,
+    req: &BatchRequest,
+) -> Result<BatchResult> {
+    let ids = batch_ids(req)?;
+    let to = action.target();
+    let sources: Vec<&str> = action.sources().iter().map(|s| s.as_str()).collect();
+    let now = ctx.clock.now_ms();
+    let mut tx = ctx.db.begin().await?;
+    let mut moved = Vec::new();
+    let mut not_moved = Vec::new();
+    for id in &ids {
+        if db::questions::move_status(&mut tx, id, &sources, to.as_str(), now).await? {
+            moved.push(id.clone());
+        } else {
+            not_moved.push(id.clone());
+        }
+    }
+    let statuses: std::collections::HashMap<String, String> =
+        db::questions::statuses_in_tx(&mut tx, &not_moved)
+            .await?
+            .into_iter()
+            .collect();
+    let failed: Vec<BatchFailure> = not_moved
+        .iter()
+        .map(|id| BatchFailure {
+            id: id.clone(),
+            reason: match statuses.get(id) {
+                Some(from) => refused(from, to).to_string(),
+                None => "not found".to_string(),
+            },
+        })
+        .collect();
+    let audit_action = match action {
+        BatchAction::Publish => "question.batch_publish",
+        BatchAction::Archive => "question.batch_archive",
+        BatchAction::Delete => "question.batch_delete",
+    };
+    audit::record(
+        &mut tx,
+        ctx,
+        admin,
+        audit::Write {
+            action: audit_action,
+            target_type: "question",
+            target_id: None,
+            before: None,
+            after: Some(json!({ "status": to.as_str(), "ids": moved, "failed": not_moved })),
+        },
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(BatchResult {
+        total: ids.len(),
+        succeeded: moved.len(),
+        failed,
+    })
+}
