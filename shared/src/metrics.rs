@@ -2,7 +2,7 @@
 //! route, errors per envelope code, and connection-pool usage. Each app owns its own
 //! registry (no global state), so tests can run many apps in one process. The registry
 //! is made by the caller, handed to the public router (which counts into it) and served
-//! by [`router`] on a listener of its own (`METRICS_ADDR`), never the public port.
+//! by `http::metrics_router` on a listener of its own (`METRICS_ADDR`), never the public port.
 
 use std::sync::Arc;
 use std::time::Instant;

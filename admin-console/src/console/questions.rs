@@ -284,7 +284,7 @@ impl EditorForm {
         let card = q.knowledge_card.as_ref();
         Self {
             stem: q.stem.text.clone(),
-            content_type: q.content_type.clone(),
+            content_type: q.content_type.to_string(),
             correct_answer: q.correct_answer.clone(),
             distractors: q.distractors.join("\n"),
             category_id: q.category_id.clone(),

@@ -18,26 +18,39 @@ pub struct LedgerEntry<'a> {
     pub now_ms: i64,
 }
 
+/// Binds a [`LedgerEntry`]'s eleven columns, in the table's order, to `$query`'s next
+/// parameters.
+macro_rules! bind_ledger_entry {
+    ($query:expr, $e:expr) => {
+        $query
+            .bind($e.id)
+            .bind($e.player_id)
+            .bind($e.key)
+            .bind($e.source)
+            .bind($e.xp_delta)
+            .bind($e.hearts_delta)
+            .bind($e.attempts_delta)
+            .bind($e.coins_delta)
+            .bind($e.before)
+            .bind($e.after)
+            .bind($e.now_ms)
+    };
+}
+
+pub(crate) use bind_ledger_entry;
+
 /// Writes the entry unless its key exists; false when it did (a replay).
 pub async fn insert(tx: &mut Tx, e: &LedgerEntry<'_>) -> sqlx::Result<bool> {
     Ok(in_tx!(tx, |ex| {
-        sqlx::query(
-            "INSERT INTO reward_ledger (id, player_id, idempotency_key, source, xp_delta, hearts_delta,
-                                        attempts_delta, coins_delta, before_snapshot, after_snapshot, created_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-             ON CONFLICT (idempotency_key) DO NOTHING",
+        bind_ledger_entry!(
+            sqlx::query(
+                "INSERT INTO reward_ledger (id, player_id, idempotency_key, source, xp_delta, hearts_delta,
+                                            attempts_delta, coins_delta, before_snapshot, after_snapshot, created_at)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+                 ON CONFLICT (idempotency_key) DO NOTHING",
+            ),
+            e
         )
-        .bind(e.id)
-        .bind(e.player_id)
-        .bind(e.key)
-        .bind(e.source)
-        .bind(e.xp_delta)
-        .bind(e.hearts_delta)
-        .bind(e.attempts_delta)
-        .bind(e.coins_delta)
-        .bind(e.before)
-        .bind(e.after)
-        .bind(e.now_ms)
         .execute(ex)
         .await?
         .rows_affected()

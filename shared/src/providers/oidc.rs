@@ -565,7 +565,7 @@ impl AppleIdVerifier {
 /// JWKS documents that publish them. Used by this module's tests and by the
 /// workspace's end-to-end tests; not meant for production code.
 ///
-/// `rsa` is only a dev-dependency of this crate, so a [`TestKey`] is built from a
+/// `rsa` is only a dev-dependency of this crate, so a `TestKey` is built from a
 /// PKCS#1 DER private key the test generated itself:
 ///
 /// ```no_run

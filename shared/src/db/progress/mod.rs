@@ -1,10 +1,10 @@
 //! `player_progress` (with the player's region and subscription): loaded, locked for an
-//! update, and written by [`write`] alone.
+//! update, and written by [`write()`] alone.
 //!
 //! Every write of the row advances its `revision`, and the answer's in-memory path
-//! (the answer cache) is safe only because of that. [`write`] is the one function
+//! (the answer cache) is safe only because of that. [`write()`] is the one function
 //! that writes the row (its SQL lives in the private `write` module), and a
-//! [`Revision`] can only come from a read of the row or from [`write`], so nothing
+//! [`Revision`] can only come from a read of the row or from [`write()`], so nothing
 //! can remember a state the database does not guard.
 
 mod write;
@@ -26,7 +26,7 @@ pub struct AccountState {
     pub token_version: i64,
 }
 
-/// The `revision` of a player's progress row as read or as [`write`] left it; nothing
+/// The `revision` of a player's progress row as read or as [`write()`] left it; nothing
 /// else makes one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Revision(i64);

@@ -1,12 +1,12 @@
 //! The one writer of `player_progress`. Every statement here advances `revision`; no
 //! other module holds an `UPDATE player_progress` (a test in `db` checks the sources),
-//! and only [`write`] hands out a [`Revision`] that follows a write.
+//! and only [`write()`] hands out a [`Revision`] that follows a write.
 
 use uuid::Uuid;
 
 use super::Revision;
 use crate::db::answers::{AnswerRows, first_answer_rows, is_stale_guard};
-use crate::db::ledger::{self, LedgerEntry, WeeklyTotal};
+use crate::db::ledger::{self, LedgerEntry, WeeklyTotal, bind_ledger_entry};
 use crate::db::{Db, Tx, in_tx};
 use crate::domain::board::BoardKey;
 use crate::domain::change::ResourceChange;
@@ -53,7 +53,7 @@ pub enum Update<'a> {
     Touch,
 }
 
-/// What [`write`] did.
+/// What [`write()`] did.
 #[derive(Debug)]
 pub enum Written {
     /// Written: the row's new revision, and the weekly rows' new totals (every
@@ -111,6 +111,26 @@ fn misuse(what: &str) -> sqlx::Error {
     sqlx::Error::Protocol(format!("progress write: {what}"))
 }
 
+/// Binds the resources' twelve columns, in [`set_resources`]'s order, to `$query`'s
+/// next parameters.
+macro_rules! bind_resources {
+    ($query:expr, $r:expr) => {
+        $query
+            .bind($r.hearts)
+            .bind($r.hearts_regen_from)
+            .bind(&$r.attempts_day)
+            .bind($r.attempts_used)
+            .bind($r.bonus_attempts)
+            .bind($r.xp)
+            .bind(&$r.daily_xp_day)
+            .bind($r.daily_xp)
+            .bind($r.streak_days)
+            .bind(&$r.streak_last_day)
+            .bind($r.streak_protected_until)
+            .bind($r.check_in_days)
+    };
+}
+
 /// The resources' columns, `$2` onwards, as every resource write stores them.
 macro_rules! set_resources {
     () => {
@@ -133,24 +153,15 @@ async fn write_in_tx(
             }
             let r = &change.after;
             in_tx!(tx, |ex| {
-                sqlx::query_scalar(concat!(
-                    "UPDATE player_progress SET revision = revision + 1, ",
-                    set_resources!(),
-                    " WHERE player_id = $1 RETURNING revision"
-                ))
-                .bind(player_id)
-                .bind(r.hearts)
-                .bind(r.hearts_regen_from)
-                .bind(&r.attempts_day)
-                .bind(r.attempts_used)
-                .bind(r.bonus_attempts)
-                .bind(r.xp)
-                .bind(&r.daily_xp_day)
-                .bind(r.daily_xp)
-                .bind(r.streak_days)
-                .bind(&r.streak_last_day)
-                .bind(r.streak_protected_until)
-                .bind(r.check_in_days)
+                bind_resources!(
+                    sqlx::query_scalar(concat!(
+                        "UPDATE player_progress SET revision = revision + 1, ",
+                        set_resources!(),
+                        " WHERE player_id = $1 RETURNING revision"
+                    ))
+                    .bind(player_id),
+                    r
+                )
                 .bind(now_ms)
                 .fetch_optional(ex)
                 .await?
@@ -350,51 +361,34 @@ async fn write_answer(
     // Both texts take the same arguments, in this order.
     macro_rules! bound {
         ($query:expr) => {
-            $query
-                .bind(a.id)
-                .bind(a.session_id)
-                .bind(a.player_id)
-                .bind(a.question_id)
-                .bind(a.selected_option_id)
-                .bind(a.is_correct)
-                .bind(a.xp_delta)
-                .bind(a.hearts_delta)
-                .bind(a.time_ms)
-                .bind(a.combo_count)
-                .bind(a.submit_request_id)
-                .bind(a.now_ms)
-                .bind(r.hearts)
-                .bind(r.hearts_regen_from)
-                .bind(&r.attempts_day)
-                .bind(r.attempts_used)
-                .bind(r.bonus_attempts)
-                .bind(r.xp)
-                .bind(&r.daily_xp_day)
-                .bind(r.daily_xp)
-                .bind(r.streak_days)
-                .bind(&r.streak_last_day)
-                .bind(r.streak_protected_until)
-                .bind(r.check_in_days)
+            bind_ledger_entry!(
+                bind_resources!(
+                    $query
+                        .bind(a.id)
+                        .bind(a.session_id)
+                        .bind(a.player_id)
+                        .bind(a.question_id)
+                        .bind(a.selected_option_id)
+                        .bind(a.is_correct)
+                        .bind(a.xp_delta)
+                        .bind(a.hearts_delta)
+                        .bind(a.time_ms)
+                        .bind(a.combo_count)
+                        .bind(a.submit_request_id)
+                        .bind(a.now_ms),
+                    r
+                )
                 .bind(i64::from(a.is_correct))
                 .bind(rows.finished)
-                .bind(rows.completed_node)
-                .bind(e.id)
-                .bind(e.player_id)
-                .bind(e.key)
-                .bind(e.source)
-                .bind(e.xp_delta)
-                .bind(e.hearts_delta)
-                .bind(e.attempts_delta)
-                .bind(e.coins_delta)
-                .bind(e.before)
-                .bind(e.after)
-                .bind(e.now_ms)
-                .bind(weekly.map(|w| w.week_start.as_str()))
-                .bind(region_board.map(BoardKey::as_str))
-                .bind(weekly.map_or(0, |w| w.earned_at))
-                .bind(revision.0)
-                .bind(rows.answered_before)
-                .bind(all_players.as_str())
+                .bind(rows.completed_node),
+                e
+            )
+            .bind(weekly.map(|w| w.week_start.as_str()))
+            .bind(region_board.map(BoardKey::as_str))
+            .bind(weekly.map_or(0, |w| w.earned_at))
+            .bind(revision.0)
+            .bind(rows.answered_before)
+            .bind(all_players.as_str())
         };
     }
     let result = match db {

@@ -51,7 +51,9 @@ mod writing;
 
 use checks::*;
 
-pub use import::{csv_template, import, import_csv, is_csv_content_type, preview_csv};
+pub use import::{
+    CsvPreview, PreviewRow, csv_template, import, import_csv, is_csv_content_type, preview_csv,
+};
 pub use reading::{get, list};
 pub use writing::{batch, create, delete, set_status, update};
 
