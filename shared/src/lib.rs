@@ -2,28 +2,37 @@
 //! configuration, tokens and the HTTP glue that turns every outcome into the envelope.
 //!
 //! # Layout
-//! - [`config`]: [`config::Settings`], read once from the environment and validated.
+//! - [`config`]: [`config::Settings`], read once from the environment and validated
+//!   (the `RULE_*` game rules included).
 //! - [`clock`]: the service clock every time rule reads, and Beijing day/week/month
 //!   boundaries.
-//! - [`error`]: the one error type and its mapping to the JSON envelope and HTTP status
-//!   (an unreachable database: 503 with `Retry-After`).
-//! - [`envelope`]: the success side of the envelope (`data`, `pagination`, `meta`), and
-//!   its schemas in the OpenAPI documents.
+//! - [`error`]: the one error type and its stable codes; no HTTP.
+//! - [`envelope`]: the HTTP answer of every outcome: the success envelope (`data`,
+//!   `pagination`, `meta`), an error's status, envelope and `Retry-After` (an
+//!   unreachable database: 503), and their schemas in the OpenAPI documents.
 //! - [`http`]: extractors that answer in the envelope, fallbacks, the middleware stack,
 //!   the health and readiness answers, listeners, graceful shutdown.
 //! - [`metrics`]: the Prometheus registry, its middleware and the metrics listener's
 //!   router.
 //! - [`telemetry`]: `tracing` set-up (pretty or JSON lines).
-//! - [`domain`]: plain types and rules, no I/O.
+//! - [`domain`]: the game's rules, pure: judging an answer, the resource change it
+//!   records, hearts/attempts/streaks, board keys and other closed sets.
 //! - [`tokens`]: player and admin JWTs, refresh-token material.
 //! - [`password`]: argon2 hashing off the async runtime.
+//! - [`client_addr`], [`attempt_limiter`]: the client address limits count, and
+//!   per-address buckets of one process.
 //! - [`providers`]: clients of Aliyun SMS verification, HUAWEI ID and Sign in with Apple.
 //! - [`rank_index`]: the optional Redis index of weekly leaderboard ranks.
-//! - [`db`]: the only place SQL lives; one enum over the SQLite and PostgreSQL pools.
-//! - [`services`]: use cases (validate, then database calls in one transaction).
+//! - [`region_catalog`]: the region catalogue, cached in-process.
+//! - [`db`]: the only place SQL lives; one enum over the SQLite and PostgreSQL pools;
+//!   `db::progress::write` the only writer of `player_progress`.
+//! - [`services`]: use cases (validate, then database calls in one transaction);
+//!   `services::startup` makes the [`context::AppContext`].
 //! - [`context`]: [`context::AppContext`], what every handler of either binary reaches.
 //! - [`board_cache`], [`answer_cache`]: what a process remembers of leaderboards and
 //!   of the challenges it serves.
+//!
+//! No module imports one that imports it back (CI's module-cycle check).
 
 pub mod answer_cache;
 pub mod attempt_limiter;

@@ -1,6 +1,6 @@
 //! Static assets (htmx, CSS) compiled into the binary, served under URLs that carry the
 //! first 8 hex digits of their content's SHA-256 (`css/console.1a2b3c4d.css`): pages link
-//! to those ([`super::urls::asset`]), which caches may keep for a year, so a deploy that
+//! to those (`urls::asset`), which caches may keep for a year, so a deploy that
 //! changes a file changes its URL and no browser shows the old CSS with the new pages.
 //!
 //! - the hashed URL: `Cache-Control: public, max-age=31536000, immutable`;
@@ -21,7 +21,9 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use rust_embed::RustEmbed;
 
-use super::urls;
+
+/// Where the embedded files are served (`urls::ASSETS`).
+pub const PREFIX: &str = "/console-assets";
 
 #[derive(RustEmbed)]
 #[folder = "../static/"]
@@ -101,14 +103,14 @@ fn hashed_path(path: &str, hash: &str) -> String {
     }
 }
 
-/// The content-hashed URL of the embedded file `path` (see [`urls::asset`]); the plain
+/// The content-hashed URL of the embedded file `path` (see `urls::asset`); the plain
 /// URL, which answers 404, for a file that is not embedded.
 pub fn hashed_url(path: &str) -> String {
     match CATALOGUE.files.get(path) {
-        Some(asset) => format!("{}/{}", urls::ASSETS, asset.hashed),
+        Some(asset) => format!("{PREFIX}/{}", asset.hashed),
         None => {
             tracing::error!(path, "a page links to an asset that is not embedded");
-            format!("{}/{path}", urls::ASSETS)
+            format!("{PREFIX}/{path}")
         }
     }
 }
@@ -165,6 +167,7 @@ pub async fn serve(Path(path): Path<String>, headers: HeaderMap) -> Response {
 
 #[cfg(test)]
 mod tests {
+    use super::super::urls;
     use super::*;
 
     #[test]

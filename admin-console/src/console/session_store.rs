@@ -38,7 +38,7 @@ fn expiry_ms(record: &Record) -> i64 {
 }
 
 /// Opens the text of a store error whose database could not be reached:
-/// tower-sessions carries store errors as text, and [`super::auth::session_error`] reads
+/// tower-sessions carries store errors as text, and `auth::session_error` reads
 /// this mark to answer 503 like the API rather than 500.
 pub const UNREACHABLE: &str = "database unreachable: ";
 

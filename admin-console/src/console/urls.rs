@@ -60,7 +60,7 @@ pub const FEEDBACK: &str = console!("/feedback");
 pub const AUDIT: &str = console!("/audit");
 
 /// The embedded static files (no session, no cookie): `/console-assets/{path}`.
-pub const ASSETS: &str = "/console-assets";
+pub const ASSETS: &str = assets::PREFIX;
 
 /// The router's side of the pages of one record: axum path patterns whose `{id}` the
 /// functions below fill in.
