@@ -22,9 +22,6 @@ use axum::response::{IntoResponse, Response};
 use rust_embed::RustEmbed;
 
 
-/// Where the embedded files are served (`urls::ASSETS`).
-pub const PREFIX: &str = "/console-assets";
-
 #[derive(RustEmbed)]
 #[folder = "../static/"]
 #[exclude = "*.md"]
@@ -103,14 +100,14 @@ fn hashed_path(path: &str, hash: &str) -> String {
     }
 }
 
-/// The content-hashed URL of the embedded file `path` (see `urls::asset`); the plain
-/// URL, which answers 404, for a file that is not embedded.
-pub fn hashed_url(path: &str) -> String {
+/// The content-hashed path of the embedded file `path`, under the assets' URL (see
+/// `urls::asset`); the plain path, which answers 404, for a file that is not embedded.
+pub fn hashed_path_of(path: &str) -> String {
     match CATALOGUE.files.get(path) {
-        Some(asset) => format!("{PREFIX}/{}", asset.hashed),
+        Some(asset) => asset.hashed.clone(),
         None => {
             tracing::error!(path, "a page links to an asset that is not embedded");
-            format!("{PREFIX}/{path}")
+            path.to_string()
         }
     }
 }

@@ -60,7 +60,7 @@ pub const FEEDBACK: &str = console!("/feedback");
 pub const AUDIT: &str = console!("/audit");
 
 /// The embedded static files (no session, no cookie): `/console-assets/{path}`.
-pub const ASSETS: &str = assets::PREFIX;
+pub const ASSETS: &str = "/console-assets";
 
 /// The router's side of the pages of one record: axum path patterns whose `{id}` the
 /// functions below fill in.
@@ -260,7 +260,7 @@ pub fn signed_out() -> String {
 /// the name, e.g. `/console-assets/css/console.1a2b3c4d.css`: served with a year of
 /// immutable caching, so a deploy that changes the file changes the URL.
 pub fn asset(path: &str) -> String {
-    assets::hashed_url(path)
+    format!("{ASSETS}/{}", assets::hashed_path_of(path))
 }
 
 /// The console's stylesheet.
