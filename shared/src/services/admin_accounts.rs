@@ -18,6 +18,7 @@ use crate::{Error, Result};
 
 #[derive(Clone, Debug, Deserialize, IntoParams)]
 #[serde(rename_all = "camelCase")]
+#[into_params(parameter_in = Query)]
 pub struct AdminListQuery {
     pub page: Option<i64>,
     pub limit: Option<i64>,

@@ -54,6 +54,7 @@ pub async fn record(
 
 /// `page` (≥ 1) and `limit` (1-50, default 20) of every admin list.
 #[derive(Clone, Copy, Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct PageQuery {
     /// ≥ 1, default 1.
     pub page: Option<i64>,

@@ -20,6 +20,7 @@ use chrono::{DateTime, Utc};
 
 #[derive(Clone, Debug, Deserialize, IntoParams)]
 #[serde(rename_all = "camelCase")]
+#[into_params(parameter_in = Query)]
 pub struct BoardQuery {
     /// `region` (default) or `topic`.
     pub scope: Option<String>,

@@ -67,6 +67,7 @@ fn record(r: PlayerAdminRow, now_ms: i64) -> PlayerRecord {
 }
 
 #[derive(Clone, Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct PlayerListQuery {
     pub page: Option<i64>,
     pub limit: Option<i64>,

@@ -226,6 +226,7 @@ pub struct ImportRequest {
 
 #[derive(Clone, Debug, Default, Deserialize, IntoParams)]
 #[serde(rename_all = "camelCase")]
+#[into_params(parameter_in = Query)]
 pub struct ListQuery {
     /// ≥ 1, default 1.
     pub page: Option<i64>,
