@@ -100,7 +100,9 @@ fn document_mfa_gate(openapi: &mut utoipa::openapi::OpenApi) {
 /// `GET /v1/admin/openapi.json`.
 pub fn serve(mut api: utoipa::openapi::OpenApi) -> Router<AppState> {
     document_mfa_gate(&mut api);
-    let api = Arc::new(api);
+    let mut doc = serde_json::to_value(&api).unwrap_or_default();
+    shared::envelope::finish_document(&mut doc);
+    let api = Arc::new(doc);
     Router::new().route(
         "/v1/admin/openapi.json",
         get(move || {

@@ -53,7 +53,9 @@ impl Modify for BearerAuth {
 
 /// `GET /v1/openapi.json`.
 pub fn serve(api: utoipa::openapi::OpenApi) -> Router<AppState> {
-    let api = Arc::new(api);
+    let mut doc = serde_json::to_value(&api).unwrap_or_default();
+    shared::envelope::finish_document(&mut doc);
+    let api = Arc::new(doc);
     Router::new().route(
         "/v1/openapi.json",
         get(move || {

@@ -293,3 +293,233 @@ impl IntoResponse for crate::Error {
         response
     }
 }
+
+/// Adds the answers every route with a request body can give (the body is read by
+/// [`crate::http::ApiJson`] or its kin before the handler runs) to each operation of `api`
+/// that has a request body and documents none of its own: 400 VALIDATION_ERROR for a
+/// malformed body, a wrong Content-Type or a field of the wrong type, and 413
+/// PAYLOAD_TOO_LARGE past the route's body limit.
+pub fn document_body_errors(api: &mut utoipa::openapi::OpenApi) {
+    use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
+    let answer = |description: &str| {
+        ResponseBuilder::new()
+            .description(description)
+            .content(
+                "application/json",
+                ContentBuilder::new()
+                    .schema(Some(Ref::from_schema_name("ErrorEnvelope")))
+                    .build(),
+            )
+            .build()
+    };
+    let bad_body = answer(
+        "The body is malformed, of the wrong Content-Type, or a field has the wrong type (VALIDATION_ERROR)",
+    );
+    let too_large = answer(&format!(
+        "The body is larger than the route accepts, {} KiB unless the route says otherwise (PAYLOAD_TOO_LARGE)",
+        crate::http::JSON_BODY_LIMIT / 1024
+    ));
+    for item in api.paths.paths.values_mut() {
+        let operations = [
+            &mut item.put,
+            &mut item.post,
+            &mut item.delete,
+            &mut item.patch,
+        ];
+        for operation in operations.into_iter().flatten() {
+            if operation.request_body.is_none() {
+                continue;
+            }
+            let responses = &mut operation.responses.responses;
+            responses
+                .entry("400".to_string())
+                .or_insert_with(|| bad_body.clone().into());
+            responses
+                .entry("413".to_string())
+                .or_insert_with(|| too_large.clone().into());
+        }
+    }
+}
+
+/// The last touches of a served document `doc` (the JSON of the routes' OpenAPI document),
+/// so that it describes the answers and bodies as they are to a client generator too:
+/// see [`reference_envelope_payloads`] and [`optional_bodies_are_absent_not_null`].
+pub fn finish_document(doc: &mut serde_json::Value) {
+    reference_envelope_payloads(doc);
+    optional_bodies_are_absent_not_null(doc);
+}
+
+/// An optional request body (`request_body(content = Option<T>)`) is one a client may
+/// leave out, not a JSON `null` (which the extractors refuse): utoipa writes its schema as
+/// `T` or null, and `required` false. The schema becomes `T` alone; `required` false still
+/// says the body may be absent.
+pub fn optional_bodies_are_absent_not_null(doc: &mut serde_json::Value) {
+    let Some(paths) = doc
+        .get_mut("paths")
+        .and_then(serde_json::Value::as_object_mut)
+    else {
+        return;
+    };
+    for item in paths.values_mut() {
+        let Some(item) = item.as_object_mut() else {
+            continue;
+        };
+        for operation in item.values_mut() {
+            let optional = operation
+                .pointer("/requestBody/required")
+                .and_then(serde_json::Value::as_bool)
+                != Some(true);
+            let Some(content) = operation
+                .pointer_mut("/requestBody/content")
+                .and_then(serde_json::Value::as_object_mut)
+            else {
+                continue;
+            };
+            if !optional {
+                continue;
+            }
+            for media in content.values_mut() {
+                if let Some(schema) = media.get_mut("schema") {
+                    drop_null(schema);
+                }
+            }
+        }
+    }
+}
+
+/// `T` of a schema `oneOf: [null, T]` or `type: [X, "null"]`.
+fn drop_null(schema: &mut serde_json::Value) {
+    let null = serde_json::json!({ "type": "null" });
+    if let Some(alternatives) = schema.get("oneOf").and_then(serde_json::Value::as_array) {
+        let rest: Vec<&serde_json::Value> = alternatives.iter().filter(|a| **a != null).collect();
+        if let [only] = rest[..]
+            && rest.len() < alternatives.len()
+        {
+            *schema = only.clone();
+        }
+        return;
+    }
+    if let Some(types) = schema
+        .get_mut("type")
+        .and_then(serde_json::Value::as_array_mut)
+    {
+        types.retain(|t| t != "null");
+        if let [only] = &types[..] {
+            let only = only.clone();
+            schema["type"] = only;
+        }
+    }
+}
+
+/// Points the `data` of every `Envelope_*` schema of the document `doc` at the named
+/// schema of its payload.
+///
+/// utoipa writes the generic argument of `Envelope<T>` inline, a copy of `T`'s schema
+/// (`data` of `Envelope_Session` is a copy of `Session`, `Envelope_Vec_Track` holds an
+/// array of copies of `Track`): a client generator then makes a second, differently named
+/// model of every payload. Each inline copy that is equal to a schema of `components`
+/// becomes a `$ref` to it, also inside `oneOf` (an `Option`) and `items` (a `Vec`).
+pub fn reference_envelope_payloads(doc: &mut serde_json::Value) {
+    let Some(schemas) = doc
+        .pointer_mut("/components/schemas")
+        .and_then(serde_json::Value::as_object_mut)
+    else {
+        return;
+    };
+    let named: Vec<(String, serde_json::Value)> = schemas
+        .iter()
+        .filter(|(name, schema)| {
+            !name.starts_with("Envelope_")
+                && ["properties", "oneOf", "allOf", "anyOf", "enum"]
+                    .iter()
+                    .any(|key| schema.get(key).is_some())
+        })
+        .map(|(name, schema)| (name.clone(), schema.clone()))
+        .collect();
+    for (name, envelope) in schemas.iter_mut() {
+        if !name.starts_with("Envelope_") {
+            continue;
+        }
+        if let Some(data) = envelope.pointer_mut("/properties/data") {
+            reference_copies(data, &named);
+        }
+    }
+}
+
+fn reference_copies(schema: &mut serde_json::Value, named: &[(String, serde_json::Value)]) {
+    if let Some((name, _)) = named.iter().find(|(_, copy)| copy == schema) {
+        *schema = serde_json::json!({ "$ref": format!("#/components/schemas/{name}") });
+        return;
+    }
+    if let Some(items) = schema.get_mut("items") {
+        reference_copies(items, named);
+    }
+    if let Some(alternatives) = schema.get_mut("oneOf").and_then(|v| v.as_array_mut()) {
+        for alternative in alternatives {
+            reference_copies(alternative, named);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn envelope_payloads_point_at_their_named_schemas() {
+        let track = json!({"type": "object", "properties": {"id": {"type": "string"}}});
+        let mut doc = json!({"components": {"schemas": {
+            "Track": track,
+            "Envelope_Track": {"properties": {"data": track}},
+            "Envelope_Option_Track": {"properties": {"data": {"oneOf": [{"type": "null"}, track]}}},
+            "Envelope_Vec_Track": {"properties": {"data": {"type": "array", "items": track}}},
+            "Envelope_Other": {"properties": {"data": {"type": "object"}}},
+        }}});
+        reference_envelope_payloads(&mut doc);
+        let to_track = json!({"$ref": "#/components/schemas/Track"});
+        let schemas = &doc["components"]["schemas"];
+        assert_eq!(schemas["Envelope_Track"]["properties"]["data"], to_track);
+        assert_eq!(
+            schemas["Envelope_Option_Track"]["properties"]["data"]["oneOf"][1],
+            to_track
+        );
+        assert_eq!(
+            schemas["Envelope_Vec_Track"]["properties"]["data"]["items"],
+            to_track
+        );
+        // no named schema equals a bare object
+        assert_eq!(
+            schemas["Envelope_Other"]["properties"]["data"],
+            json!({"type": "object"})
+        );
+        assert_eq!(schemas["Track"], track);
+    }
+
+    #[test]
+    fn optional_bodies_may_be_absent_but_not_null() {
+        let body = |schema: serde_json::Value, required: Option<bool>| {
+            let mut body = json!({"content": {"application/json": {"schema": schema}}});
+            if let Some(required) = required {
+                body["required"] = json!(required);
+            }
+            body
+        };
+        let card = json!({"$ref": "#/components/schemas/Card"});
+        let mut doc = json!({"paths": {"/a": {
+            "post": {"requestBody": body(json!({"oneOf": [{"type": "null"}, card]}), None)},
+            "put": {"requestBody": body(json!({"type": ["object", "null"]}), Some(false))},
+            "patch": {"requestBody": body(json!({"oneOf": [{"type": "null"}, card]}), Some(true))},
+        }}});
+        optional_bodies_are_absent_not_null(&mut doc);
+        let schema = |method: &str| {
+            doc["paths"]["/a"][method]["requestBody"]["content"]["application/json"]["schema"]
+                .clone()
+        };
+        assert_eq!(schema("post"), card);
+        assert_eq!(schema("put"), json!({"type": "object"}));
+        // a required body keeps what it says
+        assert_eq!(schema("patch")["oneOf"][1], card);
+    }
+}

@@ -25,8 +25,10 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(change_password))
 }
 
+/// List admin accounts
+///
 /// Admin accounts, filtered by role and isActive.
-#[utoipa::path(get, path = "/admins", tag = "admins", security(("admin_jwt" = [])), params(AdminListQuery),
+#[utoipa::path(get, path = "/admins", operation_id = "adminListAdmins", tag = "admins", security(("admin_jwt" = [])), params(AdminListQuery),
     responses(
         (status = 200, description = "A page of accounts", body = Envelope<Vec<AdminAccount>>),
         (status = 400, description = "Bad filter or paging", body = ErrorEnvelope),
@@ -41,8 +43,10 @@ pub async fn list_admins(
     Ok(paged(items, pagination))
 }
 
+/// Get an admin account
+///
 /// One admin account.
-#[utoipa::path(get, path = "/admins/{id}", tag = "admins", security(("admin_jwt" = [])),
+#[utoipa::path(get, path = "/admins/{id}", operation_id = "adminGetAdmin", tag = "admins", security(("admin_jwt" = [])),
     params(("id" = String, Path, description = "Admin id")),
     responses(
         (status = 200, description = "The account", body = Envelope<AdminAccount>),
@@ -57,8 +61,11 @@ pub async fn get_admin(
     Ok(ok(admin_auth::get_account(&state.ctx, &id).await?))
 }
 
+/// Create an admin account
+///
 /// Creates an admin; the answer carries the password once.
-#[utoipa::path(post, path = "/admins", tag = "admins", security(("admin_jwt" = [])), request_body = CreateAdmin,
+#[utoipa::path(post, path = "/admins", operation_id = "adminCreateAdmin", tag = "admins", security(("admin_jwt" = [])),
+    request_body(content = CreateAdmin, example = json!({"username": "content-editor", "password": "Str0ng-pass!", "role": "admin"})),
     responses(
         (status = 200, description = "The account and its one-time plainPassword", body = Envelope<CreatedAdmin>),
         (status = 400, description = "Bad input or duplicate username", body = ErrorEnvelope),
@@ -73,8 +80,11 @@ pub async fn create_admin(
     Ok(ok(admin_accounts::create(&state.ctx, &admin, &body).await?))
 }
 
+/// Update an admin account
+///
 /// Changes username, role or isActive.
-#[utoipa::path(put, path = "/admins/{id}", tag = "admins", security(("admin_jwt" = [])), request_body = UpdateAdmin,
+#[utoipa::path(put, path = "/admins/{id}", operation_id = "adminUpdateAdmin", tag = "admins", security(("admin_jwt" = [])),
+    request_body(content = UpdateAdmin, example = json!({"role": "super_admin", "isActive": 1})),
     params(("id" = String, Path, description = "Admin id")),
     responses(
         (status = 200, description = "The account", body = Envelope<AdminAccount>),
@@ -94,8 +104,10 @@ pub async fn update_admin(
     ))
 }
 
+/// Deactivate an admin account
+///
 /// Soft delete: the account is deactivated and its tokens end.
-#[utoipa::path(delete, path = "/admins/{id}", tag = "admins", security(("admin_jwt" = [])),
+#[utoipa::path(delete, path = "/admins/{id}", operation_id = "adminDeleteAdmin", tag = "admins", security(("admin_jwt" = [])),
     params(("id" = String, Path, description = "Admin id")),
     responses(
         (status = 200, description = "The deactivated account", body = Envelope<AdminAccount>),
@@ -112,8 +124,10 @@ pub async fn delete_admin(
     Ok(ok(admin_accounts::delete(&state.ctx, &admin, &id).await?))
 }
 
+/// Reset an admin's password
+///
 /// Sets a new random password (12 characters), shown once; the admin's tokens end.
-#[utoipa::path(post, path = "/admins/{id}/reset-password", tag = "admins", security(("admin_jwt" = [])),
+#[utoipa::path(post, path = "/admins/{id}/reset-password", operation_id = "adminResetAdminPassword", tag = "admins", security(("admin_jwt" = [])),
     params(("id" = String, Path, description = "Admin id")),
     responses(
         (status = 200, description = "The new password", body = Envelope<ResetPassword>),
@@ -131,10 +145,12 @@ pub async fn reset_password(
     ))
 }
 
+/// Turn another admin's MFA off
+///
 /// Turns another admin's MFA off (a lost device): secret, pending set-up and recovery
 /// codes go; the admin's tokens and sessions end, and they sign in with the password
 /// alone and may enrol again. Not one's own (that takes a code: `/mfa/disable`). Audited.
-#[utoipa::path(delete, path = "/admins/{id}/mfa", tag = "admins", security(("admin_jwt" = [])),
+#[utoipa::path(delete, path = "/admins/{id}/mfa", operation_id = "adminResetAdminMfa", tag = "admins", security(("admin_jwt" = [])),
     params(("id" = String, Path, description = "Admin id")),
     responses(
         (status = 200, description = "The account, MFA off", body = Envelope<AdminAccount>),
@@ -151,9 +167,12 @@ pub async fn reset_mfa(
     Ok(ok(admin_mfa::reset(&state.ctx, &admin, &id).await?))
 }
 
+/// Change the signed-in admin's password
+///
 /// Changes the signed-in admin's password; every other token of the admin ends and the
 /// answer carries fresh ones.
-#[utoipa::path(put, path = "/change-password", tag = "admins", security(("admin_jwt" = [])), request_body = ChangePassword,
+#[utoipa::path(put, path = "/change-password", operation_id = "adminChangeOwnPassword", tag = "admins", security(("admin_jwt" = [])),
+    request_body(content = ChangePassword, example = json!({"currentPassword": "Old-pass-1", "newPassword": "New-pass-2"})),
     responses(
         (status = 200, description = "Changed", body = Envelope<PasswordChanged>),
         (status = 400, description = "New password not 8-128 characters", body = ErrorEnvelope),

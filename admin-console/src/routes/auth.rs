@@ -36,10 +36,13 @@ pub struct LoginRequest {
     pub recovery_code: Option<String>,
 }
 
+/// Sign an admin in
+///
 /// Signs an admin in with username and password (and, with MFA on, a TOTP or recovery
 /// code). Failed sign-ins are throttled: 5 per username per minute, 10 per client
 /// address per 10 minutes.
-#[utoipa::path(post, path = "/login", tag = "auth", request_body = LoginRequest,
+#[utoipa::path(post, path = "/login", operation_id = "adminSignIn", tag = "auth",
+    request_body(content = LoginRequest, example = json!({"username": "admin", "password": "Str0ng-pass!"})),
     responses(
         (status = 200, description = "Tokens and the admin", body = Envelope<AdminLogin>),
         (status = 400, description = "Bad input (password under 8 characters)", body = ErrorEnvelope),
@@ -71,8 +74,11 @@ pub struct RefreshRequest {
     pub refresh_token: String,
 }
 
+/// Refresh the admin token pair
+///
 /// Exchanges an admin refresh token (once) for a new pair.
-#[utoipa::path(post, path = "/refresh", tag = "auth", request_body = RefreshRequest,
+#[utoipa::path(post, path = "/refresh", operation_id = "adminRefreshTokens", tag = "auth",
+    request_body(content = RefreshRequest, example = json!({"refreshToken": "rt_6f1e0c2a9b8d4e7f"})),
     responses(
         (status = 200, description = "New tokens", body = Envelope<TokenPair>),
         (status = 401, description = "Invalid, used or revoked refresh token", body = ErrorEnvelope),
@@ -97,8 +103,11 @@ pub struct Authenticated {
     pub authenticated: bool,
 }
 
+/// Check the static admin token
+///
 /// Compatibility check of the static admin token (it opens no other route).
-#[utoipa::path(post, path = "/auth", tag = "auth", request_body = StaticTokenRequest,
+#[utoipa::path(post, path = "/auth", operation_id = "adminCheckStaticToken", tag = "auth",
+    request_body(content = StaticTokenRequest, example = json!({"token": "static-admin-token"})),
     responses(
         (status = 200, description = "The token matches", body = Envelope<Authenticated>),
         (status = 401, description = "Wrong token, or none configured", body = ErrorEnvelope),

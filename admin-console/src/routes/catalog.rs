@@ -26,8 +26,10 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(update_node, delete_node))
 }
 
+/// List categories
+///
 /// Categories in (sortOrder, id) order, each with its count of non-archived questions.
-#[utoipa::path(get, path = "/categories", tag = "categories", security(("admin_jwt" = [])),
+#[utoipa::path(get, path = "/categories", operation_id = "adminListCategories", tag = "categories", security(("admin_jwt" = [])),
     params(PageQuery),
     responses(
         (status = 200, description = "A page of categories", body = Envelope<Vec<Category>>),
@@ -43,9 +45,11 @@ pub async fn list_categories(
     Ok(paged(items, pagination))
 }
 
+/// Create a category
+///
 /// Creates a category (active).
-#[utoipa::path(post, path = "/categories", tag = "categories", security(("admin_jwt" = [])),
-    request_body = CreateCategory,
+#[utoipa::path(post, path = "/categories", operation_id = "adminCreateCategory", tag = "categories", security(("admin_jwt" = [])),
+    request_body(content = CreateCategory, example = json!({"id": "space", "name": "Space & Astronomy", "slug": "space", "sortOrder": 4, "icon": "rocket"})),
     responses(
         (status = 200, description = "The created category", body = Envelope<Category>),
         (status = 400, description = "Invalid fields, duplicate id or slug, unknown parent", body = ErrorEnvelope),
@@ -61,11 +65,13 @@ pub async fn create_category(
     ))
 }
 
+/// Update a category
+///
 /// Changes a category; `parentId` null makes it top-level, and a category can never
 /// become its own ancestor.
-#[utoipa::path(put, path = "/categories/{id}", tag = "categories", security(("admin_jwt" = [])),
+#[utoipa::path(put, path = "/categories/{id}", operation_id = "adminUpdateCategory", tag = "categories", security(("admin_jwt" = [])),
     params(("id" = String, Path, description = "Category id")),
-    request_body = UpdateCategory,
+    request_body(content = UpdateCategory, example = json!({"name": "Space", "parentId": null, "sortOrder": 5})),
     responses(
         (status = 200, description = "The updated category", body = Envelope<Category>),
         (status = 400, description = "Invalid fields, duplicate slug, unknown parent or a cycle", body = ErrorEnvelope),
@@ -83,9 +89,11 @@ pub async fn update_category(
     ))
 }
 
+/// Archive a category
+///
 /// Archives a category: status `inactive` (no longer a track; its questions are not
 /// served).
-#[utoipa::path(delete, path = "/categories/{id}", tag = "categories", security(("admin_jwt" = [])),
+#[utoipa::path(delete, path = "/categories/{id}", operation_id = "adminArchiveCategory", tag = "categories", security(("admin_jwt" = [])),
     params(("id" = String, Path, description = "Category id")),
     responses(
         (status = 200, description = "The archived category", body = Envelope<Category>),
@@ -100,8 +108,10 @@ pub async fn delete_category(
     Ok(ok(catalog::archive_category(&state.ctx, &admin, &id).await?))
 }
 
+/// List knowledge cards
+///
 /// Knowledge cards, newest first.
-#[utoipa::path(get, path = "/knowledge-cards", tag = "knowledge-cards", security(("admin_jwt" = [])),
+#[utoipa::path(get, path = "/knowledge-cards", operation_id = "adminListKnowledgeCards", tag = "knowledge-cards", security(("admin_jwt" = [])),
     params(PageQuery),
     responses(
         (status = 200, description = "A page of cards", body = Envelope<Vec<AdminKnowledgeCard>>),
@@ -117,8 +127,10 @@ pub async fn list_cards(
     Ok(paged(items, pagination))
 }
 
+/// Get a question's knowledge card
+///
 /// The knowledge card of a question.
-#[utoipa::path(get, path = "/knowledge-cards/by-question/{questionId}", tag = "knowledge-cards",
+#[utoipa::path(get, path = "/knowledge-cards/by-question/{questionId}", operation_id = "adminGetQuestionKnowledgeCard", tag = "knowledge-cards",
     security(("admin_jwt" = [])),
     params(("questionId" = String, Path, description = "Question id")),
     responses(
@@ -136,10 +148,12 @@ pub async fn card_of_question(
     ))
 }
 
+/// Update a knowledge card
+///
 /// Changes a card: at least one of title, summary, deepDive, sourceRef.
-#[utoipa::path(put, path = "/knowledge-cards/{id}", tag = "knowledge-cards", security(("admin_jwt" = [])),
+#[utoipa::path(put, path = "/knowledge-cards/{id}", operation_id = "adminUpdateKnowledgeCard", tag = "knowledge-cards", security(("admin_jwt" = [])),
     params(("id" = String, Path, description = "Card id")),
-    request_body = UpdateKnowledgeCard,
+    request_body(content = UpdateKnowledgeCard, example = json!({"summary": "Canberra was purpose-built to settle the Sydney-Melbourne rivalry.", "sourceRef": "National Capital Authority"})),
     responses(
         (status = 200, description = "The updated card", body = Envelope<AdminKnowledgeCard>),
         (status = 400, description = "No field given, or an empty summary", body = ErrorEnvelope),
@@ -157,12 +171,15 @@ pub async fn update_card(
     ))
 }
 
+/// List skill-tree nodes
+///
 /// Skill-tree nodes of one category, or of every category without `categoryId`, in
 /// category then node order.
-#[utoipa::path(get, path = "/skill-tree", tag = "skill-tree", security(("admin_jwt" = [])),
+#[utoipa::path(get, path = "/skill-tree", operation_id = "adminListSkillNodes", tag = "skill-tree", security(("admin_jwt" = [])),
     params(SkillTreeQuery),
     responses(
         (status = 200, description = "The nodes", body = Envelope<Vec<SkillNode>>),
+        (status = 400, description = "A malformed query (categoryId given twice)", body = ErrorEnvelope),
         (status = 401, description = "Missing or invalid admin token", body = ErrorEnvelope),
     ))]
 pub async fn list_nodes(
@@ -173,9 +190,11 @@ pub async fn list_nodes(
     Ok(ok(catalog::list_nodes(&state.ctx, &query).await?))
 }
 
+/// Create a skill-tree node
+///
 /// Creates a skill-tree node (questionsRequired 5 and passThreshold 3 by default).
-#[utoipa::path(post, path = "/skill-tree", tag = "skill-tree", security(("admin_jwt" = [])),
-    request_body = CreateSkillNode,
+#[utoipa::path(post, path = "/skill-tree", operation_id = "adminCreateSkillNode", tag = "skill-tree", security(("admin_jwt" = [])),
+    request_body(content = CreateSkillNode, example = json!({"categoryId": "world-geography", "title": "Capitals & Countries", "sortOrder": 1, "questionsRequired": 5, "passThreshold": 3})),
     responses(
         (status = 200, description = "The created node", body = Envelope<SkillNode>),
         (status = 400, description = "Invalid fields, unknown category or parent", body = ErrorEnvelope),
@@ -189,11 +208,13 @@ pub async fn create_node(
     Ok(ok(catalog::create_node(&state.ctx, &admin, &body).await?))
 }
 
+/// Update a skill-tree node
+///
 /// Changes a skill-tree node; `parentId` null makes it a root, and a node can never
 /// become its own ancestor.
-#[utoipa::path(put, path = "/skill-tree/{id}", tag = "skill-tree", security(("admin_jwt" = [])),
+#[utoipa::path(put, path = "/skill-tree/{id}", operation_id = "adminUpdateSkillNode", tag = "skill-tree", security(("admin_jwt" = [])),
     params(("id" = String, Path, description = "Node id")),
-    request_body = UpdateSkillNode,
+    request_body(content = UpdateSkillNode, example = json!({"title": "Capitals of the World", "passThreshold": 4})),
     responses(
         (status = 200, description = "The updated node", body = Envelope<SkillNode>),
         (status = 400, description = "Invalid fields, unknown category or parent, or a cycle", body = ErrorEnvelope),
@@ -211,8 +232,10 @@ pub async fn update_node(
     ))
 }
 
+/// Delete a skill-tree node
+///
 /// Deletes a skill-tree node; its children move up to its parent.
-#[utoipa::path(delete, path = "/skill-tree/{id}", tag = "skill-tree", security(("admin_jwt" = [])),
+#[utoipa::path(delete, path = "/skill-tree/{id}", operation_id = "adminDeleteSkillNode", tag = "skill-tree", security(("admin_jwt" = [])),
     params(("id" = String, Path, description = "Node id")),
     responses(
         (status = 200, description = "Deleted (data null)", body = Envelope<Object>),

@@ -22,9 +22,11 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(disable))
 }
 
+/// Get the signed-in admin's MFA state
+///
 /// Whether MFA is on for the signed-in admin, a set-up is waiting, and how many
 /// recovery codes are left.
-#[utoipa::path(get, path = "/mfa", tag = "mfa", security(("admin_jwt" = [])),
+#[utoipa::path(get, path = "/mfa", operation_id = "adminGetMfaStatus", tag = "mfa", security(("admin_jwt" = [])),
     responses(
         (status = 200, description = "The admin's MFA state", body = Envelope<MfaStatus>),
         (status = 401, description = "Missing or invalid admin token", body = ErrorEnvelope),
@@ -36,9 +38,11 @@ pub async fn status(
     Ok(ok(admin_mfa::status(&state.ctx, &admin).await?))
 }
 
+/// Start TOTP enrolment
+///
 /// Starts (or restarts) TOTP enrolment: a new secret, base32 and as an `otpauth://` URI,
 /// waiting for its first code at `/mfa/enable`.
-#[utoipa::path(post, path = "/mfa/setup", tag = "mfa", security(("admin_jwt" = [])),
+#[utoipa::path(post, path = "/mfa/setup", operation_id = "adminStartMfaSetup", tag = "mfa", security(("admin_jwt" = [])),
     responses(
         (status = 200, description = "The pending secret", body = Envelope<MfaEnrolment>),
         (status = 401, description = "Missing or invalid admin token", body = ErrorEnvelope),
@@ -51,9 +55,12 @@ pub async fn setup(
     Ok(ok(admin_mfa::setup(&state.ctx, &admin).await?))
 }
 
+/// Turn MFA on
+///
 /// Turns MFA on with a current code of the pending secret; answers the ten one-time
 /// recovery codes, shown only this once.
-#[utoipa::path(post, path = "/mfa/enable", tag = "mfa", security(("admin_jwt" = [])), request_body = MfaCode,
+#[utoipa::path(post, path = "/mfa/enable", operation_id = "adminEnableMfa", tag = "mfa", security(("admin_jwt" = [])),
+    request_body(content = MfaCode, example = json!({"code": "123456"})),
     responses(
         (status = 200, description = "MFA is on; the recovery codes", body = Envelope<MfaEnabled>),
         (status = 400, description = "No set-up waiting, or the code does not match", body = ErrorEnvelope),
@@ -68,9 +75,12 @@ pub async fn enable(
     Ok(ok(admin_mfa::enable(&state.ctx, &admin, &body.code).await?))
 }
 
+/// Turn MFA off
+///
 /// Turns MFA off with a current TOTP code or a recovery code. Wrong codes count as
 /// failed sign-ins of the admin (the same throttle).
-#[utoipa::path(post, path = "/mfa/disable", tag = "mfa", security(("admin_jwt" = [])), request_body = MfaCode,
+#[utoipa::path(post, path = "/mfa/disable", operation_id = "adminDisableMfa", tag = "mfa", security(("admin_jwt" = [])),
+    request_body(content = MfaCode, example = json!({"code": "123456"})),
     responses(
         (status = 200, description = "MFA is off", body = Envelope<MfaStatus>),
         (status = 400, description = "The code is wrong or was already used", body = ErrorEnvelope),

@@ -27,8 +27,10 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(audit_log))
 }
 
+/// List players
+///
 /// Players, newest first; `search` matches an id, a nickname or a phone number.
-#[utoipa::path(get, path = "/users", tag = "players", security(("admin_jwt" = [])), params(PlayerListQuery),
+#[utoipa::path(get, path = "/users", operation_id = "adminListPlayers", tag = "players", security(("admin_jwt" = [])), params(PlayerListQuery),
     responses(
         (status = 200, description = "A page of players", body = Envelope<Vec<PlayerRecord>>),
         (status = 400, description = "Bad paging", body = ErrorEnvelope),
@@ -43,8 +45,10 @@ pub async fn list_players(
     Ok(paged(items, pagination))
 }
 
+/// Get a player
+///
 /// One player, with ban state and sign-in methods.
-#[utoipa::path(get, path = "/users/{id}", tag = "players", security(("admin_jwt" = [])),
+#[utoipa::path(get, path = "/users/{id}", operation_id = "adminGetPlayer", tag = "players", security(("admin_jwt" = [])),
     params(("id" = String, Path, description = "Player id")),
     responses(
         (status = 200, description = "The player", body = Envelope<PlayerRecord>),
@@ -59,9 +63,11 @@ pub async fn get_player(
     Ok(ok(moderation::player(&state.ctx, &id).await?))
 }
 
+/// Ban a player
+///
 /// Bans a player at once, optionally with a reason and an end (`until`, RFC 3339).
-#[utoipa::path(put, path = "/users/{id}/ban", tag = "players", security(("admin_jwt" = [])),
-    request_body(content = Option<BanRequest>, description = "Optional"),
+#[utoipa::path(put, path = "/users/{id}/ban", operation_id = "adminBanPlayer", tag = "players", security(("admin_jwt" = [])),
+    request_body(content = Option<BanRequest>, description = "Optional", example = json!({"reason": "Cheating on the leaderboard", "until": "2026-12-31T00:00:00Z"})),
     params(("id" = String, Path, description = "Player id")),
     responses(
         (status = 200, description = "The player", body = Envelope<PlayerRecord>),
@@ -84,8 +90,10 @@ pub async fn ban(
     .await?))
 }
 
+/// Lift a player's ban
+///
 /// Lifts a ban.
-#[utoipa::path(put, path = "/users/{id}/unban", tag = "players", security(("admin_jwt" = [])),
+#[utoipa::path(put, path = "/users/{id}/unban", operation_id = "adminUnbanPlayer", tag = "players", security(("admin_jwt" = [])),
     params(("id" = String, Path, description = "Player id")),
     responses(
         (status = 200, description = "The player", body = Envelope<PlayerRecord>),
@@ -100,8 +108,10 @@ pub async fn unban(
     Ok(ok(moderation::unban(&state.ctx, &admin, &id).await?))
 }
 
+/// Get statistics
+///
 /// Player and question counts, average XP.
-#[utoipa::path(get, path = "/stats", tag = "stats", security(("admin_jwt" = [])),
+#[utoipa::path(get, path = "/stats", operation_id = "adminGetStatistics", tag = "stats", security(("admin_jwt" = [])),
     responses(
         (status = 200, description = "Statistics", body = Envelope<Statistics>),
         (status = 401, description = "Missing or invalid admin token", body = ErrorEnvelope),
@@ -113,8 +123,10 @@ pub async fn stats(
     Ok(ok(moderation::stats(&state.ctx).await?))
 }
 
+/// List player feedback
+///
 /// Player feedback, newest first.
-#[utoipa::path(get, path = "/feedback", tag = "feedback", security(("admin_jwt" = [])), params(PageQuery),
+#[utoipa::path(get, path = "/feedback", operation_id = "adminListFeedback", tag = "feedback", security(("admin_jwt" = [])), params(PageQuery),
     responses(
         (status = 200, description = "A page of feedback", body = Envelope<Vec<FeedbackRecord>>),
         (status = 400, description = "Bad paging", body = ErrorEnvelope),
@@ -129,8 +141,10 @@ pub async fn feedback(
     Ok(paged(items, pagination))
 }
 
+/// List the sign-in providers
+///
 /// The sign-in provider catalogue with its stored flags.
-#[utoipa::path(get, path = "/auth-providers", tag = "auth-providers", security(("admin_jwt" = [])),
+#[utoipa::path(get, path = "/auth-providers", operation_id = "adminListAuthProviders", tag = "auth-providers", security(("admin_jwt" = [])),
     responses(
         (status = 200, description = "Providers", body = Envelope<AdminProviderList>),
         (status = 401, description = "Missing or invalid admin token", body = ErrorEnvelope),
@@ -142,9 +156,11 @@ pub async fn get_providers(
     Ok(ok(moderation::providers(&state.ctx).await?))
 }
 
+/// Toggle sign-in providers
+///
 /// Toggles third-party providers; the player API shows the change at once.
-#[utoipa::path(put, path = "/auth-providers", tag = "auth-providers", security(("admin_jwt" = [])),
-    request_body = ProviderToggles,
+#[utoipa::path(put, path = "/auth-providers", operation_id = "adminSetAuthProviders", tag = "auth-providers", security(("admin_jwt" = [])),
+    request_body(content = ProviderToggles, example = json!({"providers": [{"id": "ios_vendor", "enabled": true}, {"id": "android_vendor", "enabled": false}]})),
     responses(
         (status = 200, description = "Providers", body = Envelope<AdminProviderList>),
         (status = 400, description = "Not a third-party provider", body = ErrorEnvelope),
@@ -160,8 +176,10 @@ pub async fn put_providers(
     ))
 }
 
+/// List the audit log
+///
 /// Every admin write: actor, action, target, time, state before and after.
-#[utoipa::path(get, path = "/audit-log", tag = "audit", security(("admin_jwt" = [])), params(PageQuery),
+#[utoipa::path(get, path = "/audit-log", operation_id = "adminListAuditLog", tag = "audit", security(("admin_jwt" = [])), params(PageQuery),
     responses(
         (status = 200, description = "A page of entries, newest first", body = Envelope<Vec<AuditEntry>>),
         (status = 400, description = "Bad paging", body = ErrorEnvelope),

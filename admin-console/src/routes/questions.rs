@@ -13,11 +13,19 @@ use shared::services::questions::{
     self, AdminQuestion, BatchRequest, BatchResult, CreatedQuestion, ImportRequest, ImportResult,
     ListQuery, QuestionInput, QuestionPatch, StatusRequest,
 };
+use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::AppState;
 use crate::extract::AdminUser;
+
+/// The body of a CSV import: UTF-8 text, described as the bytes of a file (a string of
+/// format `binary`) so that client generators send it as it is.
+#[derive(ToSchema)]
+#[schema(value_type = String, format = Binary)]
+#[allow(dead_code)]
+pub struct CsvText(Vec<u8>);
 
 /// Largest import body (JSON or CSV).
 pub const IMPORT_BODY_LIMIT: usize = 2 * 1024 * 1024;
@@ -37,8 +45,10 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(imports)
 }
 
+/// List questions
+///
 /// Questions of the bank, filtered, sorted and paged.
-#[utoipa::path(get, path = "/questions", tag = "questions", security(("admin_jwt" = [])),
+#[utoipa::path(get, path = "/questions", operation_id = "adminListQuestions", tag = "questions", security(("admin_jwt" = [])),
     params(ListQuery),
     responses(
         (status = 200, description = "A page of questions with `pagination`", body = Envelope<Vec<AdminQuestion>>),
@@ -54,8 +64,10 @@ pub async fn list_questions(
     Ok(paged(items, pagination))
 }
 
+/// Get a question
+///
 /// One question with its knowledge card.
-#[utoipa::path(get, path = "/questions/{id}", tag = "questions", security(("admin_jwt" = [])),
+#[utoipa::path(get, path = "/questions/{id}", operation_id = "adminGetQuestion", tag = "questions", security(("admin_jwt" = [])),
     params(("id" = String, Path, description = "Question id")),
     responses(
         (status = 200, description = "The question", body = Envelope<AdminQuestion>),
@@ -70,9 +82,11 @@ pub async fn get_question(
     Ok(ok(questions::get(&state.ctx, &id).await?))
 }
 
+/// Create a draft question
+///
 /// Creates a draft question (and its card), checked by the import item rules.
-#[utoipa::path(post, path = "/questions", tag = "questions", security(("admin_jwt" = [])),
-    request_body = QuestionInput,
+#[utoipa::path(post, path = "/questions", operation_id = "adminCreateQuestion", tag = "questions", security(("admin_jwt" = [])),
+    request_body(content = QuestionInput, example = json!({"stem": {"text": "What is the capital of Australia?"}, "contentType": "text", "correctAnswer": "Canberra", "distractors": ["Sydney", "Melbourne", "Perth"], "categoryId": "world-geography", "difficulty": 1, "knowledgeCard": {"title": "Canberra: a capital by compromise", "summary": "Canberra was purpose-built to settle the Sydney-Melbourne rivalry.", "deepDive": "When Australia federated in 1901, neither Sydney nor Melbourne would accept the other as capital.", "sourceRef": "National Capital Authority"}})),
     responses(
         (status = 200, description = "The new id and status draft", body = Envelope<CreatedQuestion>),
         (status = 400, description = "A field breaks the item rules", body = ErrorEnvelope),
@@ -86,11 +100,13 @@ pub async fn create_question(
     Ok(ok(questions::create(&state.ctx, &admin, body).await?))
 }
 
+/// Update a question
+///
 /// Edits a question: every field optional; `status` follows the transition table;
 /// `knowledgeCard` updates the card or creates it.
-#[utoipa::path(put, path = "/questions/{id}", tag = "questions", security(("admin_jwt" = [])),
+#[utoipa::path(put, path = "/questions/{id}", operation_id = "adminUpdateQuestion", tag = "questions", security(("admin_jwt" = [])),
     params(("id" = String, Path, description = "Question id")),
-    request_body = QuestionPatch,
+    request_body(content = QuestionPatch, example = json!({"difficulty": 2, "status": "reviewing"})),
     responses(
         (status = 200, description = "The updated question", body = Envelope<AdminQuestion>),
         (status = 400, description = "Invalid field or INVALID_STATUS_TRANSITION", body = ErrorEnvelope),
@@ -107,14 +123,17 @@ pub async fn update_question(
     Ok(ok(questions::update(&state.ctx, &admin, &id, body).await?))
 }
 
+/// Archive a question
+///
 /// Archives a question (from draft, reviewing or published).
-#[utoipa::path(delete, path = "/questions/{id}", tag = "questions", security(("admin_jwt" = [])),
+#[utoipa::path(delete, path = "/questions/{id}", operation_id = "adminArchiveQuestion", tag = "questions", security(("admin_jwt" = [])),
     params(("id" = String, Path, description = "Question id")),
     responses(
         (status = 200, description = "Archived; data is null", body = Envelope<Object>),
         (status = 400, description = "INVALID_STATUS_TRANSITION (already archived)", body = ErrorEnvelope),
         (status = 401, description = "Missing or invalid admin token", body = ErrorEnvelope),
         (status = 404, description = "No such question", body = ErrorEnvelope),
+        (status = 409, description = "The status changed meanwhile; read the question again", body = ErrorEnvelope),
     ))]
 pub async fn delete_question(
     State(state): State<AppState>,
@@ -125,15 +144,18 @@ pub async fn delete_question(
     Ok(ok(()))
 }
 
+/// Move a question to another status
+///
 /// Moves a question by the transition table.
-#[utoipa::path(patch, path = "/questions/{id}/status", tag = "questions", security(("admin_jwt" = [])),
+#[utoipa::path(patch, path = "/questions/{id}/status", operation_id = "adminSetQuestionStatus", tag = "questions", security(("admin_jwt" = [])),
     params(("id" = String, Path, description = "Question id")),
-    request_body = StatusRequest,
+    request_body(content = StatusRequest, example = json!({"status": "reviewing"})),
     responses(
         (status = 200, description = "The updated question", body = Envelope<AdminQuestion>),
         (status = 400, description = "Unknown status or INVALID_STATUS_TRANSITION", body = ErrorEnvelope),
         (status = 401, description = "Missing or invalid admin token", body = ErrorEnvelope),
         (status = 404, description = "No such question", body = ErrorEnvelope),
+        (status = 409, description = "The status changed meanwhile; read the question again", body = ErrorEnvelope),
     ))]
 pub async fn set_status(
     State(state): State<AppState>,
@@ -146,9 +168,11 @@ pub async fn set_status(
     ))
 }
 
+/// Publish questions in bulk
+///
 /// Publishes questions in reviewing; others are per-id failures.
-#[utoipa::path(post, path = "/questions/batch-publish", tag = "questions", security(("admin_jwt" = [])),
-    request_body = BatchRequest,
+#[utoipa::path(post, path = "/questions/batch-publish", operation_id = "adminBatchPublishQuestions", tag = "questions", security(("admin_jwt" = [])),
+    request_body(content = BatchRequest, example = json!({"ids": ["7a6b5c4d-3e2f-4a1b-9c8d-7e6f5a4b3c2d"]})),
     responses(
         (status = 200, description = "Per-id outcome", body = Envelope<BatchResult>),
         (status = 400, description = "0 or more than 200 ids, or an id that is not a uuid", body = ErrorEnvelope),
@@ -168,9 +192,11 @@ pub async fn batch_publish(
     .await?))
 }
 
+/// Archive questions in bulk
+///
 /// Archives questions in draft or published; others are per-id failures.
-#[utoipa::path(post, path = "/questions/batch-archive", tag = "questions", security(("admin_jwt" = [])),
-    request_body = BatchRequest,
+#[utoipa::path(post, path = "/questions/batch-archive", operation_id = "adminBatchArchiveQuestions", tag = "questions", security(("admin_jwt" = [])),
+    request_body(content = BatchRequest, example = json!({"ids": ["7a6b5c4d-3e2f-4a1b-9c8d-7e6f5a4b3c2d"]})),
     responses(
         (status = 200, description = "Per-id outcome", body = Envelope<BatchResult>),
         (status = 400, description = "0 or more than 200 ids, or an id that is not a uuid", body = ErrorEnvelope),
@@ -190,10 +216,12 @@ pub async fn batch_archive(
     .await?))
 }
 
+/// Delete (archive) questions in bulk
+///
 /// Soft-deletes (archives) questions in draft, reviewing or published; archived ones are
 /// per-id failures.
-#[utoipa::path(post, path = "/questions/batch-delete", tag = "questions", security(("admin_jwt" = [])),
-    request_body = BatchRequest,
+#[utoipa::path(post, path = "/questions/batch-delete", operation_id = "adminBatchDeleteQuestions", tag = "questions", security(("admin_jwt" = [])),
+    request_body(content = BatchRequest, example = json!({"ids": ["7a6b5c4d-3e2f-4a1b-9c8d-7e6f5a4b3c2d"]})),
     responses(
         (status = 200, description = "Per-id outcome", body = Envelope<BatchResult>),
         (status = 400, description = "0 or more than 200 ids, or an id that is not a uuid", body = ErrorEnvelope),
@@ -213,9 +241,11 @@ pub async fn batch_delete(
     .await?))
 }
 
+/// Import questions (JSON)
+///
 /// Imports 1-200 questions as drafts, all or nothing.
-#[utoipa::path(post, path = "/questions/import", tag = "questions", security(("admin_jwt" = [])),
-    request_body = ImportRequest,
+#[utoipa::path(post, path = "/questions/import", operation_id = "adminImportQuestions", tag = "questions", security(("admin_jwt" = [])),
+    request_body(content = ImportRequest, example = json!({"questions": [{"stem": {"text": "What is the capital of Australia?"}, "contentType": "text", "correctAnswer": "Canberra", "distractors": ["Sydney", "Melbourne", "Perth"], "categoryId": "world-geography", "difficulty": 1, "knowledgeCard": {"title": "Canberra: a capital by compromise", "summary": "Canberra was purpose-built to settle the Sydney-Melbourne rivalry.", "deepDive": "When Australia federated in 1901, neither Sydney nor Melbourne would accept the other as capital.", "sourceRef": "National Capital Authority"}}]})),
     responses(
         (status = 200, description = "Every item inserted", body = Envelope<ImportResult>),
         (status = 400, description = "VALIDATION_FAILED with per-item `details`, or VALIDATION_ERROR for 0 or more than 200 items", body = ErrorEnvelope),
@@ -230,11 +260,13 @@ pub async fn import_json(
     Ok(ok(questions::import(&state.ctx, &admin, body).await?))
 }
 
+/// Import questions (CSV)
+///
 /// Imports 1-200 CSV rows as drafts, all or nothing. Header: `categoryId, contentType,
 /// difficulty, stemText, correctAnswer, distractor1..distractor5, cardSummary,
 /// cardDeepDive, cardSourceRef`.
-#[utoipa::path(post, path = "/questions/import-csv", tag = "questions", security(("admin_jwt" = [])),
-    request_body(content = String, content_type = "text/csv", description = "CSV text (text/plain or text/csv)"),
+#[utoipa::path(post, path = "/questions/import-csv", operation_id = "adminImportQuestionsCsv", tag = "questions", security(("admin_jwt" = [])),
+    request_body(content = CsvText, content_type = "text/csv", description = "CSV text (sent as text/plain or text/csv)", example = json!("categoryId,contentType,difficulty,stemText,correctAnswer,distractor1,distractor2,distractor3,distractor4,distractor5,cardSummary,cardDeepDive,cardSourceRef\nworld-geography,text,1,What is the capital of Canada?,Ottawa,Toronto,Montreal,Vancouver,,,Ottawa was chosen by Queen Victoria in 1857.,,\n")),
     responses(
         (status = 200, description = "Every row inserted", body = Envelope<ImportResult>),
         (status = 400, description = "CSV_PARSE_ERROR, VALIDATION_FAILED with per-row `details`, or VALIDATION_ERROR (wrong Content-Type, 0 or more than 200 rows)", body = ErrorEnvelope),

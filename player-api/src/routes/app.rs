@@ -16,8 +16,10 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(app_bootstrap))
 }
 
+/// Get the start-up aggregate
+///
 /// Everything the app shows at start, in one answer.
-#[utoipa::path(get, path = "/app/bootstrap", tag = "app", security(("player_jwt" = [])),
+#[utoipa::path(get, path = "/app/bootstrap", operation_id = "getBootstrap", tag = "app", security(("player_jwt" = [])),
     responses(
         (status = 200, description = "The bootstrap aggregate", body = Envelope<Bootstrap>),
         (status = 401, description = "Missing or invalid token", body = ErrorEnvelope),
@@ -30,8 +32,10 @@ pub async fn app_bootstrap(
     Ok(ok(bootstrap::bootstrap(&state.ctx, &player).await?))
 }
 
+/// List the regions
+///
 /// The region list clients sync at each start.
-#[utoipa::path(get, path = "/app/regions", tag = "app",
+#[utoipa::path(get, path = "/app/regions", operation_id = "listRegions", tag = "app",
     responses((status = 200, description = "The region list wrapper", body = Envelope<RegionList>)))]
 pub async fn regions(State(state): State<AppState>) -> ApiResponse<RegionList> {
     ok(state.ctx.regions.list().clone())

@@ -77,8 +77,11 @@ pub struct GuestRequest {
     pub device_id: String,
 }
 
+/// Sign in as a device's guest
+///
 /// Signs in as the guest of a device (the same device gets the same guest).
-#[utoipa::path(post, path = "/auth/guest", tag = "auth", request_body = GuestRequest,
+#[utoipa::path(post, path = "/auth/guest", operation_id = "signInAsGuest", tag = "auth",
+    request_body(content = GuestRequest, example = json!({"deviceId": "5d0c9a3e-7b1f-4c2e-9a61-2f4e8b7c1d90"})),
     responses(
         (status = 200, description = "A session", body = Envelope<Session>),
         (status = 400, description = "Bad input", body = ErrorEnvelope),
@@ -100,8 +103,11 @@ pub struct RefreshRequest {
     pub refresh_token: String,
 }
 
+/// Refresh the token pair
+///
 /// Exchanges a refresh token (once) for a new token pair.
-#[utoipa::path(post, path = "/auth/refresh", tag = "auth", request_body = RefreshRequest,
+#[utoipa::path(post, path = "/auth/refresh", operation_id = "refreshTokens", tag = "auth",
+    request_body(content = RefreshRequest, example = json!({"refreshToken": "rt_6f1e0c2a9b8d4e7f"})),
     responses(
         (status = 200, description = "New tokens", body = Envelope<TokenPair>),
         (status = 400, description = "Bad input", body = ErrorEnvelope),
@@ -125,8 +131,11 @@ pub struct VendorCodeRequest {
     pub authorization_code: String,
 }
 
+/// Sign in with HUAWEI ID
+///
 /// Signs in with HUAWEI ID (authorization code exchange, id_token verified).
-#[utoipa::path(post, path = "/auth/android_vendor", tag = "auth", request_body = VendorCodeRequest,
+#[utoipa::path(post, path = "/auth/android_vendor", operation_id = "signInWithHuaweiId", tag = "auth",
+    request_body(content = VendorCodeRequest, example = json!({"authorizationCode": "DQB6e3x8Qk1hY2hpbmVDb2Rl"})),
     responses(
         (status = 200, description = "A session", body = Envelope<Session>),
         (status = 400, description = "Bad input", body = ErrorEnvelope),
@@ -146,8 +155,11 @@ pub async fn android_vendor(
     .await?))
 }
 
+/// Sign in with HUAWEI ID (alias)
+///
 /// Alias of `/auth/android_vendor`.
-#[utoipa::path(post, path = "/auth/huawei", tag = "auth", request_body = VendorCodeRequest,
+#[utoipa::path(post, path = "/auth/huawei", operation_id = "signInWithHuaweiIdAlias", tag = "auth",
+    request_body(content = VendorCodeRequest, example = json!({"authorizationCode": "DQB6e3x8Qk1hY2hpbmVDb2Rl"})),
     responses(
         (status = 200, description = "A session", body = Envelope<Session>),
         (status = 400, description = "Bad input", body = ErrorEnvelope),
@@ -171,8 +183,11 @@ pub struct AppleSignInRequest {
     pub authorization_code: Option<String>,
 }
 
+/// Sign in with Apple
+///
 /// Signs in with Apple (identity token verified against Apple's keys).
-#[utoipa::path(post, path = "/auth/ios_vendor", tag = "auth", request_body = AppleSignInRequest,
+#[utoipa::path(post, path = "/auth/ios_vendor", operation_id = "signInWithApple", tag = "auth",
+    request_body(content = AppleSignInRequest, example = json!({"identityToken": "eyJraWQiOiJXNldjT0tCIiwiYWxnIjoiUlMyNTYifQ.eyJzdWIiOiIwMDEifQ.c2ln", "authorizationCode": "c7f1e2d3a4b5"})),
     responses(
         (status = 200, description = "A session", body = Envelope<Session>),
         (status = 400, description = "Bad input", body = ErrorEnvelope),
@@ -192,8 +207,11 @@ pub async fn ios_vendor(
     .await?))
 }
 
+/// Sign in with Apple (alias)
+///
 /// Alias of `/auth/ios_vendor`.
-#[utoipa::path(post, path = "/auth/apple", tag = "auth", request_body = AppleSignInRequest,
+#[utoipa::path(post, path = "/auth/apple", operation_id = "signInWithAppleAlias", tag = "auth",
+    request_body(content = AppleSignInRequest, example = json!({"identityToken": "eyJraWQiOiJXNldjT0tCIiwiYWxnIjoiUlMyNTYifQ.eyJzdWIiOiIwMDEifQ.c2ln", "authorizationCode": "c7f1e2d3a4b5"})),
     responses(
         (status = 200, description = "A session", body = Envelope<Session>),
         (status = 400, description = "Bad input", body = ErrorEnvelope),
@@ -216,9 +234,12 @@ pub struct SendCodeRequest {
     pub phone_number: String,
 }
 
+/// Send an SMS verification code
+///
 /// Sends a verification code by SMS (resend window 60 s; daily limits per number and
 /// per address).
-#[utoipa::path(post, path = "/auth/phone/send-code", tag = "auth", request_body = SendCodeRequest,
+#[utoipa::path(post, path = "/auth/phone/send-code", operation_id = "sendPhoneCode", tag = "auth",
+    request_body(content = SendCodeRequest, example = json!({"phoneNumber": "13800138000"})),
     responses(
         (status = 200, description = "Sent (data null)", body = Envelope<Object>),
         (status = 400, description = "Bad number, or refused by the verification service", body = ErrorEnvelope),
@@ -243,9 +264,12 @@ pub struct PhoneSignInRequest {
     pub verify_code: String,
 }
 
+/// Sign in with a phone number and code
+///
 /// Signs in with a phone number and the code sent to it; the first correct code creates
 /// the player.
-#[utoipa::path(post, path = "/auth/phone", tag = "auth", request_body = PhoneSignInRequest,
+#[utoipa::path(post, path = "/auth/phone", operation_id = "signInWithPhone", tag = "auth",
+    request_body(content = PhoneSignInRequest, example = json!({"phoneNumber": "13800138000", "verifyCode": "123456"})),
     responses(
         (status = 200, description = "A session", body = Envelope<Session>),
         (status = 400, description = "Bad number or code format", body = ErrorEnvelope),
@@ -266,9 +290,12 @@ pub async fn phone(
     .await?))
 }
 
+/// Link the guest to an Apple identity
+///
 /// Links the calling guest to a Sign in with Apple identity: upgrades it in place, or
 /// merges its records into the account that identity already has.
-#[utoipa::path(post, path = "/auth/link", tag = "auth", request_body = LinkRequest, security(("player_jwt" = [])),
+#[utoipa::path(post, path = "/auth/link", operation_id = "linkGuestToApple", tag = "auth",
+    request_body(content = LinkRequest, example = json!({"provider": "ios_vendor", "credential": {"identityToken": "eyJraWQiOiJXNldjT0tCIiwiYWxnIjoiUlMyNTYifQ.eyJzdWIiOiIwMDEifQ.c2ln"}, "mergePolicy": "server_account_first", "clientMigrationId": "mig-5d0c9a3e"})), security(("player_jwt" = [])),
     responses(
         (status = 200, description = "The account's session and what was merged", body = Envelope<LinkResult>),
         (status = 400, description = "Bad input or invalid identity token", body = ErrorEnvelope),
@@ -287,14 +314,17 @@ pub async fn link(
 }
 
 #[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct ProvidersQuery {
     /// ios, android or harmony.
     pub platform: String,
 }
 
+/// List a platform's sign-in providers
+///
 /// The sign-in providers offered on a platform; `enabled` reflects the stored flag and
 /// this server's configuration at the moment of the call.
-#[utoipa::path(get, path = "/auth/providers", tag = "auth", params(ProvidersQuery),
+#[utoipa::path(get, path = "/auth/providers", operation_id = "listSignInProviders", tag = "auth", params(ProvidersQuery),
     responses(
         (status = 200, description = "Providers", body = Envelope<ProviderList>),
         (status = 400, description = "Missing or unknown platform", body = ErrorEnvelope),
@@ -310,8 +340,10 @@ pub async fn provider_list(
     .await?))
 }
 
+/// Get the signed-in player
+///
 /// The signed-in player.
-#[utoipa::path(get, path = "/auth/me", tag = "auth", security(("player_jwt" = [])),
+#[utoipa::path(get, path = "/auth/me", operation_id = "getMyProfile", tag = "auth", security(("player_jwt" = [])),
     responses(
         (status = 200, description = "Current user", body = Envelope<CurrentUser>),
         (status = 401, description = "Missing or invalid token", body = ErrorEnvelope),
@@ -330,8 +362,11 @@ pub struct LogoutRequest {
     pub refresh_token: String,
 }
 
+/// Sign out (revoke a refresh token)
+///
 /// Revokes the presented refresh token.
-#[utoipa::path(post, path = "/auth/logout", tag = "auth", request_body = LogoutRequest, security(("player_jwt" = [])),
+#[utoipa::path(post, path = "/auth/logout", operation_id = "signOut", tag = "auth",
+    request_body(content = LogoutRequest, example = json!({"refreshToken": "rt_6f1e0c2a9b8d4e7f"})), security(("player_jwt" = [])),
     responses(
         (status = 200, description = "Logged out", body = Envelope<LoggedOut>),
         (status = 400, description = "Bad input", body = ErrorEnvelope),

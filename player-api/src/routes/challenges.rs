@@ -24,14 +24,17 @@ pub fn router() -> OpenApiRouter<AppState> {
 
 #[derive(Deserialize, IntoParams)]
 #[serde(rename_all = "camelCase")]
+#[into_params(parameter_in = Query)]
 pub struct NextQuery {
     /// Category id or slug.
     pub track_id: String,
 }
 
+/// Get the next challenge of a track
+///
 /// The next challenge of a track: the unfinished one on its current node, or 5 new
 /// questions; null when the node's pool has too few.
-#[utoipa::path(get, path = "/challenges/next", tag = "challenges", security(("player_jwt" = [])),
+#[utoipa::path(get, path = "/challenges/next", operation_id = "getNextChallenge", tag = "challenges", security(("player_jwt" = [])),
     params(NextQuery),
     responses(
         (status = 200, description = "A challenge, or null", body = Envelope<Option<Challenge>>),
@@ -53,8 +56,11 @@ pub async fn next(
     .await?))
 }
 
+/// Answer a challenge question
+///
 /// Judges an answer. Idempotent by submitRequestId, or by challengeId + questionId.
-#[utoipa::path(post, path = "/challenges/answer", tag = "challenges", request_body = AnswerRequest,
+#[utoipa::path(post, path = "/challenges/answer", operation_id = "answerQuestion", tag = "challenges",
+    request_body(content = AnswerRequest, example = json!({"challengeId": "0b9f5c1e-3d2a-4f6b-8c7d-1e2f3a4b5c6d", "questionId": "7a6b5c4d-3e2f-4a1b-9c8d-7e6f5a4b3c2d", "selectedOptionId": "opt-2", "timeMs": 4200, "comboCount": 2, "submitRequestId": "ans-0001"})),
     security(("player_jwt" = [])),
     responses(
         (status = 200, description = "The judgement", body = Envelope<AnswerResult>),
@@ -62,6 +68,7 @@ pub async fn next(
         (status = 401, description = "Missing or invalid token", body = ErrorEnvelope),
         (status = 403, description = "Banned", body = ErrorEnvelope),
         (status = 404, description = "No such challenge for this player", body = ErrorEnvelope),
+        (status = 409, description = "The same answer or the player's progress changed concurrently; send it again", body = ErrorEnvelope),
     ))]
 pub async fn answer(
     State(state): State<AppState>,
@@ -71,10 +78,12 @@ pub async fn answer(
     Ok(ok(gameplay::answer(&state.ctx, &subject, &body).await?))
 }
 
+/// Record a knowledge-card view
+///
 /// Records a knowledge-card view: +3 XP on the card's first view, +15 XP on the first
 /// view of any card; a repeat grants nothing.
-#[utoipa::path(post, path = "/challenges/knowledge-cards/{cardId}/view", tag = "challenges",
-    request_body(content = Option<CardViewRequest>, description = "Optional; no body is fine"),
+#[utoipa::path(post, path = "/challenges/knowledge-cards/{cardId}/view", operation_id = "viewKnowledgeCard", tag = "challenges",
+    request_body(content = Option<CardViewRequest>, description = "Optional; no body is fine", example = json!({"challengeId": "0b9f5c1e-3d2a-4f6b-8c7d-1e2f3a4b5c6d"})),
     security(("player_jwt" = [])),
     params(("cardId" = String, Path, description = "Card id or fallback-{questionId}")),
     responses(

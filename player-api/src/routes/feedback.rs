@@ -14,8 +14,11 @@ pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(send))
 }
 
+/// Send feedback
+///
 /// Sends feedback to the studio.
-#[utoipa::path(post, path = "/feedback", tag = "feedback", request_body = FeedbackRequest, security(("player_jwt" = [])),
+#[utoipa::path(post, path = "/feedback", operation_id = "sendFeedback", tag = "feedback",
+    request_body(content = FeedbackRequest, example = json!({"content": "The timer feels too short on hard questions.", "contact": "player@example.com", "pageContext": "challenge"})), security(("player_jwt" = [])),
     responses(
         (status = 200, description = "Stored", body = Envelope<FeedbackReceipt>),
         (status = 400, description = "Bad input", body = ErrorEnvelope),

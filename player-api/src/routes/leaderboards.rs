@@ -16,9 +16,11 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(me))
 }
 
+/// List a page of this week's leaderboard
+///
 /// A page of this week's board (region by default, or all players), with `meta` and
 /// `pagination`.
-#[utoipa::path(get, path = "/leaderboards", tag = "leaderboards", security(("player_jwt" = [])),
+#[utoipa::path(get, path = "/leaderboards", operation_id = "listLeaderboard", tag = "leaderboards", security(("player_jwt" = [])),
     params(BoardQuery),
     responses(
         (status = 200, description = "Entries; meta: LeaderboardMeta", body = Envelope<Vec<LeaderboardEntry>>),
@@ -35,8 +37,10 @@ pub async fn board(
     Ok(ok(entries).with_meta(meta).with_pagination(pagination))
 }
 
+/// Get the player's own leaderboard entry and rank
+///
 /// The player's own entry and rank; meta carries `rank`.
-#[utoipa::path(get, path = "/leaderboards/me", tag = "leaderboards", security(("player_jwt" = [])),
+#[utoipa::path(get, path = "/leaderboards/me", operation_id = "getMyLeaderboardEntry", tag = "leaderboards", security(("player_jwt" = [])),
     params(BoardQuery),
     responses(
         (status = 200, description = "The own entry (null without a region to view); meta: LeaderboardMeta with rank", body = Envelope<Option<LeaderboardEntry>>),

@@ -20,8 +20,10 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(check_in))
 }
 
+/// Get the progress summary
+///
 /// Hearts, attempts, XP, level, streak and check-ins.
-#[utoipa::path(get, path = "/progress/summary", tag = "progress", security(("player_jwt" = [])),
+#[utoipa::path(get, path = "/progress/summary", operation_id = "getProgressSummary", tag = "progress", security(("player_jwt" = [])),
     responses(
         (status = 200, description = "The summary", body = Envelope<ProgressSummary>),
         (status = 401, description = "Missing or invalid token", body = ErrorEnvelope),
@@ -43,8 +45,11 @@ pub struct PreferencesRequest {
     pub active_track_id: String,
 }
 
+/// Set the active track
+///
 /// Sets the active track.
-#[utoipa::path(patch, path = "/progress/preferences", tag = "progress", request_body = PreferencesRequest,
+#[utoipa::path(patch, path = "/progress/preferences", operation_id = "setActiveTrack", tag = "progress",
+    request_body(content = PreferencesRequest, example = json!({"activeTrackId": "world-geography"})),
     security(("player_jwt" = [])),
     responses(
         (status = 200, description = "The summary", body = Envelope<ProgressSummary>),
@@ -65,9 +70,11 @@ pub async fn preferences(
     .await?))
 }
 
+/// Check in for today
+///
 /// Today's check-in (Beijing day), counted once. Send no body and no Content-Type, or `{}`.
-#[utoipa::path(post, path = "/progress/check-in", tag = "progress",
-    request_body(content = Option<Object>, description = "No body, or {}"),
+#[utoipa::path(post, path = "/progress/check-in", operation_id = "checkIn", tag = "progress",
+    request_body(content = Option<Object>, description = "No body, or {}", example = json!({})),
     security(("player_jwt" = [])),
     responses(
         (status = 200, description = "The summary", body = Envelope<ProgressSummary>),

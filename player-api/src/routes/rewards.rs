@@ -16,8 +16,11 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(complete))
 }
 
+/// Open a rewarded-ad recovery session
+///
 /// Opens a recovery session: eligible, or ineligible with a reason (still a success).
-#[utoipa::path(post, path = "/rewards/ad-recovery/session", tag = "rewards", request_body = SessionRequest,
+#[utoipa::path(post, path = "/rewards/ad-recovery/session", operation_id = "openAdRecoverySession", tag = "rewards",
+    request_body(content = SessionRequest, example = json!({"type": "hearts", "clientRequestId": "ad-0001", "platform": "ios", "adProvider": "mock"})),
     security(("player_jwt" = [])),
     responses(
         (status = 200, description = "Eligible or ineligible", body = Envelope<SessionAnswer>),
@@ -33,9 +36,12 @@ pub async fn session(
     Ok(ok(ads::open_session(&state.ctx, &player, &body).await?))
 }
 
+/// Complete a rewarded-ad recovery session
+///
 /// Completes a session once: completed with the reward, or failed with a reason (still a
 /// success); a repeat answers the first outcome.
-#[utoipa::path(post, path = "/rewards/ad-recovery/complete", tag = "rewards", request_body = CompleteRequest,
+#[utoipa::path(post, path = "/rewards/ad-recovery/complete", operation_id = "completeAdRecovery", tag = "rewards",
+    request_body(content = CompleteRequest, example = json!({"sessionId": "3c2b1a09-8f7e-4d6c-5b4a-392817065f4e", "clientRequestId": "ad-0001", "adProvider": "mock", "completedAt": "2026-11-18T08:30:00Z"})),
     security(("player_jwt" = [])),
     responses(
         (status = 200, description = "Completed or failed", body = Envelope<CompleteAnswer>),
@@ -43,6 +49,7 @@ pub async fn session(
         (status = 401, description = "Missing or invalid token", body = ErrorEnvelope),
         (status = 403, description = "Banned", body = ErrorEnvelope),
         (status = 404, description = "No such session for this player", body = ErrorEnvelope),
+        (status = 409, description = "The session was completed concurrently", body = ErrorEnvelope),
     ))]
 pub async fn complete(
     State(state): State<AppState>,

@@ -22,21 +22,28 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(verify))
 }
 
+/// Get the shop
+///
 /// Benefits (through rewarded ads) and the products with their prices.
-#[utoipa::path(get, path = "/shop", tag = "shop", security(("player_jwt" = [])),
+#[utoipa::path(get, path = "/shop", operation_id = "getShop", tag = "shop", security(("player_jwt" = [])),
     responses(
         (status = 200, description = "The shop", body = Envelope<Shop>),
         (status = 401, description = "Missing or invalid token", body = ErrorEnvelope),
+        (status = 403, description = "Banned", body = ErrorEnvelope),
     ))]
 pub async fn get_shop(CurrentPlayer(_player): CurrentPlayer) -> ApiResult<Shop> {
     Ok(ok(shop::shop()))
 }
 
+/// Buy a product (not available in the MVP)
+///
 /// Buying with coins: validated, then NOT_AVAILABLE_IN_MVP.
-#[utoipa::path(post, path = "/shop/purchase", tag = "shop", request_body = PurchaseRequest, security(("player_jwt" = [])),
+#[utoipa::path(post, path = "/shop/purchase", operation_id = "purchaseProduct", tag = "shop",
+    request_body(content = PurchaseRequest, example = json!({"productId": "heart-supply", "clientRequestId": "buy-0001"})), security(("player_jwt" = [])),
     responses(
         (status = 400, description = "VALIDATION_ERROR, or NOT_AVAILABLE_IN_MVP for a valid request", body = ErrorEnvelope),
         (status = 401, description = "Missing or invalid token", body = ErrorEnvelope),
+        (status = 403, description = "Banned", body = ErrorEnvelope),
     ))]
 pub async fn purchase(
     CurrentPlayer(_player): CurrentPlayer,
@@ -46,11 +53,15 @@ pub async fn purchase(
     Ok(ok(()))
 }
 
+/// Use an inventory item (not available in the MVP)
+///
 /// Using an item: validated, then NOT_AVAILABLE_IN_MVP.
-#[utoipa::path(post, path = "/inventory/items/use", tag = "shop", request_body = UseItemRequest, security(("player_jwt" = [])),
+#[utoipa::path(post, path = "/inventory/items/use", operation_id = "useInventoryItem", tag = "shop",
+    request_body(content = UseItemRequest, example = json!({"itemId": "hint_feather", "clientRequestId": "use-0001", "questionId": "7a6b5c4d-3e2f-4a1b-9c8d-7e6f5a4b3c2d"})), security(("player_jwt" = [])),
     responses(
         (status = 400, description = "VALIDATION_ERROR, or NOT_AVAILABLE_IN_MVP for a valid request", body = ErrorEnvelope),
         (status = 401, description = "Missing or invalid token", body = ErrorEnvelope),
+        (status = 403, description = "Banned", body = ErrorEnvelope),
     ))]
 pub async fn use_item(
     CurrentPlayer(_player): CurrentPlayer,
@@ -60,11 +71,14 @@ pub async fn use_item(
     Ok(ok(()))
 }
 
+/// Get the subscription
+///
 /// The player's subscription.
-#[utoipa::path(get, path = "/subscription", tag = "shop", security(("player_jwt" = [])),
+#[utoipa::path(get, path = "/subscription", operation_id = "getSubscription", tag = "shop", security(("player_jwt" = [])),
     responses(
         (status = 200, description = "The subscription", body = Envelope<Subscription>),
         (status = 401, description = "Missing or invalid token", body = ErrorEnvelope),
+        (status = 403, description = "Banned", body = ErrorEnvelope),
     ))]
 pub async fn subscription(
     State(state): State<AppState>,
@@ -73,11 +87,15 @@ pub async fn subscription(
     Ok(ok(shop::subscription(&state.ctx, &player).await?))
 }
 
+/// Verify a subscription receipt (not available in the MVP)
+///
 /// Subscription receipt verification: validated, then NOT_AVAILABLE_IN_MVP.
-#[utoipa::path(post, path = "/subscription/verify", tag = "shop", request_body = VerifyRequest, security(("player_jwt" = [])),
+#[utoipa::path(post, path = "/subscription/verify", operation_id = "verifySubscription", tag = "shop",
+    request_body(content = VerifyRequest, example = json!({"platform": "ios", "purchaseToken": "MIIT1wYJKoZIhvcNAQcCoIIT", "productId": "pro-monthly", "tier": "pro"})), security(("player_jwt" = [])),
     responses(
         (status = 400, description = "VALIDATION_ERROR, UNSUPPORTED_PLATFORM, or NOT_AVAILABLE_IN_MVP for a valid request", body = ErrorEnvelope),
         (status = 401, description = "Missing or invalid token", body = ErrorEnvelope),
+        (status = 403, description = "Banned", body = ErrorEnvelope),
     ))]
 pub async fn verify(
     CurrentPlayer(_player): CurrentPlayer,

@@ -16,8 +16,10 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(one))
 }
 
+/// List the tracks
+///
 /// Every track with its chapter nodes and the player's progress.
-#[utoipa::path(get, path = "/tracks", tag = "tracks", security(("player_jwt" = [])),
+#[utoipa::path(get, path = "/tracks", operation_id = "listTracks", tag = "tracks", security(("player_jwt" = [])),
     responses(
         (status = 200, description = "Tracks", body = Envelope<Vec<Track>>),
         (status = 401, description = "Missing or invalid token", body = ErrorEnvelope),
@@ -30,8 +32,10 @@ pub async fn list(
     Ok(ok(gameplay::tracks(&state.ctx, &player).await?))
 }
 
+/// Get one track
+///
 /// One track by category id or slug; data is null when there is none.
-#[utoipa::path(get, path = "/tracks/{trackId}", tag = "tracks", security(("player_jwt" = [])),
+#[utoipa::path(get, path = "/tracks/{trackId}", operation_id = "getTrack", tag = "tracks", security(("player_jwt" = [])),
     params(("trackId" = String, Path, description = "Category id or slug")),
     responses(
         (status = 200, description = "The track, or null", body = Envelope<Option<Track>>),

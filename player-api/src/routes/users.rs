@@ -26,9 +26,12 @@ pub struct RegionRequest {
     pub region_code: String,
 }
 
+/// Select the player's region
+///
 /// Selects the player's region: the first selection is free, then one change per Beijing
 /// calendar month.
-#[utoipa::path(patch, path = "/users/me/region", tag = "users", request_body = RegionRequest,
+#[utoipa::path(patch, path = "/users/me/region", operation_id = "changeMyRegion", tag = "users",
+    request_body(content = RegionRequest, example = json!({"regionCode": "110000"})),
     security(("player_jwt" = [])),
     responses(
         (status = 200, description = "The selected region", body = Envelope<RegionChange>),
@@ -49,10 +52,12 @@ pub async fn change_region(
     .await?))
 }
 
+/// Delete the player's account
+///
 /// Deletes the account: personal data and identities go, every token dies at once,
 /// ledger and answer records stay only anonymised. Open to banned players; repeating it
 /// is harmless.
-#[utoipa::path(delete, path = "/users/me", tag = "users", security(("player_jwt" = [])),
+#[utoipa::path(delete, path = "/users/me", operation_id = "deleteMyAccount", tag = "users", security(("player_jwt" = [])),
     responses(
         (status = 200, description = "Deleted", body = Envelope<Deleted>),
         (status = 401, description = "Missing or invalid token", body = ErrorEnvelope),
