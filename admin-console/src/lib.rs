@@ -5,7 +5,8 @@
 //! - [`routes`]: one module per admin feature, each a `router()` of thin handlers.
 //! - [`extract`]: the `AdminUser`, `SuperAdmin` and `MfaSetupAdmin` extractors (the
 //!   `ADMIN_REQUIRE_MFA` gate) and the client address the sign-in throttle counts.
-//! - [`openapi`]: the OpenAPI 3.1 document at `/v1/admin/openapi.json`.
+//! - [`openapi`]: the OpenAPI 3.1 document at `/v1/admin/openapi.json` (browsable at
+//!   `/docs`).
 //! - [`console`]: the HTML console under `/console` (its modules are listed there; every
 //!   URL in `console::urls`, the embedded assets in `console::assets`).
 //!
@@ -47,6 +48,10 @@ pub fn app(state: AppState, metrics: Arc<Metrics>) -> Router {
     shared::envelope::document_body_errors(&mut api);
     let router = router
         .merge(openapi::serve(api))
+        .merge(shared::api_docs::router(
+            "Quiz Game — Admin API",
+            "/v1/admin/openapi.json",
+        ))
         .merge(console::router(&state))
         .with_state(state.clone());
     shared::http::with_common_layers(router, probe.with_state(state), metrics)

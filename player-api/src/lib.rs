@@ -8,7 +8,7 @@
 //!   extractors.
 //! - [`rate_limit`]: per-route, per-address request limits of the sign-in routes.
 //! - [`openapi`]: the OpenAPI 3.1 document, generated from the handlers' annotations and
-//!   served at `/v1/openapi.json`.
+//!   served at `/v1/openapi.json` (and browsable at `/docs`).
 //!
 //! [`app`] builds the public router so tests can serve it on port 0 (the metrics
 //! registry it counts into is made by the caller and served by
@@ -56,7 +56,13 @@ pub fn app(state: AppState, metrics: Arc<Metrics>) -> Router {
     api.merge(probe_api);
     shared::envelope::document_outages(&mut api);
     shared::envelope::document_body_errors(&mut api);
-    let router = router.merge(openapi::serve(api)).with_state(state.clone());
+    let router = router
+        .merge(openapi::serve(api))
+        .merge(shared::api_docs::router(
+            "Quiz Game — Player API",
+            "/v1/openapi.json",
+        ))
+        .with_state(state.clone());
     shared::http::with_common_layers(router, probe.with_state(state), metrics)
 }
 

@@ -12,6 +12,7 @@
 //!   unreachable database: 503), and their schemas in the OpenAPI documents.
 //! - [`http`]: extractors that answer in the envelope, fallbacks, the middleware stack,
 //!   the health and readiness answers, listeners, graceful shutdown.
+//! - [`api_docs`]: the browsable API reference at `/docs` (vendored Swagger UI).
 //! - [`metrics`]: the Prometheus registry, its middleware and the metrics listener's
 //!   router.
 //! - [`telemetry`]: `tracing` set-up (pretty or JSON lines).
@@ -35,6 +36,7 @@
 //! No module imports one that imports it back (CI's module-cycle check).
 
 pub mod answer_cache;
+pub mod api_docs;
 pub mod attempt_limiter;
 pub mod board_cache;
 pub mod client_addr;

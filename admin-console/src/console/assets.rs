@@ -25,6 +25,9 @@ use rust_embed::RustEmbed;
 #[derive(RustEmbed)]
 #[folder = "../static/"]
 #[exclude = "*.md"]
+// The API reference's files: `shared::api_docs` embeds and serves them at `/docs`.
+#[exclude = "vendor/swagger-ui-*"]
+#[exclude = "docs/*"]
 struct Assets;
 
 /// Hex digits of the hash in an asset's URL (32 bits: a new deploy's file colliding
