@@ -6,6 +6,7 @@ mod admin_accounts;
 mod admin_catalog;
 mod admin_questions;
 mod admin_sign_in;
+mod api_docs;
 mod cancellation;
 mod console;
 mod console_catalog;
