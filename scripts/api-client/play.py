@@ -1,0 +1,462 @@
+"""Plays both APIs through the clients openapi-python-client generated from their
+OpenAPI documents (scripts/api-contract.sh puts the packages `player_client` and
+`admin_client` on PYTHONPATH), so a document that mis-describes an answer fails here.
+
+Every call goes through a generated typed function; its answer must have the documented
+status and parse into the generated model of that status, with no field the model does
+not know and no nested object left unparsed.
+
+player: a guest signs in, picks a region, plays a challenge of 5 answers, views a
+knowledge card, reads a leaderboard page and its own rank.
+admin: the bootstrap admin signs in, imports a CSV, moves an imported question through
+review and publishes it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import sys
+import uuid
+from typing import Any
+
+import attrs
+
+from admin_client import AuthenticatedClient as AdminAuthClient
+from admin_client import Client as AdminClient
+from admin_client.api.auth import admin_sign_in
+from admin_client.api.categories import admin_list_categories
+from admin_client.api.questions import (
+    admin_batch_publish_questions,
+    admin_get_question,
+    admin_import_questions_csv,
+    admin_list_questions,
+    admin_set_question_status,
+)
+from admin_client.models import (
+    EnvelopeAdminLogin,
+    EnvelopeAdminQuestion,
+    EnvelopeBatchResult,
+    EnvelopeImportResult,
+    EnvelopeVecAdminQuestion,
+    EnvelopeVecCategory,
+    LoginRequest,
+    StatusRequest,
+)
+from admin_client.models import ErrorEnvelope as AdminErrorEnvelope
+from admin_client.models import BatchRequest
+from admin_client.types import File
+from player_client import AuthenticatedClient, Client
+from player_client.api.app import get_bootstrap, list_regions
+from player_client.api.auth import get_my_profile, sign_in_as_guest
+from player_client.api.challenges import (
+    answer_question,
+    get_next_challenge,
+    view_knowledge_card,
+)
+from player_client.api.leaderboards import get_my_leaderboard_entry, list_leaderboard
+from player_client.api.progress import check_in, get_progress_summary
+from player_client.api.tracks import list_tracks
+from player_client.api.users import change_my_region
+from player_client.models import (
+    AnswerRequest,
+    CardViewRequest,
+    CheckInBody,
+    EnvelopeAnswerResult,
+    EnvelopeBootstrap,
+    EnvelopeCardViewResult,
+    EnvelopeCurrentUser,
+    EnvelopeOptionChallenge,
+    EnvelopeOptionLeaderboardEntry,
+    EnvelopeProgressSummary,
+    EnvelopeRegionChange,
+    EnvelopeRegionList,
+    EnvelopeSession,
+    EnvelopeVecLeaderboardEntry,
+    EnvelopeVecTrack,
+    ErrorEnvelope,
+    GuestRequest,
+    RegionRequest,
+)
+from player_client.types import UNSET, Unset
+
+CALLS = 0
+
+
+class PlayFailed(Exception):
+    pass
+
+
+def fail(message: str) -> None:
+    raise PlayFailed(message)
+
+
+def unparsed(value: Any, annotation: str, at: str) -> list[str]:
+    """Where a generated model kept a raw dict or an unknown field: a nested object that
+    did not parse into its model (the generator's unions fall back to the raw value), or
+    an answer field the document does not describe."""
+    problems: list[str] = []
+    if attrs.has(type(value)):
+        extra = getattr(value, "additional_properties", None)
+        # Free-form objects (`{type: object}` with no properties) are models with only
+        # additional_properties; anything else must be described field by field.
+        described = [f for f in attrs.fields(type(value)) if f.name != "additional_properties"]
+        if extra and described:
+            problems.append(f"{at}: fields outside {type(value).__name__}: {sorted(extra)}")
+        for f in described:
+            problems += unparsed(getattr(value, f.name), str(f.type), f"{at}.{f.name}")
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            problems += unparsed(item, annotation, f"{at}[{i}]")
+    elif isinstance(value, dict) and "dict[" not in annotation and "Any" not in annotation:
+        problems.append(f"{at}: a raw object where the model says {annotation}")
+    return problems
+
+
+def expect(response: Any, status: int, model: type, what: str) -> Any:
+    """The parsed answer of `response`: its status must be `status` and its body an
+    instance of the generated `model`, fully parsed."""
+    global CALLS
+    CALLS += 1
+    if response.status_code != status:
+        fail(
+            f"{what}: HTTP {int(response.status_code)}, expected {status}: "
+            f"{response.content[:500]!r}"
+        )
+    parsed = response.parsed
+    if parsed is None:
+        fail(f"{what}: the generated client parsed nothing from {response.content[:500]!r}")
+    if not isinstance(parsed, model):
+        fail(f"{what}: parsed into {type(parsed).__name__}, expected {model.__name__}")
+    problems = unparsed(parsed, model.__name__, model.__name__)
+    if problems:
+        fail(f"{what}: " + "; ".join(problems))
+    if status < 300:
+        if parsed.success is not True:
+            fail(f"{what}: success is {parsed.success!r}")
+        if isinstance(parsed.error, ErrorEnvelope) or parsed.error not in (None, UNSET):
+            fail(f"{what}: error is {parsed.error!r}")
+    elif parsed.success is not False:
+        fail(f"{what}: an error answer with success {parsed.success!r}")
+    return parsed
+
+
+def data_of(envelope: Any, what: str) -> Any:
+    if isinstance(envelope.data, Unset) or envelope.data is None:
+        fail(f"{what}: data is {envelope.data!r}")
+    return envelope.data
+
+
+def play_player(base_url: str) -> None:
+    anonymous = Client(base_url=base_url, raise_on_unexpected_status=True)
+    regions = data_of(
+        expect(list_regions.sync_detailed(client=anonymous), 200, EnvelopeRegionList, "regions"),
+        "regions",
+    )
+    enabled = [r for r in regions.regions if r.enabled]
+    if not enabled:
+        fail("regions: none enabled")
+    region = enabled[0].code
+
+    device = f"api-contract-{uuid.uuid4()}"
+    session = data_of(
+        expect(
+            sign_in_as_guest.sync_detailed(client=anonymous, body=GuestRequest(device_id=device)),
+            200,
+            EnvelopeSession,
+            "guest sign-in",
+        ),
+        "guest sign-in",
+    )
+    player = AuthenticatedClient(
+        base_url=base_url, token=session.tokens.access_token, raise_on_unexpected_status=True
+    )
+    me = data_of(
+        expect(get_my_profile.sync_detailed(client=player), 200, EnvelopeCurrentUser, "me"), "me"
+    )
+    print(f"player: signed in as guest {me.id}")
+
+    changed = data_of(
+        expect(
+            change_my_region.sync_detailed(client=player, body=RegionRequest(region_code=region)),
+            200,
+            EnvelopeRegionChange,
+            "region",
+        ),
+        "region",
+    )
+    if changed.region.code != region:
+        fail(f"region: {changed.region.code} selected, {region} asked")
+    expect(get_bootstrap.sync_detailed(client=player), 200, EnvelopeBootstrap, "bootstrap")
+
+    tracks = data_of(
+        expect(list_tracks.sync_detailed(client=player), 200, EnvelopeVecTrack, "tracks"), "tracks"
+    )
+    if not tracks:
+        fail("tracks: none (is DEMO_CONTENT on?)")
+    track = tracks[0].id
+    challenge = data_of(
+        expect(
+            get_next_challenge.sync_detailed(client=player, track_id=track),
+            200,
+            EnvelopeOptionChallenge,
+            "next challenge",
+        ),
+        "next challenge",
+    )
+    if len(challenge.questions) != 5:
+        fail(f"next challenge: {len(challenge.questions)} questions, expected 5")
+    print(f"player: challenge {challenge.challenge_id} on track {track}")
+
+    results = []
+    for n, item in enumerate(challenge.questions, start=1):
+        question = item.question
+        result = data_of(
+            expect(
+                answer_question.sync_detailed(
+                    client=player,
+                    body=AnswerRequest(
+                        challenge_id=challenge.challenge_id,
+                        question_id=question.id,
+                        selected_option_id=question.options[0].id,
+                        time_ms=1500 + n,
+                        combo_count=0,
+                        submit_request_id=f"{challenge.challenge_id}-{n}",
+                    ),
+                ),
+                200,
+                EnvelopeAnswerResult,
+                f"answer {n}",
+            ),
+            f"answer {n}",
+        )
+        results.append(result)
+    print("player: answered 5: " + ", ".join(r.answer_state for r in results))
+
+    # The same challenge again: every question is answered, so the next one is new.
+    again = expect(
+        get_next_challenge.sync_detailed(client=player, track_id=track),
+        200,
+        EnvelopeOptionChallenge,
+        "next challenge after the last answer",
+    )
+    if not isinstance(again.data, Unset) and again.data is not None:
+        if again.data.challenge_id == challenge.challenge_id:
+            fail("next challenge: the finished challenge was served again")
+
+    card = results[0].knowledge_card.id
+    view = data_of(
+        expect(
+            view_knowledge_card.sync_detailed(
+                card, client=player, body=CardViewRequest(challenge_id=challenge.challenge_id)
+            ),
+            200,
+            EnvelopeCardViewResult,
+            "card view",
+        ),
+        "card view",
+    )
+    if view.card_id != card or not view.rewards:
+        fail(f"card view: {view!r}")
+    print(f"player: viewed card {card}: {len(view.rewards)} reward(s)")
+    # The generated client sends `Content-Type: application/json` also without a body,
+    # which the server refuses (no body means no Content-Type): `{}` it is.
+    checked = data_of(
+        expect(
+            check_in.sync_detailed(client=player, body=CheckInBody()),
+            200,
+            EnvelopeProgressSummary,
+            "check-in",
+        ),
+        "check-in",
+    )
+    summary = data_of(
+        expect(
+            get_progress_summary.sync_detailed(client=player),
+            200,
+            EnvelopeProgressSummary,
+            "summary",
+        ),
+        "summary",
+    )
+    if summary.xp != checked.xp:
+        fail(f"summary: xp {summary.xp}, the check-in said {checked.xp}")
+
+    board = expect(
+        list_leaderboard.sync_detailed(client=player, scope="region", page=1, limit=20),
+        200,
+        EnvelopeVecLeaderboardEntry,
+        "leaderboard",
+    )
+    if isinstance(board.pagination, Unset) or board.pagination is None:
+        fail("leaderboard: no pagination")
+    if isinstance(board.data, Unset) or not any(e.user_id == me.id for e in board.data):
+        fail(f"leaderboard: the player is not on its region's board: {board.data!r}")
+    mine = expect(
+        get_my_leaderboard_entry.sync_detailed(client=player, scope="region"),
+        200,
+        EnvelopeOptionLeaderboardEntry,
+        "own rank",
+    )
+    entry = data_of(mine, "own rank")
+    print(f"player: leaderboard page of {len(board.data)}, own rank {entry.rank}")
+
+    # An error answer parses into the error envelope.
+    missing = expect(
+        view_knowledge_card.sync_detailed(
+            f"no-such-card-{uuid.uuid4()}", client=player, body=CardViewRequest()
+        ),
+        404,
+        ErrorEnvelope,
+        "unknown card",
+    )
+    if missing.error.code != "NOT_FOUND":
+        fail(f"unknown card: {missing.error.code}")
+
+
+CSV_HEADER = (
+    "categoryId,contentType,difficulty,stemText,correctAnswer,distractor1,distractor2,"
+    "distractor3,distractor4,distractor5,cardSummary,cardDeepDive,cardSourceRef"
+)
+
+
+def play_admin(base_url: str, username: str, password: str) -> None:
+    anonymous = AdminClient(base_url=base_url, raise_on_unexpected_status=True)
+    login = data_of(
+        expect(
+            admin_sign_in.sync_detailed(
+                client=anonymous, body=LoginRequest(username=username, password=password)
+            ),
+            200,
+            EnvelopeAdminLogin,
+            "admin sign-in",
+        ),
+        "admin sign-in",
+    )
+    admin = AdminAuthClient(
+        base_url=base_url, token=login.access_token, raise_on_unexpected_status=True
+    )
+    print(f"admin: signed in as {login.admin.username}")
+
+    categories = data_of(
+        expect(
+            admin_list_categories.sync_detailed(client=admin, page=1, limit=50),
+            200,
+            EnvelopeVecCategory,
+            "categories",
+        ),
+        "categories",
+    )
+    if not categories:
+        fail("categories: none (is DEMO_CONTENT on?)")
+    category = categories[0].id
+
+    tag = uuid.uuid4().hex[:8]
+    csv = "\n".join(
+        [
+            CSV_HEADER,
+            f"{category},text,1,Which planet is called the red planet? ({tag}),Mars,"
+            "Venus,Jupiter,Mercury,,,Iron oxide dust makes Mars look red.,,",
+            f"{category},text,2,Which gas do plants take in for photosynthesis? ({tag}),"
+            "Carbon dioxide,Oxygen,Nitrogen,Helium,,,Plants fix carbon from CO2.,,",
+        ]
+    )
+    imported = data_of(
+        expect(
+            admin_import_questions_csv.sync_detailed(
+                client=admin,
+                body=File(payload=io.BytesIO(csv.encode()), file_name="import.csv"),
+            ),
+            200,
+            EnvelopeImportResult,
+            "CSV import",
+        ),
+        "CSV import",
+    )
+    if imported.succeeded != 2 or len(imported.ids) != 2:
+        fail(f"CSV import: {imported!r}")
+    question = imported.ids[0]
+    print(f"admin: imported {imported.succeeded} questions from CSV")
+
+    drafts = data_of(
+        expect(
+            admin_list_questions.sync_detailed(
+                client=admin, status="draft", keyword=tag, page=1, limit=50
+            ),
+            200,
+            EnvelopeVecAdminQuestion,
+            "draft list",
+        ),
+        "draft list",
+    )
+    if sorted(q.id for q in drafts) != sorted(imported.ids):
+        fail(f"draft list: {[q.id for q in drafts]}, imported {imported.ids}")
+
+    reviewing = data_of(
+        expect(
+            admin_set_question_status.sync_detailed(
+                question, client=admin, body=StatusRequest(status="reviewing")
+            ),
+            200,
+            EnvelopeAdminQuestion,
+            "to review",
+        ),
+        "to review",
+    )
+    if reviewing.status != "reviewing":
+        fail(f"to review: status {reviewing.status}")
+    published = data_of(
+        expect(
+            admin_batch_publish_questions.sync_detailed(
+                client=admin, body=BatchRequest(ids=[question])
+            ),
+            200,
+            EnvelopeBatchResult,
+            "publish",
+        ),
+        "publish",
+    )
+    if published.succeeded != 1:
+        fail(f"publish: {published!r}")
+    final = data_of(
+        expect(
+            admin_get_question.sync_detailed(question, client=admin),
+            200,
+            EnvelopeAdminQuestion,
+            "published question",
+        ),
+        "published question",
+    )
+    if final.status != "published":
+        fail(f"published question: status {final.status}")
+    print(f"admin: question {question} draft -> reviewing -> published")
+
+    missing = expect(
+        admin_get_question.sync_detailed(str(uuid.uuid4()), client=admin),
+        404,
+        AdminErrorEnvelope,
+        "unknown question",
+    )
+    if missing.error.code != "NOT_FOUND":
+        fail(f"unknown question: {missing.error.code}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--player", required=True, help="base URL of player-api")
+    parser.add_argument("--admin", required=True, help="base URL of admin-console")
+    parser.add_argument("--admin-username", required=True)
+    parser.add_argument("--admin-password", required=True)
+    args = parser.parse_args()
+    try:
+        play_player(args.player)
+        play_admin(args.admin, args.admin_username, args.admin_password)
+    except PlayFailed as e:
+        print(f"api-contract: FAILED: {e}", file=sys.stderr)
+        return 1
+    print(f"api-contract: {CALLS} calls, every answer parsed into its generated model")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
