@@ -15,6 +15,7 @@ both_engines_demo!(
     card_title_shows_in_player_answer,
     skill_tree_lists_with_and_without_category,
     skill_tree_create_update_and_refusals,
+    skill_tree_order_after_the_largest_stays_there,
     skill_tree_delete_reparents_children,
     new_node_shows_in_player_track,
     every_route_needs_an_admin_token,
@@ -621,6 +622,24 @@ async fn skill_tree_lists_with_and_without_category(app: TestApp) {
     // empty or unknown category
     assert_eq!(nodes(&app, &token, "?categoryId=").await.len(), 12);
     assert!(nodes(&app, &token, "?categoryId=nope").await.is_empty());
+}
+
+/// A node may sit at sortOrder `i64::MAX`; a node added after it without a sortOrder
+/// goes there too (it was a 500 on PostgreSQL: `MAX(sort_order) + 1` overflowed).
+async fn skill_tree_order_after_the_largest_stays_there(app: TestApp) {
+    let (token, _, _) = app.admin_login().await;
+    for (title, sort_order) in [("Last", json!(i64::MAX)), ("After", Value::Null)] {
+        let node = app
+            .admin_post(
+                "/v1/admin/skill-tree",
+                json!({"categoryId": GEO, "title": title, "sortOrder": sort_order}),
+                Some(&token),
+            )
+            .await
+            .ok()
+            .clone();
+        assert_eq!(node["sortOrder"], i64::MAX, "{title}");
+    }
 }
 
 async fn skill_tree_create_update_and_refusals(app: TestApp) {

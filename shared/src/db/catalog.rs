@@ -298,17 +298,17 @@ pub async fn node_in_tx(tx: &mut Tx, id: &str) -> sqlx::Result<Option<SkillNodeR
     }))
 }
 
-/// The sort order after the last node of a category (0 for the first).
+/// The sort order after the last node of a category (0 for the first). Added here, not
+/// in SQL: after a node at `i64::MAX` the sum overflowed on PostgreSQL (a 500 for every
+/// later node of the category) and was clamped on SQLite; it stays at `i64::MAX` on both.
 pub async fn next_node_order(tx: &mut Tx, category_id: &str) -> sqlx::Result<i64> {
-    Ok(in_tx!(tx, |ex| {
-        sqlx::query_scalar::<_, i64>(
-            "SELECT CAST(COALESCE(MAX(sort_order) + 1, 0) AS BIGINT) FROM skill_nodes
-             WHERE category_id = $1",
-        )
-        .bind(category_id)
-        .fetch_one(ex)
-        .await?
-    }))
+    let last: Option<i64> = in_tx!(tx, |ex| {
+        sqlx::query_scalar("SELECT MAX(sort_order) FROM skill_nodes WHERE category_id = $1")
+            .bind(category_id)
+            .fetch_one(ex)
+            .await?
+    });
+    Ok(last.map_or(0, |last| last.saturating_add(1)))
 }
 
 /// Whether `ancestor` is node `start` or one of its ancestors through `parent_id`.
