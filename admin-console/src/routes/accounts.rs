@@ -84,7 +84,7 @@ pub async fn create_admin(
 ///
 /// Changes username, role or isActive.
 #[utoipa::path(put, path = "/admins/{id}", operation_id = "adminUpdateAdmin", tag = "admins", security(("admin_jwt" = [])),
-    request_body(content = UpdateAdmin, example = json!({"role": "super_admin", "isActive": 1})),
+    request_body(content = UpdateAdmin, example = json!({"username": "content-editor-2", "isActive": 1})),
     params(("id" = String, Path, description = "Admin id")),
     responses(
         (status = 200, description = "The account", body = Envelope<AdminAccount>),
