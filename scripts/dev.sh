@@ -45,6 +45,7 @@ cat <<TXT
   player-api     http://$player_addr    (OpenAPI: http://$player_addr/v1/openapi.json)
   admin-console  http://$admin_addr    (OpenAPI: http://$admin_addr/v1/admin/openapi.json)
   admin console  http://$admin_addr/console    (in a browser)
+  API reference  http://$player_addr/docs   http://$admin_addr/docs    (in a browser)
   metrics        http://$player_metrics/metrics   http://$admin_metrics/metrics
   admin sign-in  username: $ADMIN_BOOTSTRAP_USERNAME   password: $ADMIN_BOOTSTRAP_PASSWORD
                  (kept in $password_file; it applies when the database has no admin yet)
