@@ -45,7 +45,7 @@ pub fn app(state: AppState, metrics: Arc<Metrics>) -> Router {
     let (probe, probe_api) = routes::health::router().split_for_parts();
     api.merge(probe_api);
     shared::envelope::document_outages(&mut api);
-    shared::envelope::document_body_errors(&mut api);
+    shared::http::document_body_errors(&mut api);
     let router = router
         .merge(openapi::serve(api))
         .merge(shared::api_docs::router(

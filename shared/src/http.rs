@@ -433,3 +433,50 @@ pub fn health(now: chrono::DateTime<chrono::Utc>) -> Response {
     })
     .into_response()
 }
+
+/// Adds the answers every route with a request body can give (the body is read by
+/// [`ApiJson`] or its kin before the handler runs) to each operation of `api`
+/// that has a request body and documents none of its own: 400 VALIDATION_ERROR for a
+/// malformed body, a wrong Content-Type or a field of the wrong type, and 413
+/// PAYLOAD_TOO_LARGE past the route's body limit.
+pub fn document_body_errors(api: &mut utoipa::openapi::OpenApi) {
+    use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
+    let answer = |description: &str| {
+        ResponseBuilder::new()
+            .description(description)
+            .content(
+                "application/json",
+                ContentBuilder::new()
+                    .schema(Some(Ref::from_schema_name("ErrorEnvelope")))
+                    .build(),
+            )
+            .build()
+    };
+    let bad_body = answer(
+        "The body is malformed, of the wrong Content-Type, or a field has the wrong type (VALIDATION_ERROR)",
+    );
+    let too_large = answer(&format!(
+        "The body is larger than the route accepts, {} KiB unless the route says otherwise (PAYLOAD_TOO_LARGE)",
+        JSON_BODY_LIMIT / 1024
+    ));
+    for item in api.paths.paths.values_mut() {
+        let operations = [
+            &mut item.put,
+            &mut item.post,
+            &mut item.delete,
+            &mut item.patch,
+        ];
+        for operation in operations.into_iter().flatten() {
+            if operation.request_body.is_none() {
+                continue;
+            }
+            let responses = &mut operation.responses.responses;
+            responses
+                .entry("400".to_string())
+                .or_insert_with(|| bad_body.clone().into());
+            responses
+                .entry("413".to_string())
+                .or_insert_with(|| too_large.clone().into());
+        }
+    }
+}

@@ -21,7 +21,6 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use rust_embed::RustEmbed;
 
-
 #[derive(RustEmbed)]
 #[folder = "../static/"]
 #[exclude = "*.md"]
