@@ -23,7 +23,8 @@ use std::hash::Hash;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use crate::db::gameplay::{AnswerContext, CardSource};
+use crate::db::cards::CardSource;
+use crate::db::gameplay::AnswerContext;
 use crate::db::progress::PlayerProgress;
 
 /// One question of a remembered challenge.

@@ -29,6 +29,7 @@ pub mod admins;
 pub mod ads;
 pub mod answers;
 pub mod audit;
+pub mod cards;
 pub mod catalog;
 pub mod console_sessions;
 pub mod content;
@@ -46,6 +47,7 @@ pub mod regions;
 pub mod secrets;
 pub mod sign_in_failures;
 pub mod sms;
+pub mod tracks;
 mod wal;
 
 use std::path::{Path, PathBuf};

@@ -114,7 +114,7 @@ pub async fn set_active_track(
     player: &PlayerPrincipal,
     track: &str,
 ) -> Result<ProgressSummary> {
-    let track = db::gameplay::track(&ctx.db, track.trim())
+    let track = db::tracks::track(&ctx.db, track.trim())
         .await?
         .ok_or_else(|| Error::validation("activeTrackId is not a track"))?;
     let mut tx = ctx.db.begin().await?;

@@ -5,7 +5,7 @@ use utoipa::ToSchema;
 
 use super::*;
 use crate::context::AppContext;
-use crate::db::gameplay::CardSource;
+use crate::db::cards::CardSource;
 use crate::db::{self};
 use crate::domain::change::ResourceChange;
 use crate::services::player_auth::PlayerPrincipal;
@@ -47,7 +47,7 @@ pub(super) async fn card_of(ctx: &AppContext, question_id: &str) -> Result<Knowl
     let card = match ctx.answer_cache.card(question_id) {
         Some(card) => card,
         None => {
-            let card = db::gameplay::card_for_question(&ctx.db, question_id)
+            let card = db::cards::card_for_question(&ctx.db, question_id)
                 .await?
                 .ok_or_else(|| Error::not_found("question not found"))?;
             ctx.answer_cache.remember_card(&card);
@@ -86,9 +86,9 @@ pub async fn view_card(
     let shown = match card_id.strip_prefix("fallback-") {
         // a fallback card stands in only for a question without a card of its own
         Some(question_id) => {
-            db::gameplay::fallback_card_shown(&ctx.db, &player.id, question_id).await?
+            db::cards::fallback_card_shown(&ctx.db, &player.id, question_id).await?
         }
-        None => db::gameplay::card_shown(&ctx.db, &player.id, card_id).await?,
+        None => db::cards::card_shown(&ctx.db, &player.id, card_id).await?,
     };
     if !shown {
         return Err(Error::not_found("knowledge card not found"));

@@ -94,11 +94,11 @@ pub async fn next_challenge(
     if track_key.is_empty() {
         return Err(Error::validation("trackId is required"));
     }
-    let track = db::gameplay::track(&ctx.db, track_key)
+    let track = db::tracks::track(&ctx.db, track_key)
         .await?
         .ok_or_else(|| Error::not_found("track not found"))?;
-    let nodes = db::gameplay::nodes_of(&ctx.db, &track.id).await?;
-    let done: HashSet<String> = db::gameplay::done_nodes(&ctx.db, &player.id)
+    let nodes = db::tracks::nodes_of(&ctx.db, &track.id).await?;
+    let done: HashSet<String> = db::tracks::done_nodes(&ctx.db, &player.id)
         .await?
         .into_iter()
         .collect();

@@ -7,7 +7,7 @@ use utoipa::ToSchema;
 
 use crate::Result;
 use crate::context::AppContext;
-use crate::db::gameplay::{NodeRow, TrackRow};
+use crate::db::tracks::{NodeRow, TrackRow};
 use crate::db::{self};
 use crate::services::player_auth::PlayerPrincipal;
 
@@ -72,9 +72,9 @@ fn build_track(ctx: &AppContext, t: TrackRow, nodes: &[NodeRow], done: &HashSet<
 
 /// `GET /v1/tracks`: three queries whatever the number of tracks and nodes.
 pub async fn tracks(ctx: &AppContext, player: &PlayerPrincipal) -> Result<Vec<Track>> {
-    let tracks = db::gameplay::tracks(&ctx.db).await?;
-    let nodes = db::gameplay::all_nodes(&ctx.db).await?;
-    let done: HashSet<String> = db::gameplay::done_nodes(&ctx.db, &player.id)
+    let tracks = db::tracks::tracks(&ctx.db).await?;
+    let nodes = db::tracks::all_nodes(&ctx.db).await?;
+    let done: HashSet<String> = db::tracks::done_nodes(&ctx.db, &player.id)
         .await?
         .into_iter()
         .collect();
@@ -86,11 +86,11 @@ pub async fn tracks(ctx: &AppContext, player: &PlayerPrincipal) -> Result<Vec<Tr
 
 /// `GET /v1/tracks/:trackId` (id or slug); None when there is no such track.
 pub async fn track(ctx: &AppContext, player: &PlayerPrincipal, key: &str) -> Result<Option<Track>> {
-    let Some(t) = db::gameplay::track(&ctx.db, key).await? else {
+    let Some(t) = db::tracks::track(&ctx.db, key).await? else {
         return Ok(None);
     };
-    let nodes = db::gameplay::nodes_of(&ctx.db, &t.id).await?;
-    let done: HashSet<String> = db::gameplay::done_nodes(&ctx.db, &player.id)
+    let nodes = db::tracks::nodes_of(&ctx.db, &t.id).await?;
+    let done: HashSet<String> = db::tracks::done_nodes(&ctx.db, &player.id)
         .await?
         .into_iter()
         .collect();

@@ -1,0 +1,87 @@
+//! Tracks (active categories with nodes) and their skill-tree nodes as players see
+//! them, with the nodes a player has done.
+
+use super::{Db, read};
+
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct TrackRow {
+    pub id: String,
+    pub name: String,
+    pub slug: String,
+    pub icon: String,
+}
+
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct NodeRow {
+    pub id: String,
+    pub category_id: String,
+    pub title: String,
+    pub sort_order: i64,
+    pub questions_required: i64,
+    pub pass_threshold: i64,
+}
+
+/// Active categories with at least one node, in order.
+pub async fn tracks(db: &Db) -> sqlx::Result<Vec<TrackRow>> {
+    Ok(read!(db, |ex| {
+        sqlx::query_as::<_, TrackRow>(
+            "SELECT c.id, c.name, c.slug, c.icon FROM categories c
+             WHERE c.status = 'active' AND EXISTS (SELECT 1 FROM skill_nodes n WHERE n.category_id = c.id)
+             ORDER BY c.sort_order, c.id",
+        )
+        .fetch_all(ex)
+        .await?
+    }))
+}
+
+/// One track by category id or slug.
+pub async fn track(db: &Db, id_or_slug: &str) -> sqlx::Result<Option<TrackRow>> {
+    Ok(read!(db, |ex| {
+        sqlx::query_as::<_, TrackRow>(
+            "SELECT c.id, c.name, c.slug, c.icon FROM categories c
+             WHERE (c.id = $1 OR c.slug = $1) AND c.status = 'active'
+               AND EXISTS (SELECT 1 FROM skill_nodes n WHERE n.category_id = c.id)
+             ORDER BY CASE WHEN c.id = $1 THEN 0 ELSE 1 END
+             LIMIT 1",
+        )
+        .bind(id_or_slug)
+        .fetch_optional(ex)
+        .await?
+    }))
+}
+
+/// Every node of every active track, in track then node order.
+pub async fn all_nodes(db: &Db) -> sqlx::Result<Vec<NodeRow>> {
+    Ok(read!(db, |ex| {
+        sqlx::query_as::<_, NodeRow>(
+            "SELECT n.id, n.category_id, n.title, n.sort_order, n.questions_required, n.pass_threshold
+             FROM skill_nodes n JOIN categories c ON c.id = n.category_id
+             WHERE c.status = 'active'
+             ORDER BY n.category_id, n.sort_order, n.id",
+        )
+        .fetch_all(ex)
+        .await?
+    }))
+}
+
+pub async fn nodes_of(db: &Db, track_id: &str) -> sqlx::Result<Vec<NodeRow>> {
+    Ok(read!(db, |ex| {
+        sqlx::query_as::<_, NodeRow>(
+            "SELECT n.id, n.category_id, n.title, n.sort_order, n.questions_required, n.pass_threshold
+             FROM skill_nodes n WHERE n.category_id = $1 ORDER BY n.sort_order, n.id",
+        )
+        .bind(track_id)
+        .fetch_all(ex)
+        .await?
+    }))
+}
+
+/// Ids of the nodes a player has done.
+pub async fn done_nodes(db: &Db, player_id: &str) -> sqlx::Result<Vec<String>> {
+    Ok(read!(db, |ex| {
+        sqlx::query_scalar("SELECT node_id FROM node_completions WHERE player_id = $1")
+            .bind(player_id)
+            .fetch_all(ex)
+            .await?
+    }))
+}

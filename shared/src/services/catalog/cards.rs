@@ -1,0 +1,154 @@
+//! Knowledge cards (`/v1/admin/knowledge-cards`): one per question.
+
+use super::*;
+
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AdminKnowledgeCard {
+    pub id: String,
+    pub question_id: String,
+    /// Optional; players see the question's category name when it is empty.
+    pub title: Option<String>,
+    pub summary: String,
+    pub deep_dive: Option<String>,
+    pub source_ref: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+impl From<CardRow> for AdminKnowledgeCard {
+    fn from(r: CardRow) -> Self {
+        Self {
+            id: r.id,
+            question_id: r.question_id,
+            title: r.title,
+            summary: r.summary,
+            deep_dive: r.deep_dive,
+            source_ref: r.source_ref,
+            created_at: from_ms(r.created_at),
+            updated_at: from_ms(r.updated_at),
+        }
+    }
+}
+
+/// At least one field. `title`, `deepDive` and `sourceRef` may be null (cleared);
+/// `summary` must not be empty.
+#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct UpdateKnowledgeCard {
+    /// Up to 200 characters; empty or null clears it.
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<String>)]
+    pub title: Option<Option<String>>,
+    /// Not empty.
+    pub summary: Option<String>,
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<String>)]
+    pub deep_dive: Option<Option<String>>,
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<String>)]
+    pub source_ref: Option<Option<String>>,
+}
+
+/// `GET /v1/admin/knowledge-cards`: newest first.
+pub async fn list_cards(
+    ctx: &AppContext,
+    q: &PageQuery,
+) -> Result<(Vec<AdminKnowledgeCard>, Pagination)> {
+    let (page, limit, offset) = q.resolve()?;
+    let (rows, total) = db::catalog::card_page(&ctx.db, limit, offset).await?;
+    Ok((
+        rows.into_iter().map(AdminKnowledgeCard::from).collect(),
+        Pagination { total, page, limit },
+    ))
+}
+
+/// `GET /v1/admin/knowledge-cards/by-question/:questionId`.
+pub async fn card_of_question(ctx: &AppContext, question_id: &str) -> Result<AdminKnowledgeCard> {
+    if !db::cards::question_exists(&ctx.db, question_id).await? {
+        return Err(Error::not_found("question not found"));
+    }
+    db::catalog::card_of_question(&ctx.db, question_id)
+        .await?
+        .map(AdminKnowledgeCard::from)
+        .ok_or_else(|| Error::not_found("this question has no knowledge card"))
+}
+
+/// One card by its id (the console's card editor).
+pub async fn get_card(ctx: &AppContext, id: &str) -> Result<AdminKnowledgeCard> {
+    db::catalog::card(&ctx.db, id)
+        .await?
+        .map(AdminKnowledgeCard::from)
+        .ok_or_else(|| Error::not_found("knowledge card not found"))
+}
+
+/// `PUT /v1/admin/knowledge-cards/:id`.
+pub async fn update_card(
+    ctx: &AppContext,
+    admin: &AdminPrincipal,
+    id: &str,
+    req: &UpdateKnowledgeCard,
+) -> Result<AdminKnowledgeCard> {
+    if req.title.is_none()
+        && req.summary.is_none()
+        && req.deep_dive.is_none()
+        && req.source_ref.is_none()
+    {
+        return Err(Error::validation(
+            "give at least one of title, summary, deepDive, sourceRef",
+        ));
+    }
+    let title = match &req.title {
+        None => None,
+        Some(t) => {
+            let t = t.as_deref().map(str::trim).unwrap_or_default();
+            if t.chars().count() > 200 {
+                return Err(Error::validation("title must be at most 200 characters"));
+            }
+            Some((!t.is_empty()).then(|| t.to_string()))
+        }
+    };
+    let summary = match &req.summary {
+        None => None,
+        Some(s) if s.trim().is_empty() => {
+            return Err(Error::validation("summary must not be empty"));
+        }
+        Some(s) => Some(s.trim().to_string()),
+    };
+    let mut tx = ctx.db.begin().await?;
+    let current = db::catalog::card_in_tx(&mut tx, id)
+        .await?
+        .ok_or_else(|| Error::not_found("knowledge card not found"))?;
+    let mut next = current.clone();
+    if let Some(title) = title {
+        next.title = title;
+    }
+    if let Some(summary) = summary {
+        next.summary = summary;
+    }
+    if let Some(deep_dive) = &req.deep_dive {
+        next.deep_dive = deep_dive.clone();
+    }
+    if let Some(source_ref) = &req.source_ref {
+        next.source_ref = source_ref.clone();
+    }
+    next.updated_at = ctx.clock.now_ms();
+    db::catalog::update_card(&mut tx, &next).await?;
+    let before = AdminKnowledgeCard::from(current);
+    let after = AdminKnowledgeCard::from(next);
+    audit::record(
+        &mut tx,
+        ctx,
+        admin,
+        Write {
+            action: "knowledge_card.update",
+            target_type: "knowledge_card",
+            target_id: Some(id),
+            before: to_json(&before),
+            after: to_json(&after),
+        },
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(after)
+}
