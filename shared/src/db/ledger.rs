@@ -39,8 +39,9 @@ macro_rules! bind_ledger_entry {
 
 pub(crate) use bind_ledger_entry;
 
-/// Writes the entry unless its key exists; false when it did (a replay).
-pub async fn insert(tx: &mut Tx, e: &LedgerEntry<'_>) -> sqlx::Result<bool> {
+/// Writes the entry unless its key exists; false when it did (a replay). Only
+/// `db::progress::write` calls it (with the progress row, in one transaction).
+pub(in crate::db) async fn insert(tx: &mut Tx, e: &LedgerEntry<'_>) -> sqlx::Result<bool> {
     Ok(in_tx!(tx, |ex| {
         bind_ledger_entry!(
             sqlx::query(
@@ -58,18 +59,18 @@ pub async fn insert(tx: &mut Tx, e: &LedgerEntry<'_>) -> sqlx::Result<bool> {
     }))
 }
 
-/// Adds `xp` earned at `now_ms` to a player's row of a weekly board, and returns the
-/// row's new total and last-earned instant (whole seconds, the leaderboards' tie
-/// precision).
+/// Adds `xp` earned at `earned_at` (whole seconds, the leaderboards' tie precision: see
+/// `domain::change::earned_at`) to a player's row of a weekly board, and returns the
+/// row's new total and last-earned instant (`db::progress::write` and the leaderboard
+/// benchmark call it).
 pub async fn add_weekly_xp(
     tx: &mut Tx,
     week_start: &str,
     board: &str,
     player_id: &str,
     xp: i64,
-    now_ms: i64,
+    earned_at: i64,
 ) -> sqlx::Result<(i64, i64)> {
-    let earned_at = now_ms - now_ms.rem_euclid(1000);
     Ok(in_tx!(tx, |ex| {
         sqlx::query_as::<_, (i64, i64)>(
             "INSERT INTO weekly_xp (week_start, board, player_id, xp, last_earned_at)
@@ -94,10 +95,4 @@ pub struct WeeklyTotal {
     pub board: String,
     pub xp: i64,
     pub last_earned_at: i64,
-}
-
-/// The last-earned instant stored for XP earned at `now_ms`: whole seconds, the
-/// leaderboards' tie precision (as [`add_weekly_xp`] stores it).
-pub fn earned_at(now_ms: i64) -> i64 {
-    now_ms - now_ms.rem_euclid(1000)
 }
