@@ -96,6 +96,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         }
     });
     let metrics = Metrics::new(db.clone());
+    let jobs = shared::services::jobs::spawn(Arc::clone(&ctx), metrics.jobs());
     let scrapes = tokio::spawn(shared::http::serve(
         metrics_listener,
         shared::http::metrics_router(Arc::clone(&metrics)),
@@ -108,6 +109,9 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
     )
     .await;
     scrapes.abort();
+    if let Some(jobs) = jobs {
+        jobs.abort();
+    }
     served?;
     db.close().await;
     tracing::info!("admin-console stopped");

@@ -82,6 +82,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         metrics_listener.local_addr()?
     );
     let db = ctx.db.clone();
+    let job_ctx = Arc::clone(&ctx);
     let state = AppState::new(ctx);
     let limiters = Arc::clone(&state.limiters);
     tokio::spawn(async move {
@@ -92,6 +93,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         }
     });
     let metrics = Metrics::new(db.clone());
+    let jobs = shared::services::jobs::spawn(job_ctx, metrics.jobs());
     let scrapes = tokio::spawn(shared::http::serve(
         metrics_listener,
         shared::http::metrics_router(Arc::clone(&metrics)),
@@ -104,6 +106,9 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
     )
     .await;
     scrapes.abort();
+    if let Some(jobs) = jobs {
+        jobs.abort();
+    }
     served?;
     db.close().await;
     tracing::info!("player-api stopped");

@@ -50,6 +50,17 @@ struct ErrorLabels {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct JobLabels {
+    job: &'static str,
+    outcome: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct TableLabels {
+    table: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct PoolLabels {
     pool: &'static str,
 }
@@ -84,7 +95,28 @@ pub struct Metrics {
     errors: Family<ErrorLabels, Counter>,
     pool_open: Family<PoolLabels, Gauge>,
     pool_idle: Family<PoolLabels, Gauge>,
+    jobs: JobMetrics,
     db: Db,
+}
+
+/// What the background jobs report: runs per job and outcome (`ran`, `failed`, or
+/// `skipped` when another process holds the lease), and rows purged per table.
+#[derive(Clone, Debug, Default)]
+pub struct JobMetrics {
+    runs: Family<JobLabels, Counter>,
+    purged: Family<TableLabels, Counter>,
+}
+
+impl JobMetrics {
+    pub fn run(&self, job: &'static str, outcome: &'static str) {
+        self.runs.get_or_create(&JobLabels { job, outcome }).inc();
+    }
+
+    pub fn purged(&self, table: &'static str, rows: u64) {
+        self.purged
+            .get_or_create(&TableLabels { table })
+            .inc_by(rows);
+    }
 }
 
 impl Metrics {
@@ -122,6 +154,17 @@ impl Metrics {
             "Idle database connections per pool",
             pool_idle.clone(),
         );
+        let jobs = JobMetrics::default();
+        registry.register(
+            "background_job_runs",
+            "Background job runs by job and outcome (skipped: another process holds the lease)",
+            jobs.runs.clone(),
+        );
+        registry.register(
+            "retention_purged_rows",
+            "Rows the retention job removed, by table",
+            jobs.purged.clone(),
+        );
         Arc::new(Self {
             registry,
             requests,
@@ -129,8 +172,14 @@ impl Metrics {
             errors,
             pool_open,
             pool_idle,
+            jobs,
             db,
         })
+    }
+
+    /// Where the background jobs of this process report.
+    pub fn jobs(&self) -> JobMetrics {
+        self.jobs.clone()
     }
 
     /// The registry as OpenMetrics text, pool gauges read now.

@@ -16,6 +16,7 @@ mod envelope;
 mod extractors;
 mod gameplay;
 mod hostile;
+mod jobs;
 mod metrics;
 mod outage;
 mod phone;

@@ -12,9 +12,11 @@ use chrono::{DateTime, Utc};
 use crate::client_addr::ClientAddressRule;
 use crate::domain::rules::GameRules;
 
+mod jobs;
 mod reader;
 mod rules;
 
+pub use jobs::JobSettings;
 pub(crate) use reader::Reader;
 pub use reader::{ConfigError, Lookup};
 pub use rules::Limits;
@@ -186,6 +188,8 @@ pub struct Settings {
     pub rules: GameRules,
     /// Per-process request rate limits and the database-backed SMS abuse limits.
     pub limits: Limits,
+    /// The background jobs: statistics, retention.
+    pub jobs: JobSettings,
 }
 
 impl Settings {
@@ -376,6 +380,7 @@ impl Settings {
 
         let rules = rules::game_rules(&mut r);
         let limits = Limits::from_reader(&mut r);
+        let jobs = JobSettings::from_reader(&mut r);
 
         if r.errors.is_empty() {
             Ok(Self {
@@ -402,6 +407,7 @@ impl Settings {
                 apple,
                 rules,
                 limits,
+                jobs,
             })
         } else {
             Err(ConfigError(r.errors))

@@ -4,6 +4,7 @@
 use super::cards::CardSource;
 use super::progress::{PlayerProgress, ProgressRow, select_progress};
 use super::{Db, Tx, in_tx, read};
+use crate::domain::pick::Candidate;
 
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct SessionRow {
@@ -66,34 +67,52 @@ pub struct PoolQuestion {
     pub distractors: String,
 }
 
-/// Up to `n` published questions of a track's category and its sub-categories, those the
-/// player has not answered correctly first, in random order otherwise.
-pub async fn pick_questions(
+#[derive(sqlx::FromRow)]
+struct CandidateRow {
+    #[sqlx(flatten)]
+    question: PoolQuestion,
+    pick_key: i64,
+    answered_correctly: bool,
+}
+
+/// The candidates of a pick in one category ([`crate::domain::pick`]): up to `window`
+/// published questions from `start` on in key order and up to `window` from the smallest
+/// key on (the wrap), each with whether the player has answered it correctly. Two index
+/// range scans of at most `window` rows, whatever the pool's size.
+pub async fn pick_candidates(
     db: &Db,
     player_id: &str,
-    track_id: &str,
-    n: i64,
-) -> sqlx::Result<Vec<PoolQuestion>> {
-    Ok(read!(db, |ex| {
-        sqlx::query_as::<_, PoolQuestion>(
-            "WITH RECURSIVE subtree(id) AS (
-                 SELECT id FROM categories WHERE id = $2
-                 UNION SELECT c.id FROM categories c JOIN subtree s ON c.parent_id = s.id
-                 WHERE c.status = 'active')
-             SELECT q.id, q.stem_text, q.correct_answer, q.distractors FROM questions q
-             WHERE q.category_id IN (SELECT id FROM subtree) AND q.status = 'published'
-             ORDER BY CASE WHEN EXISTS (SELECT 1 FROM challenge_answers a
-                                        WHERE a.player_id = $1 AND a.question_id = q.id AND a.is_correct)
-                           THEN 1 ELSE 0 END,
-                      random()
-             LIMIT $3",
-        )
+    category_id: &str,
+    start: i64,
+    window: i64,
+) -> sqlx::Result<Vec<Candidate<PoolQuestion>>> {
+    const ONE_SIDE: &str = "SELECT q.id, q.stem_text, q.correct_answer, q.distractors, q.pick_key,
+                EXISTS (SELECT 1 FROM challenge_answers a
+                        WHERE a.player_id = $1 AND a.question_id = q.id AND a.is_correct)
+                    AS answered_correctly
+         FROM questions q
+         WHERE q.category_id = $2 AND q.status = 'published' AND q.pick_key";
+    let rows = read!(db, |ex| {
+        sqlx::query_as::<_, CandidateRow>(sqlx::AssertSqlSafe(format!(
+            "SELECT * FROM ({ONE_SIDE} >= $3 ORDER BY q.pick_key LIMIT $4) AS from_start
+             UNION ALL
+             SELECT * FROM ({ONE_SIDE} < $3 ORDER BY q.pick_key LIMIT $4) AS wrapped"
+        )))
         .bind(player_id)
-        .bind(track_id)
-        .bind(n)
+        .bind(category_id)
+        .bind(start)
+        .bind(window)
         .fetch_all(ex)
         .await?
-    }))
+    });
+    Ok(rows
+        .into_iter()
+        .map(|r| Candidate {
+            question: r.question,
+            key: r.pick_key,
+            answered_correctly: r.answered_correctly,
+        })
+        .collect())
 }
 
 /// A session question to insert.

@@ -194,8 +194,9 @@ pub async fn insert(tx: &mut Tx, q: &NewQuestion<'_>) -> sqlx::Result<bool> {
     Ok(in_tx!(tx, |ex| {
         sqlx::query(
             "INSERT INTO questions (id, category_id, stem_text, content_type, correct_answer,
-                                    distractors, difficulty, status, source, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)
+                                    distractors, difficulty, status, source, pick_key,
+                                    created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $11, $10, $10)
              ON CONFLICT (id) DO NOTHING",
         )
         .bind(q.id)
@@ -208,6 +209,7 @@ pub async fn insert(tx: &mut Tx, q: &NewQuestion<'_>) -> sqlx::Result<bool> {
         .bind(q.status)
         .bind(q.source)
         .bind(q.now_ms)
+        .bind(crate::domain::pick::new_key())
         .execute(ex)
         .await?
         .rows_affected()

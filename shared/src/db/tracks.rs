@@ -85,3 +85,19 @@ pub async fn done_nodes(db: &Db, player_id: &str) -> sqlx::Result<Vec<String>> {
             .await?
     }))
 }
+
+/// The categories whose questions a track serves: its own and its active sub-categories.
+pub async fn track_categories(db: &Db, track_id: &str) -> sqlx::Result<Vec<String>> {
+    Ok(read!(db, |ex| {
+        sqlx::query_scalar(
+            "WITH RECURSIVE subtree(id) AS (
+                 SELECT id FROM categories WHERE id = $1
+                 UNION SELECT c.id FROM categories c JOIN subtree s ON c.parent_id = s.id
+                 WHERE c.status = 'active')
+             SELECT id FROM subtree",
+        )
+        .bind(track_id)
+        .fetch_all(ex)
+        .await?
+    }))
+}

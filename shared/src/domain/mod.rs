@@ -6,6 +6,7 @@ pub mod change;
 pub mod content_type;
 pub mod identity;
 pub mod phone;
+pub mod pick;
 pub mod question_status;
 pub mod resources;
 pub mod rules;

@@ -16,6 +16,7 @@ pub mod console_sessions;
 pub mod demo;
 pub mod feedback;
 pub mod gameplay;
+pub mod jobs;
 pub mod leaderboard;
 pub mod moderation;
 pub mod phone_auth;

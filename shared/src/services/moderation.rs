@@ -200,9 +200,15 @@ pub struct Statistics {
     pub average_xp: f64,
 }
 
+/// The statistics the background job computed last (`ADMIN_STATS_REFRESH_SECONDS`), so
+/// no request counts whole tables; computed here only when no process has done it for two
+/// intervals (a first start, or every process has `JOBS_ENABLED=false`).
 pub async fn stats(ctx: &AppContext) -> Result<Statistics> {
-    let since = ctx.clock.now_ms() - 7 * 86_400_000;
-    let s = db::moderation::stats(&ctx.db, since).await?;
+    let max_age_ms = 2 * ctx.settings.jobs.stats_refresh_seconds * 1000;
+    let s = match db::jobs::stats_snapshot(&ctx.db).await? {
+        Some((s, computed_at)) if ctx.clock.now_ms() - computed_at <= max_age_ms => s,
+        _ => super::jobs::refresh_stats(ctx).await?,
+    };
     let average_xp = if s.total_users > 0 {
         s.xp_sum as f64 / s.total_users as f64
     } else {

@@ -12,6 +12,7 @@ use crate::answer_cache;
 use crate::context::AppContext;
 use crate::db::gameplay::{NewSessionQuestion, SessionRow};
 use crate::db::{self};
+use crate::domain::pick;
 use crate::services::player_auth::PlayerPrincipal;
 use crate::tokens::random_token;
 use crate::{Error, Result};
@@ -114,7 +115,7 @@ pub async fn next_challenge(
         return Ok(Some(challenge_of(ctx, &s).await?));
     }
     let wanted = node.questions_required.max(1);
-    let pool = db::gameplay::pick_questions(&ctx.db, &player.id, &track.id, wanted).await?;
+    let pool = pick_questions(ctx, &player.id, &track.id, wanted).await?;
     if (pool.len() as i64) < wanted {
         return Ok(None);
     }
@@ -161,6 +162,31 @@ pub async fn next_challenge(
         },
     );
     Ok(Some(challenge_of(ctx, &session).await?))
+}
+
+/// Up to `n` published questions of the track for the player, by [`pick`]'s rule.
+async fn pick_questions(
+    ctx: &AppContext,
+    player_id: &str,
+    track_id: &str,
+    n: i64,
+) -> Result<Vec<db::gameplay::PoolQuestion>> {
+    let start = pick::new_key();
+    let mut candidates = Vec::new();
+    for category in db::tracks::track_categories(&ctx.db, track_id).await? {
+        candidates.extend(
+            db::gameplay::pick_candidates(
+                &ctx.db,
+                player_id,
+                &category,
+                start,
+                pick::WINDOW as i64,
+            )
+            .await?,
+        );
+    }
+    let n = usize::try_from(n).unwrap_or(0);
+    Ok(pick::choose(candidates, start, n, &mut rand::rng()))
 }
 
 /// An option as judging reads it: its id (the text, when present, is ignored).

@@ -1,0 +1,6 @@
+-- Picking a challenge reads a bounded window of a track's pool: each question carries a
+-- random key fixed at creation, and a pick starts at a random point of that key.
+ALTER TABLE questions ADD COLUMN pick_key BIGINT NOT NULL DEFAULT 0;
+UPDATE questions SET pick_key = CAST(floor(random() * 2147483647) AS BIGINT);
+CREATE INDEX questions_pick ON questions (category_id, status, pick_key);
+DROP INDEX questions_pool;

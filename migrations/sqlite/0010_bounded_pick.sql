@@ -1,0 +1,6 @@
+-- Picking a challenge reads a bounded window of a track's pool: each question carries a
+-- random key fixed at creation, and a pick starts at a random point of that key.
+ALTER TABLE questions ADD COLUMN pick_key INTEGER NOT NULL DEFAULT 0;
+UPDATE questions SET pick_key = abs(random() % 2147483647);
+CREATE INDEX questions_pick ON questions (category_id, status, pick_key);
+DROP INDEX questions_pool;

@@ -1,0 +1,149 @@
+//! Background jobs, each run by one process at a time across the deployment: a process
+//! runs a job only while it holds the job's lease (`db::jobs`), which it renews on every
+//! run; when it dies its lease runs out and another process takes the job over. Running a
+//! job twice changes nothing: the statistics are recomputed, and a purge removes only
+//! rows already past their age.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::task::JoinHandle;
+use uuid::Uuid;
+
+use crate::Result;
+use crate::clock::beijing;
+use crate::context::AppContext;
+use crate::db::moderation::StatsRow;
+use crate::db::retention::{Age, Cutoff, PURGES};
+use crate::db::{self};
+use crate::metrics::JobMetrics;
+
+/// The dashboard's statistics ([`refresh_stats`]).
+pub const STATS: &str = "admin_stats";
+/// The purge of stored data that is not the record ([`purge`]).
+pub const RETENTION: &str = "retention";
+/// How often the retention job runs.
+const RETENTION_EVERY_MS: i64 = 60_000;
+/// At most this many batches per table and run, so one run stays short and leaves the
+/// database to requests; the next run goes on.
+const BATCHES_PER_RUN: u32 = 20;
+const DAY_MS: i64 = 86_400_000;
+/// Players who played or signed up within this window are active.
+const ACTIVE_WINDOW_MS: i64 = 7 * DAY_MS;
+
+/// Starts this process's job loop (unless `JOBS_ENABLED=false`); it checks every few
+/// seconds which job is due and runs it if this process gets its lease.
+pub fn spawn(ctx: Arc<AppContext>, metrics: JobMetrics) -> Option<JoinHandle<()>> {
+    if !ctx.settings.jobs.enabled {
+        return None;
+    }
+    let holder = Uuid::new_v4().to_string();
+    Some(tokio::spawn(async move {
+        let stats_every_ms = ctx.settings.jobs.stats_refresh_seconds * 1000;
+        let mut tick = tokio::time::interval(Duration::from_secs(1));
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+        let (mut stats_due, mut retention_due) = (0_i64, 0_i64);
+        loop {
+            tick.tick().await;
+            let now = ctx.clock.now_ms();
+            if now >= stats_due {
+                stats_due = now + stats_every_ms;
+                run(&ctx, &holder, STATS, stats_every_ms, &metrics).await;
+            }
+            if now >= retention_due {
+                retention_due = now + RETENTION_EVERY_MS;
+                run(&ctx, &holder, RETENTION, RETENTION_EVERY_MS, &metrics).await;
+            }
+        }
+    }))
+}
+
+/// Runs `job` once if `holder` gets (or has) its lease; the lease lasts three intervals,
+/// so a live holder keeps it and a dead one frees it soon.
+pub async fn run(
+    ctx: &AppContext,
+    holder: &str,
+    job: &'static str,
+    every_ms: i64,
+    metrics: &JobMetrics,
+) -> bool {
+    let now = ctx.clock.now_ms();
+    let ttl_ms = 3 * every_ms + 30_000;
+    match db::jobs::take_lease(&ctx.db, job, holder, now, ttl_ms).await {
+        Ok(true) => {}
+        Ok(false) => {
+            metrics.run(job, "skipped");
+            return false;
+        }
+        Err(e) => {
+            tracing::warn!(job, error = %e, "background job: lease unavailable");
+            metrics.run(job, "failed");
+            return false;
+        }
+    }
+    let outcome = match job {
+        STATS => refresh_stats(ctx).await.map(|_| None),
+        _ => purge(ctx, metrics)
+            .await
+            .map(|removed| Some(removed.to_string())),
+    };
+    match outcome {
+        Ok(progress) => {
+            let finished = db::jobs::finish_run(
+                &ctx.db,
+                job,
+                holder,
+                progress.as_deref(),
+                ctx.clock.now_ms(),
+            )
+            .await;
+            if let Err(e) = finished {
+                tracing::warn!(job, error = %e, "background job: run not recorded");
+            }
+            metrics.run(job, "ran");
+            true
+        }
+        Err(e) => {
+            tracing::warn!(job, error = %e, "background job failed");
+            metrics.run(job, "failed");
+            false
+        }
+    }
+}
+
+/// Computes the dashboard's statistics and stores them for every process.
+pub async fn refresh_stats(ctx: &AppContext) -> Result<StatsRow> {
+    let now = ctx.clock.now_ms();
+    let stats = db::moderation::stats(&ctx.db, now - ACTIVE_WINDOW_MS).await?;
+    db::jobs::store_stats(&ctx.db, &stats, now).await?;
+    Ok(stats)
+}
+
+/// Removes, in batches of `PURGE_BATCH`, what is kept no longer (see
+/// [`crate::db::retention`]); returns how many rows went.
+pub async fn purge(ctx: &AppContext, metrics: &JobMetrics) -> Result<u64> {
+    let now = ctx.clock.now_ms();
+    let batch = ctx.settings.jobs.purge_batch;
+    let mut total = 0;
+    for purge in &PURGES {
+        let cutoff = match purge.age {
+            Age::Expired => Cutoff::Instant(now),
+            Age::Days(days) => Cutoff::Instant(now - days * DAY_MS),
+            Age::Retention => Cutoff::Instant(now - ctx.settings.jobs.retention_days * DAY_MS),
+            Age::BeijingDays(days) => Cutoff::Day(beijing::day_key(
+                beijing::day(ctx.clock.now()) - chrono::Duration::days(days),
+            )),
+        };
+        for _ in 0..BATCHES_PER_RUN {
+            let removed = db::retention::purge_batch(&ctx.db, purge, &cutoff, batch).await?;
+            metrics.purged(purge.table, removed);
+            total += removed;
+            if removed < u64::try_from(batch).unwrap_or(u64::MAX) {
+                break;
+            }
+            // leave the (SQLite: single) writer to requests between batches
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+    Ok(total)
+}
