@@ -16,6 +16,7 @@ mod envelope;
 mod extractors;
 mod gameplay;
 mod hostile;
+mod keyword_search;
 mod metrics;
 mod outage;
 mod phone;
