@@ -17,6 +17,7 @@ mod extractors;
 mod gameplay;
 mod hostile;
 mod jobs;
+mod keyword_search;
 mod metrics;
 mod outage;
 mod phone;

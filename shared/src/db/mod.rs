@@ -159,6 +159,26 @@ pub fn contains_pattern(needle: &str) -> String {
     pattern
 }
 
+/// The fewest characters a keyword needs for the trigram indexes to answer it (pg_trgm
+/// and SQLite's FTS5 `trigram` tokenizer): a shorter one is matched by `LIKE` over the
+/// whole table, on both engines.
+pub const TRIGRAM_MIN_CHARS: usize = 3;
+
+/// The FTS5 query (one phrase: with the `trigram` tokenizer, text containing `needle`,
+/// in any case) that finds the candidate rows of a keyword on SQLite, or `None` when the
+/// index cannot answer it: fewer than [`TRIGRAM_MIN_CHARS`] characters (such a phrase
+/// matches nothing), or a NUL (the query parser would stop there). Every row the
+/// `LIKE` of [`contains_pattern`] matches is among the candidates: both fold case, FTS5
+/// (Unicode) at least as widely as SQLite's `LOWER` and `LIKE` (ASCII); the queries keep
+/// the `LIKE` as the exact test.
+pub fn trigram_phrase(needle: &str) -> Option<String> {
+    let lowered = needle.to_lowercase();
+    if lowered.chars().count() < TRIGRAM_MIN_CHARS || lowered.contains('\0') {
+        return None;
+    }
+    Some(format!("\"{}\"", lowered.replace('"', "\"\"")))
+}
+
 impl Db {
     /// Opens the database named by `url`: the SQLite file (and its folder) is created
     /// when missing, in WAL mode with foreign keys on.
@@ -399,6 +419,19 @@ pub fn is_unique_violation(e: &sqlx::Error) -> bool {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn trigram_phrases_quote_the_lowered_keyword() {
+        use super::trigram_phrase;
+        assert_eq!(trigram_phrase("北京"), None);
+        assert_eq!(trigram_phrase("ab"), None);
+        assert_eq!(trigram_phrase("a\0bc"), None);
+        assert_eq!(trigram_phrase("北京市").as_deref(), Some("\"北京市\""));
+        assert_eq!(
+            trigram_phrase(r#"Say "100%_\""#).as_deref(),
+            Some(r#""say ""100%_\""""#)
+        );
+    }
+
     #[test]
     fn both_engines_have_the_same_migration_versions() {
         let (sqlite, postgres) = super::migration_versions();

@@ -82,12 +82,40 @@ impl SortBy {
     }
 }
 
+/// The filters: `$1` status, `$2` category, `$3` the keyword's `LIKE` pattern, `$4`
+/// difficulty, `$5` source; `None` matches any. The keyword's test is in the text only
+/// when there is one (see [`keyword_filter`]).
 const WHERE: &str = " WHERE (CAST($1 AS TEXT) IS NULL OR q.status = $1)
    AND (CAST($2 AS TEXT) IS NULL OR q.category_id = $2)
-   AND (CAST($3 AS TEXT) IS NULL OR LOWER(q.stem_text) LIKE $3 ESCAPE '\\'
-        OR LOWER(q.distractors) LIKE $3 ESCAPE '\\')
    AND (CAST($4 AS BIGINT) IS NULL OR q.difficulty = $4)
    AND (CAST($5 AS TEXT) IS NULL OR q.source = $5)";
+
+/// The keyword's test, `$3` its `LIKE` pattern and `$fts` (SQLite) its FTS5 phrase.
+///
+/// Without a keyword, `$3` (NULL) is still named, so both texts bind the same
+/// parameters. With one, the `LIKE` is the exact test on both engines: PostgreSQL answers
+/// it from the trigram indexes on `LOWER(stem_text)` and `LOWER(distractors)`
+/// (migration 0011); SQLite, when the keyword has 3 or more characters, first narrows to
+/// the rows its FTS5 trigram table matches (`question_search`, a superset), and with
+/// fewer reads the whole table, as PostgreSQL then does too.
+fn keyword_filter(db: &Db, keyword: Option<&str>, fts: usize) -> (String, Option<String>) {
+    const LIKE: &str = " AND (LOWER(q.stem_text) LIKE $3 ESCAPE '\\'
+        OR LOWER(q.distractors) LIKE $3 ESCAPE '\\')";
+    let Some(keyword) = keyword else {
+        return (" AND CAST($3 AS TEXT) IS NULL".to_string(), None);
+    };
+    match (db, super::trigram_phrase(keyword)) {
+        (Db::Sqlite(_), Some(phrase)) => (
+            format!(
+                "{LIKE} AND q.id IN (SELECT k.question_id FROM question_search_keys k
+                  WHERE k.n IN (SELECT rowid FROM question_search
+                                WHERE question_search MATCH ${fts}))"
+            ),
+            Some(phrase),
+        ),
+        _ => (LIKE.to_string(), None),
+    }
+}
 
 /// One page of the filtered list and the total number of matches.
 pub async fn page(
@@ -101,9 +129,11 @@ pub async fn page(
     let dir = if descending { "DESC" } else { "ASC" };
     let col = sort.column();
     let keyword = f.keyword.as_deref().map(super::contains_pattern);
+    let (page_filter, phrase) = keyword_filter(db, f.keyword.as_deref(), 8);
+    let (count_filter, _) = keyword_filter(db, f.keyword.as_deref(), 6);
     let rows = read!(db, |ex| {
-        sqlx::query_as::<_, QuestionRow>(sqlx::AssertSqlSafe(format!(
-            "{SELECT}{WHERE} ORDER BY {col} {dir}, q.id {dir} LIMIT $6 OFFSET $7"
+        let q = sqlx::query_as::<_, QuestionRow>(sqlx::AssertSqlSafe(format!(
+            "{SELECT}{WHERE}{page_filter} ORDER BY {col} {dir}, q.id {dir} LIMIT $6 OFFSET $7"
         )))
         .bind(f.status.as_deref())
         .bind(f.category_id.as_deref())
@@ -111,19 +141,27 @@ pub async fn page(
         .bind(f.difficulty)
         .bind(f.source.as_deref())
         .bind(limit)
-        .bind(offset)
+        .bind(offset);
+        match &phrase {
+            Some(p) => q.bind(p.as_str()),
+            None => q,
+        }
         .fetch_all(ex)
         .await?
     });
     let total: i64 = read!(db, |ex| {
-        sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(format!(
-            "SELECT count(*) FROM questions q{WHERE}"
+        let q = sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(format!(
+            "SELECT count(*) FROM questions q{WHERE}{count_filter}"
         )))
         .bind(f.status.as_deref())
         .bind(f.category_id.as_deref())
         .bind(keyword.as_deref())
         .bind(f.difficulty)
-        .bind(f.source.as_deref())
+        .bind(f.source.as_deref());
+        match &phrase {
+            Some(p) => q.bind(p.as_str()),
+            None => q,
+        }
         .fetch_one(ex)
         .await?
     });
