@@ -1,6 +1,6 @@
 //! `admins`: admin accounts.
 
-use super::{Db, Tx, in_tx, read};
+use super::{Db, Tx, count_rows, in_tx, read};
 
 /// The columns of [`AdminRow`]; `mfa_enabled` is read from `admin_mfa`.
 macro_rules! admin_columns {
@@ -26,11 +26,7 @@ pub struct AdminRow {
 }
 
 pub async fn count(db: &Db) -> sqlx::Result<i64> {
-    Ok(read!(db, |ex| {
-        sqlx::query_scalar("SELECT count(*) FROM admins")
-            .fetch_one(ex)
-            .await?
-    }))
+    count_rows(db, "SELECT count(*) FROM admins").await
 }
 
 pub async fn get(db: &Db, id: &str) -> sqlx::Result<Option<AdminRow>> {
