@@ -345,21 +345,34 @@ pub async fn child_count(tx: &mut Tx, id: &str) -> sqlx::Result<i64> {
     }))
 }
 
+/// Binds a node's fields and the write's instant to `$query`'s `$1`..`$8` (id, category,
+/// title, parent, order, questions required, pass threshold, instant): the insert and the
+/// update use the same numbering.
+macro_rules! bind_node_write {
+    ($query:expr, $n:expr, $now_ms:expr) => {
+        $query
+            .bind(&$n.id)
+            .bind(&$n.category_id)
+            .bind(&$n.title)
+            .bind(&$n.parent_id)
+            .bind($n.sort_order)
+            .bind($n.questions_required)
+            .bind($n.pass_threshold)
+            .bind($now_ms)
+    };
+}
+
 pub async fn insert_node(tx: &mut Tx, n: &SkillNodeRow, now_ms: i64) -> sqlx::Result<u64> {
     Ok(in_tx!(tx, |ex| {
-        sqlx::query(
-            "INSERT INTO skill_nodes (id, category_id, title, parent_id, sort_order,
-                                      questions_required, pass_threshold, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)",
+        bind_node_write!(
+            sqlx::query(
+                "INSERT INTO skill_nodes (id, category_id, title, parent_id, sort_order,
+                                          questions_required, pass_threshold, created_at, updated_at)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)",
+            ),
+            n,
+            now_ms
         )
-        .bind(&n.id)
-        .bind(&n.category_id)
-        .bind(&n.title)
-        .bind(&n.parent_id)
-        .bind(n.sort_order)
-        .bind(n.questions_required)
-        .bind(n.pass_threshold)
-        .bind(now_ms)
         .execute(ex)
         .await?
         .rows_affected()
@@ -368,19 +381,15 @@ pub async fn insert_node(tx: &mut Tx, n: &SkillNodeRow, now_ms: i64) -> sqlx::Re
 
 pub async fn update_node(tx: &mut Tx, n: &SkillNodeRow, now_ms: i64) -> sqlx::Result<u64> {
     Ok(in_tx!(tx, |ex| {
-        sqlx::query(
-            "UPDATE skill_nodes SET category_id = $2, title = $3, parent_id = $4, sort_order = $5,
-                                    questions_required = $6, pass_threshold = $7, updated_at = $8
-             WHERE id = $1",
+        bind_node_write!(
+            sqlx::query(
+                "UPDATE skill_nodes SET category_id = $2, title = $3, parent_id = $4, sort_order = $5,
+                                        questions_required = $6, pass_threshold = $7, updated_at = $8
+                 WHERE id = $1",
+            ),
+            n,
+            now_ms
         )
-        .bind(&n.id)
-        .bind(&n.category_id)
-        .bind(&n.title)
-        .bind(&n.parent_id)
-        .bind(n.sort_order)
-        .bind(n.questions_required)
-        .bind(n.pass_threshold)
-        .bind(now_ms)
         .execute(ex)
         .await?
         .rows_affected()
