@@ -29,16 +29,15 @@ pub async fn count(db: &Db) -> sqlx::Result<i64> {
     count_rows(db, "SELECT count(*) FROM admins").await
 }
 
+/// One admin by id; read inside and outside a transaction.
+const ADMIN_BY_ID: &str = concat!("SELECT ", admin_columns!(), " FROM admins WHERE id = $1");
+
 pub async fn get(db: &Db, id: &str) -> sqlx::Result<Option<AdminRow>> {
     Ok(read!(db, |ex| {
-        sqlx::query_as::<_, AdminRow>(concat!(
-            "SELECT ",
-            admin_columns!(),
-            " FROM admins WHERE id = $1"
-        ))
-        .bind(id)
-        .fetch_optional(ex)
-        .await?
+        sqlx::query_as::<_, AdminRow>(ADMIN_BY_ID)
+            .bind(id)
+            .fetch_optional(ex)
+            .await?
     }))
 }
 
@@ -181,14 +180,10 @@ pub async fn get_for_update(tx: &mut Tx, id: &str) -> sqlx::Result<Option<AdminR
 
 pub async fn get_tx(tx: &mut Tx, id: &str) -> sqlx::Result<Option<AdminRow>> {
     Ok(in_tx!(tx, |ex| {
-        sqlx::query_as::<_, AdminRow>(concat!(
-            "SELECT ",
-            admin_columns!(),
-            " FROM admins WHERE id = $1"
-        ))
-        .bind(id)
-        .fetch_optional(ex)
-        .await?
+        sqlx::query_as::<_, AdminRow>(ADMIN_BY_ID)
+            .bind(id)
+            .fetch_optional(ex)
+            .await?
     }))
 }
 
