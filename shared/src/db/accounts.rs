@@ -111,13 +111,11 @@ pub async fn identity_owner(
     subject: &str,
 ) -> sqlx::Result<Option<String>> {
     Ok(in_tx!(tx, |ex| {
-        sqlx::query_scalar(
-            "SELECT player_id FROM player_identities WHERE provider = $1 AND subject = $2",
-        )
-        .bind(provider.as_str())
-        .bind(subject)
-        .fetch_optional(ex)
-        .await?
+        sqlx::query_scalar(super::players::IDENTITY_OWNER)
+            .bind(provider.as_str())
+            .bind(subject)
+            .fetch_optional(ex)
+            .await?
     }))
 }
 
@@ -152,14 +150,10 @@ pub async fn upgrade_guest(
         sqlx::query("UPDATE players SET is_guest = FALSE, updated_at = $2 WHERE id = $1")
             .bind(guest_id)
             .bind(now_ms)
-            .execute(&mut *ex)
+            .execute(ex)
             .await?;
-        sqlx::query("DELETE FROM player_identities WHERE player_id = $1 AND provider = 'device'")
-            .bind(guest_id)
-            .execute(&mut *ex)
-            .await?
-            .rows_affected()
     });
+    drop_device_identity(tx, guest_id).await?;
     Ok(true)
 }
 
@@ -337,23 +331,40 @@ pub async fn merge_guest(
             .bind(now_ms)
             .execute(&mut *ex)
             .await?;
-        // Every token of the merged-away guest dies with it (access tokens are refused
-        // by `merged_into`); no answer judged on a memory of it writes any more.
+    });
+    // Every token of the merged-away guest dies with it (access tokens are refused by
+    // `merged_into`); no answer judged on a memory of it writes any more.
+    revoke_refresh_tokens(tx, guest, now_ms).await?;
+    drop_device_identity(tx, guest).await?;
+    Ok(c)
+}
+
+/// Revokes every refresh token of a player not yet revoked, used ones included: the
+/// account itself ends (a merge, a deletion), not just its sign-ins.
+async fn revoke_refresh_tokens(tx: &mut Tx, player_id: &str, now_ms: i64) -> sqlx::Result<u64> {
+    Ok(in_tx!(tx, |ex| {
         sqlx::query(
             "UPDATE refresh_tokens SET revoked_at = $2
              WHERE audience = 'player' AND subject_id = $1 AND revoked_at IS NULL",
         )
-        .bind(guest)
+        .bind(player_id)
         .bind(now_ms)
-        .execute(&mut *ex)
-        .await?;
+        .execute(ex)
+        .await?
+        .rows_affected()
+    }))
+}
+
+/// Removes a player's device identity: a device id is no credential for a formal
+/// account, nor for one merged away.
+async fn drop_device_identity(tx: &mut Tx, player_id: &str) -> sqlx::Result<u64> {
+    Ok(in_tx!(tx, |ex| {
         sqlx::query("DELETE FROM player_identities WHERE player_id = $1 AND provider = 'device'")
-            .bind(guest)
-            .execute(&mut *ex)
+            .bind(player_id)
+            .execute(ex)
             .await?
             .rows_affected()
-    });
-    Ok(c)
+    }))
 }
 
 /// Deletes an account's personal data and identities; its ledger and answer records
@@ -402,16 +413,8 @@ pub async fn delete_player(tx: &mut Tx, player_id: &str, now_ms: i64) -> sqlx::R
         ] {
             sqlx::query(sql).bind(player_id).execute(&mut *ex).await?;
         }
-        sqlx::query(
-            "UPDATE refresh_tokens SET revoked_at = $2
-             WHERE audience = 'player' AND subject_id = $1 AND revoked_at IS NULL",
-        )
-        .bind(player_id)
-        .bind(now_ms)
-        .execute(&mut *ex)
-        .await?
-        .rows_affected()
     });
+    revoke_refresh_tokens(tx, player_id, now_ms).await?;
     // an answer judged before the deletion then fails to write
     progress::write(Target::Tx(tx), player_id, Update::Touch, now_ms).await?;
     Ok(true)

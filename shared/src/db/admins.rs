@@ -1,6 +1,6 @@
 //! `admins`: admin accounts.
 
-use super::{Db, Tx, in_tx, read};
+use super::{Db, Tx, count_rows, in_tx, read};
 
 /// The columns of [`AdminRow`]; `mfa_enabled` is read from `admin_mfa`.
 macro_rules! admin_columns {
@@ -26,23 +26,18 @@ pub struct AdminRow {
 }
 
 pub async fn count(db: &Db) -> sqlx::Result<i64> {
-    Ok(read!(db, |ex| {
-        sqlx::query_scalar("SELECT count(*) FROM admins")
-            .fetch_one(ex)
-            .await?
-    }))
+    count_rows(db, "SELECT count(*) FROM admins").await
 }
+
+/// One admin by id; read inside and outside a transaction.
+const ADMIN_BY_ID: &str = concat!("SELECT ", admin_columns!(), " FROM admins WHERE id = $1");
 
 pub async fn get(db: &Db, id: &str) -> sqlx::Result<Option<AdminRow>> {
     Ok(read!(db, |ex| {
-        sqlx::query_as::<_, AdminRow>(concat!(
-            "SELECT ",
-            admin_columns!(),
-            " FROM admins WHERE id = $1"
-        ))
-        .bind(id)
-        .fetch_optional(ex)
-        .await?
+        sqlx::query_as::<_, AdminRow>(ADMIN_BY_ID)
+            .bind(id)
+            .fetch_optional(ex)
+            .await?
     }))
 }
 
@@ -185,14 +180,10 @@ pub async fn get_for_update(tx: &mut Tx, id: &str) -> sqlx::Result<Option<AdminR
 
 pub async fn get_tx(tx: &mut Tx, id: &str) -> sqlx::Result<Option<AdminRow>> {
     Ok(in_tx!(tx, |ex| {
-        sqlx::query_as::<_, AdminRow>(concat!(
-            "SELECT ",
-            admin_columns!(),
-            " FROM admins WHERE id = $1"
-        ))
-        .bind(id)
-        .fetch_optional(ex)
-        .await?
+        sqlx::query_as::<_, AdminRow>(ADMIN_BY_ID)
+            .bind(id)
+            .fetch_optional(ex)
+            .await?
     }))
 }
 

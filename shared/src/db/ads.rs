@@ -84,18 +84,20 @@ pub async fn get(tx: &mut Tx, id: &str) -> sqlx::Result<Option<AdSessionRow>> {
     }))
 }
 
+/// Counts a player's (`$1`) completed recoveries of a type (`$2`) on a day (`$3`);
+/// read inside and outside a transaction.
+const COMPLETED_ON: &str = "SELECT count(*) FROM ad_sessions
+     WHERE player_id = $1 AND type = $2 AND status = 'completed' AND day = $3";
+
 /// Recoveries of a type a player completed on a Beijing day.
 pub async fn completed_on(db: &Db, player_id: &str, kind: &str, day: &str) -> sqlx::Result<i64> {
     Ok(read!(db, |ex| {
-        sqlx::query_scalar(
-            "SELECT count(*) FROM ad_sessions
-             WHERE player_id = $1 AND type = $2 AND status = 'completed' AND day = $3",
-        )
-        .bind(player_id)
-        .bind(kind)
-        .bind(day)
-        .fetch_one(ex)
-        .await?
+        sqlx::query_scalar(COMPLETED_ON)
+            .bind(player_id)
+            .bind(kind)
+            .bind(day)
+            .fetch_one(ex)
+            .await?
     }))
 }
 
@@ -107,15 +109,12 @@ pub async fn completed_on_tx(
     day: &str,
 ) -> sqlx::Result<i64> {
     Ok(in_tx!(tx, |ex| {
-        sqlx::query_scalar(
-            "SELECT count(*) FROM ad_sessions
-             WHERE player_id = $1 AND type = $2 AND status = 'completed' AND day = $3",
-        )
-        .bind(player_id)
-        .bind(kind)
-        .bind(day)
-        .fetch_one(ex)
-        .await?
+        sqlx::query_scalar(COMPLETED_ON)
+            .bind(player_id)
+            .bind(kind)
+            .bind(day)
+            .fetch_one(ex)
+            .await?
     }))
 }
 

@@ -1,6 +1,6 @@
 //! `audit_log`: every admin write, with actor, target and the state before and after.
 
-use super::{Db, Tx, in_tx, read};
+use super::{Db, Tx, count_rows, in_tx, read};
 
 pub struct NewAuditEntry<'a> {
     pub id: &'a str,
@@ -63,10 +63,6 @@ pub async fn page(db: &Db, limit: i64, offset: i64) -> sqlx::Result<(Vec<AuditRo
         .fetch_all(ex)
         .await?
     });
-    let total: i64 = read!(db, |ex| {
-        sqlx::query_scalar("SELECT count(*) FROM audit_log")
-            .fetch_one(ex)
-            .await?
-    });
+    let total = count_rows(db, "SELECT count(*) FROM audit_log").await?;
     Ok((rows, total))
 }

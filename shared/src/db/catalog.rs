@@ -1,6 +1,6 @@
 //! Categories, knowledge cards and the skill tree as admins read and write them.
 
-use super::{Db, Tx, in_tx, read};
+use super::{Db, Tx, count_rows, in_tx, read};
 
 // ---------------------------------------------------------------------------------------
 // Categories
@@ -51,11 +51,7 @@ pub async fn category_page(
         .fetch_all(ex)
         .await?
     });
-    let total: i64 = read!(db, |ex| {
-        sqlx::query_scalar("SELECT count(*) FROM categories")
-            .fetch_one(ex)
-            .await?
-    });
+    let total = count_rows(db, "SELECT count(*) FROM categories").await?;
     Ok((rows, total))
 }
 
@@ -88,23 +84,45 @@ pub async fn category_clashes(
     Ok((ids > 0, slugs > 0))
 }
 
-/// Whether `ancestor` is `start` or one of its ancestors through `parent_id`.
-pub async fn category_in_ancestry(tx: &mut Tx, start: &str, ancestor: &str) -> sqlx::Result<bool> {
-    let n: i64 = in_tx!(tx, |ex| {
-        sqlx::query_scalar(
+/// The recursive query counting whether `$2` is `$1` or one of its ancestors through
+/// `parent_id` in `$table`: categories and skill nodes form the same kind of tree.
+macro_rules! ancestry_count_sql {
+    ($table:literal) => {
+        concat!(
             "WITH RECURSIVE anc (id, parent_id) AS (
-                 SELECT id, parent_id FROM categories WHERE id = $1
+                 SELECT id, parent_id FROM ",
+            $table,
+            " WHERE id = $1
                  UNION
-                 SELECT c.id, c.parent_id FROM categories c JOIN anc ON c.id = anc.parent_id
+                 SELECT t.id, t.parent_id FROM ",
+            $table,
+            " t JOIN anc ON t.id = anc.parent_id
              )
-             SELECT count(*) FROM anc WHERE id = $2",
+             SELECT count(*) FROM anc WHERE id = $2"
         )
-        .bind(start)
-        .bind(ancestor)
-        .fetch_one(ex)
-        .await?
+    };
+}
+
+/// Runs an [`ancestry_count_sql!`] query.
+async fn in_ancestry(
+    tx: &mut Tx,
+    sql: &'static str,
+    start: &str,
+    ancestor: &str,
+) -> sqlx::Result<bool> {
+    let n: i64 = in_tx!(tx, |ex| {
+        sqlx::query_scalar(sql)
+            .bind(start)
+            .bind(ancestor)
+            .fetch_one(ex)
+            .await?
     });
     Ok(n > 0)
+}
+
+/// Whether `ancestor` is `start` or one of its ancestors through `parent_id`.
+pub async fn category_in_ancestry(tx: &mut Tx, start: &str, ancestor: &str) -> sqlx::Result<bool> {
+    in_ancestry(tx, ancestry_count_sql!("categories"), start, ancestor).await
 }
 
 /// The stored fields of a category.
@@ -119,21 +137,32 @@ pub struct CategoryWrite<'a> {
     pub now_ms: i64,
 }
 
+/// Binds a [`CategoryWrite`]'s fields to `$query`'s `$1`..`$8` (id, name, slug, parent,
+/// icon, order, status, instant): the insert and the update use the same numbering.
+macro_rules! bind_category_write {
+    ($query:expr, $c:expr) => {
+        $query
+            .bind($c.id)
+            .bind($c.name)
+            .bind($c.slug)
+            .bind($c.parent_id)
+            .bind($c.icon)
+            .bind($c.sort_order)
+            .bind($c.status)
+            .bind($c.now_ms)
+    };
+}
+
 pub async fn insert_category(tx: &mut Tx, c: &CategoryWrite<'_>) -> sqlx::Result<u64> {
     Ok(in_tx!(tx, |ex| {
-        sqlx::query(
-            "INSERT INTO categories (id, name, slug, parent_id, icon, sort_order, status,
-                                     created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)",
+        bind_category_write!(
+            sqlx::query(
+                "INSERT INTO categories (id, name, slug, parent_id, icon, sort_order, status,
+                                         created_at, updated_at)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)",
+            ),
+            c
         )
-        .bind(c.id)
-        .bind(c.name)
-        .bind(c.slug)
-        .bind(c.parent_id)
-        .bind(c.icon)
-        .bind(c.sort_order)
-        .bind(c.status)
-        .bind(c.now_ms)
         .execute(ex)
         .await?
         .rows_affected()
@@ -142,19 +171,14 @@ pub async fn insert_category(tx: &mut Tx, c: &CategoryWrite<'_>) -> sqlx::Result
 
 pub async fn update_category(tx: &mut Tx, c: &CategoryWrite<'_>) -> sqlx::Result<u64> {
     Ok(in_tx!(tx, |ex| {
-        sqlx::query(
-            "UPDATE categories SET name = $2, slug = $3, parent_id = $4, icon = $5,
-                                   sort_order = $6, status = $7, updated_at = $8
-             WHERE id = $1",
+        bind_category_write!(
+            sqlx::query(
+                "UPDATE categories SET name = $2, slug = $3, parent_id = $4, icon = $5,
+                                       sort_order = $6, status = $7, updated_at = $8
+                 WHERE id = $1",
+            ),
+            c
         )
-        .bind(c.id)
-        .bind(c.name)
-        .bind(c.slug)
-        .bind(c.parent_id)
-        .bind(c.icon)
-        .bind(c.sort_order)
-        .bind(c.status)
-        .bind(c.now_ms)
         .execute(ex)
         .await?
         .rows_affected()
@@ -188,11 +212,7 @@ pub async fn card_page(db: &Db, limit: i64, offset: i64) -> sqlx::Result<(Vec<Ca
         .fetch_all(ex)
         .await?
     });
-    let total: i64 = read!(db, |ex| {
-        sqlx::query_scalar("SELECT count(*) FROM knowledge_cards")
-            .fetch_one(ex)
-            .await?
-    });
+    let total = count_rows(db, "SELECT count(*) FROM knowledge_cards").await?;
     Ok((rows, total))
 }
 
@@ -209,28 +229,27 @@ pub async fn card_of_question(db: &Db, question_id: &str) -> sqlx::Result<Option
     }))
 }
 
+/// One card by id; read inside and outside a transaction.
+const CARD_BY_ID: &str =
+    "SELECT id, question_id, title, summary, deep_dive, source_ref, created_at, updated_at
+     FROM knowledge_cards WHERE id = $1";
+
 pub async fn card_in_tx(tx: &mut Tx, id: &str) -> sqlx::Result<Option<CardRow>> {
     Ok(in_tx!(tx, |ex| {
-        sqlx::query_as::<_, CardRow>(
-            "SELECT id, question_id, title, summary, deep_dive, source_ref, created_at, updated_at
-             FROM knowledge_cards WHERE id = $1",
-        )
-        .bind(id)
-        .fetch_optional(ex)
-        .await?
+        sqlx::query_as::<_, CardRow>(CARD_BY_ID)
+            .bind(id)
+            .fetch_optional(ex)
+            .await?
     }))
 }
 
 /// One card, read outside any transaction.
 pub async fn card(db: &Db, id: &str) -> sqlx::Result<Option<CardRow>> {
     read!(db, |ex| {
-        sqlx::query_as::<_, CardRow>(
-            "SELECT id, question_id, title, summary, deep_dive, source_ref, created_at, updated_at
-             FROM knowledge_cards WHERE id = $1",
-        )
-        .bind(id)
-        .fetch_optional(ex)
-        .await
+        sqlx::query_as::<_, CardRow>(CARD_BY_ID)
+            .bind(id)
+            .fetch_optional(ex)
+            .await
     })
 }
 
@@ -313,21 +332,7 @@ pub async fn next_node_order(tx: &mut Tx, category_id: &str) -> sqlx::Result<i64
 
 /// Whether `ancestor` is node `start` or one of its ancestors through `parent_id`.
 pub async fn node_in_ancestry(tx: &mut Tx, start: &str, ancestor: &str) -> sqlx::Result<bool> {
-    let n: i64 = in_tx!(tx, |ex| {
-        sqlx::query_scalar(
-            "WITH RECURSIVE anc (id, parent_id) AS (
-                 SELECT id, parent_id FROM skill_nodes WHERE id = $1
-                 UNION
-                 SELECT n.id, n.parent_id FROM skill_nodes n JOIN anc ON n.id = anc.parent_id
-             )
-             SELECT count(*) FROM anc WHERE id = $2",
-        )
-        .bind(start)
-        .bind(ancestor)
-        .fetch_one(ex)
-        .await?
-    });
-    Ok(n > 0)
+    in_ancestry(tx, ancestry_count_sql!("skill_nodes"), start, ancestor).await
 }
 
 /// How many nodes have `id` as parent.
@@ -340,21 +345,34 @@ pub async fn child_count(tx: &mut Tx, id: &str) -> sqlx::Result<i64> {
     }))
 }
 
+/// Binds a node's fields and the write's instant to `$query`'s `$1`..`$8` (id, category,
+/// title, parent, order, questions required, pass threshold, instant): the insert and the
+/// update use the same numbering.
+macro_rules! bind_node_write {
+    ($query:expr, $n:expr, $now_ms:expr) => {
+        $query
+            .bind(&$n.id)
+            .bind(&$n.category_id)
+            .bind(&$n.title)
+            .bind(&$n.parent_id)
+            .bind($n.sort_order)
+            .bind($n.questions_required)
+            .bind($n.pass_threshold)
+            .bind($now_ms)
+    };
+}
+
 pub async fn insert_node(tx: &mut Tx, n: &SkillNodeRow, now_ms: i64) -> sqlx::Result<u64> {
     Ok(in_tx!(tx, |ex| {
-        sqlx::query(
-            "INSERT INTO skill_nodes (id, category_id, title, parent_id, sort_order,
-                                      questions_required, pass_threshold, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)",
+        bind_node_write!(
+            sqlx::query(
+                "INSERT INTO skill_nodes (id, category_id, title, parent_id, sort_order,
+                                          questions_required, pass_threshold, created_at, updated_at)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)",
+            ),
+            n,
+            now_ms
         )
-        .bind(&n.id)
-        .bind(&n.category_id)
-        .bind(&n.title)
-        .bind(&n.parent_id)
-        .bind(n.sort_order)
-        .bind(n.questions_required)
-        .bind(n.pass_threshold)
-        .bind(now_ms)
         .execute(ex)
         .await?
         .rows_affected()
@@ -363,19 +381,15 @@ pub async fn insert_node(tx: &mut Tx, n: &SkillNodeRow, now_ms: i64) -> sqlx::Re
 
 pub async fn update_node(tx: &mut Tx, n: &SkillNodeRow, now_ms: i64) -> sqlx::Result<u64> {
     Ok(in_tx!(tx, |ex| {
-        sqlx::query(
-            "UPDATE skill_nodes SET category_id = $2, title = $3, parent_id = $4, sort_order = $5,
-                                    questions_required = $6, pass_threshold = $7, updated_at = $8
-             WHERE id = $1",
+        bind_node_write!(
+            sqlx::query(
+                "UPDATE skill_nodes SET category_id = $2, title = $3, parent_id = $4, sort_order = $5,
+                                        questions_required = $6, pass_threshold = $7, updated_at = $8
+                 WHERE id = $1",
+            ),
+            n,
+            now_ms
         )
-        .bind(&n.id)
-        .bind(&n.category_id)
-        .bind(&n.title)
-        .bind(&n.parent_id)
-        .bind(n.sort_order)
-        .bind(n.questions_required)
-        .bind(n.pass_threshold)
-        .bind(now_ms)
         .execute(ex)
         .await?
         .rows_affected()

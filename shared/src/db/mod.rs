@@ -143,6 +143,28 @@ macro_rules! in_tx {
 
 pub use crate::{in_tx, read};
 
+/// Runs a `DELETE … WHERE expires_at <= $1` sweep in its own transaction; answers how
+/// many rows went.
+async fn delete_expired_rows(db: &Db, sql: &'static str, now_ms: i64) -> sqlx::Result<u64> {
+    let mut tx = db.begin().await?;
+    let removed = in_tx!(&mut tx, |ex| {
+        sqlx::query(sql)
+            .bind(now_ms)
+            .execute(ex)
+            .await?
+            .rows_affected()
+    });
+    tx.commit().await?;
+    Ok(removed)
+}
+
+/// Runs a parameterless `SELECT count(*) …`: the total beside each admin page and count.
+async fn count_rows(db: &Db, sql: &'static str) -> sqlx::Result<i64> {
+    Ok(read!(db, |ex| sqlx::query_scalar(sql)
+        .fetch_one(ex)
+        .await?))
+}
+
 /// The `LIKE … ESCAPE '\'` pattern matching text that contains `needle` (lower-cased, as
 /// the queries lower the column): `%`, `_` and `\` in it match themselves, so a search
 /// for `100%` or `a_b` finds those characters, not everything.

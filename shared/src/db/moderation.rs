@@ -1,6 +1,6 @@
 //! Players as admins see them, bans, statistics, the feedback inbox.
 
-use super::{Db, Tx, in_tx, read};
+use super::{Db, Tx, count_rows, in_tx, read};
 
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct PlayerAdminRow {
@@ -227,10 +227,6 @@ pub async fn feedback(db: &Db, limit: i64, offset: i64) -> sqlx::Result<(Vec<Fee
         .fetch_all(ex)
         .await?
     });
-    let total: i64 = read!(db, |ex| {
-        sqlx::query_scalar("SELECT count(*) FROM feedback")
-            .fetch_one(ex)
-            .await?
-    });
+    let total = count_rows(db, "SELECT count(*) FROM feedback").await?;
     Ok((rows, total))
 }

@@ -47,6 +47,11 @@ pub async fn end_access_tokens(tx: &mut Tx, player_id: &str, now_ms: i64) -> sql
         .map(drop)
 }
 
+/// The player an identity (`$1` provider, `$2` subject) belongs to; read inside and
+/// outside a transaction.
+pub(super) const IDENTITY_OWNER: &str =
+    "SELECT player_id FROM player_identities WHERE provider = $1 AND subject = $2";
+
 /// The player an identity belongs to.
 pub async fn find_by_identity(
     db: &Db,
@@ -54,13 +59,11 @@ pub async fn find_by_identity(
     subject: &str,
 ) -> sqlx::Result<Option<String>> {
     Ok(read!(db, |ex| {
-        sqlx::query_scalar(
-            "SELECT player_id FROM player_identities WHERE provider = $1 AND subject = $2",
-        )
-        .bind(provider.as_str())
-        .bind(subject)
-        .fetch_optional(ex)
-        .await?
+        sqlx::query_scalar(IDENTITY_OWNER)
+            .bind(provider.as_str())
+            .bind(subject)
+            .fetch_optional(ex)
+            .await?
     }))
 }
 

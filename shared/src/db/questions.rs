@@ -117,6 +117,19 @@ fn keyword_filter(db: &Db, keyword: Option<&str>, fts: usize) -> (String, Option
     }
 }
 
+/// Binds a [`ListFilter`] (with its keyword already a `LIKE` pattern) to [`WHERE`]'s
+/// `$1`..`$5`; the page and its count filter alike.
+macro_rules! bind_list_filter {
+    ($query:expr, $f:expr, $keyword:expr) => {
+        $query
+            .bind($f.status.as_deref())
+            .bind($f.category_id.as_deref())
+            .bind($keyword.as_deref())
+            .bind($f.difficulty)
+            .bind($f.source.as_deref())
+    };
+}
+
 /// One page of the filtered list and the total number of matches.
 pub async fn page(
     db: &Db,
@@ -132,14 +145,13 @@ pub async fn page(
     let (page_filter, phrase) = keyword_filter(db, f.keyword.as_deref(), 8);
     let (count_filter, _) = keyword_filter(db, f.keyword.as_deref(), 6);
     let rows = read!(db, |ex| {
-        let q = sqlx::query_as::<_, QuestionRow>(sqlx::AssertSqlSafe(format!(
-            "{SELECT}{WHERE}{page_filter} ORDER BY {col} {dir}, q.id {dir} LIMIT $6 OFFSET $7"
-        )))
-        .bind(f.status.as_deref())
-        .bind(f.category_id.as_deref())
-        .bind(keyword.as_deref())
-        .bind(f.difficulty)
-        .bind(f.source.as_deref())
+        let q = bind_list_filter!(
+            sqlx::query_as::<_, QuestionRow>(sqlx::AssertSqlSafe(format!(
+                "{SELECT}{WHERE}{page_filter} ORDER BY {col} {dir}, q.id {dir} LIMIT $6 OFFSET $7"
+            ))),
+            f,
+            keyword
+        )
         .bind(limit)
         .bind(offset);
         match &phrase {
@@ -150,14 +162,13 @@ pub async fn page(
         .await?
     });
     let total: i64 = read!(db, |ex| {
-        let q = sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(format!(
-            "SELECT count(*) FROM questions q{WHERE}{count_filter}"
-        )))
-        .bind(f.status.as_deref())
-        .bind(f.category_id.as_deref())
-        .bind(keyword.as_deref())
-        .bind(f.difficulty)
-        .bind(f.source.as_deref());
+        let q = bind_list_filter!(
+            sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(format!(
+                "SELECT count(*) FROM questions q{WHERE}{count_filter}"
+            ))),
+            f,
+            keyword
+        );
         match &phrase {
             Some(p) => q.bind(p.as_str()),
             None => q,
@@ -212,7 +223,8 @@ pub async fn statuses_in_tx(tx: &mut Tx, ids: &[String]) -> sqlx::Result<Vec<(St
     }))
 }
 
-pub struct NewQuestion<'a> {
+/// A question's own columns that an insert and an update both write.
+pub struct QuestionFields<'a> {
     pub id: &'a str,
     pub category_id: &'a str,
     pub stem_text: &'a str,
@@ -222,6 +234,26 @@ pub struct NewQuestion<'a> {
     pub distractors_json: &'a str,
     pub difficulty: i64,
     pub status: &'a str,
+}
+
+/// Binds [`QuestionFields`] (id, category, stem, type, answer, distractors, difficulty,
+/// status) to `$query`'s `$1`..`$8`.
+macro_rules! bind_question_fields {
+    ($query:expr, $q:expr) => {
+        $query
+            .bind($q.id)
+            .bind($q.category_id)
+            .bind($q.stem_text)
+            .bind($q.content_type.as_str())
+            .bind($q.correct_answer)
+            .bind($q.distractors_json)
+            .bind($q.difficulty)
+            .bind($q.status)
+    };
+}
+
+pub struct NewQuestion<'a> {
+    pub fields: QuestionFields<'a>,
     pub source: &'a str,
     pub now_ms: i64,
 }
@@ -230,21 +262,16 @@ pub struct NewQuestion<'a> {
 /// that to be idempotent; new admin questions have fresh ids).
 pub async fn insert(tx: &mut Tx, q: &NewQuestion<'_>) -> sqlx::Result<bool> {
     Ok(in_tx!(tx, |ex| {
-        sqlx::query(
-            "INSERT INTO questions (id, category_id, stem_text, content_type, correct_answer,
-                                    distractors, difficulty, status, source, pick_key,
-                                    created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $11, $10, $10)
-             ON CONFLICT (id) DO NOTHING",
+        bind_question_fields!(
+            sqlx::query(
+                "INSERT INTO questions (id, category_id, stem_text, content_type, correct_answer,
+                                        distractors, difficulty, status, source, pick_key,
+                                        created_at, updated_at)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $11, $10, $10)
+                 ON CONFLICT (id) DO NOTHING",
+            ),
+            q.fields
         )
-        .bind(q.id)
-        .bind(q.category_id)
-        .bind(q.stem_text)
-        .bind(q.content_type.as_str())
-        .bind(q.correct_answer)
-        .bind(q.distractors_json)
-        .bind(q.difficulty)
-        .bind(q.status)
         .bind(q.source)
         .bind(q.now_ms)
         .bind(crate::domain::pick::new_key())
@@ -291,14 +318,7 @@ pub async fn insert_card(tx: &mut Tx, c: &NewCard<'_>) -> sqlx::Result<bool> {
 
 /// The full new state of a question's own columns (status included).
 pub struct QuestionUpdate<'a> {
-    pub id: &'a str,
-    pub category_id: &'a str,
-    pub stem_text: &'a str,
-    pub content_type: ContentType,
-    pub correct_answer: &'a str,
-    pub distractors_json: &'a str,
-    pub difficulty: i64,
-    pub status: &'a str,
+    pub fields: QuestionFields<'a>,
     /// The status read before; the update applies only while it still holds.
     pub expected_status: &'a str,
     pub now_ms: i64,
@@ -307,20 +327,15 @@ pub struct QuestionUpdate<'a> {
 /// Rewrites a question; false when its status changed since it was read.
 pub async fn update(tx: &mut Tx, u: &QuestionUpdate<'_>) -> sqlx::Result<bool> {
     Ok(in_tx!(tx, |ex| {
-        sqlx::query(
-            "UPDATE questions SET category_id = $2, stem_text = $3, content_type = $4,
-                 correct_answer = $5, distractors = $6, difficulty = $7, status = $8,
-                 updated_at = $9
-             WHERE id = $1 AND status = $10",
+        bind_question_fields!(
+            sqlx::query(
+                "UPDATE questions SET category_id = $2, stem_text = $3, content_type = $4,
+                     correct_answer = $5, distractors = $6, difficulty = $7, status = $8,
+                     updated_at = $9
+                 WHERE id = $1 AND status = $10",
+            ),
+            u.fields
         )
-        .bind(u.id)
-        .bind(u.category_id)
-        .bind(u.stem_text)
-        .bind(u.content_type.as_str())
-        .bind(u.correct_answer)
-        .bind(u.distractors_json)
-        .bind(u.difficulty)
-        .bind(u.status)
         .bind(u.now_ms)
         .bind(u.expected_status)
         .execute(ex)

@@ -2,7 +2,7 @@
 //! key and fixed window. A place is reserved with a conditional upsert before a password
 //! is judged, so concurrent attempts never pass the limit together.
 
-use super::{Db, Tx, in_tx};
+use super::{Db, Tx, delete_expired_rows, in_tx};
 
 /// One counter to reserve a place in: its key, its window and its limit.
 #[derive(Clone, Debug)]
@@ -68,14 +68,10 @@ pub async fn clear(db: &Db, key: &str) -> sqlx::Result<()> {
 
 /// Removes the windows that ended at or before `now_ms`; returns how many.
 pub async fn delete_expired(db: &Db, now_ms: i64) -> sqlx::Result<u64> {
-    let mut tx = db.begin().await?;
-    let removed = in_tx!(&mut tx, |ex| {
-        sqlx::query("DELETE FROM admin_sign_in_failures WHERE expires_at <= $1")
-            .bind(now_ms)
-            .execute(ex)
-            .await?
-            .rows_affected()
-    });
-    tx.commit().await?;
-    Ok(removed)
+    delete_expired_rows(
+        db,
+        "DELETE FROM admin_sign_in_failures WHERE expires_at <= $1",
+        now_ms,
+    )
+    .await
 }

@@ -201,17 +201,29 @@ mod tests {
         }
     }
 
+    /// `judge` under the default rules at `at`, the player holding `r` and picking
+    /// option `pick`.
+    fn judge_at(
+        r: &Resources,
+        s: SessionState<'static>,
+        q: QuestionState<'static>,
+        pick: &'static str,
+        at: DateTime<Utc>,
+    ) -> Outcome {
+        let submission = Submission {
+            selected_option_id: pick,
+        };
+        judge(player(r), s, q, submission, &rules(), at)
+    }
+
     #[test]
     fn a_right_answer_earns_xp_and_spends_the_attempt() {
         let r = Resources::new(&rules());
-        let j = judged(judge(
-            player(&r),
+        let j = judged(judge_at(
+            &r,
             session(0, 0, false),
             question("q1"),
-            Submission {
-                selected_option_id: "b",
-            },
-            &rules(),
+            "b",
             start(),
         ));
         assert!(j.correct);
@@ -228,28 +240,22 @@ mod tests {
     #[test]
     fn the_last_answer_finishes_and_passes_at_the_threshold() {
         let r = Resources::new(&rules());
-        let right = Submission {
-            selected_option_id: "b",
-        };
-        let j = judged(judge(
-            player(&r),
+        let right = "b";
+        let j = judged(judge_at(
+            &r,
             session(4, 2, true),
             question("q5"),
             right,
-            &rules(),
             start(),
         ));
         assert!(j.finished);
         assert_eq!(j.completed_node.as_deref(), Some("n1"));
-        let wrong = Submission {
-            selected_option_id: "a",
-        };
-        let j = judged(judge(
-            player(&r),
+        let wrong = "a";
+        let j = judged(judge_at(
+            &r,
             session(4, 2, true),
             question("q5"),
             wrong,
-            &rules(),
             start(),
         ));
         assert!(j.finished);
@@ -259,58 +265,33 @@ mod tests {
     #[test]
     fn refusals() {
         let r = Resources::new(&rules());
-        let any = Submission {
-            selected_option_id: "b",
-        };
+        let any = "b";
         let mut theirs = session(0, 0, false);
         theirs.player_id = "p2";
         assert_eq!(
-            judge(player(&r), theirs, question("q"), any, &rules(), start()),
+            judge_at(&r, theirs, question("q"), any, start()),
             Outcome::Refused(AnswerRefusal::NotYourChallenge)
         );
         let mut over = session(5, 5, true);
         over.open = false;
         assert_eq!(
-            judge(player(&r), over, question("q"), any, &rules(), start()),
+            judge_at(&r, over, question("q"), any, start()),
             Outcome::Refused(AnswerRefusal::ChallengeOver)
         );
-        let unknown = Submission {
-            selected_option_id: "zz",
-        };
+        let unknown = "zz";
         assert_eq!(
-            judge(
-                player(&r),
-                session(0, 0, false),
-                question("q"),
-                unknown,
-                &rules(),
-                start()
-            ),
+            judge_at(&r, session(0, 0, false), question("q"), unknown, start()),
             Outcome::Refused(AnswerRefusal::NotAnOption)
         );
         let mut spent = Resources::new(&rules()).at(start(), &rules());
         spent.attempts_used = rules().daily_attempts_max;
         assert_eq!(
-            judge(
-                player(&spent),
-                session(0, 0, false),
-                question("q"),
-                any,
-                &rules(),
-                start()
-            ),
+            judge_at(&spent, session(0, 0, false), question("q"), any, start()),
             Outcome::Refused(AnswerRefusal::NoAttemptsLeft)
         );
         // the session's attempt is spent already: it goes on
         assert!(matches!(
-            judge(
-                player(&spent),
-                session(1, 1, true),
-                question("q"),
-                any,
-                &rules(),
-                start()
-            ),
+            judge_at(&spent, session(1, 1, true), question("q"), any, start()),
             Outcome::Judged(_)
         ));
     }
@@ -320,47 +301,22 @@ mod tests {
         let mut empty = Resources::new(&rules()).at(start(), &rules());
         empty.hearts = 0;
         empty.hearts_regen_from = Some(start().timestamp_millis());
-        let wrong = Submission {
-            selected_option_id: "a",
-        };
+        let wrong = "a";
         assert_eq!(
-            judge(
-                player(&empty),
-                session(0, 0, false),
-                question("q"),
-                wrong,
-                &rules(),
-                start()
-            ),
+            judge_at(&empty, session(0, 0, false), question("q"), wrong, start()),
             Outcome::OutOfHearts
         );
         let mut closed = question("q");
         closed.zero_heart_refused = true;
-        let right = Submission {
-            selected_option_id: "b",
-        };
+        let right = "b";
         assert_eq!(
-            judge(
-                player(&empty),
-                session(0, 0, false),
-                closed,
-                right,
-                &rules(),
-                start()
-            ),
+            judge_at(&empty, session(0, 0, false), closed, right, start()),
             Outcome::Refused(AnswerRefusal::QuestionClosed)
         );
         // once a heart is back, the closed question takes answers again
         let later = start() + Duration::minutes(rules().heart_regen_minutes);
         assert!(matches!(
-            judge(
-                player(&empty),
-                session(0, 0, false),
-                closed,
-                right,
-                &rules(),
-                later
-            ),
+            judge_at(&empty, session(0, 0, false), closed, right, later),
             Outcome::Judged(_)
         ));
     }

@@ -705,6 +705,19 @@ mod tests {
         server
     }
 
+    /// A server that answers one `action` request with HTTP 200 and `body`.
+    async fn server_expecting_once(action: &str, body: serde_json::Value) -> MockServer {
+        let server = MockServer::start().await;
+        Mock::given(method("GET"))
+            .and(path("/"))
+            .and(query_param("Action", action))
+            .respond_with(json(200, body))
+            .expect(1)
+            .mount(&server)
+            .await;
+        server
+    }
+
     /// The decoded query of the only request the server received.
     async fn received_query(server: &MockServer) -> BTreeMap<String, String> {
         let requests = server.received_requests().await.unwrap();
@@ -718,17 +731,11 @@ mod tests {
 
     #[tokio::test]
     async fn send_code_success_sends_a_signed_request() {
-        let server = MockServer::start().await;
-        Mock::given(method("GET"))
-            .and(path("/"))
-            .and(query_param("Action", "SendSmsVerifyCode"))
-            .respond_with(json(
-                200,
-                ok_body(serde_json::json!({"BizId": "112233", "OutId": "", "RequestId": "x"})),
-            ))
-            .expect(1)
-            .mount(&server)
-            .await;
+        let server = server_expecting_once(
+            "SendSmsVerifyCode",
+            ok_body(serde_json::json!({"BizId": "112233", "OutId": "", "RequestId": "x"})),
+        )
+        .await;
 
         client(&server.uri())
             .send_code("13800138000")
@@ -766,24 +773,62 @@ mod tests {
         assert_eq!(signature, reference_signature(&q, SECRET));
     }
 
-    #[tokio::test]
-    async fn send_code_refused_number_is_validation() {
-        let server = server_answering(json(400, error_body("isv.MOBILE_NUMBER_ILLEGAL"))).await;
-        let err = client(&server.uri())
-            .send_code("1380013")
-            .await
-            .unwrap_err();
-        assert!(matches!(err, Error::Validation(_)), "{err:?}");
+    /// The error `send_code` gives when the provider answers with `template`.
+    async fn send_code_error(template: ResponseTemplate, phone: &str) -> Error {
+        let server = server_answering(template).await;
+        client(&server.uri()).send_code(phone).await.unwrap_err()
+    }
+
+    /// What `check_code` gives when the provider answers with `template`.
+    async fn check_code_answer(template: ResponseTemplate, code: &str) -> Result<bool> {
+        let server = server_answering(template).await;
+        client(&server.uri()).check_code("13800138000", code).await
+    }
+
+    /// Whether an error is of the expected kind.
+    type ErrorCheck = fn(&Error) -> bool;
+
+    fn is_validation(err: &Error) -> bool {
+        matches!(err, Error::Validation(_))
+    }
+
+    fn is_sms_provider(err: &Error) -> bool {
+        matches!(err, Error::SmsProvider(_))
     }
 
     #[tokio::test]
-    async fn send_code_refused_number_with_http_200_is_validation() {
-        let server = server_answering(json(200, error_body("isv.MOBILE_COUNT_OVER_LIMIT"))).await;
-        let err = client(&server.uri())
-            .send_code("1380013")
-            .await
-            .unwrap_err();
-        assert!(matches!(err, Error::Validation(_)), "{err:?}");
+    async fn send_code_refusals_map_to_api_errors() {
+        // (case, provider answer, phone, expected error)
+        let cases: [(&str, ResponseTemplate, &str, ErrorCheck); 4] = [
+            (
+                "refused number",
+                json(400, error_body("isv.MOBILE_NUMBER_ILLEGAL")),
+                "1380013",
+                is_validation,
+            ),
+            (
+                "refused number with HTTP 200",
+                json(200, error_body("isv.MOBILE_COUNT_OVER_LIMIT")),
+                "1380013",
+                is_validation,
+            ),
+            (
+                "other service error",
+                json(400, error_body("SignatureDoesNotMatch")),
+                "13800138000",
+                is_sms_provider,
+            ),
+            (
+                "HTTP 500 garbage",
+                ResponseTemplate::new(500).set_body_string("<html>oops</html>"),
+                "13800138000",
+                is_sms_provider,
+            ),
+        ];
+        for (case, template, phone, expected) in cases {
+            let err = send_code_error(template, phone).await;
+            assert!(expected(&err), "{case}: {err:?}");
+        }
     }
 
     #[tokio::test]
@@ -793,11 +838,7 @@ mod tests {
             "biz.FREQUENCY",
             "Throttling.User",
         ] {
-            let server = server_answering(json(400, error_body(code))).await;
-            let err = client(&server.uri())
-                .send_code("13800138000")
-                .await
-                .unwrap_err();
+            let err = send_code_error(json(400, error_body(code)), "13800138000").await;
             assert!(
                 matches!(
                     err,
@@ -812,33 +853,12 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn send_code_other_service_error_is_sms_provider() {
-        let server = server_answering(json(400, error_body("SignatureDoesNotMatch"))).await;
-        let err = client(&server.uri())
-            .send_code("13800138000")
-            .await
-            .unwrap_err();
-        assert!(matches!(err, Error::SmsProvider(_)), "{err:?}");
-    }
-
-    #[tokio::test]
-    async fn send_code_http_500_garbage_is_sms_provider() {
-        let server =
-            server_answering(ResponseTemplate::new(500).set_body_string("<html>oops</html>")).await;
-        let err = client(&server.uri())
-            .send_code("13800138000")
-            .await
-            .unwrap_err();
-        assert!(matches!(err, Error::SmsProvider(_)), "{err:?}");
-    }
-
-    #[tokio::test]
-    async fn send_code_unreachable_endpoint_is_sms_provider() {
-        let err = client("http://127.0.0.1:9")
-            .send_code("13800138000")
-            .await
-            .unwrap_err();
-        assert!(matches!(err, Error::SmsProvider(_)), "{err:?}");
+    async fn unreachable_endpoint_is_sms_provider() {
+        let sms = client("http://127.0.0.1:9");
+        let err = sms.send_code("13800138000").await.unwrap_err();
+        assert!(is_sms_provider(&err), "send: {err:?}");
+        let err = sms.check_code("13800138000", "123456").await.unwrap_err();
+        assert!(is_sms_provider(&err), "check: {err:?}");
     }
 
     #[tokio::test]
@@ -850,22 +870,16 @@ mod tests {
         let mut client = client(&server.uri());
         client.timeout = Duration::from_millis(200);
         let err = client.send_code("13800138000").await.unwrap_err();
-        assert!(matches!(err, Error::SmsProvider(_)), "{err:?}");
+        assert!(is_sms_provider(&err), "{err:?}");
     }
 
     #[tokio::test]
     async fn check_code_pass_is_true() {
-        let server = MockServer::start().await;
-        Mock::given(method("GET"))
-            .and(path("/"))
-            .and(query_param("Action", "CheckSmsVerifyCode"))
-            .respond_with(json(
-                200,
-                ok_body(serde_json::json!({"OutId": "", "VerifyResult": "PASS"})),
-            ))
-            .expect(1)
-            .mount(&server)
-            .await;
+        let server = server_expecting_once(
+            "CheckSmsVerifyCode",
+            ok_body(serde_json::json!({"OutId": "", "VerifyResult": "PASS"})),
+        )
+        .await;
 
         let pass = client(&server.uri())
             .check_code("13800138000", "123456")
@@ -883,56 +897,33 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn check_code_unknown_is_false() {
-        let server = server_answering(json(
+    async fn check_code_answers_map_to_results() {
+        let unknown = json(
             200,
             ok_body(serde_json::json!({"OutId": "", "VerifyResult": "UNKNOWN"})),
-        ))
-        .await;
-        let pass = client(&server.uri())
-            .check_code("13800138000", "000000")
-            .await
-            .unwrap();
-        assert!(!pass);
-    }
-
-    #[tokio::test]
-    async fn check_code_verify_error_is_false() {
-        let server = server_answering(json(400, error_body("isv.VERIFY_CODE_ERROR"))).await;
-        let pass = client(&server.uri())
-            .check_code("13800138000", "000000")
-            .await
-            .unwrap();
-        assert!(!pass);
-    }
-
-    #[tokio::test]
-    async fn check_code_garbage_is_sms_provider() {
-        let server =
-            server_answering(ResponseTemplate::new(200).set_body_string("not json at all")).await;
-        let err = client(&server.uri())
-            .check_code("13800138000", "123456")
-            .await
-            .unwrap_err();
-        assert!(matches!(err, Error::SmsProvider(_)), "{err:?}");
-    }
-
-    #[tokio::test]
-    async fn check_code_ok_without_verify_result_is_sms_provider() {
-        let server = server_answering(json(200, ok_body(serde_json::Value::Null))).await;
-        let err = client(&server.uri())
-            .check_code("13800138000", "123456")
-            .await
-            .unwrap_err();
-        assert!(matches!(err, Error::SmsProvider(_)), "{err:?}");
-    }
-
-    #[tokio::test]
-    async fn check_code_unreachable_endpoint_is_sms_provider() {
-        let err = client("http://127.0.0.1:9")
-            .check_code("13800138000", "123456")
-            .await
-            .unwrap_err();
-        assert!(matches!(err, Error::SmsProvider(_)), "{err:?}");
+        );
+        for (case, template) in [
+            ("unknown", unknown),
+            (
+                "verify error",
+                json(400, error_body("isv.VERIFY_CODE_ERROR")),
+            ),
+        ] {
+            let pass = check_code_answer(template, "000000").await.unwrap();
+            assert!(!pass, "{case}");
+        }
+        for (case, template) in [
+            (
+                "garbage",
+                ResponseTemplate::new(200).set_body_string("not json at all"),
+            ),
+            (
+                "OK without VerifyResult",
+                json(200, ok_body(serde_json::Value::Null)),
+            ),
+        ] {
+            let err = check_code_answer(template, "123456").await.unwrap_err();
+            assert!(is_sms_provider(&err), "{case}: {err:?}");
+        }
     }
 }

@@ -725,6 +725,22 @@ mod tests {
             Self::with_urls(provider, server, None, min_refetch_interval)
         }
 
+        /// A harness whose `/jwks` serves key A once, with no refetch interval: the
+        /// set-up most tests start from.
+        async fn serving_key_a(provider: Provider) -> Self {
+            let harness = Self::new(provider, Duration::ZERO).await;
+            harness.serve_jwks(&[&KEY_A], 1).await;
+            harness
+        }
+
+        /// Checks `claims` signed with key A (RS256).
+        async fn check_signed_by_a(
+            &self,
+            claims: &Value,
+        ) -> Result<VerifiedIdentity, IdTokenError> {
+            self.check(&KEY_A.sign(Algorithm::RS256, claims)).await
+        }
+
         fn with_urls(
             provider: Provider,
             server: MockServer,
@@ -912,8 +928,7 @@ mod tests {
     );
 
     async fn good_token_accepted(provider: Provider) {
-        let h = Harness::new(provider, Duration::ZERO).await;
-        h.serve_jwks(&[&KEY_A], 1).await;
+        let h = Harness::serving_key_a(provider).await;
         let token = KEY_A.sign(Algorithm::RS256, &h.claims("user-1"));
         let identity = h.check(&token).await.unwrap();
         assert_eq!(
@@ -930,89 +945,72 @@ mod tests {
     }
 
     async fn bad_signature_refused(provider: Provider) {
-        let h = Harness::new(provider, Duration::ZERO).await;
-        h.serve_jwks(&[&KEY_A], 1).await;
+        let h = Harness::serving_key_a(provider).await;
         let token = IMPOSTOR_A.sign(Algorithm::RS256, &h.claims("user-1"));
         assert_invalid(h.check(&token).await, "signature");
     }
 
     async fn wrong_audience_refused(provider: Provider) {
-        let h = Harness::new(provider, Duration::ZERO).await;
-        h.serve_jwks(&[&KEY_A], 1).await;
+        let h = Harness::serving_key_a(provider).await;
         let mut claims = h.claims("user-1");
         claims["aud"] = json!("someone-else");
-        assert_invalid(
-            h.check(&KEY_A.sign(Algorithm::RS256, &claims)).await,
-            "audience",
-        );
+        assert_invalid(h.check_signed_by_a(&claims).await, "audience");
         claims["aud"] = json!(["someone-else", "another"]);
-        assert_invalid(
-            h.check(&KEY_A.sign(Algorithm::RS256, &claims)).await,
-            "audience",
-        );
+        assert_invalid(h.check_signed_by_a(&claims).await, "audience");
         claims.as_object_mut().unwrap().remove("aud");
-        assert_invalid(h.check(&KEY_A.sign(Algorithm::RS256, &claims)).await, "aud");
+        assert_invalid(h.check_signed_by_a(&claims).await, "aud");
     }
 
     async fn audience_list_containing_ours_accepted(provider: Provider) {
-        let h = Harness::new(provider, Duration::ZERO).await;
-        h.serve_jwks(&[&KEY_A], 1).await;
+        let h = Harness::serving_key_a(provider).await;
         let mut claims = h.claims("user-1");
         claims["aud"] = json!(["someone-else", h.audience()]);
-        let token = KEY_A.sign(Algorithm::RS256, &claims);
-        assert_eq!(h.check(&token).await.unwrap().subject, "user-1");
+        assert_eq!(
+            h.check_signed_by_a(&claims).await.unwrap().subject,
+            "user-1"
+        );
     }
 
     async fn wrong_issuer_refused(provider: Provider) {
-        let h = Harness::new(provider, Duration::ZERO).await;
-        h.serve_jwks(&[&KEY_A], 1).await;
+        let h = Harness::serving_key_a(provider).await;
         let mut claims = h.claims("user-1");
         claims["iss"] = json!("https://evil.example.com");
-        assert_invalid(
-            h.check(&KEY_A.sign(Algorithm::RS256, &claims)).await,
-            "issuer",
-        );
+        assert_invalid(h.check_signed_by_a(&claims).await, "issuer");
         claims.as_object_mut().unwrap().remove("iss");
-        assert_invalid(h.check(&KEY_A.sign(Algorithm::RS256, &claims)).await, "iss");
+        assert_invalid(h.check_signed_by_a(&claims).await, "iss");
     }
 
     async fn expired_refused(provider: Provider) {
-        let h = Harness::new(provider, Duration::ZERO).await;
-        h.serve_jwks(&[&KEY_A], 1).await;
+        let h = Harness::serving_key_a(provider).await;
         let mut claims = h.claims("user-1");
         claims["exp"] = json!(NOW - LEEWAY_SECS - 1);
-        assert_invalid(
-            h.check(&KEY_A.sign(Algorithm::RS256, &claims)).await,
-            "expired",
-        );
+        assert_invalid(h.check_signed_by_a(&claims).await, "expired");
         claims["exp"] = json!(NOW - 3600);
-        assert_invalid(
-            h.check(&KEY_A.sign(Algorithm::RS256, &claims)).await,
-            "expired",
-        );
+        assert_invalid(h.check_signed_by_a(&claims).await, "expired");
         // within the leeway
         claims["exp"] = json!(NOW - 30);
-        let token = KEY_A.sign(Algorithm::RS256, &claims);
-        assert_eq!(h.check(&token).await.unwrap().subject, "user-1");
+        assert_eq!(
+            h.check_signed_by_a(&claims).await.unwrap().subject,
+            "user-1"
+        );
         // no exp at all
         claims.as_object_mut().unwrap().remove("exp");
         assert!(matches!(
-            h.check(&KEY_A.sign(Algorithm::RS256, &claims)).await,
+            h.check_signed_by_a(&claims).await,
             Err(IdTokenError::Invalid(_))
         ));
     }
 
     async fn missing_sub_refused(provider: Provider) {
-        let h = Harness::new(provider, Duration::ZERO).await;
-        h.serve_jwks(&[&KEY_A], 1).await;
+        let h = Harness::serving_key_a(provider).await;
         let mut claims = h.claims("user-1");
         claims.as_object_mut().unwrap().remove("sub");
         assert!(matches!(
-            h.check(&KEY_A.sign(Algorithm::RS256, &claims)).await,
+            h.check_signed_by_a(&claims).await,
             Err(IdTokenError::Invalid(_))
         ));
         claims["sub"] = json!("");
-        assert_invalid(h.check(&KEY_A.sign(Algorithm::RS256, &claims)).await, "sub");
+        assert_invalid(h.check_signed_by_a(&claims).await, "sub");
     }
 
     async fn alg_none_refused(provider: Provider) {
@@ -1046,8 +1044,7 @@ mod tests {
     }
 
     async fn unknown_kid_refetched_once(provider: Provider) {
-        let h = Harness::new(provider, Duration::ZERO).await;
-        h.serve_jwks(&[&KEY_A], 1).await;
+        let h = Harness::serving_key_a(provider).await;
         h.serve_jwks(&[&KEY_A, &KEY_B], 1).await;
         // caches key A only
         let token = KEY_A.sign(Algorithm::RS256, &h.claims("user-a"));
@@ -1266,33 +1263,22 @@ mod tests {
 
     #[tokio::test]
     async fn unverified_email_dropped() {
-        let h = Harness::new(Provider::Apple, Duration::ZERO).await;
-        h.serve_jwks(&[&KEY_A], 1).await;
+        let h = Harness::serving_key_a(Provider::Apple).await;
         let mut claims = h.claims("user-1");
         claims["email_verified"] = json!("false");
-        let identity = h
-            .check(&KEY_A.sign(Algorithm::RS256, &claims))
-            .await
-            .unwrap();
+        let identity = h.check_signed_by_a(&claims).await.unwrap();
         assert_eq!(identity.email, None);
         claims["email_verified"] = json!("true");
-        let identity = h
-            .check(&KEY_A.sign(Algorithm::RS256, &claims))
-            .await
-            .unwrap();
+        let identity = h.check_signed_by_a(&claims).await.unwrap();
         assert_eq!(identity.email.as_deref(), Some("user-1@example.com"));
         claims.as_object_mut().unwrap().remove("email");
-        let identity = h
-            .check(&KEY_A.sign(Algorithm::RS256, &claims))
-            .await
-            .unwrap();
+        let identity = h.check_signed_by_a(&claims).await.unwrap();
         assert_eq!(identity.email, None);
     }
 
     #[tokio::test]
     async fn huawei_good_code_posts_the_form() {
-        let h = Harness::new(Provider::Huawei, Duration::ZERO).await;
-        h.serve_jwks(&[&KEY_A], 1).await;
+        let h = Harness::serving_key_a(Provider::Huawei).await;
         let token = KEY_A.sign(Algorithm::RS256, &h.claims("huawei-user"));
         let identity = h.check(&token).await.unwrap();
         assert_eq!(identity.subject, "huawei-user");
@@ -1331,8 +1317,7 @@ mod tests {
 
     #[tokio::test]
     async fn huawei_ps256_accepted() {
-        let h = Harness::new(Provider::Huawei, Duration::ZERO).await;
-        h.serve_jwks(&[&KEY_A], 1).await;
+        let h = Harness::serving_key_a(Provider::Huawei).await;
         let token = KEY_A.sign(Algorithm::PS256, &h.claims("huawei-user"));
         assert_eq!(h.check(&token).await.unwrap().subject, "huawei-user");
         // RS384 is RSA too, but not allowed

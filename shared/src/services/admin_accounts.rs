@@ -12,7 +12,7 @@ use crate::envelope::Pagination;
 use crate::password;
 use crate::services::admin_auth::{AdminAccount, AdminPrincipal, AdminRole};
 use crate::services::audit::{self, PageQuery, Write};
-use crate::services::player_auth::TokenPair;
+use crate::services::refresh_sessions::{self, TokenPair};
 use crate::tokens::Audience;
 use crate::{Error, Result};
 
@@ -354,16 +354,13 @@ pub async fn change_password(
         .await?
         .ok_or_else(|| Error::unauthorized("admin not found"))?;
     db::refresh_tokens::revoke_all(&mut tx, Audience::Admin.column(), &actor.id, None, now).await?;
-    let pair = ctx
-        .tokens
-        .issue_pair(Audience::Admin, &actor.id, version, now)?;
-    db::refresh_tokens::insert(
+    let pair = refresh_sessions::issue_stored_pair(
+        ctx,
         &mut tx,
-        &pair.refresh_hash,
-        Audience::Admin.column(),
+        Audience::Admin,
         &actor.id,
+        version,
         None,
-        pair.refresh_expires_at_ms,
         now,
     )
     .await?;

@@ -6,14 +6,13 @@ use uuid::Uuid;
 
 use crate::client_addr::LimitKey;
 use crate::context::AppContext;
-use crate::db::refresh_tokens::Presented;
 use crate::db::{self, admins::AdminRow};
 use crate::password;
 pub use crate::services::admin_identity::{AdminAccount, AdminPrincipal, AdminRole};
 use crate::services::admin_mfa::{self, SecondFactor, SecondStep};
 use crate::services::admin_throttle;
-use crate::services::player_auth::TokenPair;
-use crate::tokens::{Audience, TokenType, constant_time_eq, hash_token};
+use crate::services::refresh_sessions::{self, TokenPair};
+use crate::tokens::{Audience, TokenType, constant_time_eq};
 use crate::{Error, Result};
 
 #[derive(Clone, Debug, Serialize, ToSchema)]
@@ -79,17 +78,14 @@ pub struct SignIn {
 pub async fn login(ctx: &AppContext, sign_in: &SignIn, client: LimitKey) -> Result<AdminLogin> {
     let row = check_credentials(ctx, sign_in, client).await?;
     let now = ctx.clock.now_ms();
-    let pair = ctx
-        .tokens
-        .issue_pair(Audience::Admin, &row.id, row.token_version, now)?;
     let mut tx = ctx.db.begin().await?;
-    db::refresh_tokens::insert(
+    let pair = refresh_sessions::issue_stored_pair(
+        ctx,
         &mut tx,
-        &pair.refresh_hash,
-        Audience::Admin.column(),
+        Audience::Admin,
         &row.id,
+        row.token_version,
         None,
-        pair.refresh_expires_at_ms,
         now,
     )
     .await?;
@@ -243,56 +239,15 @@ pub async fn refresh(ctx: &AppContext, refresh_token: &str) -> Result<TokenPair>
         .tokens
         .verify(Audience::Admin, TokenType::Refresh, refresh_token, now)?;
     let row = live_admin(ctx, &claims.sub, claims.ver).await?;
-    let pair = ctx
-        .tokens
-        .issue_pair(Audience::Admin, &row.id, row.token_version, now)?;
-    let mut tx = ctx.db.begin().await?;
-    let family = match db::refresh_tokens::consume(
-        &mut tx,
-        &hash_token(refresh_token),
-        Audience::Admin.column(),
-        now,
-    )
-    .await?
-    {
-        Presented::Live { subject_id, family } if subject_id == row.id => family,
-        Presented::Reused { subject_id, family } if subject_id == row.id => {
-            // Rolled back first: see `db::refresh_tokens::consume`.
-            drop(tx);
-            let mut tx = ctx.db.begin().await?;
-            // The admin row first, then its tokens, as a password change takes them.
-            db::admins::lock(&mut tx, &row.id).await?;
-            // Only the first detection ends the access tokens (see players' refresh).
-            if db::refresh_tokens::revoke_family(&mut tx, &family, now).await? > 0 {
-                db::admins::end_access_tokens(&mut tx, &row.id, now).await?;
-            }
-            tx.commit().await?;
-            tracing::warn!(admin = %row.id, "admin refresh token reused; its sign-in is revoked");
-            return Err(Error::unauthorized(
-                "refresh token already used: this sign-in is revoked; sign in again",
-            ));
-        }
-        _ => {
-            return Err(Error::unauthorized(
-                "refresh token already used, revoked or expired",
-            ));
-        }
-    };
-    db::refresh_tokens::insert(
-        &mut tx,
-        &pair.refresh_hash,
-        Audience::Admin.column(),
+    refresh_sessions::rotate(
+        ctx,
+        Audience::Admin,
         &row.id,
-        Some(&family),
-        pair.refresh_expires_at_ms,
+        row.token_version,
+        refresh_token,
         now,
     )
-    .await?;
-    tx.commit().await?;
-    Ok(TokenPair {
-        access_token: pair.access_token,
-        refresh_token: pair.refresh_token,
-    })
+    .await
 }
 
 /// Verifies an admin access token: the account must exist, be active, and not have

@@ -7,7 +7,7 @@ use uuid::Uuid;
 
 use crate::clock::Clock;
 use crate::db::content::{CategoryInsert, NodeInsert};
-use crate::db::questions::{NewCard, NewQuestion};
+use crate::db::questions::{NewCard, NewQuestion, QuestionFields};
 use crate::db::{self, Db};
 
 const DEMO_JSON: &str = include_str!("../../demo/demo_content.json");
@@ -128,14 +128,16 @@ pub async fn load(db: &Db, clock: &Clock) -> anyhow::Result<DemoLoad> {
                 db::questions::insert(
                     &mut tx,
                     &NewQuestion {
-                        id: &id,
-                        category_id: &c.id,
-                        stem_text: &q.stem,
-                        content_type: crate::domain::content_type::ContentType::Text,
-                        correct_answer: &q.correct_answer,
-                        distractors_json: &distractors,
-                        difficulty: q.difficulty,
-                        status: "published",
+                        fields: QuestionFields {
+                            id: &id,
+                            category_id: &c.id,
+                            stem_text: &q.stem,
+                            content_type: crate::domain::content_type::ContentType::Text,
+                            correct_answer: &q.correct_answer,
+                            distractors_json: &distractors,
+                            difficulty: q.difficulty,
+                            status: "published",
+                        },
                         source: "system",
                         now_ms: created,
                     },

@@ -24,6 +24,7 @@ pub mod player_auth;
 pub mod progress;
 pub mod providers;
 pub mod questions;
+pub mod refresh_sessions;
 pub mod regions;
 pub mod secrets;
 pub mod shop;

@@ -10,7 +10,8 @@ use crate::clock::beijing;
 use crate::context::AppContext;
 use crate::db::{self, players::NewPlayer};
 use crate::domain::identity::IdentityProvider;
-use crate::tokens::{Audience, TokenType, hash_token};
+use crate::services::refresh_sessions;
+use crate::tokens::{Audience, TokenType};
 use crate::{Error, Result};
 
 /// The signed-in player behind a request.
@@ -33,13 +34,7 @@ pub struct UserSummary {
     pub tier: String,
 }
 
-/// An access token and a refresh token.
-#[derive(Clone, Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct TokenPair {
-    pub access_token: String,
-    pub refresh_token: String,
-}
+pub use super::refresh_sessions::TokenPair;
 
 /// What every sign-in answers.
 #[derive(Clone, Debug, Serialize, ToSchema)]
@@ -259,25 +254,19 @@ pub async fn start_session(ctx: &AppContext, player_id: &str) -> Result<Session>
 /// A new sign-in's tokens: a new refresh-token family.
 async fn issue_tokens(ctx: &AppContext, player_id: &str, token_version: i64) -> Result<TokenPair> {
     let now = ctx.clock.now_ms();
-    let pair = ctx
-        .tokens
-        .issue_pair(Audience::Player, player_id, token_version, now)?;
     let mut tx = ctx.db.begin().await?;
-    db::refresh_tokens::insert(
+    let pair = refresh_sessions::issue_stored_pair(
+        ctx,
         &mut tx,
-        &pair.refresh_hash,
-        Audience::Player.column(),
+        Audience::Player,
         player_id,
+        token_version,
         None,
-        pair.refresh_expires_at_ms,
         now,
     )
     .await?;
     tx.commit().await?;
-    Ok(TokenPair {
-        access_token: pair.access_token,
-        refresh_token: pair.refresh_token,
-    })
+    Ok(pair.into())
 }
 
 /// `POST /v1/auth/refresh`: each refresh token works once; the answer is a new pair of
@@ -295,60 +284,15 @@ pub async fn refresh(ctx: &AppContext, refresh_token: &str) -> Result<TokenPair>
         .ok_or_else(|| Error::unauthorized("unknown player"))?;
     ensure_not_banned(row.account.is_banned, row.account.banned_until, now)?;
 
-    let pair = ctx
-        .tokens
-        .issue_pair(Audience::Player, &row.id, row.account.token_version, now)?;
-    let mut tx = ctx.db.begin().await?;
-    let presented = db::refresh_tokens::consume(
-        &mut tx,
-        &hash_token(refresh_token),
-        Audience::Player.column(),
-        now,
-    )
-    .await?;
-    let family = match presented {
-        db::refresh_tokens::Presented::Live { subject_id, family } if subject_id == row.id => {
-            family
-        }
-        db::refresh_tokens::Presented::Reused { subject_id, family } if subject_id == row.id => {
-            // Rolled back first (see `consume`), then the player's lock first, as every
-            // writer of their progress row takes it.
-            drop(tx);
-            let mut tx = ctx.db.begin().await?;
-            db::progress::lock(&mut tx, &row.id).await?;
-            // Only the first detection ends the access tokens: a used token presented
-            // again later (say, from an old log) must not sign the player out each time.
-            if db::refresh_tokens::revoke_family(&mut tx, &family, now).await? > 0 {
-                db::players::end_access_tokens(&mut tx, &row.id, now).await?;
-            }
-            tx.commit().await?;
-            ctx.answer_cache.forget_player(&row.id);
-            tracing::warn!(player = %row.id, "refresh token reused; its sign-in is revoked");
-            return Err(Error::unauthorized(
-                "refresh token already used: this sign-in is revoked; sign in again",
-            ));
-        }
-        _ => {
-            return Err(Error::unauthorized(
-                "refresh token already used, revoked or expired",
-            ));
-        }
-    };
-    db::refresh_tokens::insert(
-        &mut tx,
-        &pair.refresh_hash,
-        Audience::Player.column(),
+    refresh_sessions::rotate(
+        ctx,
+        Audience::Player,
         &row.id,
-        Some(&family),
-        pair.refresh_expires_at_ms,
+        row.account.token_version,
+        refresh_token,
         now,
     )
-    .await?;
-    tx.commit().await?;
-    Ok(TokenPair {
-        access_token: pair.access_token,
-        refresh_token: pair.refresh_token,
-    })
+    .await
 }
 
 /// `GET /v1/auth/me`.

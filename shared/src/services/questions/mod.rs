@@ -13,7 +13,8 @@ use uuid::Uuid;
 use crate::clock::from_ms;
 use crate::context::AppContext;
 use crate::db::questions::{
-    CardUpdate, ListFilter, NewCard, NewQuestion, QuestionRow, QuestionUpdate, SortBy,
+    CardUpdate, ListFilter, NewCard, NewQuestion, QuestionFields, QuestionRow, QuestionUpdate,
+    SortBy,
 };
 use crate::db::{self, Tx};
 use crate::domain::content_type::ContentType;

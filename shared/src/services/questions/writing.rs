@@ -102,10 +102,7 @@ pub async fn update(
 
     let now = ctx.clock.now_ms();
     let mut tx = ctx.db.begin().await?;
-    let before = db::questions::get_in_tx(&mut tx, id)
-        .await?
-        .map(AdminQuestion::from)
-        .ok_or_else(|| Error::not_found("question not found"))?;
+    let before = question_in_tx(&mut tx, id).await?;
     if let Some(to) = status {
         let from = QuestionStatus::parse(&before.status);
         if !from.is_some_and(|from| can_move(from, to)) {
@@ -121,14 +118,16 @@ pub async fn update(
     let updated = db::questions::update(
         &mut tx,
         &QuestionUpdate {
-            id,
-            category_id: category_id.as_deref().unwrap_or(&before.category_id),
-            stem_text: stem_text.as_deref().unwrap_or(&before.stem.text),
-            content_type: content_type.unwrap_or(before.content_type),
-            correct_answer: correct_answer.as_deref().unwrap_or(&before.correct_answer),
-            distractors_json: &distractors_json,
-            difficulty: difficulty.unwrap_or(before.difficulty),
-            status: new_status,
+            fields: QuestionFields {
+                id,
+                category_id: category_id.as_deref().unwrap_or(&before.category_id),
+                stem_text: stem_text.as_deref().unwrap_or(&before.stem.text),
+                content_type: content_type.unwrap_or(before.content_type),
+                correct_answer: correct_answer.as_deref().unwrap_or(&before.correct_answer),
+                distractors_json: &distractors_json,
+                difficulty: difficulty.unwrap_or(before.difficulty),
+                status: new_status,
+            },
             expected_status: &before.status,
             now_ms: now,
         },
@@ -189,10 +188,7 @@ pub async fn update(
             }
         }
     }
-    let after = db::questions::get_in_tx(&mut tx, id)
-        .await?
-        .map(AdminQuestion::from)
-        .ok_or_else(|| Error::not_found("question not found"))?;
+    let after = question_in_tx(&mut tx, id).await?;
     audit::record(
         &mut tx,
         ctx,
@@ -222,10 +218,7 @@ pub(super) async fn move_one(
 ) -> Result<AdminQuestion> {
     let now = ctx.clock.now_ms();
     let mut tx = ctx.db.begin().await?;
-    let before = db::questions::get_in_tx(&mut tx, id)
-        .await?
-        .map(AdminQuestion::from)
-        .ok_or_else(|| Error::not_found("question not found"))?;
+    let before = question_in_tx(&mut tx, id).await?;
     let from = QuestionStatus::parse(&before.status);
     let allowed = match (from, action) {
         (Some(from), Some(action)) => action.accepts(from),
@@ -243,10 +236,7 @@ pub(super) async fn move_one(
             "the question changed meanwhile; read it again",
         ));
     }
-    let after = db::questions::get_in_tx(&mut tx, id)
-        .await?
-        .map(AdminQuestion::from)
-        .ok_or_else(|| Error::not_found("question not found"))?;
+    let after = question_in_tx(&mut tx, id).await?;
     audit::record(
         &mut tx,
         ctx,
@@ -371,4 +361,13 @@ pub async fn batch(
         succeeded: moved.len(),
         failed,
     })
+}
+
+/// One question as the API shows it, read inside the write transaction; not found is a
+/// 404.
+async fn question_in_tx(tx: &mut Tx, id: &str) -> Result<AdminQuestion> {
+    db::questions::get_in_tx(tx, id)
+        .await?
+        .map(AdminQuestion::from)
+        .ok_or_else(|| Error::not_found("question not found"))
 }
