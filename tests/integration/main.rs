@@ -20,6 +20,7 @@ mod jobs;
 mod keyword_search;
 mod metrics;
 mod outage;
+mod paging;
 mod phone;
 mod races;
 mod security;

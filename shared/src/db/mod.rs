@@ -39,6 +39,7 @@ pub mod jobs;
 pub mod leaderboard;
 pub mod ledger;
 pub mod moderation;
+pub mod paging;
 pub mod players;
 pub mod progress;
 pub mod providers;

@@ -1,6 +1,7 @@
 //! Players as admins see them, bans, statistics, the feedback inbox.
 
-use super::{Db, Tx, count_rows, in_tx, read};
+use super::paging::{self, Counted, Order};
+use super::{Db, Tx, in_tx, read};
 
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct PlayerAdminRow {
@@ -32,9 +33,33 @@ pub async fn players(
     limit: i64,
     offset: i64,
 ) -> sqlx::Result<(Vec<PlayerAdminRow>, i64)> {
+    // the partial index players_live_order serves both directions
+    const ORDER: Order = Order {
+        forward: "p.created_at DESC, p.id",
+        backward: "p.created_at, p.id DESC",
+    };
     let pattern = search.map(super::contains_pattern);
     let (filter, phrase) = search_filter(db, search, 4);
-    let (count_filter, _) = search_filter(db, search, 2);
+    let total = match search {
+        None => paging::total(db, Counted::LivePlayers).await?,
+        Some(_) => {
+            let (count_filter, _) = search_filter(db, search, 2);
+            read!(db, |ex| {
+                let q = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+                    "SELECT count(*) FROM players p
+                     WHERE p.deleted_at IS NULL AND p.merged_into IS NULL{count_filter}"
+                )))
+                .bind(&pattern);
+                match &phrase {
+                    Some(p) => q.bind(p.as_str()),
+                    None => q,
+                }
+                .fetch_one(ex)
+                .await?
+            })
+        }
+    };
+    let scan = paging::scan(ORDER, total, limit, offset);
     let rows = read!(db, |ex| {
         let q = sqlx::query_as::<_, PlayerAdminRow>(sqlx::AssertSqlSafe(format!(
             "SELECT p.id, p.nickname, p.avatar_url, p.is_guest, p.region_code, p.is_banned,
@@ -44,11 +69,12 @@ pub async fn players(
              LEFT JOIN player_progress g ON g.player_id = p.id
              LEFT JOIN subscriptions s ON s.player_id = p.id
              WHERE p.deleted_at IS NULL AND p.merged_into IS NULL{filter}
-             ORDER BY p.created_at DESC, p.id LIMIT $2 OFFSET $3"
+             ORDER BY {} LIMIT $2 OFFSET $3",
+            scan.order
         )))
         .bind(&pattern)
-        .bind(limit)
-        .bind(offset);
+        .bind(scan.limit)
+        .bind(scan.offset);
         match &phrase {
             Some(p) => q.bind(p.as_str()),
             None => q,
@@ -56,20 +82,7 @@ pub async fn players(
         .fetch_all(ex)
         .await?
     });
-    let total: i64 = read!(db, |ex| {
-        let q = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
-            "SELECT count(*) FROM players p
-             WHERE p.deleted_at IS NULL AND p.merged_into IS NULL{count_filter}"
-        )))
-        .bind(&pattern);
-        match &phrase {
-            Some(p) => q.bind(p.as_str()),
-            None => q,
-        }
-        .fetch_one(ex)
-        .await?
-    });
-    Ok((rows, total))
+    Ok((scan.in_order(rows), total))
 }
 
 /// The search's test, `$1` its `LIKE` pattern and `$fts` (SQLite) its FTS5 phrase: the
@@ -217,16 +230,22 @@ pub struct FeedbackRow {
 
 /// Newest first, and the total.
 pub async fn feedback(db: &Db, limit: i64, offset: i64) -> sqlx::Result<(Vec<FeedbackRow>, i64)> {
+    const ORDER: Order = Order {
+        forward: "created_at DESC, id DESC",
+        backward: "created_at, id",
+    };
+    let total = paging::total(db, Counted::Feedback).await?;
+    let scan = paging::scan(ORDER, total, limit, offset);
     let rows = read!(db, |ex| {
-        sqlx::query_as::<_, FeedbackRow>(
+        sqlx::query_as::<_, FeedbackRow>(sqlx::AssertSqlSafe(format!(
             "SELECT id, player_id, content, contact, page_context, created_at FROM feedback
-             ORDER BY created_at DESC, id DESC LIMIT $1 OFFSET $2",
-        )
-        .bind(limit)
-        .bind(offset)
+             ORDER BY {} LIMIT $1 OFFSET $2",
+            scan.order
+        )))
+        .bind(scan.limit)
+        .bind(scan.offset)
         .fetch_all(ex)
         .await?
     });
-    let total = count_rows(db, "SELECT count(*) FROM feedback").await?;
-    Ok((rows, total))
+    Ok((scan.in_order(rows), total))
 }

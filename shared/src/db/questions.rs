@@ -1,6 +1,7 @@
 //! The question bank as admins see it: questions with their knowledge cards, filtered
 //! lists, status moves, batches and imports.
 
+use super::paging::{self, Counted, Order};
 use super::{Db, Tx, in_tx, read};
 use crate::domain::content_type::ContentType;
 
@@ -73,11 +74,24 @@ pub enum SortBy {
 }
 
 impl SortBy {
-    fn column(self) -> &'static str {
-        match self {
-            Self::CreatedAt => "q.created_at",
-            Self::UpdatedAt => "q.updated_at",
-            Self::Difficulty => "q.difficulty",
+    /// The list's order by this column (the id breaking ties), served by an index on
+    /// `(column, id)` either way round.
+    fn order(self, descending: bool) -> Order {
+        let (asc, desc) = match self {
+            Self::CreatedAt => ("q.created_at, q.id", "q.created_at DESC, q.id DESC"),
+            Self::UpdatedAt => ("q.updated_at, q.id", "q.updated_at DESC, q.id DESC"),
+            Self::Difficulty => ("q.difficulty, q.id", "q.difficulty DESC, q.id DESC"),
+        };
+        if descending {
+            Order {
+                forward: desc,
+                backward: asc,
+            }
+        } else {
+            Order {
+                forward: asc,
+                backward: desc,
+            }
         }
     }
 }
@@ -139,21 +153,45 @@ pub async fn page(
     limit: i64,
     offset: i64,
 ) -> sqlx::Result<(Vec<QuestionRow>, i64)> {
-    let dir = if descending { "DESC" } else { "ASC" };
-    let col = sort.column();
     let keyword = f.keyword.as_deref().map(super::contains_pattern);
     let (page_filter, phrase) = keyword_filter(db, f.keyword.as_deref(), 8);
-    let (count_filter, _) = keyword_filter(db, f.keyword.as_deref(), 6);
+    let unfiltered = f.status.is_none()
+        && f.category_id.is_none()
+        && f.keyword.is_none()
+        && f.difficulty.is_none()
+        && f.source.is_none();
+    let total = if unfiltered {
+        paging::total(db, Counted::Questions).await?
+    } else {
+        let (count_filter, _) = keyword_filter(db, f.keyword.as_deref(), 6);
+        read!(db, |ex| {
+            let q = bind_list_filter!(
+                sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(format!(
+                    "SELECT count(*) FROM questions q{WHERE}{count_filter}"
+                ))),
+                f,
+                keyword
+            );
+            match &phrase {
+                Some(p) => q.bind(p.as_str()),
+                None => q,
+            }
+            .fetch_one(ex)
+            .await?
+        })
+    };
+    let scan = paging::scan(sort.order(descending), total, limit, offset);
     let rows = read!(db, |ex| {
         let q = bind_list_filter!(
             sqlx::query_as::<_, QuestionRow>(sqlx::AssertSqlSafe(format!(
-                "{SELECT}{WHERE}{page_filter} ORDER BY {col} {dir}, q.id {dir} LIMIT $6 OFFSET $7"
+                "{SELECT}{WHERE}{page_filter} ORDER BY {} LIMIT $6 OFFSET $7",
+                scan.order
             ))),
             f,
             keyword
         )
-        .bind(limit)
-        .bind(offset);
+        .bind(scan.limit)
+        .bind(scan.offset);
         match &phrase {
             Some(p) => q.bind(p.as_str()),
             None => q,
@@ -161,22 +199,7 @@ pub async fn page(
         .fetch_all(ex)
         .await?
     });
-    let total: i64 = read!(db, |ex| {
-        let q = bind_list_filter!(
-            sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(format!(
-                "SELECT count(*) FROM questions q{WHERE}{count_filter}"
-            ))),
-            f,
-            keyword
-        );
-        match &phrase {
-            Some(p) => q.bind(p.as_str()),
-            None => q,
-        }
-        .fetch_one(ex)
-        .await?
-    });
-    Ok((rows, total))
+    Ok((scan.in_order(rows), total))
 }
 
 /// `$1, $2, …, $n`.
