@@ -20,6 +20,13 @@ TARGETS = [
     ("health", "GET /health", "json", 0.8, {"sqlite": 5, "postgres": 5}),
     ("summary", "GET /v1/progress/summary", "read", 0.5, {"sqlite": 10, "postgres": 10}),
     ("answer", "POST /v1/challenges/answer", "write", 0.5, {"sqlite": 20, "postgres": 15}),
+    (
+        "answer_nomem",
+        "POST /v1/challenges/answer, `ANSWER_MEMORY=false` (round-robin)",
+        "write",
+        0.5,
+        {"sqlite": 20, "postgres": 15},
+    ),
     ("leaderboards", "GET /v1/leaderboards", "read", 0.4, {"sqlite": 10, "postgres": 10}),
     ("me", "GET /v1/leaderboards/me", "read", 0.3, {"sqlite": 15, "postgres": 15}),
     ("guest", "POST /v1/auth/guest (new device)", "write", 0.5, None),

@@ -27,7 +27,7 @@
 # the run works in schemas quiz_bench and quiz_bench_axbench, dropped at the end),
 # SERVICE_ADDR (127.0.0.1:18080), AX_ADDR (127.0.0.1:13000), BENCH_RUST_LOG (the
 # service's RUST_LOG; unset: its default), ENDPOINTS (a subset of "json health read
-# summary leaderboards me write answer guest"), NO_REPORT=1 (leave BENCHMARKS.md alone).
+# summary leaderboards me write answer answer_nomem guest"), NO_REPORT=1 (leave BENCHMARKS.md alone).
 # Every process this script starts is stopped by its PID on exit.
 set -euo pipefail
 
@@ -42,7 +42,7 @@ esac
 export WARM_S="${WARM_S:-3}" RUN_S="${RUN_S:-10}" WRK_THREADS="${WRK_THREADS:-2}"
 CONNS="${CONNS:-64 4}"
 READERS="${READERS:-2000}"
-ENDPOINTS="${ENDPOINTS:-json health read summary leaderboards me write answer guest}"
+ENDPOINTS="${ENDPOINTS:-json health read summary leaderboards me write answer answer_nomem guest}"
 RUN_DIR="${RUN_DIR:-/tmp/perf/quiz-bench-$(date +%Y%m%d-%H%M%S)}"
 export OUT="$RUN_DIR"                               # common.sh creates it
 export BUILD="${BUILD:-/tmp/perf/axbench-build}"    # axbench is built here, never in the repo
@@ -188,22 +188,45 @@ seed_answers() { # engine n file
 
 # The answer endpoint: every request answers a new (challenge, question) pair once, so
 # the lines are seeded for each wrk run, sized from the rate seen just before.
-bench_answers() { # engine pid url script first_estimate
-  local engine="$1" pid="$2" url="$3" script="$4" est="$5" c r n
-  wanted answer || return 0
+bench_answers() { # engine pid url script first_estimate [name]
+  local engine="$1" pid="$2" url="$3" script="$4" est="$5" name="${6:-answer}" c r n
+  wanted "$name" || return 0
   reset_hwm "$pid"
   for c in $CONNS; do
-    log "$engine: answer at $c connections (estimate $est req/s)"
+    log "$engine: $name at $c connections (estimate $est req/s)"
     n=$(( est * WARM_S * 3 / 2 + 500 ))
-    seed_answers "$engine" "$n" "$RUN_DIR/$engine/answers_c${c}_warmup.tsv"
-    ANSWERS="$RUN_DIR/$engine/answers_c${c}_warmup.tsv" warm "$RUN_DIR/$engine" answer "$c" "$url" "$script"
-    r=$(rate_of "$RUN_DIR/$engine/wrk_answer_c${c}_warmup.txt"); est=${r:-$est}
+    seed_answers "$engine" "$n" "$RUN_DIR/$engine/${name}_lines_c${c}_warmup.tsv"
+    ANSWERS="$RUN_DIR/$engine/${name}_lines_c${c}_warmup.tsv" warm "$RUN_DIR/$engine" "$name" "$c" "$url" "$script"
+    r=$(rate_of "$RUN_DIR/$engine/wrk_${name}_c${c}_warmup.txt"); est=${r:-$est}
     n=$(( est * RUN_S * 3 + 1000 ))  # a warm-up slower than the run (a WAL restart) must not leave it short
-    seed_answers "$engine" "$n" "$RUN_DIR/$engine/answers_c${c}.tsv"
-    ANSWERS="$RUN_DIR/$engine/answers_c${c}.tsv" measure "$engine" answer service "$pid" "$c" "$url" "$script"
-    r=$(rate_of "$RUN_DIR/$engine/wrk_answer_c${c}.txt"); est=${r:-$est}
+    seed_answers "$engine" "$n" "$RUN_DIR/$engine/${name}_lines_c${c}.tsv"
+    ANSWERS="$RUN_DIR/$engine/${name}_lines_c${c}.tsv" measure "$engine" "$name" service "$pid" "$c" "$url" "$script"
+    r=$(rate_of "$RUN_DIR/$engine/wrk_${name}_c${c}.txt"); est=${r:-$est}
   done
 }
+
+# Starts player-api on $SERVICE_ADDR with database $2 (extra VAR=value words after it);
+# sets SVC_PID.
+start_service() { # engine url [VAR=value...]
+  local engine="$1" url="$2" dir="$RUN_DIR/$1"; shift 2
+  log "$engine: starting player-api on $SERVICE_ADDR $*"
+  # Limits made non-binding for the benchmark (see BENCHMARKS.md): the per-address
+  # sign-in rate limit (every wrk connection comes from 127.0.0.1), hearts and attempts.
+  # The allocator as the README's deployment section runs it (freed memory returned at
+  # once, arenas committed as used). The JWT secrets stay the same across restarts.
+  env -u REDIS_URL -u RUST_LOG ${BENCH_RUST_LOG:+RUST_LOG="$BENCH_RUST_LOG"} \
+    MIMALLOC_PURGE_DELAY=0 MIMALLOC_ARENA_EAGER_COMMIT=0 \
+    APP_ENV=development LOG_FORMAT=json DEMO_CONTENT=true \
+    PLAYER_API_ADDR="$SERVICE_ADDR" METRICS_ADDR=127.0.0.1:0 DATABASE_URL="$url" \
+    JWT_SECRET="bench-player-secret-$BENCH_STAMP-0123456789abcdef" \
+    ADMIN_JWT_SECRET="bench-admin-secret-$BENCH_STAMP-0123456789abcdef" \
+    RATE_LIMIT_AUTH_PER_MINUTE=1000000000 RATE_LIMIT_SEND_CODE_PER_MINUTE=1000000000 \
+    RULE_MAX_HEARTS=1000000 RULE_DAILY_ATTEMPTS=1000000 "$@" \
+    "$SVC_BIN" >> "$dir/player-api.log" 2>&1 &
+  SVC_PID=$!; PIDS+=("$SVC_PID")
+  wait_port "$SERVICE_ADDR" 120 || { log "player-api did not start"; tail -20 "$dir/player-api.log" >&2; exit 1; }
+}
+BENCH_STAMP=$(date +%s)
 
 run_engine() { # sqlite|postgres
   local engine="$1" dir="$RUN_DIR/$1" svc_url ax_url pool
@@ -228,22 +251,8 @@ run_engine() { # sqlite|postgres
     pool=16
   fi
 
-  log "$engine: starting player-api on $SERVICE_ADDR"
-  # Limits made non-binding for the benchmark (see BENCHMARKS.md): the per-address
-  # sign-in rate limit (every wrk connection comes from 127.0.0.1), hearts and attempts.
-  # The allocator as the README's deployment section runs it (freed memory returned at
-  # once, arenas committed as used).
-  env -u REDIS_URL -u RUST_LOG ${BENCH_RUST_LOG:+RUST_LOG="$BENCH_RUST_LOG"} \
-    MIMALLOC_PURGE_DELAY=0 MIMALLOC_ARENA_EAGER_COMMIT=0 \
-    APP_ENV=development LOG_FORMAT=json DEMO_CONTENT=true \
-    PLAYER_API_ADDR="$SERVICE_ADDR" METRICS_ADDR=127.0.0.1:0 DATABASE_URL="$svc_url" \
-    JWT_SECRET="bench-player-secret-$(date +%s)-0123456789abcdef" \
-    ADMIN_JWT_SECRET="bench-admin-secret-$(date +%s)-0123456789abcdef" \
-    RATE_LIMIT_AUTH_PER_MINUTE=1000000000 RATE_LIMIT_SEND_CODE_PER_MINUTE=1000000000 \
-    RULE_MAX_HEARTS=1000000 RULE_DAILY_ATTEMPTS=1000000 \
-    "$SVC_BIN" > "$dir/player-api.log" 2>&1 &
-  local svc=$!; PIDS+=("$svc")
-  wait_port "$SERVICE_ADDR" 120 || { log "player-api did not start"; tail -20 "$dir/player-api.log" >&2; exit 1; }
+  start_service "$engine" "$svc_url"
+  local svc=$SVC_PID
 
   log "$engine: starting axbench on $AX_ADDR (seeds its 100,000 players on first start)"
   env DATABASE_URL="$ax_url" THREADS=2 POOL="$pool" ADDR="$AX_ADDR" SQLITE_SYNC=NORMAL "$AX_BIN" > "$dir/axbench.log" 2>&1 &
@@ -269,6 +278,14 @@ run_engine() { # sqlite|postgres
   BASE_LUA="$BW/write.lua" WRK_PATH=/write TOKENS="$AX_TOKENS" bench_endpoint "$engine" write axbench "$ax" "$A/write" "$B"
   local est; est=$(awk -F'\t' -v e="$engine" '$1==e && $2=="write" && $4==64 {print $5}' "$RESULTS"); est=${est:-2000}
   WRK_MODE=answer bench_answers "$engine" "$svc" "$S/v1/challenges/answer" "$Q" "$est"
+  if wanted answer_nomem; then
+    # as behind a round-robin balancer: no answer judged from memory, each read first
+    stop_pid "$svc"; forget_pid "$svc"
+    start_service "$engine" "$svc_url" ANSWER_MEMORY=false; svc=$SVC_PID
+    WRK_MODE=answer bench_answers "$engine" "$svc" "$S/v1/challenges/answer" "$Q" "$est" answer_nomem
+    stop_pid "$svc"; forget_pid "$svc"
+    start_service "$engine" "$svc_url"; svc=$SVC_PID
+  fi
   WRK_MODE=guest bench_endpoint "$engine" guest service "$svc" "$S/v1/auth/guest" "$Q"
   unset BENCH_BASE_URL DATABASE_URL
   if [ "$engine" = postgres ]; then # how each table was read during the run (diagnostics)

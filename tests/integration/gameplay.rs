@@ -4,7 +4,30 @@
 use chrono::Duration;
 use futures::future::join_all;
 use serde_json::{Value, json};
-use tests::{Resp, TestApp, both_engines_demo};
+use tests::{Engine, Resp, TestApp, both_engines_demo, both_engines_with};
+
+/// As behind a round-robin balancer: no answer judged from memory.
+async fn without_answer_memory(engine: Engine) -> TestApp {
+    TestApp::spawn_with(
+        engine,
+        &[
+            ("DEMO_CONTENT", "true".to_string()),
+            ("ANSWER_MEMORY", "false".to_string()),
+        ],
+    )
+    .await
+}
+
+mod without_memory {
+    use super::*;
+
+    both_engines_with!(
+        without_answer_memory;
+        full_play_through_with_exact_resources,
+        answers_are_idempotent_sequentially_and_concurrently,
+        zero_hearts_refuse_wrong_answers_only,
+    );
+}
 
 both_engines_demo!(
     tracks_show_nodes_and_progress,
@@ -872,7 +895,10 @@ async fn preferences_set_the_active_track(app: TestApp) {
 /// challenge's last answer, one ledger row; and the progress it answers with is the
 /// stored one.
 async fn answers_write_the_boards_the_node_and_the_ledger(app: TestApp) {
-    app.clock.set("2026-11-18T05:00:07.345Z".parse().unwrap());
+    // every right answer within one second (the boards keep whole seconds), however
+    // slowly this runs: the clock is put back before each answer
+    let pin = || app.clock.set("2026-11-18T05:00:07.345Z".parse().unwrap());
+    pin();
     let earned_at = "2026-11-18T05:00:07Z"
         .parse::<chrono::DateTime<chrono::Utc>>()
         .unwrap()
@@ -929,6 +955,7 @@ async fn answers_write_the_boards_the_node_and_the_ledger(app: TestApp) {
     let p = Player::new(&app, "d-boards-none").await;
     let c = p.next(TRACK).await;
     for (i, correct) in [true, false, false, true, false].into_iter().enumerate() {
+        pin();
         let d = p.answer(&c, i, correct).await.ok().clone();
         let s = p.summary().await;
         for k in ["hearts", "dailyAttemptsLeft", "xp", "streakDays"] {
@@ -999,6 +1026,7 @@ async fn answers_write_the_boards_the_node_and_the_ledger(app: TestApp) {
     .ok();
     let c = r.next(TRACK).await;
     for (i, correct) in [true, true, false, true, false].into_iter().enumerate() {
+        pin();
         r.answer(&c, i, correct).await.ok();
         if i == 0 {
             assert_eq!(
@@ -1060,6 +1088,7 @@ async fn answers_write_the_boards_the_node_and_the_ledger(app: TestApp) {
     );
     app.exec("DELETE FROM reward_ledger WHERE id = 'taken'", &[])
         .await;
+    pin();
     assert_eq!(q.answer(&c, 0, true).await.ok()["progress"]["xp"], 10);
     assert_eq!(boards(q.id.clone()).await, [("topic:all", 10, earned_at)]);
 }

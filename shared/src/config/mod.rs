@@ -190,6 +190,9 @@ pub struct Settings {
     pub limits: Limits,
     /// The background jobs: statistics, retention.
     pub jobs: JobSettings,
+    /// `ANSWER_MEMORY`: judge a challenge's answers from what this process remembers
+    /// (`answer_cache`); off behind a round-robin balancer.
+    pub answer_memory: bool,
 }
 
 impl Settings {
@@ -381,6 +384,7 @@ impl Settings {
         let rules = rules::game_rules(&mut r);
         let limits = Limits::from_reader(&mut r);
         let jobs = JobSettings::from_reader(&mut r);
+        let answer_memory = r.flag("ANSWER_MEMORY", true);
 
         if r.errors.is_empty() {
             Ok(Self {
@@ -408,6 +412,7 @@ impl Settings {
                 rules,
                 limits,
                 jobs,
+                answer_memory,
             })
         } else {
             Err(ConfigError(r.errors))

@@ -32,6 +32,7 @@ impl AppContext {
             None => None,
         };
         let sign_in_attempts = AttemptLimiter::per_minute(settings.limits.auth_per_minute);
+        let answer_cache = AnswerCache::new(settings.answer_memory);
         Ok(Arc::new(Self {
             providers,
             ranks,
@@ -41,7 +42,7 @@ impl AppContext {
             clock,
             regions,
             board_cache: BoardCache::default(),
-            answer_cache: AnswerCache::default(),
+            answer_cache,
             sign_in_attempts,
             readiness: crate::http::Readiness::default(),
         }))
