@@ -133,8 +133,8 @@ pub async fn create(
     if !db::admins::insert_if_absent(&mut tx, &row).await? {
         return Err(Error::validation("username is already taken"));
     }
-    audit::record(
-        &mut tx,
+    audit::record_and_commit(
+        tx,
         ctx,
         actor,
         Write {
@@ -146,7 +146,6 @@ pub async fn create(
         },
     )
     .await?;
-    tx.commit().await?;
     Ok(CreatedAdmin {
         account: AdminAccount::from_row(&row),
         plain_password: plain,
@@ -209,8 +208,8 @@ async fn change(
         db::refresh_tokens::revoke_all(&mut tx, Audience::Admin.column(), id, None, now).await?;
     }
     after.updated_at = now;
-    audit::record(
-        &mut tx,
+    audit::record_and_commit(
+        tx,
         ctx,
         actor,
         Write {
@@ -222,7 +221,6 @@ async fn change(
         },
     )
     .await?;
-    tx.commit().await?;
     Ok(AdminAccount::from_row(&after))
 }
 
@@ -293,8 +291,8 @@ pub async fn reset_password(
         .ok_or_else(|| Error::not_found("admin not found"))?;
     db::admins::set_password(&mut tx, id, &hash, now).await?;
     db::refresh_tokens::revoke_all(&mut tx, Audience::Admin.column(), id, None, now).await?;
-    audit::record(
-        &mut tx,
+    audit::record_and_commit(
+        tx,
         ctx,
         actor,
         Write {
@@ -306,7 +304,6 @@ pub async fn reset_password(
         },
     )
     .await?;
-    tx.commit().await?;
     Ok(ResetPassword {
         admin_id: row.id,
         username: row.username,
@@ -364,8 +361,8 @@ pub async fn change_password(
         now,
     )
     .await?;
-    audit::record(
-        &mut tx,
+    audit::record_and_commit(
+        tx,
         ctx,
         actor,
         Write {
@@ -377,7 +374,6 @@ pub async fn change_password(
         },
     )
     .await?;
-    tx.commit().await?;
     Ok(PasswordChanged {
         message: "password changed; other sessions have been signed out".into(),
         tokens: TokenPair {
