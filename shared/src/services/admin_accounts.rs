@@ -4,13 +4,12 @@
 
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
-use uuid::Uuid;
 
 use crate::context::AppContext;
 use crate::db::{self, Tx, admins::AdminRow};
 use crate::envelope::Pagination;
 use crate::password;
-use crate::services::admin_auth::{AdminAccount, AdminPrincipal, AdminRole};
+use crate::services::admin_auth::{self, AdminAccount, AdminPrincipal, AdminRole};
 use crate::services::audit::{self, PageQuery, Write};
 use crate::services::refresh_sessions::{self, TokenPair};
 use crate::tokens::Audience;
@@ -116,19 +115,7 @@ pub async fn create(
         }
         None => password::generate(12),
     };
-    let now = ctx.clock.now_ms();
-    let row = AdminRow {
-        id: Uuid::new_v4().to_string(),
-        username,
-        password_hash: password::hash(plain.clone()).await?,
-        role: role.as_str().to_string(),
-        is_active: true,
-        token_version: 0,
-        last_login_at: None,
-        created_at: now,
-        updated_at: now,
-        mfa_enabled: false,
-    };
+    let row = admin_auth::new_admin_row(username, &plain, role, ctx.clock.now_ms()).await?;
     let mut tx = ctx.db.begin().await?;
     if !db::admins::insert_if_absent(&mut tx, &row).await? {
         return Err(Error::validation("username is already taken"));
