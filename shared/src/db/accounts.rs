@@ -37,6 +37,11 @@ pub struct IdempotencyRecord {
     pub response: String,
 }
 
+/// The record of an idempotency key (`$1` scope, `$2` key); read inside and outside a
+/// transaction.
+const IDEMPOTENCY_RECORD: &str =
+    "SELECT owner_id, response FROM idempotency_records WHERE scope = $1 AND key = $2";
+
 /// The stored record of an idempotency key, read outside any transaction.
 pub async fn find_idempotency_record(
     db: &super::Db,
@@ -44,13 +49,11 @@ pub async fn find_idempotency_record(
     key: &str,
 ) -> sqlx::Result<Option<IdempotencyRecord>> {
     Ok(super::read!(db, |ex| {
-        sqlx::query_as::<_, IdempotencyRecord>(
-            "SELECT owner_id, response FROM idempotency_records WHERE scope = $1 AND key = $2",
-        )
-        .bind(scope)
-        .bind(key)
-        .fetch_optional(ex)
-        .await?
+        sqlx::query_as::<_, IdempotencyRecord>(IDEMPOTENCY_RECORD)
+            .bind(scope)
+            .bind(key)
+            .fetch_optional(ex)
+            .await?
     }))
 }
 
@@ -60,13 +63,11 @@ pub async fn idempotency_record(
     key: &str,
 ) -> sqlx::Result<Option<IdempotencyRecord>> {
     Ok(in_tx!(tx, |ex| {
-        sqlx::query_as::<_, IdempotencyRecord>(
-            "SELECT owner_id, response FROM idempotency_records WHERE scope = $1 AND key = $2",
-        )
-        .bind(scope)
-        .bind(key)
-        .fetch_optional(ex)
-        .await?
+        sqlx::query_as::<_, IdempotencyRecord>(IDEMPOTENCY_RECORD)
+            .bind(scope)
+            .bind(key)
+            .fetch_optional(ex)
+            .await?
     }))
 }
 
@@ -306,24 +307,25 @@ pub async fn merge_guest(
             .await?;
 
         // Kept with the guest: the target's own balance, inventory and streak win.
-        c.skipped_coins = sqlx::query_scalar::<_, i64>(
-            "SELECT CAST(COALESCE(SUM(coins_balance), 0) AS BIGINT) FROM wallets WHERE player_id = $1",
-        )
-        .bind(guest)
-        .fetch_one(&mut *ex)
-        .await?;
-        c.skipped_inventory = sqlx::query_scalar::<_, i64>(
-            "SELECT CAST(COALESCE(SUM(quantity), 0) AS BIGINT) FROM inventory_items WHERE player_id = $1",
-        )
-        .bind(guest)
-        .fetch_one(&mut *ex)
-        .await?;
-        c.skipped_streak_days = sqlx::query_scalar::<_, i64>(
-            "SELECT CAST(COALESCE(SUM(streak_days), 0) AS BIGINT) FROM player_progress WHERE player_id = $1",
-        )
-        .bind(guest)
-        .fetch_one(&mut *ex)
-        .await?;
+        for (sum_sql, skipped) in [
+            (
+                "SELECT CAST(COALESCE(SUM(coins_balance), 0) AS BIGINT) FROM wallets WHERE player_id = $1",
+                &mut c.skipped_coins,
+            ),
+            (
+                "SELECT CAST(COALESCE(SUM(quantity), 0) AS BIGINT) FROM inventory_items WHERE player_id = $1",
+                &mut c.skipped_inventory,
+            ),
+            (
+                "SELECT CAST(COALESCE(SUM(streak_days), 0) AS BIGINT) FROM player_progress WHERE player_id = $1",
+                &mut c.skipped_streak_days,
+            ),
+        ] {
+            *skipped = sqlx::query_scalar::<_, i64>(sum_sql)
+                .bind(guest)
+                .fetch_one(&mut *ex)
+                .await?;
+        }
 
         sqlx::query("UPDATE players SET merged_into = $2, updated_at = $3 WHERE id = $1")
             .bind(guest)

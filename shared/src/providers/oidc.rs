@@ -32,7 +32,7 @@ use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::jwk::{Jwk, PublicKeyUse};
 use jsonwebtoken::{Algorithm, AlgorithmFamily, DecodingKey, Validation};
 use serde::Deserialize;
-use tokio::sync::{Mutex, RwLock};
+use tokio::sync::{Mutex, RwLock, RwLockWriteGuard};
 
 use crate::config::{AppleSettings, HuaweiSettings};
 
@@ -260,20 +260,26 @@ impl JwksVerifier {
                 return;
             }
         }
+        let (_, fetched) = self.fetch_into_cache().await;
+        if let Err(e) = fetched {
+            tracing::warn!(url = %self.jwks_url, error = %e, "JWKS refresh failed; keeping cached keys");
+        }
+    }
+
+    /// Fetches the JWKS and notes the attempt (when it started); fetched keys replace
+    /// the cached ones. Answers the cache, still locked for writing, and how the fetch
+    /// went: a failure is the caller's to log (and to remember, where it answers with it).
+    async fn fetch_into_cache(&self) -> (RwLockWriteGuard<'_, KeyCache>, Result<(), IdTokenError>) {
         let started = Instant::now();
         let fetched = self.fetch_keys().await;
         let mut cache = self.cache.write().await;
         cache.last_attempt = Some(started);
-        match fetched {
-            Ok(keys) => {
-                cache.keys = keys;
-                cache.fetched_at = Some(Instant::now());
-                cache.last_failure = None;
-            }
-            Err(e) => {
-                tracing::warn!(url = %self.jwks_url, error = %e, "JWKS refresh failed; keeping cached keys");
-            }
-        }
+        let stored = fetched.map(|keys| {
+            cache.keys = keys;
+            cache.fetched_at = Some(Instant::now());
+            cache.last_failure = None;
+        });
+        (cache, stored)
     }
 
     /// The key named `kid` after a fetch that started once this request had arrived:
@@ -312,21 +318,13 @@ impl JwksVerifier {
             tokio::time::sleep_until(due.into()).await;
         }
         tracing::debug!(%kid, url = %self.jwks_url, "fetching JWKS");
-        let started = Instant::now();
-        let fetched = self.fetch_keys().await;
-        let mut cache = self.cache.write().await;
-        cache.last_attempt = Some(started);
+        let (mut cache, fetched) = self.fetch_into_cache().await;
         match fetched {
-            Ok(keys) => {
-                cache.keys = keys;
-                cache.fetched_at = Some(Instant::now());
-                cache.last_failure = None;
-                cache
-                    .keys
-                    .get(kid)
-                    .cloned()
-                    .ok_or_else(|| IdTokenError::Invalid(format!("unknown signing key {kid}")))
-            }
+            Ok(()) => cache
+                .keys
+                .get(kid)
+                .cloned()
+                .ok_or_else(|| IdTokenError::Invalid(format!("unknown signing key {kid}"))),
             Err(e) => {
                 tracing::warn!(url = %self.jwks_url, error = %e, "JWKS fetch failed");
                 cache.last_failure = Some(e.to_string());
@@ -775,13 +773,15 @@ mod tests {
 
         /// Serves `keys` at `/jwks` for the next `times` requests (after any mounted before).
         async fn serve_jwks(&self, keys: &[&TestKey], times: u64) {
-            Mock::given(method("GET"))
-                .and(path("/jwks"))
-                .respond_with(ResponseTemplate::new(200).set_body_json(jwks(keys)))
-                .up_to_n_times(times)
-                .expect(times)
-                .mount(&self.server)
-                .await;
+            answering(
+                "GET",
+                "/jwks",
+                ResponseTemplate::new(200).set_body_json(jwks(keys)),
+            )
+            .up_to_n_times(times)
+            .expect(times)
+            .mount(&self.server)
+            .await;
         }
 
         fn issuer(&self) -> &'static str {
@@ -817,16 +817,15 @@ mod tests {
                 Client::Apple(apple) => apple.verify(token, NOW).await,
                 Client::Huawei(huawei) => {
                     let n = self.codes.fetch_add(1, Ordering::SeqCst);
-                    Mock::given(method("POST"))
-                        .and(path("/token"))
-                        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
-                            "access_token": "at-1",
-                            "refresh_token": "rt-1",
-                            "expires_in": 3600,
-                            "token_type": "Bearer",
-                            "scope": "openid profile",
-                            "id_token": token,
-                        })))
+                    let answer = ResponseTemplate::new(200).set_body_json(json!({
+                        "access_token": "at-1",
+                        "refresh_token": "rt-1",
+                        "expires_in": 3600,
+                        "token_type": "Bearer",
+                        "scope": "openid profile",
+                        "id_token": token,
+                    }));
+                    answering("POST", "/token", answer)
                         .up_to_n_times(1)
                         .expect(1)
                         .mount(&self.server)
@@ -849,6 +848,14 @@ mod tests {
                 .filter(|r| r.url.path() == to)
                 .collect()
         }
+    }
+
+    /// A mock answering `method_name` requests to `at` with `answer`, to mount with its
+    /// limits.
+    fn answering(method_name: &str, at: &str, answer: ResponseTemplate) -> Mock {
+        Mock::given(method(method_name))
+            .and(path(at))
+            .respond_with(answer)
     }
 
     fn huawei_settings(base: &str, jwks_url: String) -> HuaweiSettings {
@@ -1089,56 +1096,60 @@ mod tests {
                "exp": chrono::Utc::now().timestamp() + 600})
     }
 
-    #[tokio::test]
-    async fn old_keys_are_refreshed_so_withdrawn_keys_stop_working() {
-        let server = MockServer::start().await;
-        Mock::given(method("GET"))
-            .and(path("/keys"))
-            .respond_with(ResponseTemplate::new(200).set_body_json(jwks(&[&KEY_A])))
+    /// A verifier whose keys age in 50 ms, after it accepted a token signed with key A:
+    /// `/keys` served key A once and answers `afterwards` from then on.
+    struct AgedKeyA {
+        verifier: JwksVerifier,
+        token: String,
+        now: i64,
+        /// Kept alive: dropping it stops the server.
+        _server: MockServer,
+    }
+
+    impl AgedKeyA {
+        async fn after(afterwards: ResponseTemplate) -> Self {
+            let server = MockServer::start().await;
+            answering(
+                "GET",
+                "/keys",
+                ResponseTemplate::new(200).set_body_json(jwks(&[&KEY_A])),
+            )
             .up_to_n_times(1)
             .with_priority(1)
             .mount(&server)
             .await;
-        Mock::given(method("GET"))
-            .and(path("/keys"))
-            .respond_with(ResponseTemplate::new(200).set_body_json(jwks(&[&KEY_B])))
-            .mount(&server)
-            .await;
-        let v = plain_verifier(&server, Duration::from_millis(50));
-        let now = chrono::Utc::now().timestamp();
-        let with_a = KEY_A.sign(Algorithm::RS256, &plain_claims("a"));
-        v.verify(&with_a, now).await.unwrap();
-        tokio::time::sleep(Duration::from_millis(80)).await;
+            answering("GET", "/keys", afterwards).mount(&server).await;
+            let verifier = plain_verifier(&server, Duration::from_millis(50));
+            let now = chrono::Utc::now().timestamp();
+            let token = KEY_A.sign(Algorithm::RS256, &plain_claims("a"));
+            verifier.verify(&token, now).await.unwrap();
+            tokio::time::sleep(Duration::from_millis(80)).await;
+            Self {
+                verifier,
+                token,
+                now,
+                _server: server,
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn old_keys_are_refreshed_so_withdrawn_keys_stop_working() {
+        let only_key_b = ResponseTemplate::new(200).set_body_json(jwks(&[&KEY_B]));
+        let aged = AgedKeyA::after(only_key_b).await;
         // the provider withdrew A: after the refresh it is refused
         assert!(matches!(
-            v.verify(&with_a, now).await,
+            aged.verifier.verify(&aged.token, aged.now).await,
             Err(IdTokenError::Invalid(_))
         ));
         let with_b = KEY_B.sign(Algorithm::RS256, &plain_claims("b"));
-        v.verify(&with_b, now).await.unwrap();
+        aged.verifier.verify(&with_b, aged.now).await.unwrap();
     }
 
     #[tokio::test]
     async fn old_keys_stay_in_use_while_the_provider_is_down() {
-        let server = MockServer::start().await;
-        Mock::given(method("GET"))
-            .and(path("/keys"))
-            .respond_with(ResponseTemplate::new(200).set_body_json(jwks(&[&KEY_A])))
-            .up_to_n_times(1)
-            .with_priority(1)
-            .mount(&server)
-            .await;
-        Mock::given(method("GET"))
-            .and(path("/keys"))
-            .respond_with(ResponseTemplate::new(503))
-            .mount(&server)
-            .await;
-        let v = plain_verifier(&server, Duration::from_millis(50));
-        let now = chrono::Utc::now().timestamp();
-        let with_a = KEY_A.sign(Algorithm::RS256, &plain_claims("a"));
-        v.verify(&with_a, now).await.unwrap();
-        tokio::time::sleep(Duration::from_millis(80)).await;
-        v.verify(&with_a, now).await.unwrap();
+        let aged = AgedKeyA::after(ResponseTemplate::new(503)).await;
+        aged.verifier.verify(&aged.token, aged.now).await.unwrap();
     }
 
     /// Key rotation a moment after a random `kid` caused a fetch: the new key's token
@@ -1176,9 +1187,7 @@ mod tests {
 
     async fn jwks_server_error_unavailable(provider: Provider) {
         let h = Harness::new(provider, Duration::ZERO).await;
-        Mock::given(method("GET"))
-            .and(path("/jwks"))
-            .respond_with(ResponseTemplate::new(503))
+        answering("GET", "/jwks", ResponseTemplate::new(503))
             .mount(&h.server)
             .await;
         let token = KEY_A.sign(Algorithm::RS256, &h.claims("user-1"));
@@ -1201,9 +1210,7 @@ mod tests {
             ResponseTemplate::new(200)
                 .set_body_json(json!({"keys": [{"kty": "oct", "kid": "key-a", "k": "c2VjcmV0"}]})),
         ] {
-            let _guard = Mock::given(method("GET"))
-                .and(path("/jwks"))
-                .respond_with(body)
+            let _guard = answering("GET", "/jwks", body)
                 .mount_as_scoped(&h.server)
                 .await;
             assert_unavailable(h.check(&token).await);
@@ -1214,19 +1221,19 @@ mod tests {
     async fn jwks_failure_then_recovery_within_interval_stays_unavailable() {
         // a failed fetch also starts the interval; meanwhile the answer stays Unavailable
         let h = Harness::new(Provider::Apple, Duration::from_secs(3600)).await;
-        Mock::given(method("GET"))
-            .and(path("/jwks"))
-            .respond_with(ResponseTemplate::new(500))
+        answering("GET", "/jwks", ResponseTemplate::new(500))
             .up_to_n_times(1)
             .mount(&h.server)
             .await;
         // would succeed, but must not be asked within the interval
-        Mock::given(method("GET"))
-            .and(path("/jwks"))
-            .respond_with(ResponseTemplate::new(200).set_body_json(jwks(&[&KEY_A])))
-            .expect(0)
-            .mount(&h.server)
-            .await;
+        answering(
+            "GET",
+            "/jwks",
+            ResponseTemplate::new(200).set_body_json(jwks(&[&KEY_A])),
+        )
+        .expect(0)
+        .mount(&h.server)
+        .await;
         let token = KEY_A.sign(Algorithm::RS256, &h.claims("user-1"));
         assert_unavailable(h.check(&token).await);
         assert_unavailable(h.check(&token).await);
@@ -1236,9 +1243,7 @@ mod tests {
     #[tokio::test]
     async fn jwks_failure_recovers_after_interval() {
         let h = Harness::new(Provider::Apple, Duration::ZERO).await;
-        Mock::given(method("GET"))
-            .and(path("/jwks"))
-            .respond_with(ResponseTemplate::new(500))
+        answering("GET", "/jwks", ResponseTemplate::new(500))
             .up_to_n_times(1)
             .mount(&h.server)
             .await;
@@ -1336,9 +1341,7 @@ mod tests {
         template: ResponseTemplate,
     ) -> Result<VerifiedIdentity, IdTokenError> {
         let server = MockServer::start().await;
-        Mock::given(method("POST"))
-            .and(path("/token"))
-            .respond_with(template)
+        answering("POST", "/token", template)
             .expect(1)
             .mount(&server)
             .await;

@@ -4,13 +4,12 @@
 
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
-use uuid::Uuid;
 
 use crate::context::AppContext;
 use crate::db::{self, Tx, admins::AdminRow};
 use crate::envelope::Pagination;
 use crate::password;
-use crate::services::admin_auth::{AdminAccount, AdminPrincipal, AdminRole};
+use crate::services::admin_auth::{self, AdminAccount, AdminPrincipal, AdminRole};
 use crate::services::audit::{self, PageQuery, Write};
 use crate::services::refresh_sessions::{self, TokenPair};
 use crate::tokens::Audience;
@@ -116,25 +115,13 @@ pub async fn create(
         }
         None => password::generate(12),
     };
-    let now = ctx.clock.now_ms();
-    let row = AdminRow {
-        id: Uuid::new_v4().to_string(),
-        username,
-        password_hash: password::hash(plain.clone()).await?,
-        role: role.as_str().to_string(),
-        is_active: true,
-        token_version: 0,
-        last_login_at: None,
-        created_at: now,
-        updated_at: now,
-        mfa_enabled: false,
-    };
+    let row = admin_auth::new_admin_row(username, &plain, role, ctx.clock.now_ms()).await?;
     let mut tx = ctx.db.begin().await?;
     if !db::admins::insert_if_absent(&mut tx, &row).await? {
         return Err(Error::validation("username is already taken"));
     }
-    audit::record(
-        &mut tx,
+    audit::record_and_commit(
+        tx,
         ctx,
         actor,
         Write {
@@ -146,7 +133,6 @@ pub async fn create(
         },
     )
     .await?;
-    tx.commit().await?;
     Ok(CreatedAdmin {
         account: AdminAccount::from_row(&row),
         plain_password: plain,
@@ -209,8 +195,8 @@ async fn change(
         db::refresh_tokens::revoke_all(&mut tx, Audience::Admin.column(), id, None, now).await?;
     }
     after.updated_at = now;
-    audit::record(
-        &mut tx,
+    audit::record_and_commit(
+        tx,
         ctx,
         actor,
         Write {
@@ -222,7 +208,6 @@ async fn change(
         },
     )
     .await?;
-    tx.commit().await?;
     Ok(AdminAccount::from_row(&after))
 }
 
@@ -293,8 +278,8 @@ pub async fn reset_password(
         .ok_or_else(|| Error::not_found("admin not found"))?;
     db::admins::set_password(&mut tx, id, &hash, now).await?;
     db::refresh_tokens::revoke_all(&mut tx, Audience::Admin.column(), id, None, now).await?;
-    audit::record(
-        &mut tx,
+    audit::record_and_commit(
+        tx,
         ctx,
         actor,
         Write {
@@ -306,7 +291,6 @@ pub async fn reset_password(
         },
     )
     .await?;
-    tx.commit().await?;
     Ok(ResetPassword {
         admin_id: row.id,
         username: row.username,
@@ -364,8 +348,8 @@ pub async fn change_password(
         now,
     )
     .await?;
-    audit::record(
-        &mut tx,
+    audit::record_and_commit(
+        tx,
         ctx,
         actor,
         Write {
@@ -377,7 +361,6 @@ pub async fn change_password(
         },
     )
     .await?;
-    tx.commit().await?;
     Ok(PasswordChanged {
         message: "password changed; other sessions have been signed out".into(),
         tokens: TokenPair {

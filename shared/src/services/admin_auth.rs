@@ -42,19 +42,13 @@ pub async fn bootstrap(ctx: &AppContext) -> Result<Option<String>> {
         Some(p) => (p.expose().to_string(), false),
         None => (password::generate(16), true),
     };
-    let now = ctx.clock.now_ms();
-    let row = AdminRow {
-        id: Uuid::new_v4().to_string(),
-        username: settings.admin_bootstrap_username.clone(),
-        password_hash: password::hash(plain.clone()).await?,
-        role: AdminRole::SuperAdmin.as_str().to_string(),
-        is_active: true,
-        token_version: 0,
-        last_login_at: None,
-        created_at: now,
-        updated_at: now,
-        mfa_enabled: false,
-    };
+    let row = new_admin_row(
+        settings.admin_bootstrap_username.clone(),
+        &plain,
+        AdminRole::SuperAdmin,
+        ctx.clock.now_ms(),
+    )
+    .await?;
     let mut tx = ctx.db.begin().await?;
     // A second process starting at the same moment finds the username taken.
     let inserted = db::admins::insert_if_absent(&mut tx, &row).await?;
@@ -63,6 +57,28 @@ pub async fn bootstrap(ctx: &AppContext) -> Result<Option<String>> {
         tracing::info!(username = %row.username, "created the bootstrap super_admin");
     }
     Ok((inserted && generated).then_some(plain))
+}
+
+/// The row of a new admin account: active, without MFA, its password hashed. The
+/// bootstrap super_admin and the accounts a super_admin creates start alike.
+pub(crate) async fn new_admin_row(
+    username: String,
+    plain_password: &str,
+    role: AdminRole,
+    now_ms: i64,
+) -> Result<AdminRow> {
+    Ok(AdminRow {
+        id: Uuid::new_v4().to_string(),
+        username,
+        password_hash: password::hash(plain_password.to_owned()).await?,
+        role: role.as_str().to_string(),
+        is_active: true,
+        token_version: 0,
+        last_login_at: None,
+        created_at: now_ms,
+        updated_at: now_ms,
+        mfa_enabled: false,
+    })
 }
 
 /// What a sign-in submits, from the API or the console's form.

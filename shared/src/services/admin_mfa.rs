@@ -241,20 +241,7 @@ pub async fn enable(ctx: &AppContext, admin: &AdminPrincipal, code: &str) -> Res
         ));
     }
     db::admin_mfa::replace_recovery_codes(&mut tx, &admin.id, &hashes, now).await?;
-    audit::record(
-        &mut tx,
-        ctx,
-        admin,
-        Write {
-            action: "admin.mfa_enable",
-            target_type: "admin",
-            target_id: Some(&admin.id),
-            before: None,
-            after: None,
-        },
-    )
-    .await?;
-    tx.commit().await?;
+    commit_own_mfa_change(tx, ctx, admin, "admin.mfa_enable").await?;
     Ok(MfaEnabled {
         mfa_enabled: true,
         recovery_codes: codes,
@@ -371,25 +358,35 @@ pub async fn disable(
     reservation.unjudged(ctx).await;
     let mut tx = ctx.db.begin().await?;
     db::admin_mfa::remove(&mut tx, &admin.id).await?;
-    audit::record(
-        &mut tx,
+    commit_own_mfa_change(tx, ctx, admin, "admin.mfa_disable").await?;
+    Ok(MfaStatus {
+        mfa_enabled: false,
+        pending: false,
+        recovery_codes_left: 0,
+    })
+}
+
+/// Commits a change an admin made to their own second factor, with its audit entry:
+/// `action` on the admin themselves, no states (a secret or code is never logged).
+async fn commit_own_mfa_change(
+    tx: db::Tx,
+    ctx: &AppContext,
+    admin: &AdminPrincipal,
+    action: &str,
+) -> Result<()> {
+    audit::record_and_commit(
+        tx,
         ctx,
         admin,
         Write {
-            action: "admin.mfa_disable",
+            action,
             target_type: "admin",
             target_id: Some(&admin.id),
             before: None,
             after: None,
         },
     )
-    .await?;
-    tx.commit().await?;
-    Ok(MfaStatus {
-        mfa_enabled: false,
-        pending: false,
-        recovery_codes_left: 0,
-    })
+    .await
 }
 
 /// `DELETE /v1/admin/admins/:id/mfa` (super_admin): turns another admin's MFA off (a
@@ -417,8 +414,8 @@ pub async fn reset(ctx: &AppContext, actor: &AdminPrincipal, id: &str) -> Result
         mfa_enabled: false,
         ..before.clone()
     };
-    audit::record(
-        &mut tx,
+    audit::record_and_commit(
+        tx,
         ctx,
         actor,
         Write {
@@ -430,7 +427,6 @@ pub async fn reset(ctx: &AppContext, actor: &AdminPrincipal, id: &str) -> Result
         },
     )
     .await?;
-    tx.commit().await?;
     Ok(after)
 }
 

@@ -114,3 +114,16 @@ pub async fn list(ctx: &AppContext, q: &PageQuery) -> Result<(Vec<AuditEntry>, P
         .collect();
     Ok((entries, Pagination { total, page, limit }))
 }
+
+/// Records one admin write inside its transaction and commits it: the last step of
+/// almost every admin write, so the entry and the write land together or not at all.
+pub async fn record_and_commit(
+    mut tx: Tx,
+    ctx: &AppContext,
+    actor: &AdminPrincipal,
+    w: Write<'_>,
+) -> Result<()> {
+    record(&mut tx, ctx, actor, w).await?;
+    tx.commit().await?;
+    Ok(())
+}

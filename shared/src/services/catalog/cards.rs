@@ -136,8 +136,8 @@ pub async fn update_card(
     db::catalog::update_card(&mut tx, &next).await?;
     let before = AdminKnowledgeCard::from(current);
     let after = AdminKnowledgeCard::from(next);
-    audit::record(
-        &mut tx,
+    audit::record_and_commit(
+        tx,
         ctx,
         admin,
         Write {
@@ -149,6 +149,5 @@ pub async fn update_card(
         },
     )
     .await?;
-    tx.commit().await?;
     Ok(after)
 }

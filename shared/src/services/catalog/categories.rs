@@ -78,6 +78,33 @@ async fn reread_category(tx: &mut Tx, id: &str) -> Result<Category> {
         .ok_or_else(|| Error::internal("category vanished inside its transaction"))
 }
 
+/// The last step of every category write: rereads category `id` as the write left it,
+/// commits the write with its audit entry (`action`, from `before`) and answers it.
+async fn commit_category_write(
+    mut tx: Tx,
+    ctx: &AppContext,
+    admin: &AdminPrincipal,
+    action: &str,
+    id: &str,
+    before: Option<&Category>,
+) -> Result<Category> {
+    let after = reread_category(&mut tx, id).await?;
+    audit::record_and_commit(
+        tx,
+        ctx,
+        admin,
+        Write {
+            action,
+            target_type: "category",
+            target_id: Some(id),
+            before: before.and_then(to_json),
+            after: to_json(&after),
+        },
+    )
+    .await?;
+    Ok(after)
+}
+
 /// `GET /v1/admin/categories`.
 pub async fn list_categories(
     ctx: &AppContext,
@@ -143,22 +170,7 @@ pub async fn create_category(
     )
     .await
     .map_err(|e| unique_to_validation(e, "a category with this id or slug already exists"))?;
-    let created = reread_category(&mut tx, &req.id).await?;
-    audit::record(
-        &mut tx,
-        ctx,
-        admin,
-        Write {
-            action: "category.create",
-            target_type: "category",
-            target_id: Some(&created.id),
-            before: None,
-            after: to_json(&created),
-        },
-    )
-    .await?;
-    tx.commit().await?;
-    Ok(created)
+    commit_category_write(tx, ctx, admin, "category.create", &req.id, None).await
 }
 
 /// `PUT /v1/admin/categories/:id`.
@@ -235,22 +247,7 @@ pub async fn update_category(
     )
     .await
     .map_err(|e| unique_to_validation(e, "a category with this slug already exists"))?;
-    let updated = reread_category(&mut tx, id).await?;
-    audit::record(
-        &mut tx,
-        ctx,
-        admin,
-        Write {
-            action: "category.update",
-            target_type: "category",
-            target_id: Some(id),
-            before: to_json(&before),
-            after: to_json(&updated),
-        },
-    )
-    .await?;
-    tx.commit().await?;
-    Ok(updated)
+    commit_category_write(tx, ctx, admin, "category.update", id, Some(&before)).await
 }
 
 /// `DELETE /v1/admin/categories/:id`: sets the category inactive (it stops being a
@@ -276,20 +273,6 @@ pub async fn archive_category(
         },
     )
     .await?;
-    let updated = reread_category(&mut tx, id).await?;
-    audit::record(
-        &mut tx,
-        ctx,
-        admin,
-        Write {
-            action: "category.archive",
-            target_type: "category",
-            target_id: Some(id),
-            before: to_json(&Category::from(current)),
-            after: to_json(&updated),
-        },
-    )
-    .await?;
-    tx.commit().await?;
-    Ok(updated)
+    let before = Category::from(current);
+    commit_category_write(tx, ctx, admin, "category.archive", id, Some(&before)).await
 }

@@ -160,8 +160,8 @@ pub async fn create_node(
     };
     db::catalog::insert_node(&mut tx, &row, ctx.clock.now_ms()).await?;
     let node = SkillNode::from(row);
-    audit::record(
-        &mut tx,
+    audit::record_and_commit(
+        tx,
         ctx,
         admin,
         Write {
@@ -173,7 +173,6 @@ pub async fn create_node(
         },
     )
     .await?;
-    tx.commit().await?;
     Ok(node)
 }
 
@@ -253,8 +252,8 @@ pub async fn update_node(
     db::catalog::update_node(&mut tx, &next, ctx.clock.now_ms()).await?;
     let before = SkillNode::from(current);
     let after = SkillNode::from(next);
-    audit::record(
-        &mut tx,
+    audit::record_and_commit(
+        tx,
         ctx,
         admin,
         Write {
@@ -266,7 +265,6 @@ pub async fn update_node(
         },
     )
     .await?;
-    tx.commit().await?;
     Ok(after)
 }
 
@@ -284,8 +282,8 @@ pub async fn delete_node(ctx: &AppContext, admin: &AdminPrincipal, id: &str) -> 
         ctx.clock.now_ms(),
     )
     .await?;
-    audit::record(
-        &mut tx,
+    audit::record_and_commit(
+        tx,
         ctx,
         admin,
         Write {
@@ -297,6 +295,5 @@ pub async fn delete_node(ctx: &AppContext, admin: &AdminPrincipal, id: &str) -> 
         },
     )
     .await?;
-    tx.commit().await?;
     Ok(())
 }

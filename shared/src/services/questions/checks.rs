@@ -93,45 +93,57 @@ pub(super) fn check_new_card(card: &CardInput, errors: &mut Vec<String>) -> Opti
     }
 }
 
+/// `check` of a required field's value, or `None` with its "is required" error when the
+/// field is missing (the caller puts a placeholder there: the item is refused anyway).
+fn check_required<T: ?Sized, V>(
+    value: Option<&T>,
+    field: &str,
+    errors: &mut Vec<String>,
+    check: impl FnOnce(&T, &mut Vec<String>) -> V,
+) -> Option<V> {
+    match value {
+        Some(value) => Some(check(value, errors)),
+        None => {
+            errors.push(format!("{field} is required"));
+            None
+        }
+    }
+}
+
 /// The import item rules, except whether the category exists (checked for all items at
 /// once by [`check_categories`]).
 pub(super) fn check_item(input: &QuestionInput) -> std::result::Result<ValidItem, Vec<String>> {
     let mut errors = Vec::new();
-    let stem_text = match &input.stem {
-        Some(stem) => check_stem(stem, &mut errors),
-        None => {
-            errors.push("stem is required".into());
-            String::new()
-        }
-    };
-    let content_type = match &input.content_type {
-        Some(ct) => check_content_type(ct, &mut errors),
-        None => {
-            errors.push("contentType is required".into());
-            ContentType::Text
-        }
-    };
-    let correct_answer = match &input.correct_answer {
-        Some(a) => check_answer(a, &mut errors),
-        None => {
-            errors.push("correctAnswer is required".into());
-            String::new()
-        }
-    };
-    let distractors = match &input.distractors {
-        Some(list) => check_distractors(list, &mut errors),
-        None => {
-            errors.push("distractors is required".into());
-            Vec::new()
-        }
-    };
-    let category_id = match &input.category_id {
-        Some(id) => check_category_id(id, &mut errors),
-        None => {
-            errors.push("categoryId is required".into());
-            String::new()
-        }
-    };
+    let stem_text =
+        check_required(input.stem.as_ref(), "stem", &mut errors, check_stem).unwrap_or_default();
+    let content_type = check_required(
+        input.content_type.as_deref(),
+        "contentType",
+        &mut errors,
+        check_content_type,
+    )
+    .unwrap_or(ContentType::Text);
+    let correct_answer = check_required(
+        input.correct_answer.as_deref(),
+        "correctAnswer",
+        &mut errors,
+        check_answer,
+    )
+    .unwrap_or_default();
+    let distractors = check_required(
+        input.distractors.as_deref(),
+        "distractors",
+        &mut errors,
+        check_distractors,
+    )
+    .unwrap_or_default();
+    let category_id = check_required(
+        input.category_id.as_deref(),
+        "categoryId",
+        &mut errors,
+        check_category_id,
+    )
+    .unwrap_or_default();
     let difficulty = check_difficulty(input.difficulty.unwrap_or(1), &mut errors);
     let card = input
         .knowledge_card

@@ -23,20 +23,14 @@ async fn import_items(
     for item in &valid {
         ids.push(insert_item(&mut tx, item, now).await?);
     }
-    audit::record(
-        &mut tx,
+    super::writing::commit_many_questions_write(
+        tx,
         ctx,
         admin,
-        audit::Write {
-            action: audit_action,
-            target_type: "question",
-            target_id: None,
-            before: None,
-            after: Some(json!({ "ids": ids })),
-        },
+        audit_action,
+        json!({ "ids": ids }),
     )
     .await?;
-    tx.commit().await?;
     Ok(ImportResult {
         total: valid.len(),
         succeeded: ids.len(),

@@ -28,8 +28,8 @@ pub async fn create(
     let after = db::questions::get_in_tx(&mut tx, &id)
         .await?
         .map(AdminQuestion::from);
-    audit::record(
-        &mut tx,
+    audit::record_and_commit(
+        tx,
         ctx,
         admin,
         audit::Write {
@@ -41,7 +41,6 @@ pub async fn create(
         },
     )
     .await?;
-    tx.commit().await?;
     Ok(CreatedQuestion {
         id,
         status: QuestionStatus::Draft.as_str().to_string(),
@@ -189,8 +188,8 @@ pub async fn update(
         }
     }
     let after = question_in_tx(&mut tx, id).await?;
-    audit::record(
-        &mut tx,
+    audit::record_and_commit(
+        tx,
         ctx,
         admin,
         audit::Write {
@@ -202,7 +201,6 @@ pub async fn update(
         },
     )
     .await?;
-    tx.commit().await?;
     Ok(after)
 }
 
@@ -237,8 +235,8 @@ pub(super) async fn move_one(
         ));
     }
     let after = question_in_tx(&mut tx, id).await?;
-    audit::record(
-        &mut tx,
+    audit::record_and_commit(
+        tx,
         ctx,
         admin,
         audit::Write {
@@ -250,7 +248,6 @@ pub(super) async fn move_one(
         },
     )
     .await?;
-    tx.commit().await?;
     Ok(after)
 }
 
@@ -342,25 +339,37 @@ pub async fn batch(
         BatchAction::Archive => "question.batch_archive",
         BatchAction::Delete => "question.batch_delete",
     };
-    audit::record(
-        &mut tx,
-        ctx,
-        admin,
-        audit::Write {
-            action: audit_action,
-            target_type: "question",
-            target_id: None,
-            before: None,
-            after: Some(json!({ "status": to.as_str(), "ids": moved, "failed": not_moved })),
-        },
-    )
-    .await?;
-    tx.commit().await?;
+    let outcome = json!({ "status": to.as_str(), "ids": moved, "failed": not_moved });
+    commit_many_questions_write(tx, ctx, admin, audit_action, outcome).await?;
     Ok(BatchResult {
         total: ids.len(),
         succeeded: moved.len(),
         failed,
     })
+}
+
+/// Commits a write to many questions at once (an import, a batch) with its one audit
+/// entry: no single target and no state before, `outcome` after.
+pub(super) async fn commit_many_questions_write(
+    tx: Tx,
+    ctx: &AppContext,
+    admin: &AdminPrincipal,
+    action: &str,
+    outcome: serde_json::Value,
+) -> Result<()> {
+    audit::record_and_commit(
+        tx,
+        ctx,
+        admin,
+        audit::Write {
+            action,
+            target_type: "question",
+            target_id: None,
+            before: None,
+            after: Some(outcome),
+        },
+    )
+    .await
 }
 
 /// One question as the API shows it, read inside the write transaction; not found is a
