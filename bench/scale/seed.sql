@@ -1,7 +1,7 @@
 -- Bulk data of the scale benchmark (bench/scale.sh), one text for both engines: the
 -- script replaces the @NAMES@ and runs it with psql or sqlite3 on a migrated, empty
--- database. `generate_series(1, n) AS value` names its column `value` on both engines;
--- every "random" value is arithmetic on it, so both engines get the same rows.
+-- database. `generate_series(CAST(1 AS BIGINT), n) AS value` names its column `value` on
+-- both engines; every "random" value is arithmetic on it, so both engines get the same rows.
 --
 -- Players sp-1 … sp-@PLAYERS@ (guest identities scale-dev-N, region 110000); the first
 -- @HEAVY@ have @HEAVY_ANSWERS@ answers each, the rest share the remaining answers. The
@@ -21,36 +21,36 @@ SELECT 'sq-' || value, 'scale-track',
        '["Alpha ' || value || '", "Beta ' || value || '", "Gamma ' || value || '"]',
        1 + value % 5, 'published', 'system', (value * 2654435761) % 2147483647,
        @NOW@ - value * 1000, @NOW@ - value * 1000
-FROM generate_series(1, @QUESTIONS@) AS value;
+FROM generate_series(CAST(1 AS BIGINT), @QUESTIONS@) AS value;
 
 INSERT INTO players (id, nickname, avatar_url, is_guest, region_code, region_selected_at,
                      is_banned, created_at, updated_at)
 SELECT 'sp-' || value, 'Player ' || value, NULL, TRUE, '110000', @NOW@ - value * 1000,
        FALSE, @NOW@ - value * 1000, @NOW@ - value * 1000
-FROM generate_series(1, @PLAYERS@) AS value;
+FROM generate_series(CAST(1 AS BIGINT), @PLAYERS@) AS value;
 INSERT INTO player_identities (provider, subject, player_id, created_at)
 SELECT 'device', 'scale-dev-' || value, 'sp-' || value, @NOW@ - value * 1000
-FROM generate_series(1, @PLAYERS@) AS value;
+FROM generate_series(CAST(1 AS BIGINT), @PLAYERS@) AS value;
 -- a phone identity on every tenth player, for the admin search
 INSERT INTO player_identities (provider, subject, player_id, created_at)
 SELECT 'phone', '+86139' || (10000000 + value), 'sp-' || value, @NOW@ - value * 1000
-FROM generate_series(1, @PLAYERS@) AS value WHERE value % 10 = 0;
+FROM generate_series(CAST(1 AS BIGINT), @PLAYERS@) AS value WHERE value % 10 = 0;
 -- active (played within the week) for a third of the players
 INSERT INTO player_progress (player_id, hearts, xp, streak_days, updated_at)
 SELECT 'sp-' || value, 5, (value * 7919) % 20000, value % 30,
        CASE WHEN value % 3 = 0 THEN @NOW@ - (value % 86400) * 1000
-            ELSE @NOW@ - 30 * 86400000 END
-FROM generate_series(1, @PLAYERS@) AS value;
+            ELSE @NOW@ - 2592000000 END
+FROM generate_series(CAST(1 AS BIGINT), @PLAYERS@) AS value;
 INSERT INTO wallets (player_id, coins_balance, updated_at)
-SELECT 'sp-' || value, 0, @NOW@ FROM generate_series(1, @PLAYERS@) AS value;
+SELECT 'sp-' || value, 0, @NOW@ FROM generate_series(CAST(1 AS BIGINT), @PLAYERS@) AS value;
 INSERT INTO subscriptions (player_id, status, tier, updated_at)
-SELECT 'sp-' || value, 'none', 'free', @NOW@ FROM generate_series(1, @PLAYERS@) AS value;
+SELECT 'sp-' || value, 'none', 'free', @NOW@ FROM generate_series(CAST(1 AS BIGINT), @PLAYERS@) AS value;
 
 -- this week's region board: the first @WEEKLY@ players
 INSERT INTO weekly_xp (week_start, board, player_id, xp, last_earned_at)
 SELECT '@WEEK_START@', 'region:110000', 'sp-' || value, 1 + (value * 7919) % 5000,
        @NOW@ - (value % 86400) * 1000
-FROM generate_series(1, @WEEKLY@) AS value;
+FROM generate_series(CAST(1 AS BIGINT), @WEEKLY@) AS value;
 
 -- Finished challenges, five answers each. Heavy players: @HEAVY_SESSIONS@ sessions each;
 -- the others: the sessions left, round robin.
@@ -62,22 +62,22 @@ SELECT 'ss-' || value,
             ELSE 'sp-' || (@HEAVY@ + 1 + (value - 1) % (@PLAYERS@ - @HEAVY@)) END,
        'scale-track', 'scale-node', 'finished', TRUE, 5, 3,
        @NOW@ - 86400000 - value, @NOW@ - 86400000 - value
-FROM generate_series(1, @SESSIONS@) AS value;
+FROM generate_series(CAST(1 AS BIGINT), @SESSIONS@) AS value;
 INSERT INTO challenge_answers (id, session_id, player_id, question_id, selected_option_id,
                                is_correct, xp_delta, hearts_delta, time_ms, created_at)
 SELECT 'sa-' || s.id || '-' || p.value, s.id, s.player_id,
        'sq-' || (1 + (CAST(SUBSTR(s.id, 4) AS BIGINT) * 5 + p.value) % @QUESTIONS@),
        'o' || p.value, p.value % 3 <> 0, CASE WHEN p.value % 3 <> 0 THEN 10 ELSE 0 END,
        CASE WHEN p.value % 3 <> 0 THEN 0 ELSE -1 END, 3000, s.created_at
-FROM challenge_sessions s CROSS JOIN (SELECT value FROM generate_series(1, 5) AS value) AS p
+FROM challenge_sessions s CROSS JOIN (SELECT value FROM generate_series(CAST(1 AS BIGINT), 5) AS value) AS p
 WHERE s.id LIKE 'ss-%';
 
 INSERT INTO audit_log (id, actor_id, actor_username, action, target_type, target_id,
                        before_state, after_state, created_at)
 SELECT 'al-' || value, 'scale-admin', 'scale', 'question.update', 'question',
        'sq-' || (1 + value % @QUESTIONS@), NULL, '{"status":"published"}', @NOW@ - value * 1000
-FROM generate_series(1, @LOGS@) AS value;
+FROM generate_series(CAST(1 AS BIGINT), @LOGS@) AS value;
 INSERT INTO feedback (id, player_id, content, contact, page_context, created_at)
 SELECT 'fb-' || value, 'sp-' || (1 + value % @PLAYERS@), 'Feedback number ' || value, NULL,
        NULL, @NOW@ - value * 1000
-FROM generate_series(1, @LOGS@) AS value;
+FROM generate_series(CAST(1 AS BIGINT), @LOGS@) AS value;

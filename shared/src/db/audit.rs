@@ -1,7 +1,7 @@
 //! `audit_log`: every admin write, with actor, target and the state before and after.
 
-use super::paging::{self, Counted, Order};
-use super::{Db, Tx, in_tx, read};
+use super::paging::{self, Counted};
+use super::{Db, Tx, in_tx};
 
 pub struct NewAuditEntry<'a> {
     pub id: &'a str,
@@ -53,23 +53,14 @@ pub struct AuditRow {
 
 /// Newest first ([`paging`](super::paging)).
 pub async fn page(db: &Db, limit: i64, offset: i64) -> sqlx::Result<(Vec<AuditRow>, i64)> {
-    const ORDER: Order = Order {
-        forward: "created_at DESC, id DESC",
-        backward: "created_at, id",
-    };
-    let total = paging::total(db, Counted::AuditLog).await?;
-    let scan = paging::scan(ORDER, total, limit, offset);
-    let rows = read!(db, |ex| {
-        sqlx::query_as::<_, AuditRow>(sqlx::AssertSqlSafe(format!(
-            "SELECT id, actor_id, actor_username, action, target_type, target_id, before_state,
-                    after_state, created_at
-             FROM audit_log ORDER BY {} LIMIT $1 OFFSET $2",
-            scan.order
-        )))
-        .bind(scan.limit)
-        .bind(scan.offset)
-        .fetch_all(ex)
-        .await?
-    });
-    Ok((scan.in_order(rows), total))
+    paging::newest_first(
+        db,
+        Counted::AuditLog,
+        "SELECT id, actor_id, actor_username, action, target_type, target_id, before_state,
+                after_state, created_at
+         FROM audit_log",
+        limit,
+        offset,
+    )
+    .await
 }

@@ -1,6 +1,6 @@
 //! Categories, knowledge cards and the skill tree as admins read and write them.
 
-use super::paging::{self, Counted, Order};
+use super::paging::{self, Counted};
 use super::{Db, Tx, count_rows, in_tx, read};
 
 // ---------------------------------------------------------------------------------------
@@ -203,24 +203,15 @@ pub struct CardRow {
 
 /// A page of cards, newest first, and the total ([`paging`](super::paging)).
 pub async fn card_page(db: &Db, limit: i64, offset: i64) -> sqlx::Result<(Vec<CardRow>, i64)> {
-    const ORDER: Order = Order {
-        forward: "created_at DESC, id DESC",
-        backward: "created_at, id",
-    };
-    let total = paging::total(db, Counted::KnowledgeCards).await?;
-    let scan = paging::scan(ORDER, total, limit, offset);
-    let rows = read!(db, |ex| {
-        sqlx::query_as::<_, CardRow>(sqlx::AssertSqlSafe(format!(
-            "SELECT id, question_id, title, summary, deep_dive, source_ref, created_at, updated_at
-             FROM knowledge_cards ORDER BY {} LIMIT $1 OFFSET $2",
-            scan.order
-        )))
-        .bind(scan.limit)
-        .bind(scan.offset)
-        .fetch_all(ex)
-        .await?
-    });
-    Ok((scan.in_order(rows), total))
+    paging::newest_first(
+        db,
+        Counted::KnowledgeCards,
+        "SELECT id, question_id, title, summary, deep_dive, source_ref, created_at, updated_at
+         FROM knowledge_cards",
+        limit,
+        offset,
+    )
+    .await
 }
 
 /// The card of a question.

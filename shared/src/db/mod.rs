@@ -142,6 +142,18 @@ macro_rules! in_tx {
     };
 }
 
+/// Binds a keyword filter's FTS5 phrase (SQLite, 3 characters or more) as the query's
+/// last parameter, when the filter has one.
+macro_rules! bind_phrase {
+    ($query:expr, $phrase:expr) => {
+        match &$phrase {
+            Some(p) => $query.bind(p.as_str()),
+            None => $query,
+        }
+    };
+}
+pub(crate) use bind_phrase;
+
 pub use crate::{in_tx, read};
 
 /// Runs a `DELETE … WHERE expires_at <= $1` sweep in its own transaction; answers how

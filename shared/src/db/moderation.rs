@@ -23,6 +23,15 @@ pub struct PlayerAdminRow {
     pub providers: Option<String>,
 }
 
+/// What an admin sees of a player: the row with its progress and subscription.
+const PLAYER_ADMIN_SELECT: &str =
+    "SELECT p.id, p.nickname, p.avatar_url, p.is_guest, p.region_code, p.is_banned,
+            p.ban_reason, p.banned_until, p.created_at, s.tier, g.xp, g.streak_days,
+            g.check_in_days, g.active_track_id, NULL AS providers
+     FROM players p
+     LEFT JOIN player_progress g ON g.player_id = p.id
+     LEFT JOIN subscriptions s ON s.player_id = p.id";
+
 /// A page of existing players, newest first; `search` matches part of the id, the
 /// nickname or a sign-in subject (a phone number), case-insensitively and literally
 /// (`%`, `_`). Never a guest's device id: it is the guest's only credential, so a
@@ -50,24 +59,14 @@ pub async fn players(
                      WHERE p.deleted_at IS NULL AND p.merged_into IS NULL{count_filter}"
                 )))
                 .bind(&pattern);
-                match &phrase {
-                    Some(p) => q.bind(p.as_str()),
-                    None => q,
-                }
-                .fetch_one(ex)
-                .await?
+                super::bind_phrase!(q, phrase).fetch_one(ex).await?
             })
         }
     };
     let scan = paging::scan(ORDER, total, limit, offset);
     let rows = read!(db, |ex| {
         let q = sqlx::query_as::<_, PlayerAdminRow>(sqlx::AssertSqlSafe(format!(
-            "SELECT p.id, p.nickname, p.avatar_url, p.is_guest, p.region_code, p.is_banned,
-                    p.ban_reason, p.banned_until, p.created_at, s.tier, g.xp, g.streak_days,
-                    g.check_in_days, g.active_track_id, NULL AS providers
-             FROM players p
-             LEFT JOIN player_progress g ON g.player_id = p.id
-             LEFT JOIN subscriptions s ON s.player_id = p.id
+            "{PLAYER_ADMIN_SELECT}
              WHERE p.deleted_at IS NULL AND p.merged_into IS NULL{filter}
              ORDER BY {} LIMIT $2 OFFSET $3",
             scan.order
@@ -75,12 +74,7 @@ pub async fn players(
         .bind(&pattern)
         .bind(scan.limit)
         .bind(scan.offset);
-        match &phrase {
-            Some(p) => q.bind(p.as_str()),
-            None => q,
-        }
-        .fetch_all(ex)
-        .await?
+        super::bind_phrase!(q, phrase).fetch_all(ex).await?
     });
     Ok((scan.in_order(rows), total))
 }
@@ -124,15 +118,9 @@ fn search_filter(db: &Db, search: Option<&str>, fts: usize) -> (String, Option<S
 
 pub async fn player(db: &Db, id: &str) -> sqlx::Result<Option<PlayerAdminRow>> {
     Ok(read!(db, |ex| {
-        sqlx::query_as::<_, PlayerAdminRow>(
-            "SELECT p.id, p.nickname, p.avatar_url, p.is_guest, p.region_code, p.is_banned,
-                    p.ban_reason, p.banned_until, p.created_at, s.tier, g.xp, g.streak_days,
-                    g.check_in_days, g.active_track_id, NULL AS providers
-             FROM players p
-             LEFT JOIN player_progress g ON g.player_id = p.id
-             LEFT JOIN subscriptions s ON s.player_id = p.id
-             WHERE p.id = $1 AND p.deleted_at IS NULL",
-        )
+        sqlx::query_as::<_, PlayerAdminRow>(sqlx::AssertSqlSafe(format!(
+            "{PLAYER_ADMIN_SELECT} WHERE p.id = $1 AND p.deleted_at IS NULL"
+        )))
         .bind(id)
         .fetch_optional(ex)
         .await?
@@ -230,22 +218,12 @@ pub struct FeedbackRow {
 
 /// Newest first, and the total.
 pub async fn feedback(db: &Db, limit: i64, offset: i64) -> sqlx::Result<(Vec<FeedbackRow>, i64)> {
-    const ORDER: Order = Order {
-        forward: "created_at DESC, id DESC",
-        backward: "created_at, id",
-    };
-    let total = paging::total(db, Counted::Feedback).await?;
-    let scan = paging::scan(ORDER, total, limit, offset);
-    let rows = read!(db, |ex| {
-        sqlx::query_as::<_, FeedbackRow>(sqlx::AssertSqlSafe(format!(
-            "SELECT id, player_id, content, contact, page_context, created_at FROM feedback
-             ORDER BY {} LIMIT $1 OFFSET $2",
-            scan.order
-        )))
-        .bind(scan.limit)
-        .bind(scan.offset)
-        .fetch_all(ex)
-        .await?
-    });
-    Ok((scan.in_order(rows), total))
+    paging::newest_first(
+        db,
+        Counted::Feedback,
+        "SELECT id, player_id, content, contact, page_context, created_at FROM feedback",
+        limit,
+        offset,
+    )
+    .await
 }

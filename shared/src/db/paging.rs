@@ -87,6 +87,41 @@ impl Counted {
     }
 }
 
+/// A page of an unfiltered list, newest first (`created_at DESC, id DESC`, an index on
+/// `(created_at, id)` serving both ends), with its kept total. `select` is the list's
+/// `SELECT … FROM table` (a constant).
+pub async fn newest_first<T>(
+    db: &Db,
+    list: Counted,
+    select: &'static str,
+    limit: i64,
+    offset: i64,
+) -> sqlx::Result<(Vec<T>, i64)>
+where
+    T: Send
+        + Unpin
+        + for<'r> sqlx::FromRow<'r, sqlx::sqlite::SqliteRow>
+        + for<'r> sqlx::FromRow<'r, sqlx::postgres::PgRow>,
+{
+    const ORDER: Order = Order {
+        forward: "created_at DESC, id DESC",
+        backward: "created_at, id",
+    };
+    let total = total(db, list).await?;
+    let scan = scan(ORDER, total, limit, offset);
+    let rows = read!(db, |ex| {
+        sqlx::query_as::<_, T>(sqlx::AssertSqlSafe(format!(
+            "{select} ORDER BY {} LIMIT $1 OFFSET $2",
+            scan.order
+        )))
+        .bind(scan.limit)
+        .bind(scan.offset)
+        .fetch_all(ex)
+        .await?
+    });
+    Ok((scan.in_order(rows), total))
+}
+
 /// The number of rows of `list`.
 pub async fn total(db: &Db, list: Counted) -> sqlx::Result<i64> {
     Ok(read!(db, |ex| {

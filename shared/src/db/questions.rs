@@ -172,12 +172,7 @@ pub async fn page(
                 f,
                 keyword
             );
-            match &phrase {
-                Some(p) => q.bind(p.as_str()),
-                None => q,
-            }
-            .fetch_one(ex)
-            .await?
+            super::bind_phrase!(q, phrase).fetch_one(ex).await?
         })
     };
     let scan = paging::scan(sort.order(descending), total, limit, offset);
@@ -192,12 +187,7 @@ pub async fn page(
         )
         .bind(scan.limit)
         .bind(scan.offset);
-        match &phrase {
-            Some(p) => q.bind(p.as_str()),
-            None => q,
-        }
-        .fetch_all(ex)
-        .await?
+        super::bind_phrase!(q, phrase).fetch_all(ex).await?
     });
     Ok((scan.in_order(rows), total))
 }
