@@ -22,6 +22,7 @@ mod metrics;
 mod outage;
 mod paging;
 mod phone;
+mod picking;
 mod races;
 mod security;
 mod social;

@@ -1,0 +1,159 @@
+//! Picking a challenge's questions (domain::pick): in a pool no larger than the window
+//! the rule is exactly the old one (every question the player has not answered
+//! correctly comes before any they have); in a larger pool the pick reads a window of
+//! consecutive keys and still gives the unanswered ones of it first.
+
+use std::collections::HashSet;
+
+use serde_json::Value;
+use tests::{TestApp, both_engines_demo};
+
+both_engines_demo!(
+    a_small_pool_gives_the_unanswered_questions_first,
+    a_large_pool_gives_the_unanswered_questions_of_its_window
+);
+
+async fn ids(app: &TestApp, sql: &'static str, arg: &str) -> Vec<String> {
+    shared::read!(&app.ctx.db, |ex| {
+        sqlx::query_scalar::<_, String>(sql)
+            .bind(arg.to_string())
+            .fetch_all(ex)
+            .await
+            .unwrap()
+    })
+}
+
+/// Records right answers of `player` to `questions` (in a finished challenge).
+async fn answered_correctly(app: &TestApp, player: &str, track: &str, questions: &[String]) {
+    let session = format!(
+        "done-{player}-{}",
+        questions.first().map_or("none", String::as_str)
+    );
+    app.exec(
+        "INSERT INTO challenge_sessions (id, player_id, track_id, node_id, status, created_at)
+         VALUES ($1, $2, $3, 'any-node', 'finished', 0)",
+        &[&session, player, track],
+    )
+    .await;
+    for q in questions {
+        app.exec(
+            "INSERT INTO challenge_answers (id, session_id, player_id, question_id,
+                                            selected_option_id, is_correct, xp_delta,
+                                            hearts_delta, created_at)
+             VALUES ($1, $2, $3, $4, 'o', TRUE, 10, 0, 0)",
+            &[&format!("{session}-{q}"), &session, player, q],
+        )
+        .await;
+    }
+}
+
+/// The questions of a new challenge on `track` (the player's unfinished one removed
+/// first, so each call picks anew).
+async fn pick(app: &TestApp, player: &str, token: &str, track: &str) -> Vec<String> {
+    app.exec(
+        "DELETE FROM challenge_session_questions WHERE session_id IN
+         (SELECT id FROM challenge_sessions WHERE player_id = $1 AND status = 'pending')",
+        &[player],
+    )
+    .await;
+    app.exec(
+        "DELETE FROM challenge_sessions WHERE player_id = $1 AND status = 'pending'",
+        &[player],
+    )
+    .await;
+    let c: Value = app
+        .get(&format!("/v1/challenges/next?trackId={track}"), Some(token))
+        .await
+        .ok()
+        .clone();
+    let picked: Vec<String> = c["questions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|q| q["question"]["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        picked.iter().collect::<HashSet<_>>().len(),
+        picked.len(),
+        "{picked:?}"
+    );
+    picked
+}
+
+async fn a_small_pool_gives_the_unanswered_questions_first(app: TestApp) {
+    let track = app
+        .text(
+            "SELECT id FROM categories WHERE slug = $1",
+            &["world-geography"],
+        )
+        .await;
+    let pool = ids(
+        &app,
+        "SELECT id FROM questions WHERE category_id = $1 AND status = 'published' ORDER BY id",
+        &track,
+    )
+    .await;
+    assert!((10..=64).contains(&pool.len()), "{}", pool.len());
+    let (player, token, _) = app.guest("pick-small").await;
+    let (answered, fresh) = pool.split_at(pool.len() - 5);
+    answered_correctly(&app, &player, &track, answered).await;
+    let fresh: HashSet<&String> = fresh.iter().collect();
+    for _ in 0..8 {
+        let picked = pick(&app, &player, &token, &track).await;
+        assert_eq!(picked.iter().collect::<HashSet<_>>(), fresh);
+    }
+    // with fewer unanswered than a challenge holds, answered ones fill it up
+    let mut fresh: Vec<String> = fresh.into_iter().cloned().collect();
+    fresh.sort();
+    answered_correctly(&app, &player, &track, &fresh[..3]).await;
+    let picked: HashSet<String> = pick(&app, &player, &token, &track)
+        .await
+        .into_iter()
+        .collect();
+    assert_eq!(picked.len(), 5);
+    assert!(fresh[3..].iter().all(|q| picked.contains(q)), "{picked:?}");
+}
+
+async fn a_large_pool_gives_the_unanswered_questions_of_its_window(app: TestApp) {
+    app.exec(
+        "INSERT INTO categories (id, name, slug, created_at, updated_at)
+         VALUES ('pick-big', 'Big pool', 'pick-big', 0, 0)",
+        &[],
+    )
+    .await;
+    app.exec(
+        "INSERT INTO skill_nodes (id, category_id, title, created_at, updated_at)
+         VALUES ('pick-big-node', 'pick-big', 'All', 0, 0)",
+        &[],
+    )
+    .await;
+    // 300 questions on evenly spaced keys; the even ones answered: any window of 64
+    // consecutive keys holds 32 unanswered
+    let mut answered = Vec::new();
+    for i in 0..300 {
+        let id = format!("big-{i:03}");
+        app.exec(
+            "INSERT INTO questions (id, category_id, stem_text, content_type, correct_answer,
+                                    distractors, status, pick_key, created_at, updated_at)
+             VALUES ($1, 'pick-big', $1, 'text', 'yes', '[\"no\", \"maybe\"]', 'published',
+                     CAST($2 AS BIGINT) * 7000000, 0, 0)",
+            &[&id, &i.to_string()],
+        )
+        .await;
+        if i % 2 == 0 {
+            answered.push(id);
+        }
+    }
+    let (player, token, _) = app.guest("pick-big").await;
+    answered_correctly(&app, &player, "pick-big", &answered).await;
+    let answered: HashSet<String> = answered.into_iter().collect();
+    let mut seen = HashSet::new();
+    for _ in 0..20 {
+        let picked = pick(&app, &player, &token, "pick-big").await;
+        assert_eq!(picked.len(), 5);
+        assert!(picked.iter().all(|q| !answered.contains(q)), "{picked:?}");
+        seen.extend(picked);
+    }
+    // random starts reach different parts of the pool
+    assert!(seen.len() > 20, "{}", seen.len());
+}
