@@ -2,5 +2,7 @@
 -- random key fixed at creation, and a pick starts at a random point of that key.
 ALTER TABLE questions ADD COLUMN pick_key BIGINT NOT NULL DEFAULT 0;
 UPDATE questions SET pick_key = CAST(floor(random() * 2147483647) AS BIGINT);
-CREATE INDEX questions_pick ON questions (category_id, status, pick_key);
+CREATE INDEX questions_pick ON questions (category_id, status, pick_key, id);
+-- whether a player has answered a question right, without visiting the table
+CREATE INDEX challenge_answers_right ON challenge_answers (player_id, question_id) WHERE is_correct;
 DROP INDEX questions_pool;

@@ -69,34 +69,39 @@ pub struct PoolQuestion {
 
 #[derive(sqlx::FromRow)]
 struct CandidateRow {
-    #[sqlx(flatten)]
-    question: PoolQuestion,
+    id: String,
     pick_key: i64,
     answered_correctly: bool,
 }
 
-/// The candidates of a pick in one category ([`crate::domain::pick`]): up to `window`
-/// published questions from `start` on in key order and up to `window` from the smallest
-/// key on (the wrap), each with whether the player has answered it correctly. Two index
-/// range scans of at most `window` rows, whatever the pool's size.
+/// The candidates of a pick in one category ([`crate::domain::pick`]), by question id:
+/// the `window` published questions nearest `start` going up the keys (wrapping round
+/// to the smallest key), each with whether the player has answered it correctly. Two
+/// index-only range scans of at most `window` entries (`questions_pick`) and at most
+/// `window` index-only probes of the player's right answers (`challenge_answers_right`),
+/// whatever the pool's size.
 pub async fn pick_candidates(
     db: &Db,
     player_id: &str,
     category_id: &str,
     start: i64,
     window: i64,
-) -> sqlx::Result<Vec<Candidate<PoolQuestion>>> {
-    const ONE_SIDE: &str = "SELECT q.id, q.stem_text, q.correct_answer, q.distractors, q.pick_key,
-                EXISTS (SELECT 1 FROM challenge_answers a
-                        WHERE a.player_id = $1 AND a.question_id = q.id AND a.is_correct)
-                    AS answered_correctly
-         FROM questions q
+) -> sqlx::Result<Vec<Candidate<String>>> {
+    const ONE_SIDE: &str = "SELECT q.id, q.pick_key FROM questions q
          WHERE q.category_id = $2 AND q.status = 'published' AND q.pick_key";
     let rows = read!(db, |ex| {
         sqlx::query_as::<_, CandidateRow>(sqlx::AssertSqlSafe(format!(
-            "SELECT * FROM ({ONE_SIDE} >= $3 ORDER BY q.pick_key LIMIT $4) AS from_start
-             UNION ALL
-             SELECT * FROM ({ONE_SIDE} < $3 ORDER BY q.pick_key LIMIT $4) AS wrapped"
+            "SELECT w.id, w.pick_key,
+                    EXISTS (SELECT 1 FROM challenge_answers a
+                            WHERE a.player_id = $1 AND a.question_id = w.id AND a.is_correct)
+                        AS answered_correctly
+             FROM (SELECT c.id, c.pick_key FROM (
+                       SELECT * FROM ({ONE_SIDE} >= $3 ORDER BY q.pick_key LIMIT $4) AS from_start
+                       UNION ALL
+                       SELECT * FROM ({ONE_SIDE} < $3 ORDER BY q.pick_key LIMIT $4) AS wrapped
+                   ) AS c
+                   ORDER BY CASE WHEN c.pick_key >= $3 THEN 0 ELSE 1 END, c.pick_key
+                   LIMIT $4) AS w"
         )))
         .bind(player_id)
         .bind(category_id)
@@ -108,11 +113,31 @@ pub async fn pick_candidates(
     Ok(rows
         .into_iter()
         .map(|r| Candidate {
-            question: r.question,
+            question: r.id,
             key: r.pick_key,
             answered_correctly: r.answered_correctly,
         })
         .collect())
+}
+
+/// The picked questions, in the order of `ids`.
+pub async fn pool_questions(db: &Db, ids: &[String]) -> sqlx::Result<Vec<PoolQuestion>> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let placeholders = super::placeholders(ids.len());
+    let mut rows = read!(db, |ex| {
+        let mut q = sqlx::query_as::<_, PoolQuestion>(sqlx::AssertSqlSafe(format!(
+            "SELECT id, stem_text, correct_answer, distractors FROM questions
+             WHERE id IN ({placeholders})"
+        )));
+        for id in ids {
+            q = q.bind(id.as_str());
+        }
+        q.fetch_all(ex).await?
+    });
+    rows.sort_by_key(|r| ids.iter().position(|id| *id == r.id));
+    Ok(rows)
 }
 
 /// A session question to insert.

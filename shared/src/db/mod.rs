@@ -178,6 +178,14 @@ async fn count_rows(db: &Db, sql: &'static str) -> sqlx::Result<i64> {
         .await?))
 }
 
+/// `$1, $2, …, $n`: the parameters of an `IN (…)` list.
+pub(crate) fn placeholders(n: usize) -> String {
+    (1..=n)
+        .map(|i| format!("${i}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The `LIKE … ESCAPE '\'` pattern matching text that contains `needle` (lower-cased, as
 /// the queries lower the column): `%`, `_` and `\` in it match themselves, so a search
 /// for `100%` or `a_b` finds those characters, not everything.

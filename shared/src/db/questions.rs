@@ -192,14 +192,6 @@ pub async fn page(
     Ok((scan.in_order(rows), total))
 }
 
-/// `$1, $2, …, $n`.
-fn placeholders(n: usize) -> String {
-    (1..=n)
-        .map(|i| format!("${i}"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 /// Which of `ids` are categories (one query).
 pub async fn existing_category_ids(db: &Db, ids: &[String]) -> sqlx::Result<Vec<String>> {
     if ids.is_empty() {
@@ -207,7 +199,7 @@ pub async fn existing_category_ids(db: &Db, ids: &[String]) -> sqlx::Result<Vec<
     }
     let sql = format!(
         "SELECT id FROM categories WHERE id IN ({})",
-        placeholders(ids.len())
+        super::placeholders(ids.len())
     );
     Ok(read!(db, |ex| {
         let mut q = sqlx::query_scalar::<_, String>(sqlx::AssertSqlSafe(sql.clone()));
@@ -225,7 +217,7 @@ pub async fn statuses_in_tx(tx: &mut Tx, ids: &[String]) -> sqlx::Result<Vec<(St
     }
     let sql = format!(
         "SELECT id, status FROM questions WHERE id IN ({})",
-        placeholders(ids.len())
+        super::placeholders(ids.len())
     );
     Ok(in_tx!(tx, |ex| {
         let mut q = sqlx::query_as::<_, (String, String)>(sqlx::AssertSqlSafe(sql.clone()));

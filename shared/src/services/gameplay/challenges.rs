@@ -186,7 +186,8 @@ async fn pick_questions(
         );
     }
     let n = usize::try_from(n).unwrap_or(0);
-    Ok(pick::choose(candidates, start, n, &mut rand::rng()))
+    let chosen = pick::choose(candidates, start, n, &mut rand::rng());
+    Ok(db::gameplay::pool_questions(&ctx.db, &chosen).await?)
 }
 
 /// An option as judging reads it: its id (the text, when present, is ignored).
