@@ -3,6 +3,8 @@
 ALTER TABLE questions ADD COLUMN pick_key BIGINT NOT NULL DEFAULT 0;
 UPDATE questions SET pick_key = CAST(floor(random() * 2147483647) AS BIGINT);
 CREATE INDEX questions_pick ON questions (category_id, status, pick_key, id);
--- whether a player has answered a question right, without visiting the table
-CREATE INDEX challenge_answers_right ON challenge_answers (player_id, question_id) WHERE is_correct;
+-- whether a player has answered a question (right), without visiting the table: the
+-- player's answers by question gain the verdict
+DROP INDEX challenge_answers_player_question;
+CREATE INDEX challenge_answers_player_question ON challenge_answers (player_id, question_id, is_correct);
 DROP INDEX questions_pool;

@@ -28,7 +28,8 @@
 //! - [`db`]: the only place SQL lives; one enum over the SQLite and PostgreSQL pools;
 //!   `db::progress::write` the only writer of `player_progress`.
 //! - [`services`]: use cases (validate, then database calls in one transaction);
-//!   `services::startup` makes the [`context::AppContext`].
+//!   `services::startup` makes the [`context::AppContext`]; `services::jobs` runs the
+//!   background jobs (statistics, retention) in one process at a time, by a lease.
 //! - [`context`]: [`context::AppContext`], what every handler of either binary reaches.
 //! - [`board_cache`], [`answer_cache`]: what a process remembers of leaderboards and
 //!   of the challenges it serves.

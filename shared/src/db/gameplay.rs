@@ -78,7 +78,7 @@ struct CandidateRow {
 /// the `window` published questions nearest `start` going up the keys (wrapping round
 /// to the smallest key), each with whether the player has answered it correctly. Two
 /// index-only range scans of at most `window` entries (`questions_pick`) and at most
-/// `window` index-only probes of the player's right answers (`challenge_answers_right`),
+/// `window` index-only probes of the player's answers (`challenge_answers_player_question`),
 /// whatever the pool's size.
 pub async fn pick_candidates(
     db: &Db,
