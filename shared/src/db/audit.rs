@@ -51,7 +51,7 @@ pub struct AuditRow {
     pub created_at: i64,
 }
 
-/// Newest first ([`paging`](super::paging)).
+/// Newest first ([`paging`]).
 pub async fn page(db: &Db, limit: i64, offset: i64) -> sqlx::Result<(Vec<AuditRow>, i64)> {
     paging::newest_first(
         db,

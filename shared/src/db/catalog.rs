@@ -201,7 +201,7 @@ pub struct CardRow {
     pub updated_at: i64,
 }
 
-/// A page of cards, newest first, and the total ([`paging`](super::paging)).
+/// A page of cards, newest first, and the total ([`paging`]).
 pub async fn card_page(db: &Db, limit: i64, offset: i64) -> sqlx::Result<(Vec<CardRow>, i64)> {
     paging::newest_first(
         db,
