@@ -4,6 +4,8 @@ use super::*;
 
 /// Most questions a node may require.
 pub const MAX_QUESTIONS_REQUIRED: i64 = 20;
+// a challenge's questions come from one pick window (`domain::pick`)
+const _: () = assert!(MAX_QUESTIONS_REQUIRED as usize <= crate::domain::pick::WINDOW);
 const DEFAULT_QUESTIONS_REQUIRED: i64 = 5;
 const DEFAULT_PASS_THRESHOLD: i64 = 3;
 
