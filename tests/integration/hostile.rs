@@ -14,6 +14,7 @@ use reqwest::Method;
 use rsa::pkcs1::EncodeRsaPrivateKey;
 use serde_json::{Map, Value, json};
 use shared::providers::oidc::testing::{TestKey, jwks};
+use shared::services::questions::CSV_HEADER;
 use tests::{Engine, Resp, Service, TestApp, both_engines_raw};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
@@ -407,22 +408,6 @@ async fn admin_token(app: &TestApp) -> String {
 async fn questions(app: &TestApp) -> i64 {
     app.scalar("SELECT count(*) FROM questions", &[]).await
 }
-
-const CSV_HEADER: [&str; 13] = [
-    "categoryId",
-    "contentType",
-    "difficulty",
-    "stemText",
-    "correctAnswer",
-    "distractor1",
-    "distractor2",
-    "distractor3",
-    "distractor4",
-    "distractor5",
-    "cardSummary",
-    "cardDeepDive",
-    "cardSourceRef",
-];
 
 /// A field that tends to break the column's rule or the CSV syntax.
 fn hostile_field(rng: &mut Rng, column: usize) -> String {

@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 use shared::metrics::Metrics;
-use shared::services::jobs::{self, RETENTION, STATS};
+use shared::services::jobs::{self, Job};
 use tests::{Engine, TestApp, both_engines, both_engines_with};
 
 both_engines!(
@@ -33,7 +33,7 @@ async fn stats_are_computed_once_per_interval(app: TestApp) {
     // within the interval every request reads what was stored
     assert_eq!(total_users(&app, &token).await, 1);
     let metrics = Metrics::new(app.ctx.db.clone());
-    assert!(jobs::run(&app.ctx, "process-a", STATS, MINUTE_MS, &metrics.jobs()).await);
+    assert!(jobs::run(&app.ctx, "process-a", Job::Stats, &metrics.jobs()).await);
     assert_eq!(total_users(&app, &token).await, 2);
     // no process refreshed them for two intervals (no job runs): computed on request
     app.guest("jobs-d3").await;
@@ -45,8 +45,8 @@ async fn a_job_runs_in_one_process_at_a_time(app: TestApp) {
     let metrics = Metrics::new(app.ctx.db.clone());
     let m = metrics.jobs();
     let (a, b) = tokio::join!(
-        jobs::run(&app.ctx, "process-a", STATS, MINUTE_MS, &m),
-        jobs::run(&app.ctx, "process-b", STATS, MINUTE_MS, &m),
+        jobs::run(&app.ctx, "process-a", Job::Stats, &m),
+        jobs::run(&app.ctx, "process-b", Job::Stats, &m),
     );
     assert!(
         a != b,
@@ -59,15 +59,15 @@ async fn a_job_runs_in_one_process_at_a_time(app: TestApp) {
     };
     // the holder renews its lease on every run; the other keeps out
     app.clock.advance(chrono::Duration::seconds(60));
-    assert!(jobs::run(&app.ctx, holder, STATS, MINUTE_MS, &m).await);
-    assert!(!jobs::run(&app.ctx, other, STATS, MINUTE_MS, &m).await);
+    assert!(jobs::run(&app.ctx, holder, Job::Stats, &m).await);
+    assert!(!jobs::run(&app.ctx, other, Job::Stats, &m).await);
     // the holder stops (no renewal for three intervals and a half minute): taken over
     app.clock
         .advance(chrono::Duration::milliseconds(3 * MINUTE_MS + 30_001));
-    assert!(jobs::run(&app.ctx, other, STATS, MINUTE_MS, &m).await);
-    assert!(!jobs::run(&app.ctx, holder, STATS, MINUTE_MS, &m).await);
+    assert!(jobs::run(&app.ctx, other, Job::Stats, &m).await);
+    assert!(!jobs::run(&app.ctx, holder, Job::Stats, &m).await);
     // other jobs have leases of their own
-    assert!(jobs::run(&app.ctx, holder, RETENTION, MINUTE_MS, &m).await);
+    assert!(jobs::run(&app.ctx, holder, Job::Retention, &m).await);
     let text = metrics.render();
     for line in [
         "background_job_runs_total{job=\"admin_stats\",outcome=\"ran\"} 3",
@@ -76,7 +76,7 @@ async fn a_job_runs_in_one_process_at_a_time(app: TestApp) {
     ] {
         assert!(text.contains(line), "{line} missing from\n{text}");
     }
-    let lease = shared::db::jobs::lease(&app.ctx.db, STATS)
+    let lease = shared::db::jobs::lease(&app.ctx.db, Job::Stats.name())
         .await
         .unwrap()
         .unwrap();

@@ -59,21 +59,6 @@ pub async fn finish_run(
     tx.commit().await
 }
 
-/// Gives `job`'s lease up, when `holder` has it (a process stopping).
-pub async fn release_lease(db: &Db, job: &str, holder: &str, now_ms: i64) -> sqlx::Result<()> {
-    let mut tx = db.begin().await?;
-    in_tx!(&mut tx, |ex| {
-        sqlx::query("UPDATE job_leases SET expires_at = $3 WHERE job = $1 AND holder = $2")
-            .bind(job)
-            .bind(holder)
-            .bind(now_ms)
-            .execute(ex)
-            .await?
-            .rows_affected()
-    });
-    tx.commit().await
-}
-
 /// A job's lease as stored.
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct Lease {

@@ -65,6 +65,24 @@ pub struct ListFilter {
     pub source: Option<String>,
 }
 
+impl ListFilter {
+    /// No filter at all: the whole list, whose size `row_counts` keeps.
+    fn is_empty(&self) -> bool {
+        let Self {
+            status,
+            category_id,
+            keyword,
+            difficulty,
+            source,
+        } = self;
+        status.is_none()
+            && category_id.is_none()
+            && keyword.is_none()
+            && difficulty.is_none()
+            && source.is_none()
+    }
+}
+
 /// Sort column of the admin list (a whitelist: only these reach the SQL text).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SortBy {
@@ -155,12 +173,7 @@ pub async fn page(
 ) -> sqlx::Result<(Vec<QuestionRow>, i64)> {
     let keyword = f.keyword.as_deref().map(super::contains_pattern);
     let (page_filter, phrase) = keyword_filter(db, f.keyword.as_deref(), 8);
-    let unfiltered = f.status.is_none()
-        && f.category_id.is_none()
-        && f.keyword.is_none()
-        && f.difficulty.is_none()
-        && f.source.is_none();
-    let total = if unfiltered {
+    let total = if f.is_empty() {
         paging::total(db, Counted::Questions).await?
     } else {
         let (count_filter, _) = keyword_filter(db, f.keyword.as_deref(), 6);

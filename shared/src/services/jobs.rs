@@ -18,10 +18,35 @@ use crate::db::retention::{Age, Cutoff, PURGES};
 use crate::db::{self};
 use crate::metrics::JobMetrics;
 
-/// The dashboard's statistics ([`refresh_stats`]).
-pub const STATS: &str = "admin_stats";
-/// The purge of stored data that is not the record ([`purge`]).
-pub const RETENTION: &str = "retention";
+/// A background job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Job {
+    /// The dashboard's statistics ([`refresh_stats`]).
+    Stats,
+    /// The purge of stored data that is not the record ([`purge`]).
+    Retention,
+}
+
+impl Job {
+    pub const ALL: [Job; 2] = [Job::Stats, Job::Retention];
+
+    /// Its lease's key and its `job` label in the metrics.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Stats => "admin_stats",
+            Self::Retention => "retention",
+        }
+    }
+
+    /// How often it runs.
+    pub fn every_ms(self, ctx: &AppContext) -> i64 {
+        match self {
+            Self::Stats => ctx.settings.jobs.stats_refresh_seconds * 1000,
+            Self::Retention => RETENTION_EVERY_MS,
+        }
+    }
+}
+
 /// How often the retention job runs.
 const RETENTION_EVERY_MS: i64 = 60_000;
 /// At most this many batches per table and run, so one run stays short and leaves the
@@ -39,20 +64,17 @@ pub fn spawn(ctx: Arc<AppContext>, metrics: JobMetrics) -> Option<JoinHandle<()>
     }
     let holder = Uuid::new_v4().to_string();
     Some(tokio::spawn(async move {
-        let stats_every_ms = ctx.settings.jobs.stats_refresh_seconds * 1000;
         let mut tick = tokio::time::interval(Duration::from_secs(1));
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
-        let (mut stats_due, mut retention_due) = (0_i64, 0_i64);
+        let mut due = [0_i64; Job::ALL.len()];
         loop {
             tick.tick().await;
-            let now = ctx.clock.now_ms();
-            if now >= stats_due {
-                stats_due = now + stats_every_ms;
-                run(&ctx, &holder, STATS, stats_every_ms, &metrics).await;
-            }
-            if now >= retention_due {
-                retention_due = now + RETENTION_EVERY_MS;
-                run(&ctx, &holder, RETENTION, RETENTION_EVERY_MS, &metrics).await;
+            for (job, due) in Job::ALL.into_iter().zip(due.iter_mut()) {
+                let now = ctx.clock.now_ms();
+                if now >= *due {
+                    *due = now + job.every_ms(&ctx);
+                    run(&ctx, &holder, job, &metrics).await;
+                }
             }
         }
     }))
@@ -60,30 +82,25 @@ pub fn spawn(ctx: Arc<AppContext>, metrics: JobMetrics) -> Option<JoinHandle<()>
 
 /// Runs `job` once if `holder` gets (or has) its lease; the lease lasts three intervals,
 /// so a live holder keeps it and a dead one frees it soon.
-pub async fn run(
-    ctx: &AppContext,
-    holder: &str,
-    job: &'static str,
-    every_ms: i64,
-    metrics: &JobMetrics,
-) -> bool {
+pub async fn run(ctx: &AppContext, holder: &str, job: Job, metrics: &JobMetrics) -> bool {
     let now = ctx.clock.now_ms();
-    let ttl_ms = 3 * every_ms + 30_000;
-    match db::jobs::take_lease(&ctx.db, job, holder, now, ttl_ms).await {
+    let ttl_ms = 3 * job.every_ms(ctx) + 30_000;
+    let name = job.name();
+    match db::jobs::take_lease(&ctx.db, name, holder, now, ttl_ms).await {
         Ok(true) => {}
         Ok(false) => {
-            metrics.run(job, "skipped");
+            metrics.run(name, "skipped");
             return false;
         }
         Err(e) => {
-            tracing::warn!(job, error = %e, "background job: lease unavailable");
-            metrics.run(job, "failed");
+            tracing::warn!(job = name, error = %e, "background job: lease unavailable");
+            metrics.run(name, "failed");
             return false;
         }
     }
     let outcome = match job {
-        STATS => refresh_stats(ctx).await.map(|_| None),
-        _ => purge(ctx, metrics)
+        Job::Stats => refresh_stats(ctx).await.map(|_| None),
+        Job::Retention => purge(ctx, metrics)
             .await
             .map(|removed| Some(removed.to_string())),
     };
@@ -91,21 +108,21 @@ pub async fn run(
         Ok(progress) => {
             let finished = db::jobs::finish_run(
                 &ctx.db,
-                job,
+                name,
                 holder,
                 progress.as_deref(),
                 ctx.clock.now_ms(),
             )
             .await;
             if let Err(e) = finished {
-                tracing::warn!(job, error = %e, "background job: run not recorded");
+                tracing::warn!(job = name, error = %e, "background job: run not recorded");
             }
-            metrics.run(job, "ran");
+            metrics.run(name, "ran");
             true
         }
         Err(e) => {
-            tracing::warn!(job, error = %e, "background job failed");
-            metrics.run(job, "failed");
+            tracing::warn!(job = name, error = %e, "background job failed");
+            metrics.run(name, "failed");
             false
         }
     }
