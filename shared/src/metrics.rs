@@ -100,11 +100,13 @@ pub struct Metrics {
 }
 
 /// What the background jobs report: runs per job and outcome (`ran`, `failed`, or
-/// `skipped` when another process holds the lease), and rows purged per table.
+/// `skipped` when another process holds the lease), rows purged per table, and rows the
+/// question statistics have read per source.
 #[derive(Clone, Debug, Default)]
 pub struct JobMetrics {
     runs: Family<JobLabels, Counter>,
     purged: Family<TableLabels, Counter>,
+    aggregated: Family<TableLabels, Counter>,
 }
 
 impl JobMetrics {
@@ -116,6 +118,14 @@ impl JobMetrics {
         self.purged
             .get_or_create(&TableLabels { table })
             .inc_by(rows);
+    }
+
+    pub fn aggregated(&self, answers: u64, card_views: u64) {
+        for (table, rows) in [("challenge_answers", answers), ("reward_ledger", card_views)] {
+            self.aggregated
+                .get_or_create(&TableLabels { table })
+                .inc_by(rows);
+        }
     }
 }
 
@@ -164,6 +174,11 @@ impl Metrics {
             "retention_purged_rows",
             "Rows the retention job removed, by table",
             jobs.purged.clone(),
+        );
+        registry.register(
+            "question_stats_read_rows",
+            "Rows the question statistics job has counted, by source table",
+            jobs.aggregated.clone(),
         );
         Arc::new(Self {
             registry,

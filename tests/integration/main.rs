@@ -23,6 +23,7 @@ mod outage;
 mod paging;
 mod phone;
 mod picking;
+mod question_stats;
 mod races;
 mod security;
 mod social;

@@ -7,6 +7,7 @@ pub mod catalog;
 pub mod health;
 pub mod mfa;
 pub mod moderation;
+pub mod question_stats;
 pub mod questions;
 
 use utoipa::OpenApi;
@@ -29,6 +30,8 @@ fn v1() -> OpenApiRouter<AppState> {
         .merge(accounts::router())
         // the question bank: questions, workflow, batches, imports
         .merge(questions::router())
+        // what the answers say about it: statistics per question and per day
+        .merge(question_stats::router())
         // categories, knowledge cards, the skill tree
         .merge(catalog::router())
         // players, statistics, feedback, provider toggles, audit log

@@ -15,6 +15,12 @@ pub struct JobSettings {
     /// `JOBS_ENABLED`: `false` keeps this process out of the background jobs (another
     /// process of the deployment runs them).
     pub enabled: bool,
+    /// `QUESTION_STATS_REFRESH_SECONDS`: the question statistics job reads the new
+    /// answers this often (their numbers are at most this plus a minute old).
+    pub question_stats_seconds: i64,
+    /// `QUESTION_AUTO_REVIEW`: a published question newly flagged `likely_miskeyed` goes
+    /// back to reviewing by itself.
+    pub auto_review: bool,
 }
 
 impl Default for JobSettings {
@@ -24,6 +30,8 @@ impl Default for JobSettings {
             retention_days: 30,
             purge_batch: 1000,
             enabled: true,
+            question_stats_seconds: 60,
+            auto_review: false,
         }
     }
 }
@@ -36,7 +44,14 @@ impl JobSettings {
             retention_days: r.parsed("RETENTION_DAYS", d.retention_days),
             purge_batch: r.parsed("PURGE_BATCH", d.purge_batch),
             enabled: r.flag("JOBS_ENABLED", d.enabled),
+            question_stats_seconds: r
+                .parsed("QUESTION_STATS_REFRESH_SECONDS", d.question_stats_seconds),
+            auto_review: r.flag("QUESTION_AUTO_REVIEW", d.auto_review),
         };
+        if !(1..=240).contains(&s.question_stats_seconds) {
+            r.errors
+                .push("QUESTION_STATS_REFRESH_SECONDS must be 1-240 (numbers at most 5 minutes old)".into());
+        }
         if !(1..=86_400).contains(&s.stats_refresh_seconds) {
             r.errors
                 .push("ADMIN_STATS_REFRESH_SECONDS must be 1-86400".into());

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use chrono::{DateTime, Utc};
 
 use crate::client_addr::ClientAddressRule;
+use crate::domain::question_stats::QualityRules;
 use crate::domain::rules::GameRules;
 
 mod jobs;
@@ -193,6 +194,8 @@ pub struct Settings {
     /// `ANSWER_MEMORY`: judge a challenge's answers from what this process remembers
     /// (`answer_cache`); off behind a round-robin balancer.
     pub answer_memory: bool,
+    /// The question-quality flags' thresholds (`RULE_*`).
+    pub quality: QualityRules,
 }
 
 impl Settings {
@@ -385,6 +388,7 @@ impl Settings {
         let limits = Limits::from_reader(&mut r);
         let jobs = JobSettings::from_reader(&mut r);
         let answer_memory = r.flag("ANSWER_MEMORY", true);
+        let quality = rules::quality_rules(&mut r);
 
         if r.errors.is_empty() {
             Ok(Self {
@@ -413,6 +417,7 @@ impl Settings {
                 limits,
                 jobs,
                 answer_memory,
+                quality,
             })
         } else {
             Err(ConfigError(r.errors))

@@ -1,6 +1,7 @@
 //! Game rules and limits read from the environment.
 
 use super::Reader;
+use crate::domain::question_stats::QualityRules;
 use crate::domain::rules::GameRules;
 
 /// The game rules from `RULE_*` (the defaults where unset).
@@ -41,6 +42,51 @@ pub(super) fn game_rules(r: &mut Reader<'_>) -> GameRules {
             d.streak_protection_cooldown_days,
             0,
         ),
+    }
+}
+
+/// The question-quality thresholds from `RULE_*` (the defaults where unset): rates are
+/// 0-1, counts at least 1.
+pub(super) fn quality_rules(r: &mut Reader<'_>) -> QualityRules {
+    let d = QualityRules::default();
+    let share = |name: &str, default: f64, r: &mut Reader<'_>| {
+        let v: f64 = r.parsed(name, default);
+        if (0.0..=1.0).contains(&v) {
+            v
+        } else {
+            r.errors.push(format!("{name}={v}: must be 0-1"));
+            default
+        }
+    };
+    let too_easy_accuracy = share("RULE_TOO_EASY_ACCURACY", d.too_easy_accuracy, r);
+    let too_hard_accuracy = share("RULE_TOO_HARD_ACCURACY", d.too_hard_accuracy, r);
+    let dead_distractor_rate = share("RULE_DEAD_DISTRACTOR_RATE", d.dead_distractor_rate, r);
+    let discrimination_group = share("RULE_DISCRIMINATION_GROUP", d.discrimination_group, r);
+    let discrimination_floor: f64 = r.parsed("RULE_DISCRIMINATION_FLOOR", d.discrimination_floor);
+    if !(-1.0..=1.0).contains(&discrimination_floor) {
+        r.errors
+            .push("RULE_DISCRIMINATION_FLOOR must be -1 to 1".into());
+    }
+    let mut count = |name: &str, default: i64| {
+        let v: i64 = r.parsed(name, default);
+        if v < 1 {
+            r.errors.push(format!("{name}={v}: must be at least 1"));
+            default
+        } else {
+            v
+        }
+    };
+    QualityRules {
+        min_attempts: count("RULE_STATS_MIN_ATTEMPTS", d.min_attempts),
+        dead_distractor_min_attempts: count(
+            "RULE_DEAD_DISTRACTOR_MIN_ATTEMPTS",
+            d.dead_distractor_min_attempts,
+        ),
+        too_easy_accuracy,
+        too_hard_accuracy,
+        dead_distractor_rate,
+        discrimination_floor,
+        discrimination_group,
     }
 }
 

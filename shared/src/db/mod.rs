@@ -43,6 +43,7 @@ pub mod paging;
 pub mod players;
 pub mod progress;
 pub mod providers;
+pub mod question_stats;
 pub mod questions;
 pub mod refresh_tokens;
 pub mod regions;

@@ -7,6 +7,7 @@ pub mod content_type;
 pub mod identity;
 pub mod phone;
 pub mod pick;
+pub mod question_stats;
 pub mod question_status;
 pub mod resources;
 pub mod rules;

@@ -17,6 +17,7 @@ use crate::db::moderation::StatsRow;
 use crate::db::retention::{Age, Cutoff, PURGES};
 use crate::db::{self};
 use crate::metrics::JobMetrics;
+use crate::services::question_stats;
 
 /// A background job.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,16 +26,20 @@ pub enum Job {
     Stats,
     /// The purge of stored data that is not the record ([`purge`]).
     Retention,
+    /// The question statistics
+    /// ([`crate::services::question_stats::aggregate`]).
+    QuestionStats,
 }
 
 impl Job {
-    pub const ALL: [Job; 2] = [Job::Stats, Job::Retention];
+    pub const ALL: [Job; 3] = [Job::Stats, Job::Retention, Job::QuestionStats];
 
     /// Its lease's key and its `job` label in the metrics.
     pub fn name(self) -> &'static str {
         match self {
             Self::Stats => "admin_stats",
             Self::Retention => "retention",
+            Self::QuestionStats => "question_stats",
         }
     }
 
@@ -43,6 +48,7 @@ impl Job {
         match self {
             Self::Stats => ctx.settings.jobs.stats_refresh_seconds * 1000,
             Self::Retention => RETENTION_EVERY_MS,
+            Self::QuestionStats => ctx.settings.jobs.question_stats_seconds * 1000,
         }
     }
 }
@@ -103,6 +109,13 @@ pub async fn run(ctx: &AppContext, holder: &str, job: Job, metrics: &JobMetrics)
         Job::Retention => purge(ctx, metrics)
             .await
             .map(|removed| Some(removed.to_string())),
+        Job::QuestionStats => question_stats::aggregate(ctx).await.map(|done| {
+            metrics.aggregated(done.answers, done.card_views);
+            Some(format!(
+                "answers {}, card views {}, versions {}",
+                done.answers, done.card_views, done.versions
+            ))
+        }),
     };
     match outcome {
         Ok(progress) => {

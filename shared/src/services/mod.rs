@@ -23,6 +23,7 @@ pub mod phone_auth;
 pub mod player_auth;
 pub mod progress;
 pub mod providers;
+pub mod question_stats;
 pub mod questions;
 pub mod refresh_sessions;
 pub mod regions;

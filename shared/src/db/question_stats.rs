@@ -1,0 +1,533 @@
+//! The question statistics (migration 0016): what the `question_stats` job reads (the
+//! answers and first card views after its cursors, in `(created_at, id)` order), the
+//! counters it adds to, what it derives, and what the admin API and console read.
+
+use super::{Db, Tx, in_tx, read};
+
+/// How far a job has read an ordered source: its last row's `(created_at, id)`.
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
+pub struct Cursor {
+    pub created_at: i64,
+    pub id: String,
+}
+
+impl Cursor {
+    /// Before every row.
+    pub fn start() -> Self {
+        Self {
+            created_at: i64::MIN,
+            id: String::new(),
+        }
+    }
+}
+
+/// The cursor `name`, read in the job's transaction (the start when it has none).
+pub async fn cursor(tx: &mut Tx, name: &str) -> sqlx::Result<Cursor> {
+    let found = in_tx!(tx, |ex| {
+        sqlx::query_as::<_, Cursor>("SELECT created_at, id FROM stats_cursors WHERE name = $1")
+            .bind(name)
+            .fetch_optional(ex)
+            .await?
+    });
+    Ok(found.unwrap_or_else(Cursor::start))
+}
+
+/// Moves the cursor `name` from `from` to `to`; false (the caller rolls back) when it no
+/// longer stood at `from`: another run read the same rows meanwhile.
+pub async fn move_cursor(tx: &mut Tx, name: &str, from: &Cursor, to: &Cursor) -> sqlx::Result<bool> {
+    let moved = in_tx!(tx, |ex| {
+        if *from == Cursor::start() {
+            sqlx::query(
+                "INSERT INTO stats_cursors (name, created_at, id) VALUES ($1, $2, $3)
+                 ON CONFLICT (name) DO NOTHING",
+            )
+            .bind(name)
+            .bind(to.created_at)
+            .bind(&to.id)
+            .execute(ex)
+            .await?
+        } else {
+            sqlx::query(
+                "UPDATE stats_cursors SET created_at = $2, id = $3
+                 WHERE name = $1 AND created_at = $4 AND id = $5",
+            )
+            .bind(name)
+            .bind(to.created_at)
+            .bind(&to.id)
+            .bind(from.created_at)
+            .bind(&from.id)
+            .execute(ex)
+            .await?
+        }
+        .rows_affected()
+    });
+    Ok(moved == 1)
+}
+
+/// One answer as the statistics see it.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct AnswerFact {
+    pub created_at: i64,
+    pub id: String,
+    pub player_id: String,
+    pub question_id: String,
+    pub question_version: i64,
+    pub is_correct: bool,
+    pub selected_option_id: String,
+    pub time_ms: i64,
+    /// The session question's options, JSON `[{id, text}]` (None if it is gone).
+    pub options: Option<String>,
+}
+
+/// Rows after `after` in `(created_at, id)` order, committed long enough ago
+/// (`created_at <= until`) that no earlier one can still be in flight.
+const AFTER: &str = "created_at >= $1 AND (created_at > $1 OR id > $2) AND created_at <= $3";
+
+/// Up to `limit` answers after `after` (index `challenge_answers_created`), each with
+/// its session question's options.
+pub async fn answers_after(
+    tx: &mut Tx,
+    after: &Cursor,
+    until: i64,
+    limit: i64,
+) -> sqlx::Result<Vec<AnswerFact>> {
+    Ok(in_tx!(tx, |ex| {
+        sqlx::query_as::<_, AnswerFact>(sqlx::AssertSqlSafe(format!(
+            "SELECT a.created_at, a.id, a.player_id, a.question_id, a.question_version,
+                    a.is_correct, a.selected_option_id, a.time_ms, sq.options
+             FROM (SELECT * FROM challenge_answers WHERE {AFTER}
+                   ORDER BY created_at, id LIMIT $4) a
+             LEFT JOIN challenge_session_questions sq
+                    ON sq.session_id = a.session_id AND sq.question_id = a.question_id
+             ORDER BY a.created_at, a.id"
+        )))
+        .bind(after.created_at)
+        .bind(&after.id)
+        .bind(until)
+        .bind(limit)
+        .fetch_all(ex)
+        .await?
+    }))
+}
+
+/// A player's first view of a card, from the ledger.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct CardViewFact {
+    pub created_at: i64,
+    pub id: String,
+    /// `kcview:{playerId}:{cardId}`.
+    pub idempotency_key: String,
+    /// The card's question (None for a card that is gone).
+    pub question_id: Option<String>,
+}
+
+/// Up to `limit` first card views after `after` (the partial index
+/// `reward_ledger_card_views`), each with its card's question: a fallback card's id
+/// names it, a card's row holds it.
+pub async fn card_views_after(
+    tx: &mut Tx,
+    after: &Cursor,
+    until: i64,
+    limit: i64,
+) -> sqlx::Result<Vec<CardViewFact>> {
+    Ok(in_tx!(tx, |ex| {
+        sqlx::query_as::<_, CardViewFact>(sqlx::AssertSqlSafe(format!(
+            "SELECT l.created_at, l.id, l.idempotency_key,
+                    COALESCE(k.question_id, CASE WHEN l.card_id LIKE 'fallback-%'
+                                                 THEN substr(l.card_id, 10) END) AS question_id
+             FROM (SELECT created_at, id, idempotency_key,
+                          substr(idempotency_key, length('kcview:') + length(player_id) + 2) AS card_id
+                   FROM reward_ledger
+                   WHERE source = 'review_explanation' AND {AFTER}
+                   ORDER BY created_at, id LIMIT $4) l
+             LEFT JOIN knowledge_cards k ON k.id = l.card_id
+             ORDER BY l.created_at, l.id"
+        )))
+        .bind(after.created_at)
+        .bind(&after.id)
+        .bind(until)
+        .bind(limit)
+        .fetch_all(ex)
+        .await?
+    }))
+}
+
+/// A key column's value.
+#[derive(Clone, Copy, Debug)]
+pub enum Key<'a> {
+    Text(&'a str),
+    Int(i64),
+}
+
+/// A table of counters the job adds to: its key columns and its counter columns.
+#[derive(Clone, Copy, Debug)]
+pub struct Counters {
+    pub table: &'static str,
+    pub keys: &'static [&'static str],
+    pub counts: &'static [&'static str],
+}
+
+pub const QUESTION_COUNTS: Counters = Counters {
+    table: "question_stats",
+    keys: &["question_id", "version"],
+    counts: &["attempts", "correct"],
+};
+pub const OPTION_PICKS: Counters = Counters {
+    table: "question_option_picks",
+    keys: &["question_id", "version", "option_text"],
+    counts: &["picks"],
+};
+pub const ANSWER_TIMES: Counters = Counters {
+    table: "question_answer_times",
+    keys: &["question_id", "version", "time_ms"],
+    counts: &["answers"],
+};
+pub const QUESTION_DAYS: Counters = Counters {
+    table: "question_daily_stats",
+    keys: &["question_id", "version", "day"],
+    counts: &["attempts", "correct"],
+};
+pub const QUESTION_PLAYERS: Counters = Counters {
+    table: "question_players",
+    keys: &["question_id", "version", "player_id"],
+    counts: &["attempts", "correct"],
+};
+pub const PLAYER_ACCURACY: Counters = Counters {
+    table: "player_accuracy",
+    keys: &["player_id"],
+    counts: &["attempts", "correct"],
+};
+pub const DAILY_ACTIVITY: Counters = Counters {
+    table: "daily_activity",
+    keys: &["day"],
+    counts: &["answers", "correct", "active_players"],
+};
+
+/// Adds `counts` to the row of `keys` in `c` (creating it): one upsert.
+pub async fn add(tx: &mut Tx, c: Counters, keys: &[Key<'_>], counts: &[i64]) -> sqlx::Result<()> {
+    let columns = c.keys.iter().chain(c.counts).copied().collect::<Vec<_>>();
+    let sets = c
+        .counts
+        .iter()
+        .map(|n| format!("{n} = {t}.{n} + excluded.{n}", t = c.table))
+        .collect::<Vec<_>>();
+    // table and column names are the constants above, never input
+    let sql = format!(
+        "INSERT INTO {} ({}) VALUES ({}) ON CONFLICT ({}) DO UPDATE SET {}",
+        c.table,
+        columns.join(", "),
+        super::placeholders(columns.len()),
+        c.keys.join(", "),
+        sets.join(", ")
+    );
+    in_tx!(tx, |ex| {
+        let mut q = sqlx::query(sqlx::AssertSqlSafe(sql.clone()));
+        for key in keys {
+            q = match *key {
+                Key::Text(s) => q.bind(s),
+                Key::Int(i) => q.bind(i),
+            };
+        }
+        for n in counts {
+            q = q.bind(*n);
+        }
+        q.execute(ex).await?;
+    });
+    Ok(())
+}
+
+/// Records that the player answered on the day; true when that is their first answer
+/// of the day (then the day's active players grow by one).
+pub async fn mark_daily_player(tx: &mut Tx, day: &str, player_id: &str) -> sqlx::Result<bool> {
+    Ok(in_tx!(tx, |ex| {
+        sqlx::query(
+            "INSERT INTO daily_players (day, player_id) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+        )
+        .bind(day)
+        .bind(player_id)
+        .execute(ex)
+        .await?
+        .rows_affected()
+            == 1
+    }))
+}
+
+/// The counted numbers of a question version.
+#[derive(Clone, Debug, Default, sqlx::FromRow)]
+pub struct StatsRow {
+    pub attempts: i64,
+    pub correct: i64,
+    pub players: i64,
+    pub card_views: i64,
+    pub median_time_ms: Option<i64>,
+    pub discrimination: Option<f64>,
+    pub flags: Option<String>,
+    pub computed_at: i64,
+}
+
+pub async fn stats(db: &Db, question_id: &str, version: i64) -> sqlx::Result<Option<StatsRow>> {
+    Ok(read!(db, |ex| {
+        sqlx::query_as::<_, StatsRow>(
+            "SELECT attempts, correct, players, card_views, median_time_ms, discrimination,
+                    flags, computed_at
+             FROM question_stats WHERE question_id = $1 AND version = $2",
+        )
+        .bind(question_id)
+        .bind(version)
+        .fetch_optional(ex)
+        .await?
+    }))
+}
+
+/// Picks per option text of a version.
+pub async fn option_picks(db: &Db, question_id: &str, version: i64) -> sqlx::Result<Vec<(String, i64)>> {
+    Ok(read!(db, |ex| {
+        sqlx::query_as::<_, (String, i64)>(
+            "SELECT option_text, picks FROM question_option_picks
+             WHERE question_id = $1 AND version = $2",
+        )
+        .bind(question_id)
+        .bind(version)
+        .fetch_all(ex)
+        .await?
+    }))
+}
+
+/// The answer-time histogram of a version: (ms, answers).
+pub async fn answer_times(db: &Db, question_id: &str, version: i64) -> sqlx::Result<Vec<(i64, i64)>> {
+    Ok(read!(db, |ex| {
+        sqlx::query_as::<_, (i64, i64)>(
+            "SELECT time_ms, answers FROM question_answer_times
+             WHERE question_id = $1 AND version = $2",
+        )
+        .bind(question_id)
+        .bind(version)
+        .fetch_all(ex)
+        .await?
+    }))
+}
+
+/// One player's answers to a version, their answers over all questions, and whether
+/// they opened `card_id`.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct PlayerRow {
+    pub player_id: String,
+    pub attempts: i64,
+    pub correct: i64,
+    pub overall_attempts: i64,
+    pub overall_correct: i64,
+    pub viewed_card: bool,
+}
+
+/// The players who answered a version (one index range, a probe each).
+pub async fn players(
+    db: &Db,
+    question_id: &str,
+    version: i64,
+    card_id: &str,
+) -> sqlx::Result<Vec<PlayerRow>> {
+    Ok(read!(db, |ex| {
+        sqlx::query_as::<_, PlayerRow>(
+            "SELECT qp.player_id, qp.attempts, qp.correct,
+                    COALESCE(pa.attempts, 0) AS overall_attempts,
+                    COALESCE(pa.correct, 0) AS overall_correct,
+                    EXISTS (SELECT 1 FROM reward_ledger l
+                            WHERE l.idempotency_key = 'kcview:' || qp.player_id || ':' || $3) AS viewed_card
+             FROM question_players qp
+             LEFT JOIN player_accuracy pa ON pa.player_id = qp.player_id
+             WHERE qp.question_id = $1 AND qp.version = $2",
+        )
+        .bind(question_id)
+        .bind(version)
+        .bind(card_id)
+        .fetch_all(ex)
+        .await?
+    }))
+}
+
+/// The versions of `question_id` that have statistics.
+pub async fn versions_with_stats(db: &Db, question_id: &str) -> sqlx::Result<Vec<i64>> {
+    Ok(read!(db, |ex| {
+        sqlx::query_scalar::<_, i64>(
+            "SELECT version FROM question_stats WHERE question_id = $1 ORDER BY version",
+        )
+        .bind(question_id)
+        .fetch_all(ex)
+        .await?
+    }))
+}
+
+/// What the job derives for a version.
+pub struct Derived<'a> {
+    pub question_id: &'a str,
+    pub version: i64,
+    pub players: i64,
+    pub card_views: i64,
+    pub median_time_ms: Option<i64>,
+    pub discrimination: Option<f64>,
+    pub flags: Option<&'a str>,
+    pub severity: i64,
+    pub now_ms: i64,
+}
+
+/// Stores what was derived for a version; for the question's current version also its
+/// summary on the question row (the admin list's filter and orders). Returns the flags
+/// stored before.
+pub async fn store_derived(tx: &mut Tx, d: &Derived<'_>) -> sqlx::Result<Option<String>> {
+    let before = in_tx!(tx, |ex| {
+        sqlx::query_scalar::<_, Option<String>>(
+            "SELECT flags FROM question_stats WHERE question_id = $1 AND version = $2",
+        )
+        .bind(d.question_id)
+        .bind(d.version)
+        .fetch_optional(ex)
+        .await?
+    })
+    .flatten();
+    in_tx!(tx, |ex| {
+        sqlx::query(
+            "UPDATE question_stats SET players = $3, card_views = $4, median_time_ms = $5,
+                    discrimination = $6, flags = $7, computed_at = $8
+             WHERE question_id = $1 AND version = $2",
+        )
+        .bind(d.question_id)
+        .bind(d.version)
+        .bind(d.players)
+        .bind(d.card_views)
+        .bind(d.median_time_ms)
+        .bind(d.discrimination)
+        .bind(d.flags)
+        .bind(d.now_ms)
+        .execute(ex)
+        .await?;
+        sqlx::query(
+            "UPDATE questions SET stats_attempts = s.attempts, stats_correct = s.correct,
+                    stats_accuracy_key = CASE WHEN s.attempts > 0
+                        THEN CAST(s.correct AS DOUBLE PRECISION) / s.attempts ELSE -1 END,
+                    stats_flags = $3, stats_severity = $4
+             FROM (SELECT attempts, correct FROM question_stats
+                   WHERE question_id = $1 AND version = $2) s
+             WHERE questions.id = $1 AND questions.version = $2",
+        )
+        .bind(d.question_id)
+        .bind(d.version)
+        .bind(d.flags)
+        .bind(d.severity)
+        .execute(ex)
+        .await?;
+    });
+    Ok(before)
+}
+
+/// Attempts and right answers of a version per Beijing day, from `from_day` on.
+pub async fn daily(
+    db: &Db,
+    question_id: &str,
+    version: i64,
+    from_day: &str,
+) -> sqlx::Result<Vec<(String, i64, i64)>> {
+    Ok(read!(db, |ex| {
+        sqlx::query_as::<_, (String, i64, i64)>(
+            "SELECT day, attempts, correct FROM question_daily_stats
+             WHERE question_id = $1 AND version = $2 AND day >= $3 ORDER BY day",
+        )
+        .bind(question_id)
+        .bind(version)
+        .bind(from_day)
+        .fetch_all(ex)
+        .await?
+    }))
+}
+
+/// One day of the dashboard.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct ActivityRow {
+    pub day: String,
+    pub answers: i64,
+    pub correct: i64,
+    pub active_players: i64,
+    pub new_players: i64,
+}
+
+/// The dashboard's days from `from_day` on.
+pub async fn activity(db: &Db, from_day: &str) -> sqlx::Result<Vec<ActivityRow>> {
+    Ok(read!(db, |ex| {
+        sqlx::query_as::<_, ActivityRow>(
+            "SELECT day, answers, correct, active_players, new_players FROM daily_activity
+             WHERE day >= $1 ORDER BY day",
+        )
+        .bind(from_day)
+        .fetch_all(ex)
+        .await?
+    }))
+}
+
+/// Players who signed up in `[from_ms, to_ms)` and are neither deleted nor merged (the
+/// partial index `players_live_order`: one day's signups).
+pub async fn signups(db: &Db, from_ms: i64, to_ms: i64) -> sqlx::Result<i64> {
+    Ok(read!(db, |ex| {
+        sqlx::query_scalar::<_, i64>(
+            "SELECT count(*) FROM players
+             WHERE created_at >= $1 AND created_at < $2
+               AND deleted_at IS NULL AND merged_into IS NULL",
+        )
+        .bind(from_ms)
+        .bind(to_ms)
+        .fetch_one(ex)
+        .await?
+    }))
+}
+
+/// Stores a day's signups.
+pub async fn store_signups(tx: &mut Tx, day: &str, new_players: i64) -> sqlx::Result<()> {
+    in_tx!(tx, |ex| {
+        sqlx::query(
+            "INSERT INTO daily_activity (day, new_players) VALUES ($1, $2)
+             ON CONFLICT (day) DO UPDATE SET new_players = excluded.new_players",
+        )
+        .bind(day)
+        .bind(new_players)
+        .execute(ex)
+        .await?;
+    });
+    Ok(())
+}
+
+/// What the statistics need of a version: its options and card, with the question's
+/// current version.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct VersionContent {
+    pub correct_answer: String,
+    /// JSON array of strings.
+    pub distractors: String,
+    pub card_id: Option<String>,
+    pub current_version: i64,
+}
+
+pub async fn version_content(
+    db: &Db,
+    question_id: &str,
+    version: i64,
+) -> sqlx::Result<Option<VersionContent>> {
+    Ok(read!(db, |ex| {
+        sqlx::query_as::<_, VersionContent>(
+            "SELECT v.correct_answer, v.distractors, v.card_id, q.version AS current_version
+             FROM question_versions v JOIN questions q ON q.id = v.question_id
+             WHERE v.question_id = $1 AND v.version = $2",
+        )
+        .bind(question_id)
+        .bind(version)
+        .fetch_optional(ex)
+        .await?
+    }))
+}
+
+/// The question's current version; None when there is no such question.
+pub async fn current_version(db: &Db, question_id: &str) -> sqlx::Result<Option<i64>> {
+    Ok(read!(db, |ex| {
+        sqlx::query_scalar::<_, i64>("SELECT version FROM questions WHERE id = $1")
+            .bind(question_id)
+            .fetch_optional(ex)
+            .await?
+    }))
+}

@@ -1,0 +1,523 @@
+//! Question statistics: the `question_stats` job reads the answers and first card views
+//! it has not read yet (by cursor, in batches, each batch and its cursor move in one
+//! transaction, so every answer counts exactly once) into counters, then derives the
+//! median time, the discrimination index and the flags of every version it touched
+//! (`domain::question_stats`). Requests only read what it stored.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use utoipa::{IntoParams, ToSchema};
+
+use crate::clock::{beijing, from_ms};
+use crate::context::AppContext;
+use crate::db::question_stats::{
+    self as store, ANSWER_TIMES, AnswerFact, Cursor, DAILY_ACTIVITY, Derived, Key,
+    OPTION_PICKS, PLAYER_ACCURACY, QUESTION_COUNTS, QUESTION_DAYS, QUESTION_PLAYERS,
+};
+use crate::db::{self, Tx};
+use crate::domain::question_stats::{
+    self as rules, Flag, OptionPicks, PlayerAnswers, flags_text, parse_flags, rate, severity,
+};
+use crate::domain::question_status::QuestionStatus;
+use crate::services::admin_identity::{AdminPrincipal, AdminRole};
+use crate::services::audit;
+use crate::{Error, Result};
+
+/// The job reads only rows at least this old, so no answer still being written (its
+/// instant is taken before its write commits) can land behind the cursor.
+pub const SETTLE_MS: i64 = 30_000;
+/// Rows one batch reads (one short transaction).
+const BATCH: i64 = 1000;
+/// At most this many batches per source and run; the next run goes on.
+const BATCHES_PER_RUN: u32 = 50;
+/// Answer times above ten minutes count as ten minutes (the median's histogram stays
+/// bounded).
+const MAX_TIME_MS: i64 = 600_000;
+/// The days of the question page's accuracy line and the dashboard's charts.
+pub const DAYS_SHOWN: i64 = 30;
+const DAY_MS: i64 = 86_400_000;
+const ANSWERS: &str = "answers";
+const CARD_VIEWS: &str = "card_views";
+
+/// What one run did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Aggregated {
+    pub answers: u64,
+    pub card_views: u64,
+    /// Question versions whose derived numbers were recomputed.
+    pub versions: u64,
+}
+
+type Version = (String, i64);
+
+/// One run of the job: the new answers and card views into the counters, the day's
+/// signups, then the derived numbers of every version touched.
+pub async fn aggregate(ctx: &AppContext) -> Result<Aggregated> {
+    let until = ctx.clock.now_ms() - SETTLE_MS;
+    let mut touched = BTreeSet::new();
+    let mut done = Aggregated::default();
+    for _ in 0..BATCHES_PER_RUN {
+        let mut tx = ctx.db.begin().await?;
+        let from = store::cursor(&mut tx, ANSWERS).await?;
+        let facts = store::answers_after(&mut tx, &from, until, BATCH).await?;
+        let Some(last) = facts.last() else { break };
+        let to = Cursor {
+            created_at: last.created_at,
+            id: last.id.clone(),
+        };
+        count_answers(&mut tx, &facts, &mut touched).await?;
+        if !store::move_cursor(&mut tx, ANSWERS, &from, &to).await? {
+            // another run counted these meanwhile: this one's counts roll back
+            return Ok(done);
+        }
+        tx.commit().await?;
+        done.answers += facts.len() as u64;
+        if (facts.len() as i64) < BATCH {
+            break;
+        }
+        // leave the (SQLite: single) writer to requests between batches
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    for _ in 0..BATCHES_PER_RUN {
+        let mut tx = ctx.db.begin().await?;
+        let from = store::cursor(&mut tx, CARD_VIEWS).await?;
+        let views = store::card_views_after(&mut tx, &from, until, BATCH).await?;
+        let Some(last) = views.last() else { break };
+        let to = Cursor {
+            created_at: last.created_at,
+            id: last.id.clone(),
+        };
+        if !store::move_cursor(&mut tx, CARD_VIEWS, &from, &to).await? {
+            return Ok(done);
+        }
+        tx.commit().await?;
+        let questions: BTreeSet<&str> = views.iter().filter_map(|v| v.question_id.as_deref()).collect();
+        for q in questions {
+            for version in store::versions_with_stats(&ctx.db, q).await? {
+                touched.insert((q.to_string(), version));
+            }
+        }
+        done.card_views += views.len() as u64;
+        if (views.len() as i64) < BATCH {
+            break;
+        }
+    }
+    count_signups(ctx).await?;
+    for (question_id, version) in &touched {
+        derive(ctx, question_id, *version).await?;
+        done.versions += 1;
+    }
+    Ok(done)
+}
+
+/// Adds a batch of answers to the counters, one upsert per counter row.
+async fn count_answers(
+    tx: &mut Tx,
+    facts: &[AnswerFact],
+    touched: &mut BTreeSet<Version>,
+) -> Result<()> {
+    let mut questions: BTreeMap<Version, [i64; 2]> = BTreeMap::new();
+    let mut picks: BTreeMap<(Version, String), i64> = BTreeMap::new();
+    let mut times: BTreeMap<(Version, i64), i64> = BTreeMap::new();
+    let mut days: BTreeMap<(Version, String), [i64; 2]> = BTreeMap::new();
+    let mut question_players: BTreeMap<(Version, &str), [i64; 2]> = BTreeMap::new();
+    let mut players: BTreeMap<&str, [i64; 2]> = BTreeMap::new();
+    let mut activity: BTreeMap<String, [i64; 2]> = BTreeMap::new();
+    let mut day_players: BTreeSet<(String, &str)> = BTreeSet::new();
+    let add = |to: &mut [i64; 2], correct: bool| {
+        to[0] += 1;
+        to[1] += i64::from(correct);
+    };
+    for f in facts {
+        let v: Version = (f.question_id.clone(), f.question_version);
+        let day = beijing::day_key(beijing::day(from_ms(f.created_at)));
+        add(questions.entry(v.clone()).or_default(), f.is_correct);
+        if let Some(text) = selected_text(f) {
+            *picks.entry((v.clone(), text)).or_default() += 1;
+        }
+        *times
+            .entry((v.clone(), f.time_ms.clamp(0, MAX_TIME_MS)))
+            .or_default() += 1;
+        add(days.entry((v.clone(), day.clone())).or_default(), f.is_correct);
+        add(
+            question_players.entry((v.clone(), &f.player_id)).or_default(),
+            f.is_correct,
+        );
+        add(players.entry(&f.player_id).or_default(), f.is_correct);
+        add(activity.entry(day.clone()).or_default(), f.is_correct);
+        day_players.insert((day, &f.player_id));
+    }
+    let version_keys = |(q, v): &Version| [Key::Text(q), Key::Int(*v)];
+    for (v, n) in &questions {
+        store::add(tx, QUESTION_COUNTS, &version_keys(v), n).await?;
+        touched.insert(v.clone());
+    }
+    for ((v, text), n) in &picks {
+        let [q, ver] = version_keys(v);
+        store::add(tx, OPTION_PICKS, &[q, ver, Key::Text(text)], &[*n]).await?;
+    }
+    for ((v, ms), n) in &times {
+        let [q, ver] = version_keys(v);
+        store::add(tx, ANSWER_TIMES, &[q, ver, Key::Int(*ms)], &[*n]).await?;
+    }
+    for ((v, day), n) in &days {
+        let [q, ver] = version_keys(v);
+        store::add(tx, QUESTION_DAYS, &[q, ver, Key::Text(day)], n).await?;
+    }
+    for ((v, player), n) in &question_players {
+        let [q, ver] = version_keys(v);
+        store::add(tx, QUESTION_PLAYERS, &[q, ver, Key::Text(player)], n).await?;
+    }
+    for (player, n) in &players {
+        store::add(tx, PLAYER_ACCURACY, &[Key::Text(player)], n).await?;
+    }
+    let mut active: BTreeMap<&str, i64> = BTreeMap::new();
+    for (day, player) in &day_players {
+        if store::mark_daily_player(tx, day, player).await? {
+            *active.entry(day).or_default() += 1;
+        }
+    }
+    for (day, [answers, correct]) in &activity {
+        let first_today = active.get(day.as_str()).copied().unwrap_or(0);
+        let counts = [*answers, *correct, first_today];
+        store::add(tx, DAILY_ACTIVITY, &[Key::Text(day)], &counts).await?;
+    }
+    Ok(())
+}
+
+/// The text of the option the answer picked, from its session question's options.
+fn selected_text(f: &AnswerFact) -> Option<String> {
+    #[derive(Deserialize)]
+    struct ShownOption {
+        id: String,
+        text: String,
+    }
+    let options: Vec<ShownOption> = serde_json::from_str(f.options.as_deref()?).ok()?;
+    options
+        .into_iter()
+        .find(|o| o.id == f.selected_option_id)
+        .map(|o| o.text)
+}
+
+/// Today's and yesterday's signups (earlier days no longer change).
+async fn count_signups(ctx: &AppContext) -> Result<()> {
+    let today = beijing::day(ctx.clock.now());
+    for day in [today - chrono::Duration::days(1), today] {
+        let start = beijing::day_start(day).timestamp_millis();
+        let n = store::signups(&ctx.db, start, start + DAY_MS).await?;
+        let mut tx = ctx.db.begin().await?;
+        store::store_signups(&mut tx, &beijing::day_key(day), n).await?;
+        tx.commit().await?;
+    }
+    Ok(())
+}
+
+/// Recomputes the derived numbers of one version from its counters; a published
+/// question newly flagged `likely_miskeyed` goes back to review when
+/// `QUESTION_AUTO_REVIEW` is on.
+async fn derive(ctx: &AppContext, question_id: &str, version: i64) -> Result<()> {
+    let Some(content) = store::version_content(&ctx.db, question_id, version).await? else {
+        return Ok(());
+    };
+    let counts = store::stats(&ctx.db, question_id, version)
+        .await?
+        .unwrap_or_default();
+    let picks = store::option_picks(&ctx.db, question_id, version).await?;
+    let options = option_stats(&content, &picks, counts.attempts);
+    let card_id = content
+        .card_id
+        .clone()
+        .unwrap_or_else(|| format!("fallback-{question_id}"));
+    let players = store::players(&ctx.db, question_id, version, &card_id).await?;
+    let quality = &ctx.settings.quality;
+    let ranked: Vec<PlayerAnswers> = players
+        .iter()
+        .map(|p| PlayerAnswers {
+            player_id: p.player_id.clone(),
+            overall_accuracy: rate(p.overall_correct, p.overall_attempts).unwrap_or(0.0),
+            attempts: p.attempts,
+            correct: p.correct,
+        })
+        .collect();
+    let discrimination =
+        rules::discrimination(&ranked, quality.discrimination_group, quality.min_attempts);
+    let picks_of: Vec<OptionPicks> = options
+        .iter()
+        .map(|o| OptionPicks {
+            is_correct: o.is_correct,
+            picks: o.picks,
+        })
+        .collect();
+    let flags = rules::flags(
+        counts.attempts,
+        counts.correct,
+        &picks_of,
+        discrimination,
+        quality,
+    );
+    let median = rules::median(&store::answer_times(&ctx.db, question_id, version).await?);
+    let flags_stored = flags_text(&flags);
+    let now = ctx.clock.now_ms();
+    let mut tx = ctx.db.begin().await?;
+    let before = store::store_derived(
+        &mut tx,
+        &Derived {
+            question_id,
+            version,
+            players: players.len() as i64,
+            card_views: players.iter().filter(|p| p.viewed_card).count() as i64,
+            median_time_ms: median,
+            discrimination,
+            flags: flags_stored.as_deref(),
+            severity: severity(&flags),
+            now_ms: now,
+        },
+    )
+    .await?;
+    let newly_miskeyed = flags.contains(&Flag::LikelyMiskeyed)
+        && !parse_flags(before.as_deref()).contains(&Flag::LikelyMiskeyed);
+    if newly_miskeyed
+        && ctx.settings.jobs.auto_review
+        && content.current_version == version
+        && db::questions::move_status(
+            &mut tx,
+            question_id,
+            &[QuestionStatus::Published.as_str()],
+            QuestionStatus::Reviewing.as_str(),
+            now,
+        )
+        .await?
+    {
+        audit::record_and_commit(
+            tx,
+            ctx,
+            &system(),
+            audit::Write {
+                action: "question.auto_review",
+                target_type: "question",
+                target_id: Some(question_id),
+                before: Some(json!({ "status": QuestionStatus::Published.as_str() })),
+                after: Some(json!({
+                    "status": QuestionStatus::Reviewing.as_str(),
+                    "version": version,
+                    "flags": flags.iter().map(|f| f.as_str()).collect::<Vec<_>>(),
+                })),
+            },
+        )
+        .await?;
+        return Ok(());
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+/// The actor of what the service does by itself, in the audit log.
+fn system() -> AdminPrincipal {
+    AdminPrincipal {
+        id: "system".into(),
+        username: "system".into(),
+        role: AdminRole::Admin,
+        mfa_enabled: false,
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// What the API shows
+
+/// One option of a question version with how often players picked it.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct OptionStats {
+    pub text: String,
+    pub is_correct: bool,
+    pub picks: i64,
+    /// picks ÷ attempts (0-1), null without attempts.
+    pub pick_rate: Option<f64>,
+}
+
+/// One Beijing day of a version's answers.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DayAccuracy {
+    /// `YYYY-MM-DD` (Beijing).
+    pub day: String,
+    pub attempts: i64,
+    pub correct: i64,
+    /// null on a day without answers.
+    pub accuracy: Option<f64>,
+}
+
+/// `GET /v1/admin/questions/{id}/stats`.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct QuestionStats {
+    pub question_id: String,
+    pub version: i64,
+    pub attempts: i64,
+    pub correct: i64,
+    /// correct ÷ attempts (0-1), null without attempts.
+    pub accuracy: Option<f64>,
+    /// The median of the answers' `timeMs` (the mean of the two middle ones, rounded
+    /// down, for an even count); null without attempts.
+    pub median_time_ms: Option<i64>,
+    /// The correct answer first, then the distractors, as in the version.
+    pub options: Vec<OptionStats>,
+    /// Upper-lower index (top 27 % of the players by overall accuracy minus the bottom
+    /// 27 %, on this question); null under the minimum attempts.
+    pub discrimination: Option<f64>,
+    /// Players who answered this version and opened its knowledge card.
+    pub card_views: i64,
+    /// cardViews ÷ players who answered this version; null without players.
+    pub card_view_rate: Option<f64>,
+    /// too_easy, too_hard, likely_miskeyed, dead_distractor, negative_discrimination;
+    /// most serious first.
+    pub flags: Vec<String>,
+    /// When the derived numbers were last computed; null before the first time.
+    pub computed_at: Option<DateTime<Utc>>,
+    /// The last 30 Beijing days, oldest first (days without answers included).
+    pub daily: Vec<DayAccuracy>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct StatsQuery {
+    /// A version of the question (default: the current one).
+    pub version: Option<String>,
+}
+
+/// The options of a version with their picks, the correct answer first.
+fn option_stats(
+    content: &store::VersionContent,
+    picks: &[(String, i64)],
+    attempts: i64,
+) -> Vec<OptionStats> {
+    let distractors: Vec<String> = serde_json::from_str(&content.distractors).unwrap_or_default();
+    std::iter::once((content.correct_answer.clone(), true))
+        .chain(distractors.into_iter().map(|d| (d, false)))
+        .map(|(text, is_correct)| {
+            let picks = picks
+                .iter()
+                .find(|(t, _)| *t == text)
+                .map_or(0, |(_, n)| *n);
+            OptionStats {
+                text,
+                is_correct,
+                picks,
+                pick_rate: rate(picks, attempts),
+            }
+        })
+        .collect()
+}
+
+/// The last [`DAYS_SHOWN`] Beijing days up to today, oldest first.
+fn days_shown(ctx: &AppContext) -> Vec<String> {
+    let today = beijing::day(ctx.clock.now());
+    (0..DAYS_SHOWN)
+        .rev()
+        .map(|back| beijing::day_key(today - chrono::Duration::days(back)))
+        .collect()
+}
+
+/// `GET /v1/admin/questions/{id}/stats[?version=N]`.
+pub async fn question_stats(
+    ctx: &AppContext,
+    question_id: &str,
+    query: &StatsQuery,
+) -> Result<QuestionStats> {
+    let current = store::current_version(&ctx.db, question_id)
+        .await?
+        .ok_or_else(|| Error::not_found("question not found"))?;
+    let version = match query.version.as_deref().map(str::trim) {
+        None | Some("") => current,
+        Some(raw) => raw
+            .parse::<i64>()
+            .ok()
+            .filter(|v| *v >= 1)
+            .ok_or_else(|| Error::validation("version must be a positive integer"))?,
+    };
+    let content = store::version_content(&ctx.db, question_id, version)
+        .await?
+        .ok_or_else(|| Error::not_found("question version not found"))?;
+    let counts = store::stats(&ctx.db, question_id, version)
+        .await?
+        .unwrap_or_default();
+    let picks = store::option_picks(&ctx.db, question_id, version).await?;
+    let days = days_shown(ctx);
+    let first = days.first().cloned().unwrap_or_default();
+    let rows = store::daily(&ctx.db, question_id, version, &first).await?;
+    let daily = days
+        .into_iter()
+        .map(|day| {
+            let (attempts, correct) = rows
+                .iter()
+                .find(|(d, _, _)| *d == day)
+                .map_or((0, 0), |(_, a, c)| (*a, *c));
+            DayAccuracy {
+                day,
+                attempts,
+                correct,
+                accuracy: rate(correct, attempts),
+            }
+        })
+        .collect();
+    Ok(QuestionStats {
+        question_id: question_id.to_string(),
+        version,
+        attempts: counts.attempts,
+        correct: counts.correct,
+        accuracy: rate(counts.correct, counts.attempts),
+        median_time_ms: counts.median_time_ms,
+        options: option_stats(&content, &picks, counts.attempts),
+        discrimination: counts.discrimination,
+        card_views: counts.card_views,
+        card_view_rate: rate(counts.card_views, counts.players),
+        flags: parse_flags(counts.flags.as_deref())
+            .into_iter()
+            .map(|f| f.as_str().to_string())
+            .collect(),
+        computed_at: (counts.computed_at > 0).then(|| from_ms(counts.computed_at)),
+        daily,
+    })
+}
+
+/// One Beijing day of the dashboard.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DayActivity {
+    /// `YYYY-MM-DD` (Beijing).
+    pub day: String,
+    /// Players who answered at least once that day.
+    pub active_players: i64,
+    pub answers: i64,
+    pub correct: i64,
+    /// correct ÷ answers, null on a day without answers.
+    pub accuracy: Option<f64>,
+    /// Players who signed up that day (neither deleted nor merged since).
+    pub new_players: i64,
+}
+
+/// `GET /v1/admin/stats/daily`: the last 30 Beijing days, oldest first, each day present.
+pub async fn daily_activity(ctx: &AppContext) -> Result<Vec<DayActivity>> {
+    let days = days_shown(ctx);
+    let first = days.first().cloned().unwrap_or_default();
+    let rows = store::activity(&ctx.db, &first).await?;
+    Ok(days
+        .into_iter()
+        .map(|day| {
+            let row = rows.iter().find(|r| r.day == day);
+            let (answers, correct) = row.map_or((0, 0), |r| (r.answers, r.correct));
+            DayActivity {
+                active_players: row.map_or(0, |r| r.active_players),
+                new_players: row.map_or(0, |r| r.new_players),
+                accuracy: rate(correct, answers),
+                answers,
+                correct,
+                day,
+            }
+        })
+        .collect())
+}
