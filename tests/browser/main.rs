@@ -39,6 +39,7 @@ async fn editor_workflow(engine: Engine) {
     review_and_publish(&b, &app, &imported).await;
     build_skill_tree(&b, &app).await;
     ban_player(&b, &app).await;
+    question_quality(&b, &app).await;
     mfa(&b, &app).await;
 
     b.finish().await;
@@ -254,6 +255,152 @@ async fn ban_player(b: &Browser, app: &TestApp) {
     b.wait_text("#ban-status", "Not banned").await;
     b.shot("player-unbanned").await;
     app.get("/v1/auth/me", Some(&token)).await.ok();
+}
+
+/// A published question edited once (version 2), then answered 60 times with a
+/// distractor ahead of the key; after the statistics job: the dashboard's charts, the
+/// "Needs attention" screen, the question's page (bars, line, flags in words, the diff of
+/// its two versions), a revert, and the bulk "send to review".
+async fn question_quality(b: &Browser, app: &TestApp) {
+    let (admin, _, _) = app.admin_login().await;
+    let track = app
+        .text("SELECT id FROM categories WHERE slug = $1", &[GEO])
+        .await;
+    let question = app
+        .text(
+            "SELECT id FROM questions WHERE category_id = $1 AND status = 'published' ORDER BY id LIMIT 1",
+            &[&track],
+        )
+        .await;
+    let q = app
+        .admin_get(&format!("/v1/admin/questions/{question}"), Some(&admin))
+        .await
+        .ok()
+        .clone();
+    let stem = format!("{} (reworded)", q["stem"]["text"].as_str().unwrap());
+    app.call(
+        tests::Service::Admin,
+        reqwest::Method::PUT,
+        &format!("/v1/admin/questions/{question}"),
+        Some(serde_json::json!({ "stem": { "text": stem } })),
+        Some(&admin),
+    )
+    .await
+    .ok();
+    let answer = q["correctAnswer"].as_str().unwrap().to_string();
+    let distractors: Vec<String> = q["distractors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d.as_str().unwrap().to_string())
+        .collect();
+    let (player, _, _) = app.guest("e2e-quality-player").await;
+    let options = serde_json::json!(
+        std::iter::once(&answer)
+            .chain(&distractors)
+            .enumerate()
+            .map(|(i, text)| serde_json::json!({ "id": format!("o{i}"), "text": text }))
+            .collect::<Vec<_>>()
+    )
+    .to_string();
+    let at = app.ctx.clock.now_ms() - 60_000;
+    let mut tx = app.ctx.db.begin().await.unwrap();
+    for i in 0..60_i64 {
+        let session = format!("e2e-quality-{i}");
+        // 35 pick the first distractor, 25 the answer
+        let picked = if i < 35 { "o1" } else { "o0" };
+        shared::in_tx!(&mut tx, |ex| {
+            sqlx::query(
+                "INSERT INTO challenge_sessions (id, player_id, track_id, node_id, status, created_at)
+                 VALUES ($1, $2, $3, 'e2e-node', 'finished', $4)",
+            )
+            .bind(&session)
+            .bind(&player)
+            .bind(&track)
+            .bind(at)
+            .execute(&mut *ex)
+            .await
+            .unwrap();
+            sqlx::query(
+                "INSERT INTO challenge_session_questions (session_id, position, question_id, options,
+                                                          correct_option_id, question_version)
+                 VALUES ($1, 0, $2, $3, 'o0', 2)",
+            )
+            .bind(&session)
+            .bind(&question)
+            .bind(&options)
+            .execute(&mut *ex)
+            .await
+            .unwrap();
+            sqlx::query(
+                "INSERT INTO challenge_answers (id, session_id, player_id, question_id, question_version,
+                                                selected_option_id, is_correct, xp_delta, hearts_delta,
+                                                time_ms, created_at)
+                 VALUES ($1, $1, $2, $3, 2, $4, $5, 0, 0, $6, $7)",
+            )
+            .bind(&session)
+            .bind(&player)
+            .bind(&question)
+            .bind(picked)
+            .bind(picked == "o0")
+            .bind(3000 + i * 50)
+            .bind(at)
+            .execute(&mut *ex)
+            .await
+            .unwrap();
+        });
+    }
+    tx.commit().await.unwrap();
+    let metrics = shared::metrics::Metrics::new(app.ctx.db.clone());
+    assert!(
+        shared::services::jobs::run(
+            &app.ctx,
+            "e2e",
+            shared::services::jobs::Job::QuestionStats,
+            &metrics.jobs()
+        )
+        .await
+    );
+
+    b.open("/console").await;
+    b.wait_for("#daily-charts svg").await;
+    b.shot("dashboard-30-days").await;
+
+    b.click("#attention-link").await;
+    b.wait_for("#attention-table").await;
+    b.wait_text("#attention-table", "more often than the answer")
+        .await;
+    b.shot("needs-attention").await;
+
+    b.click_link(&stem).await;
+    b.wait_for("#question-picks svg").await;
+    b.wait_text("#question-flags", "is the key right?").await;
+    b.wait_text("#version-diff", "reworded").await;
+    b.shot("question-statistics-and-versions").await;
+
+    // the bulk move: the flagged question goes back to review
+    b.open("/console/attention").await;
+    b.check_row(&stem).await;
+    b.click("#send-to-review").await;
+    b.wait_text(".flash", "1 sent to review.").await;
+    b.shot("sent-to-review").await;
+    assert_eq!(
+        app.text("SELECT status FROM questions WHERE id = $1", &[&question])
+            .await,
+        "reviewing"
+    );
+
+    // a revert makes version 3 with version 1's content, and fresh numbers
+    b.open(&format!("/console/questions/{question}/stats")).await;
+    b.click("#revert-1").await;
+    b.wait_text(".flash", "Version 3 now holds the content of version 1")
+        .await;
+    b.shot("question-reverted").await;
+    assert_eq!(
+        app.text("SELECT stem_text FROM questions WHERE id = $1", &[&question])
+            .await,
+        q["stem"]["text"].as_str().unwrap()
+    );
 }
 
 /// The TOTP code of `secret` at the instant `at` (Unix seconds).

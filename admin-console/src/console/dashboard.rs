@@ -1,10 +1,13 @@
-//! The start page: the statistics dashboard.
+//! The start page: the statistics dashboard, with the last 30 days as small charts.
 
 use askama::Template;
 use axum::extract::State;
+use chrono::NaiveDate;
 use shared::services::moderation::{self, Statistics};
+use shared::services::question_stats::{self, DayActivity};
 
 use super::auth::ConsoleAdmin;
+use super::charts::{self, DailyPoint, ValueFormat};
 use super::page::{Chrome, PageResult, page};
 use super::urls;
 use crate::AppState;
@@ -14,12 +17,43 @@ use crate::AppState;
 struct DashboardPage {
     chrome: Chrome,
     stats: Statistics,
+    /// Server-rendered SVG, one per series.
+    charts: Vec<String>,
+}
+
+/// One series of the days as chart points.
+fn series(days: &[DayActivity], value: impl Fn(&DayActivity) -> Option<f64>) -> Vec<DailyPoint> {
+    days.iter()
+        .filter_map(|d| {
+            Some(DailyPoint {
+                day: NaiveDate::parse_from_str(&d.day, "%Y-%m-%d").ok()?,
+                value: value(d),
+            })
+        })
+        .collect()
 }
 
 pub async fn show(State(state): State<AppState>, me: ConsoleAdmin) -> PageResult {
     let stats = moderation::stats(&state.ctx).await?;
+    let days = question_stats::daily_activity(&state.ctx).await?;
+    let count = |f: fn(&DayActivity) -> i64| series(&days, move |d| Some(f(d) as f64));
+    let charts = vec![
+        charts::small_chart(
+            "Players who answered",
+            &count(|d| d.active_players),
+            ValueFormat::Count,
+        ),
+        charts::small_chart("Answers", &count(|d| d.answers), ValueFormat::Count),
+        charts::small_chart("New players", &count(|d| d.new_players), ValueFormat::Count),
+        charts::small_chart(
+            "Accuracy",
+            &series(&days, |d| d.accuracy),
+            ValueFormat::Percent,
+        ),
+    ];
     Ok(page(&DashboardPage {
         chrome: me.chrome("dashboard").await,
         stats,
+        charts,
     }))
 }

@@ -26,6 +26,7 @@ pub mod mfa;
 pub mod page;
 pub mod players;
 pub mod providers;
+pub mod quality;
 pub mod questions;
 pub mod session_store;
 pub mod sign_in;
@@ -62,6 +63,7 @@ pub fn router(state: &AppState) -> Router<AppState> {
     let screens = Router::new()
         .merge(sign_in::router())
         .merge(questions::router())
+        .merge(quality::router())
         .merge(import::router())
         .merge(categories::router())
         .merge(cards::router())

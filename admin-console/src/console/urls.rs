@@ -32,6 +32,10 @@ pub const QUESTIONS: &str = console!("/questions");
 pub const QUESTIONS_BATCH: &str = console!("/questions/batch");
 pub const QUESTION_NEW: &str = console!("/questions/new");
 
+/// Flagged questions, worst first; and its bulk "send to review".
+pub const ATTENTION: &str = console!("/attention");
+pub const ATTENTION_REVIEW: &str = console!("/attention/review");
+
 pub const IMPORT: &str = console!("/import");
 pub const IMPORT_PREVIEW: &str = console!("/import/preview");
 pub const IMPORT_TEMPLATE: &str = console!("/import/template.csv");
@@ -67,6 +71,8 @@ pub const ASSETS: &str = "/console-assets";
 pub mod pattern {
     pub const QUESTION: &str = console!("/questions/{id}");
     pub const QUESTION_STATUS: &str = console!("/questions/{id}/status");
+    pub const QUESTION_STATS: &str = console!("/questions/{id}/stats");
+    pub const QUESTION_REVERT: &str = console!("/questions/{id}/versions/{version}/revert");
     pub const CATEGORY: &str = console!("/categories/{id}");
     pub const CATEGORY_ARCHIVE: &str = console!("/categories/{id}/archive");
     pub const CARD: &str = console!("/cards/{id}");
@@ -97,6 +103,10 @@ pub const ROUTES: &[&str] = &[
     QUESTION_NEW,
     pattern::QUESTION,
     pattern::QUESTION_STATUS,
+    pattern::QUESTION_STATS,
+    pattern::QUESTION_REVERT,
+    ATTENTION,
+    ATTENTION_REVIEW,
     IMPORT,
     IMPORT_PREVIEW,
     IMPORT_TEMPLATE,
@@ -151,6 +161,14 @@ pub fn question(id: &str) -> String {
 
 pub fn question_status(id: &str) -> String {
     with_id(pattern::QUESTION_STATUS, id)
+}
+
+pub fn question_stats(id: &str) -> String {
+    with_id(pattern::QUESTION_STATS, id)
+}
+
+pub fn question_revert(id: &str, version: &i64) -> String {
+    with_id(pattern::QUESTION_REVERT, id).replacen("{version}", &version.to_string(), 1)
 }
 
 pub fn category(id: &str) -> String {
