@@ -10,6 +10,8 @@
 //! - [`session_store`]: sessions in the shared database (several processes).
 //! - [`urls`]: every console URL, named once (routers, redirects, templates).
 //! - [`assets`]: the embedded static files, served under content-hashed URLs.
+//! - [`charts`]: inline SVG charts of the statistics (pure functions of the numbers).
+//! - [`diff`]: two versions of a question's text as HTML with `<del>`/`<ins>`.
 //! - one module per screen.
 
 pub mod admins;
@@ -18,7 +20,9 @@ pub mod audit;
 pub mod auth;
 pub mod cards;
 pub mod categories;
+pub mod charts;
 pub mod dashboard;
+pub mod diff;
 pub mod feedback;
 pub mod fields;
 pub mod import;
