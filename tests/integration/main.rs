@@ -23,6 +23,7 @@ mod outage;
 mod paging;
 mod phone;
 mod picking;
+mod question_versions;
 mod races;
 mod security;
 mod social;

@@ -8,5 +8,6 @@ pub mod identity;
 pub mod phone;
 pub mod pick;
 pub mod question_status;
+pub mod question_version;
 pub mod resources;
 pub mod rules;
