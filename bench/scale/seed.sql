@@ -22,6 +22,13 @@ SELECT 'sq-' || value, 'scale-track',
        1 + value % 5, 'published', 'system', (value * 2654435761) % 2147483647,
        @NOW@ - value * 1000, @NOW@ - value * 1000
 FROM generate_series(CAST(1 AS BIGINT), @QUESTIONS@) AS value;
+-- their version 1 (a challenge serves a question's version, not its row); no cards
+INSERT INTO question_versions (question_id, version, category_id, content_type, stem_text,
+                               correct_answer, distractors, difficulty, edited_by, edited_at,
+                               changed_fields)
+SELECT id, 1, category_id, content_type, stem_text, correct_answer, distractors, difficulty,
+       'system', created_at, '[]'
+FROM questions WHERE category_id = 'scale-track';
 
 INSERT INTO players (id, nickname, avatar_url, is_guest, region_code, region_selected_at,
                      is_banned, created_at, updated_at)

@@ -9,7 +9,7 @@ not know and no nested object left unparsed.
 player: a guest signs in, picks a region, plays a challenge of 5 answers, views a
 knowledge card, reads a leaderboard page and its own rank.
 admin: the bootstrap admin signs in, imports a CSV, moves an imported question through
-review and publishes it.
+review and publishes it, and reads its versions.
 """
 
 from __future__ import annotations
@@ -29,8 +29,11 @@ from admin_client.api.categories import admin_list_categories
 from admin_client.api.questions import (
     admin_batch_publish_questions,
     admin_get_question,
+    admin_get_question_version,
     admin_import_questions_csv,
+    admin_list_question_versions,
     admin_list_questions,
+    admin_revert_question,
     admin_set_question_status,
 )
 from admin_client.models import (
@@ -38,8 +41,10 @@ from admin_client.models import (
     EnvelopeAdminQuestion,
     EnvelopeBatchResult,
     EnvelopeImportResult,
+    EnvelopeQuestionVersion,
     EnvelopeVecAdminQuestion,
     EnvelopeVecCategory,
+    EnvelopeVecQuestionVersionSummary,
     LoginRequest,
     StatusRequest,
 )
@@ -430,6 +435,43 @@ def play_admin(base_url: str, username: str, password: str) -> None:
     if final.status != "published":
         fail(f"published question: status {final.status}")
     print(f"admin: question {question} draft -> reviewing -> published")
+
+    # status moves make no version: the imported content is version 1
+    history = data_of(
+        expect(
+            admin_list_question_versions.sync_detailed(question, client=admin),
+            200,
+            EnvelopeVecQuestionVersionSummary,
+            "versions",
+        ),
+        "versions",
+    )
+    if [v.version for v in history] != [1] or final.version != 1:
+        fail(f"versions: {[v.version for v in history]}, question at {final.version}")
+    first = data_of(
+        expect(
+            admin_get_question_version.sync_detailed(question, 1, client=admin),
+            200,
+            EnvelopeQuestionVersion,
+            "version 1",
+        ),
+        "version 1",
+    )
+    if first.stem.text != final.stem.text or first.knowledge_card is None:
+        fail(f"version 1: {first!r}")
+    # a revert to the content held already writes nothing
+    same = data_of(
+        expect(
+            admin_revert_question.sync_detailed(question, 1, client=admin),
+            200,
+            EnvelopeAdminQuestion,
+            "revert",
+        ),
+        "revert",
+    )
+    if same.version != 1 or same.status != "published":
+        fail(f"revert: version {same.version}, status {same.status}")
+    print(f"admin: question {question} has version 1 only")
 
     missing = expect(
         admin_get_question.sync_detailed(str(uuid.uuid4()), client=admin),

@@ -2,12 +2,14 @@
 //! it can judge from memory skips the database read and costs one write.
 //!
 //! - **Challenges** this process opened: owner, node, pass threshold, the questions with
-//!   their options and right option (fixed once the session exists), and the counters as
-//!   this process last wrote them.
+//!   the version served, their options and right option (fixed once the session
+//!   exists), and the counters as this process last wrote them.
 //! - **Players'** progress rows (resources, region, ban and deletion, revision) as this
 //!   process last wrote them with an answer.
-//! - **Cards** of questions, for [`AnswerCache::CARD_MAX_AGE`]: an edit shows on the
-//!   answer's card within that time.
+//! - **Cards** of question versions, for [`AnswerCache::CARD_MAX_AGE`]: a version's
+//!   card never changes (an edit makes a new version, which a challenge made before
+//!   it does not serve), only the category name a card without a title shows, which
+//!   an answer shows within that time.
 //!
 //! **Why judging from memory is safe.** Nothing here is trusted for a decision: an
 //! answer judged from memory is written by `db::progress::write` guarded by the
@@ -31,6 +33,8 @@ use crate::db::progress::PlayerProgress;
 #[derive(Clone, Debug)]
 pub struct ChallengeQuestion {
     pub question_id: String,
+    /// The version the session serves (its card is that version's).
+    pub question_version: i64,
     /// JSON `[{id}]`: the option ids, in the session's order (their texts are not
     /// needed to judge, and would triple the size).
     pub options: String,
@@ -59,6 +63,8 @@ pub struct AnswerCache {
     enabled: bool,
     challenges: Bounded<String, Challenge>,
     players: Bounded<String, PlayerProgress>,
+    /// By question id: the card of the version last read (each carries its version, and
+    /// only a card of the version asked for is given; a lookup by id allocates nothing).
     cards: Bounded<String, CardSource>,
 }
 
@@ -113,12 +119,13 @@ impl AnswerCache {
             node_id: challenge.node_id.clone(),
             options: question.options.clone(),
             correct_option_id: question.correct_option_id.clone(),
+            question_version: question.question_version,
             total_questions: challenge.questions.len() as i64,
             pass_threshold: challenge.pass_threshold,
             // Only ever true at zero hearts, and answers at zero hearts are not judged
             // from memory (`services::gameplay::judge_from_memory`).
             zero_heart_refused: false,
-            card: self.card(question_id),
+            card: self.card(question_id, question.question_version),
         };
         Some((progress, context))
     }
@@ -162,8 +169,11 @@ impl AnswerCache {
         self.players.remove(player_id);
     }
 
-    pub fn card(&self, question_id: &str) -> Option<CardSource> {
-        self.cards.get(question_id, Self::CARD_MAX_AGE)
+    /// The card of version `version` of a question, when remembered.
+    pub fn card(&self, question_id: &str, version: i64) -> Option<CardSource> {
+        self.cards
+            .get(question_id, Self::CARD_MAX_AGE)
+            .filter(|card| card.question_version == version)
     }
 
     pub fn remember_card(&self, card: &CardSource) {
@@ -244,7 +254,7 @@ impl<K: Eq + Hash + Clone, V: Clone> Bounded<K, V> {
 mod tests {
     use std::time::Duration;
 
-    use super::{AnswerCache, Bounded, Challenge, ChallengeQuestion};
+    use super::{AnswerCache, Bounded, CardSource, Challenge, ChallengeQuestion};
     use crate::db::gameplay::AnswerContext;
     use crate::db::players::AccountState;
     use crate::db::progress::PlayerProgress;
@@ -280,6 +290,7 @@ mod tests {
             questions: (0..5)
                 .map(|i| ChallengeQuestion {
                     question_id: format!("q{i}"),
+                    question_version: 1,
                     options: "[]".into(),
                     correct_option_id: format!("o{i}"),
                 })
@@ -337,6 +348,46 @@ mod tests {
         assert_eq!((last.answered_count, last.correct_count), (4, 3));
         cache.record_answer("s1", &last, true);
         assert!(cache.answer_context("p1", "s1", "q0").is_none(), "finished");
+    }
+
+    fn card_of(question_id: &str, version: i64, summary: &str) -> CardSource {
+        CardSource {
+            question_id: question_id.into(),
+            question_version: version,
+            stem_text: "stem".into(),
+            correct_answer: "answer".into(),
+            category_name: "category".into(),
+            card_id: Some("card".into()),
+            title: None,
+            summary: Some(summary.into()),
+            deep_dive: None,
+        }
+    }
+
+    #[test]
+    fn a_challenge_shows_the_card_of_the_version_it_serves() {
+        let cache = AnswerCache::default();
+        let mut served = challenge("p1");
+        served.questions = served
+            .questions
+            .iter()
+            .cloned()
+            .map(|mut q| {
+                q.question_version = 2;
+                q
+            })
+            .collect();
+        cache.remember_challenge("s1", served);
+        cache.remember_player("p1", progress());
+        // an answer of another challenge, serving version 1, remembered its card
+        cache.remember_card(&card_of("q0", 1, "as it was"));
+        let (_, c) = cache.answer_context("p1", "s1", "q0").expect("remembered");
+        assert_eq!(c.question_version, 2);
+        assert!(c.card.is_none(), "version 1's card is not version 2's");
+        cache.remember_card(&card_of("q0", 2, "as it is"));
+        let (_, c) = cache.answer_context("p1", "s1", "q0").expect("remembered");
+        assert_eq!(c.card.and_then(|c| c.summary).as_deref(), Some("as it is"));
+        assert!(cache.card("q0", 1).is_none(), "read again when asked for");
     }
 
     #[test]

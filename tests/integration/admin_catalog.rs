@@ -477,44 +477,27 @@ async fn knowledge_cards_list_by_question_and_update(app: TestApp) {
 async fn card_title_shows_in_player_answer(app: TestApp) {
     let (token, _, _) = app.admin_login().await;
     let (_, player, _) = app.guest("d-card-title").await;
-    let challenge = app
-        .get(&format!("/v1/challenges/next?trackId={GEO}"), Some(&player))
-        .await
-        .ok()
-        .clone();
-    let session = challenge["challengeId"].as_str().unwrap();
-    let answer = |index: usize| {
-        let challenge = challenge.clone();
-        let player = player.clone();
-        let app = &app;
-        async move {
-            let question = challenge["questions"][index]["question"]["id"]
-                .as_str()
-                .unwrap()
-                .to_string();
-            let option = app
-                .text(
-                    "SELECT correct_option_id FROM challenge_session_questions WHERE session_id = $1 AND question_id = $2",
-                    &[challenge["challengeId"].as_str().unwrap(), &question],
-                )
-                .await;
-            app.post(
-                "/v1/challenges/answer",
-                json!({"challengeId": challenge["challengeId"], "questionId": question, "selectedOptionId": option}),
-                Some(&player),
-            )
-            .await
-            .ok()
-            .clone()
-        }
-    };
-    assert!(!session.is_empty());
-    let q0 = challenge["questions"][0]["question"]["id"]
-        .as_str()
-        .unwrap();
-    let q1 = challenge["questions"][1]["question"]["id"]
-        .as_str()
-        .unwrap();
+    // A challenge shows the cards as they were when it was made (question versions), so
+    // the cards are edited first, and the track keeps five questions, so the challenge
+    // holds the two edited.
+    app.exec(
+        "UPDATE questions SET status = 'archived' WHERE category_id = $1 AND id NOT IN
+             (SELECT id FROM questions WHERE category_id = $1 ORDER BY id LIMIT 5)",
+        &[GEO],
+    )
+    .await;
+    let q0 = app
+        .text(
+            "SELECT id FROM questions WHERE category_id = $1 ORDER BY id LIMIT 1",
+            &[GEO],
+        )
+        .await;
+    let q1 = app
+        .text(
+            "SELECT id FROM questions WHERE category_id = $1 ORDER BY id LIMIT 1 OFFSET 1",
+            &[GEO],
+        )
+        .await;
     let card0 = app
         .admin_get(
             &format!("/v1/admin/knowledge-cards/by-question/{q0}"),
@@ -534,10 +517,6 @@ async fn card_title_shows_in_player_answer(app: TestApp) {
     )
     .await
     .ok();
-    let a0 = answer(0).await;
-    assert_eq!(a0["knowledgeCard"]["id"], card0["id"]);
-    assert_eq!(a0["knowledgeCard"]["title"], "Capital Cities 101");
-
     // an empty title clears it: the player sees the category name
     let card1 = app
         .admin_get(
@@ -560,7 +539,36 @@ async fn card_title_shows_in_player_answer(app: TestApp) {
     .ok()
     .clone();
     assert_eq!(cleared["title"], Value::Null);
-    let a1 = answer(1).await;
+
+    let challenge = app
+        .get(&format!("/v1/challenges/next?trackId={GEO}"), Some(&player))
+        .await
+        .ok()
+        .clone();
+    let session = challenge["challengeId"].as_str().unwrap().to_string();
+    let answer = |question: String| {
+        let (app, player, session) = (&app, player.clone(), session.clone());
+        async move {
+            let option = app
+                .text(
+                    "SELECT correct_option_id FROM challenge_session_questions WHERE session_id = $1 AND question_id = $2",
+                    &[&session, &question],
+                )
+                .await;
+            app.post(
+                "/v1/challenges/answer",
+                json!({"challengeId": session, "questionId": question, "selectedOptionId": option}),
+                Some(&player),
+            )
+            .await
+            .ok()
+            .clone()
+        }
+    };
+    let a0 = answer(q0.clone()).await;
+    assert_eq!(a0["knowledgeCard"]["id"], card0["id"]);
+    assert_eq!(a0["knowledgeCard"]["title"], "Capital Cities 101");
+    let a1 = answer(q1.clone()).await;
     assert_eq!(a1["knowledgeCard"]["title"], "World Geography");
     assert_eq!(a1["knowledgeCard"]["summary"], "Edited summary");
 }

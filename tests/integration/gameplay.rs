@@ -798,11 +798,13 @@ async fn only_published_questions_are_served(app: TestApp) {
         };
         app.exec(sql, &[&id]).await;
     }
+    app.version_raw_questions().await;
     let p = Player::new(&app, "d-pool").await;
     assert!(p.next("tiny").await.is_null());
     // a fifth published question, in a sub-category: now a challenge, of published ones only
     app.exec("INSERT INTO categories (id, name, slug, parent_id, created_at, updated_at) VALUES ('tiny-sub', 'Sub', 'tiny-sub', 'tiny', 0, 0)", &[]).await;
     app.exec("INSERT INTO questions (id, category_id, stem_text, content_type, correct_answer, distractors, status, created_at, updated_at) VALUES ('tq-sub', 'tiny-sub', 'sub?', 'text', 'yes', '[\"no\",\"maybe\"]', 'published', 0, 0)", &[]).await;
+    app.version_raw_questions().await;
     let c = p.next("tiny").await;
     let mut ids: Vec<String> = c["questions"]
         .as_array()

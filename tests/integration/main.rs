@@ -24,6 +24,7 @@ mod paging;
 mod phone;
 mod picking;
 mod question_stats;
+mod question_versions;
 mod races;
 mod security;
 mod social;

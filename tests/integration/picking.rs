@@ -144,6 +144,7 @@ async fn a_large_pool_gives_the_unanswered_questions_of_its_window(app: TestApp)
             answered.push(id);
         }
     }
+    app.version_raw_questions().await;
     let (player, token, _) = app.guest("pick-big").await;
     answered_correctly(&app, &player, "pick-big", &answered).await;
     let answered: HashSet<String> = answered.into_iter().collect();

@@ -419,6 +419,25 @@ impl TestApp {
         })
     }
 
+    /// Gives every question inserted with plain SQL (test set-up) its version 1, as the
+    /// migration that brought versions gave the questions that existed then: challenges
+    /// serve a question's versions, never its row.
+    pub async fn version_raw_questions(&self) -> u64 {
+        self.exec(
+            "INSERT INTO question_versions (question_id, version, category_id, content_type,
+                 stem_text, correct_answer, distractors, difficulty, card_id, card_title,
+                 card_summary, card_deep_dive, card_source_ref, edited_by, edited_at,
+                 changed_fields)
+             SELECT q.id, q.version, q.category_id, q.content_type, q.stem_text,
+                    q.correct_answer, q.distractors, q.difficulty, k.id, k.title, k.summary,
+                    k.deep_dive, k.source_ref, 'system', q.updated_at, '[]'
+             FROM questions q LEFT JOIN knowledge_cards k ON k.question_id = q.id
+             WHERE NOT EXISTS (SELECT 1 FROM question_versions v WHERE v.question_id = q.id)",
+            &[],
+        )
+        .await
+    }
+
     /// Starts both apps with the demo content loaded.
     pub async fn spawn_demo(engine: Engine) -> Self {
         Self::spawn_with(engine, &[("DEMO_CONTENT", "true".to_string())]).await

@@ -104,7 +104,7 @@ fn fields_of(v: &QuestionVersion) -> Vec<(&'static str, String)> {
     vec![
         ("Stem", v.stem.text.clone()),
         ("Answer", v.correct_answer.clone()),
-        ("Distractors", v.distractors.join(" · ")),
+        ("Distractors", v.distractors.join("\n")),
         ("Category", v.category_id.clone()),
         ("Difficulty", v.difficulty.to_string()),
         ("Content type", v.content_type.as_str().to_string()),

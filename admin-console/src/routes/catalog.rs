@@ -150,7 +150,8 @@ pub async fn card_of_question(
 
 /// Update a knowledge card
 ///
-/// Changes a card: at least one of title, summary, deepDive, sourceRef.
+/// Changes a card: at least one of title, summary, deepDive, sourceRef. A change records
+/// the next version of the card's question.
 #[utoipa::path(put, path = "/knowledge-cards/{id}", operation_id = "adminUpdateKnowledgeCard", tag = "knowledge-cards", security(("admin_jwt" = [])),
     params(("id" = String, Path, description = "Card id")),
     request_body(content = UpdateKnowledgeCard, example = json!({"summary": "Canberra was purpose-built to settle the Sydney-Melbourne rivalry.", "sourceRef": "National Capital Authority"})),
@@ -159,6 +160,7 @@ pub async fn card_of_question(
         (status = 400, description = "No field given, or an empty summary", body = ErrorEnvelope),
         (status = 401, description = "Missing or invalid admin token", body = ErrorEnvelope),
         (status = 404, description = "No such card", body = ErrorEnvelope),
+        (status = 409, description = "The card's question changed meanwhile; read the card again", body = ErrorEnvelope),
     ))]
 pub async fn update_card(
     State(state): State<AppState>,

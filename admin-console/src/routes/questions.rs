@@ -1,5 +1,6 @@
-//! The question bank: `/v1/admin/questions/*` (questions, the status workflow, batches
-//! and imports). Every route needs an admin token.
+//! The question bank: `/v1/admin/questions/*` (questions, the status workflow, batches,
+//! imports and the versions of each question's content). Every route needs an admin
+//! token.
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
@@ -11,7 +12,8 @@ use shared::envelope::{ApiResult, Envelope, ErrorEnvelope, ok, paged};
 use shared::http::{ApiJson, ApiPath, ApiQuery};
 use shared::services::questions::{
     self, AdminQuestion, BatchRequest, BatchResult, CreatedQuestion, ImportRequest, ImportResult,
-    ListQuery, QuestionInput, QuestionPatch, StatusRequest,
+    ListQuery, QuestionInput, QuestionPatch, QuestionVersion, QuestionVersionSummary,
+    StatusRequest,
 };
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -39,6 +41,9 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(list_questions, create_question))
         .routes(routes!(get_question, update_question, delete_question))
         .routes(routes!(set_status))
+        .routes(routes!(list_versions))
+        .routes(routes!(get_version))
+        .routes(routes!(revert_question))
         .routes(routes!(batch_publish))
         .routes(routes!(batch_archive))
         .routes(routes!(batch_delete))
@@ -112,7 +117,7 @@ pub async fn create_question(
         (status = 400, description = "Invalid field or INVALID_STATUS_TRANSITION", body = ErrorEnvelope),
         (status = 401, description = "Missing or invalid admin token", body = ErrorEnvelope),
         (status = 404, description = "No such question", body = ErrorEnvelope),
-        (status = 409, description = "The status changed meanwhile", body = ErrorEnvelope),
+        (status = 409, description = "The status or the content changed meanwhile", body = ErrorEnvelope),
     ))]
 pub async fn update_question(
     State(state): State<AppState>,
@@ -165,6 +170,76 @@ pub async fn set_status(
 ) -> ApiResult<AdminQuestion> {
     Ok(ok(
         questions::set_status(&state.ctx, &admin, &id, &body).await?
+    ))
+}
+
+/// List a question's versions
+///
+/// The versions of a question's content, newest first: version 1 is the content it was
+/// created with, and every edit that changed its content (its own fields or its
+/// knowledge card, by any route) added one. A status move adds none.
+#[utoipa::path(get, path = "/questions/{id}/versions", operation_id = "adminListQuestionVersions", tag = "questions", security(("admin_jwt" = [])),
+    params(("id" = String, Path, description = "Question id")),
+    responses(
+        (status = 200, description = "The versions, newest first", body = Envelope<Vec<QuestionVersionSummary>>),
+        (status = 401, description = "Missing or invalid admin token", body = ErrorEnvelope),
+        (status = 404, description = "No such question", body = ErrorEnvelope),
+    ))]
+pub async fn list_versions(
+    State(state): State<AppState>,
+    AdminUser(_admin): AdminUser,
+    ApiPath(id): ApiPath<String>,
+) -> ApiResult<Vec<QuestionVersionSummary>> {
+    Ok(ok(questions::list_versions(&state.ctx, &id).await?))
+}
+
+/// Get one version of a question
+///
+/// The question's content (with its knowledge card) as that version holds it.
+#[utoipa::path(get, path = "/questions/{id}/versions/{version}", operation_id = "adminGetQuestionVersion", tag = "questions", security(("admin_jwt" = [])),
+    params(
+        ("id" = String, Path, description = "Question id"),
+        ("version" = i64, Path, minimum = 1, description = "Version number, 1 or more"),
+    ),
+    responses(
+        (status = 200, description = "The content of that version", body = Envelope<QuestionVersion>),
+        (status = 400, description = "The version is not a positive integer", body = ErrorEnvelope),
+        (status = 401, description = "Missing or invalid admin token", body = ErrorEnvelope),
+        (status = 404, description = "No such question or version", body = ErrorEnvelope),
+    ))]
+pub async fn get_version(
+    State(state): State<AppState>,
+    AdminUser(_admin): AdminUser,
+    ApiPath((id, version)): ApiPath<(String, i64)>,
+) -> ApiResult<QuestionVersion> {
+    Ok(ok(questions::get_version(&state.ctx, &id, version).await?))
+}
+
+/// Revert a question to a version
+///
+/// Restores the content of that version (the question's fields and its knowledge card:
+/// updated, recreated, or removed when that version had none) as a new version; the
+/// status is not changed. When the question holds that content already, nothing is
+/// written and the question is answered as it is (no new version).
+#[utoipa::path(post, path = "/questions/{id}/versions/{version}/revert", operation_id = "adminRevertQuestion", tag = "questions", security(("admin_jwt" = [])),
+    params(
+        ("id" = String, Path, description = "Question id"),
+        ("version" = i64, Path, minimum = 1, description = "The version to restore, 1 or more"),
+    ),
+    responses(
+        (status = 200, description = "The question after the revert", body = Envelope<AdminQuestion>),
+        (status = 400, description = "The version is not a positive integer", body = ErrorEnvelope),
+        (status = 401, description = "Missing or invalid admin token", body = ErrorEnvelope),
+        (status = 404, description = "No such question or version", body = ErrorEnvelope),
+        (status = 409, description = "The question changed meanwhile; read it again", body = ErrorEnvelope),
+    ))]
+pub async fn revert_question(
+    State(state): State<AppState>,
+    AdminUser(admin): AdminUser,
+    ApiPath((id, version)): ApiPath<(String, i64)>,
+) -> ApiResult<AdminQuestion> {
+    Ok(ok(
+        questions::revert(&state.ctx, &admin, &id, version).await?
     ))
 }
 

@@ -7,6 +7,8 @@ pub struct NewAnswer<'a> {
     pub session_id: &'a str,
     pub player_id: &'a str,
     pub question_id: &'a str,
+    /// The version of the question the session served.
+    pub question_version: i64,
     pub selected_option_id: &'a str,
     pub is_correct: bool,
     pub xp_delta: i64,
@@ -32,7 +34,8 @@ pub struct AnswerRows<'a> {
 /// A first answer's own writes, after the progress row's guard (in
 /// `db::progress::write`): the answer, the session count (and its finish; guarded like
 /// the progress row: the session must still be the player's, open, with the count the
-/// answer was judged on, `$43`), the node completion. `$N` are the same in both
+/// answer was judged on, `$43`), the node completion. The answer records the question
+/// version it was judged on (`$45`). `$N` are the same in both
 /// engines' texts; `$from` is where each takes its one row from (on PostgreSQL the
 /// guard's result). `INSERT … SELECT … ON CONFLICT` needs the SELECT's WHERE, or
 /// SQLite's parser takes ON for a join constraint.
@@ -40,8 +43,9 @@ macro_rules! first_answer_rows {
     (answer $from:literal) => {
         concat!(
             "INSERT INTO challenge_answers (id, session_id, player_id, question_id, selected_option_id,
-    is_correct, xp_delta, hearts_delta, time_ms, combo_count, submit_request_id, created_at)
-SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12",
+    is_correct, xp_delta, hearts_delta, time_ms, combo_count, submit_request_id, created_at,
+    question_version)
+SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $45",
             $from
         )
     };

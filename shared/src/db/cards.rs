@@ -1,12 +1,14 @@
-//! Knowledge cards as players see them: a question's card (or what a fallback card is
-//! built from), and whether a card was shown to a player (only those pay).
+//! Knowledge cards as players see them: the card of the question version a challenge
+//! served (or what a fallback card is built from), and whether a card was shown to a
+//! player (only those pay).
 
 use super::{Db, read};
 
-/// A question's card (or what a fallback card is built from).
+/// The card of one version of a question (or what a fallback card is built from).
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct CardSource {
     pub question_id: String,
+    pub question_version: i64,
     pub stem_text: String,
     pub correct_answer: String,
     pub category_name: String,
@@ -16,16 +18,23 @@ pub struct CardSource {
     pub deep_dive: Option<String>,
 }
 
-pub async fn card_for_question(db: &Db, question_id: &str) -> sqlx::Result<Option<CardSource>> {
+/// The card of version `version` of a question, as a challenge serving that version
+/// shows it.
+pub async fn card_for_question(
+    db: &Db,
+    question_id: &str,
+    version: i64,
+) -> sqlx::Result<Option<CardSource>> {
     Ok(read!(db, |ex| {
         sqlx::query_as::<_, CardSource>(
-            "SELECT q.id AS question_id, q.stem_text, q.correct_answer, c.name AS category_name,
-                    k.id AS card_id, k.title, k.summary, k.deep_dive
-             FROM questions q JOIN categories c ON c.id = q.category_id
-             LEFT JOIN knowledge_cards k ON k.question_id = q.id
-             WHERE q.id = $1",
+            "SELECT v.question_id, v.version AS question_version, v.stem_text, v.correct_answer,
+                    c.name AS category_name, v.card_id, v.card_title AS title,
+                    v.card_summary AS summary, v.card_deep_dive AS deep_dive
+             FROM question_versions v JOIN categories c ON c.id = v.category_id
+             WHERE v.question_id = $1 AND v.version = $2",
         )
         .bind(question_id)
+        .bind(version)
         .fetch_optional(ex)
         .await?
     }))

@@ -227,18 +227,35 @@ pub async fn card_of_question(db: &Db, question_id: &str) -> sqlx::Result<Option
     }))
 }
 
-/// One card by id; read inside and outside a transaction.
+/// One card by id.
 const CARD_BY_ID: &str =
     "SELECT id, question_id, title, summary, deep_dive, source_ref, created_at, updated_at
      FROM knowledge_cards WHERE id = $1";
 
-pub async fn card_in_tx(tx: &mut Tx, id: &str) -> sqlx::Result<Option<CardRow>> {
-    Ok(in_tx!(tx, |ex| {
-        sqlx::query_as::<_, CardRow>(CARD_BY_ID)
-            .bind(id)
-            .fetch_optional(ex)
-            .await?
-    }))
+/// One card with its question's current version, in one statement, so an edit's guard
+/// (the version) and what it edits (the card) are read together.
+pub async fn card_with_version_in_tx(
+    tx: &mut Tx,
+    id: &str,
+) -> sqlx::Result<Option<(CardRow, i64)>> {
+    #[derive(sqlx::FromRow)]
+    struct Row {
+        #[sqlx(flatten)]
+        card: CardRow,
+        question_version: i64,
+    }
+    let row = in_tx!(tx, |ex| {
+        sqlx::query_as::<_, Row>(
+            "SELECT k.id, k.question_id, k.title, k.summary, k.deep_dive, k.source_ref,
+                    k.created_at, k.updated_at, q.version AS question_version
+             FROM knowledge_cards k JOIN questions q ON q.id = k.question_id
+             WHERE k.id = $1",
+        )
+        .bind(id)
+        .fetch_optional(ex)
+        .await?
+    });
+    Ok(row.map(|r| (r.card, r.question_version)))
 }
 
 /// One card, read outside any transaction.

@@ -1,5 +1,7 @@
 //! Challenge sessions and what judging an answer reads (the earlier answer, the
-//! session question, its card).
+//! session question, its card). A session serves each question at the version it was
+//! made with (`challenge_session_questions.question_version`): its stem and card are
+//! read from `question_versions`, never from the question's current row.
 
 use super::cards::CardSource;
 use super::progress::{PlayerProgress, ProgressRow, select_progress};
@@ -42,14 +44,16 @@ pub struct SessionQuestionRow {
     pub answered: bool,
 }
 
-/// A session's questions in order, with whether each was answered.
+/// A session's questions in order, each with the stem of the version it serves and
+/// whether it was answered.
 pub async fn session_questions(db: &Db, session_id: &str) -> sqlx::Result<Vec<SessionQuestionRow>> {
     Ok(read!(db, |ex| {
         sqlx::query_as::<_, SessionQuestionRow>(
-            "SELECT sq.question_id, q.stem_text, sq.options,
+            "SELECT sq.question_id, v.stem_text, sq.options,
                     EXISTS (SELECT 1 FROM challenge_answers a
                             WHERE a.session_id = sq.session_id AND a.question_id = sq.question_id) AS answered
-             FROM challenge_session_questions sq JOIN questions q ON q.id = sq.question_id
+             FROM challenge_session_questions sq
+             JOIN question_versions v ON v.question_id = sq.question_id AND v.version = sq.question_version
              WHERE sq.session_id = $1 ORDER BY sq.position",
         )
         .bind(session_id)
@@ -61,6 +65,9 @@ pub async fn session_questions(db: &Db, session_id: &str) -> sqlx::Result<Vec<Se
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct PoolQuestion {
     pub id: String,
+    /// The version the content below is (read in the same row, so the session serves
+    /// exactly what it shuffled).
+    pub version: i64,
     pub stem_text: String,
     pub correct_answer: String,
     /// JSON array of strings.
@@ -128,7 +135,7 @@ pub async fn pool_questions(db: &Db, ids: &[String]) -> sqlx::Result<Vec<PoolQue
     let placeholders = super::placeholders(ids.len());
     let mut rows = read!(db, |ex| {
         let mut q = sqlx::query_as::<_, PoolQuestion>(sqlx::AssertSqlSafe(format!(
-            "SELECT id, stem_text, correct_answer, distractors FROM questions
+            "SELECT id, version, stem_text, correct_answer, distractors FROM questions
              WHERE id IN ({placeholders})"
         )));
         for id in ids {
@@ -143,6 +150,8 @@ pub async fn pool_questions(db: &Db, ids: &[String]) -> sqlx::Result<Vec<PoolQue
 /// A session question to insert.
 pub struct NewSessionQuestion {
     pub question_id: String,
+    /// The version the options were made from, which the session serves.
+    pub question_version: i64,
     pub options_json: String,
     pub correct_option_id: String,
 }
@@ -176,14 +185,16 @@ pub async fn create_session(
     for (position, q) in questions.iter().enumerate() {
         in_tx!(tx, |ex| {
             sqlx::query(
-                "INSERT INTO challenge_session_questions (session_id, position, question_id, options, correct_option_id)
-                 VALUES ($1, $2, $3, $4, $5)",
+                "INSERT INTO challenge_session_questions (session_id, position, question_id, options,
+                                                          correct_option_id, question_version)
+                 VALUES ($1, $2, $3, $4, $5, $6)",
             )
             .bind(&session.id)
             .bind(position as i64)
             .bind(&q.question_id)
             .bind(&q.options_json)
             .bind(&q.correct_option_id)
+            .bind(q.question_version)
             .execute(ex)
             .await?
             .rows_affected()
@@ -204,13 +215,15 @@ pub struct AnswerContext {
     pub node_id: String,
     pub options: String,
     pub correct_option_id: String,
+    /// The version of the question the session serves (its answer records it).
+    pub question_version: i64,
     pub total_questions: i64,
     pub pass_threshold: i64,
     /// A wrong answer to this question was refused for zero hearts: until the player
     /// has a heart again, every answer to it is refused.
     pub zero_heart_refused: bool,
-    /// The question's card, or what a fallback card is built from (None only when the
-    /// question or its category is missing).
+    /// The card of the question's served version, or what a fallback card is built
+    /// from (None only when that version or its category is missing).
     pub card: Option<CardSource>,
 }
 
@@ -232,6 +245,7 @@ struct LookupRow {
     existing_question_id: Option<String>,
     existing_is_correct: Option<bool>,
     existing_xp_delta: Option<i64>,
+    existing_question_version: Option<i64>,
     player_id: Option<String>,
     status: Option<String>,
     attempt_consumed: Option<bool>,
@@ -241,6 +255,7 @@ struct LookupRow {
     node_id: Option<String>,
     options: Option<String>,
     correct_option_id: Option<String>,
+    question_version: Option<i64>,
     total_questions: Option<i64>,
     pass_threshold: Option<i64>,
     zero_heart_refused: Option<bool>,
@@ -255,18 +270,23 @@ struct LookupRow {
 
 /// The earlier answer and the session question's context with its card: `$1` player,
 /// `$2` session, `$3` question, `$4` submitRequestId. One row, every column nullable
-/// (both parts are outer joined to a one-row source).
+/// (both parts are outer joined to a one-row source). The stem, answer and card are
+/// those of the version the session serves: one primary-key lookup of
+/// `question_versions` (and the category's name), not the question's row and its card.
 macro_rules! select_answer_lookup {
     () => {
         "SELECT e.session_id AS existing_session_id, e.question_id AS existing_question_id,
                     e.is_correct AS existing_is_correct, e.xp_delta AS existing_xp_delta,
+                    e.question_version AS existing_question_version,
                     c.player_id, c.status, c.attempt_consumed, c.answered_count, c.correct_count,
-                    c.track_id, c.node_id, c.options, c.correct_option_id, c.total_questions,
+                    c.track_id, c.node_id, c.options, c.correct_option_id, c.question_version,
+                    c.total_questions,
                     c.pass_threshold, c.zero_heart_refused, c.stem_text, c.correct_answer, c.category_name, c.card_id,
                     c.card_title, c.card_summary, c.card_deep_dive
              FROM (SELECT 1 AS one) o
              LEFT JOIN (
-                 SELECT session_id, question_id, is_correct, xp_delta FROM challenge_answers
+                 SELECT session_id, question_id, is_correct, xp_delta, question_version
+                 FROM challenge_answers
                  WHERE (player_id = $1 AND submit_request_id = $4)
                     OR (player_id = $1 AND session_id = $2 AND question_id = $3)
                  ORDER BY CASE WHEN submit_request_id = $4 THEN 0 ELSE 1 END
@@ -275,15 +295,16 @@ macro_rules! select_answer_lookup {
              LEFT JOIN (
                  SELECT s.player_id, s.status, s.attempt_consumed, s.answered_count, s.correct_count,
                         s.track_id, s.node_id, sq.options, sq.correct_option_id, sq.zero_heart_refused,
+                        sq.question_version,
                         (SELECT count(*) FROM challenge_session_questions t WHERE t.session_id = s.id) AS total_questions,
                         COALESCE((SELECT n.pass_threshold FROM skill_nodes n WHERE n.id = s.node_id), 3) AS pass_threshold,
-                        q.stem_text, q.correct_answer, cat.name AS category_name, k.id AS card_id,
-                        k.title AS card_title, k.summary AS card_summary, k.deep_dive AS card_deep_dive
+                        v.stem_text, v.correct_answer, cat.name AS category_name, v.card_id,
+                        v.card_title, v.card_summary, v.card_deep_dive
                  FROM challenge_sessions s
                  JOIN challenge_session_questions sq ON sq.session_id = s.id AND sq.question_id = $3
-                 LEFT JOIN questions q ON q.id = sq.question_id
-                 LEFT JOIN categories cat ON cat.id = q.category_id
-                 LEFT JOIN knowledge_cards k ON k.question_id = q.id
+                 LEFT JOIN question_versions v
+                        ON v.question_id = sq.question_id AND v.version = sq.question_version
+                 LEFT JOIN categories cat ON cat.id = v.category_id
                  WHERE s.id = $2
                  LIMIT 1
              ) c ON TRUE"
@@ -351,28 +372,42 @@ fn lookup_of(row: LookupRow, question_id: &str) -> AnswerLookup {
         row.existing_question_id,
         row.existing_is_correct,
         row.existing_xp_delta,
+        row.existing_question_version,
     ) {
-        (Some(session_id), Some(question_id), Some(is_correct), Some(xp_delta)) => {
-            Some(AnswerRow {
-                session_id,
-                question_id,
-                is_correct,
-                xp_delta,
-            })
-        }
+        (
+            Some(session_id),
+            Some(question_id),
+            Some(is_correct),
+            Some(xp_delta),
+            Some(question_version),
+        ) => Some(AnswerRow {
+            session_id,
+            question_id,
+            is_correct,
+            xp_delta,
+            question_version,
+        }),
         _ => None,
     };
-    let card = match (row.stem_text, row.correct_answer, row.category_name) {
-        (Some(stem_text), Some(correct_answer), Some(category_name)) => Some(CardSource {
-            question_id: question_id.to_string(),
-            stem_text,
-            correct_answer,
-            category_name,
-            card_id: row.card_id,
-            title: row.card_title,
-            summary: row.card_summary,
-            deep_dive: row.card_deep_dive,
-        }),
+    let card = match (
+        row.stem_text,
+        row.correct_answer,
+        row.category_name,
+        row.question_version,
+    ) {
+        (Some(stem_text), Some(correct_answer), Some(category_name), Some(question_version)) => {
+            Some(CardSource {
+                question_id: question_id.to_string(),
+                question_version,
+                stem_text,
+                correct_answer,
+                category_name,
+                card_id: row.card_id,
+                title: row.card_title,
+                summary: row.card_summary,
+                deep_dive: row.card_deep_dive,
+            })
+        }
         _ => None,
     };
     let context = match (
@@ -385,6 +420,7 @@ fn lookup_of(row: LookupRow, question_id: &str) -> AnswerLookup {
         row.node_id,
         row.options,
         row.correct_option_id,
+        row.question_version,
         row.total_questions,
         row.pass_threshold,
         row.zero_heart_refused,
@@ -399,6 +435,7 @@ fn lookup_of(row: LookupRow, question_id: &str) -> AnswerLookup {
             Some(node_id),
             Some(options),
             Some(correct_option_id),
+            Some(question_version),
             Some(total_questions),
             Some(pass_threshold),
             Some(zero_heart_refused),
@@ -412,6 +449,7 @@ fn lookup_of(row: LookupRow, question_id: &str) -> AnswerLookup {
             node_id,
             options,
             correct_option_id,
+            question_version,
             total_questions,
             pass_threshold,
             zero_heart_refused,
@@ -438,4 +476,6 @@ pub struct AnswerRow {
     pub question_id: String,
     pub is_correct: bool,
     pub xp_delta: i64,
+    /// The version of the question it was judged on.
+    pub question_version: i64,
 }

@@ -19,6 +19,8 @@
 //!   [`sign_in_failures`]: the admin sign-in throttle's counters.
 //! - [`console_sessions`]: the HTML console's sessions.
 //! - [`content`]: categories, skill-tree nodes, questions and cards.
+//! - [`questions`]: the question bank; [`question_versions`]: the numbered snapshots
+//!   of each question's content that challenges serve and answers are judged on.
 //! - [`sms`]: pending SMS codes, resend windows, daily send limits.
 //! - [`providers`]: the sign-in provider catalogue.
 //! - [`accounts`]: linking, merging and deleting player accounts.
@@ -44,6 +46,7 @@ pub mod players;
 pub mod progress;
 pub mod providers;
 pub mod question_stats;
+pub mod question_versions;
 pub mod questions;
 pub mod refresh_tokens;
 pub mod regions;

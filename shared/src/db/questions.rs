@@ -21,6 +21,8 @@ pub struct QuestionRow {
     pub source: String,
     pub created_at: i64,
     pub updated_at: i64,
+    /// The current version (`question_versions`).
+    pub version: i64,
     pub card_id: Option<String>,
     pub card_title: Option<String>,
     pub card_summary: Option<String>,
@@ -29,7 +31,7 @@ pub struct QuestionRow {
 }
 
 const SELECT: &str = "SELECT q.id, q.category_id, q.stem_text, q.content_type, q.correct_answer,
-        q.distractors, q.difficulty, q.status, q.source, q.created_at, q.updated_at,
+        q.distractors, q.difficulty, q.status, q.source, q.created_at, q.updated_at, q.version,
         k.id AS card_id, k.title AS card_title, k.summary AS card_summary,
         k.deep_dive AS card_deep_dive, k.source_ref AS card_source_ref
  FROM questions q LEFT JOIN knowledge_cards k ON k.question_id = q.id";
@@ -339,28 +341,71 @@ pub struct QuestionUpdate<'a> {
     pub fields: QuestionFields<'a>,
     /// The status read before; the update applies only while it still holds.
     pub expected_status: &'a str,
+    /// The version read before; the update applies only while it still holds, so an
+    /// edit judged on stale content never overwrites a newer version.
+    pub expected_version: i64,
+    /// The version the row gets: the one read, or the next when the content changes.
+    pub version: i64,
     pub now_ms: i64,
 }
 
-/// Rewrites a question; false when its status changed since it was read.
+/// Rewrites a question; false when its status or version changed since it was read.
 pub async fn update(tx: &mut Tx, u: &QuestionUpdate<'_>) -> sqlx::Result<bool> {
     Ok(in_tx!(tx, |ex| {
         bind_question_fields!(
             sqlx::query(
                 "UPDATE questions SET category_id = $2, stem_text = $3, content_type = $4,
                      correct_answer = $5, distractors = $6, difficulty = $7, status = $8,
-                     updated_at = $9
-                 WHERE id = $1 AND status = $10",
+                     updated_at = $9, version = $12
+                 WHERE id = $1 AND status = $10 AND version = $11",
             ),
             u.fields
         )
         .bind(u.now_ms)
         .bind(u.expected_status)
+        .bind(u.expected_version)
+        .bind(u.version)
         .execute(ex)
         .await?
         .rows_affected()
             == 1
     }))
+}
+
+/// Advances a question's version from `expected` (an edit of its card alone); false when
+/// the version moved since it was read. The row lock it takes orders the edit against
+/// every other edit of the question.
+pub async fn advance_version(
+    tx: &mut Tx,
+    id: &str,
+    expected: i64,
+    now_ms: i64,
+) -> sqlx::Result<bool> {
+    Ok(in_tx!(tx, |ex| {
+        sqlx::query(
+            "UPDATE questions SET version = version + 1, updated_at = $3
+             WHERE id = $1 AND version = $2",
+        )
+        .bind(id)
+        .bind(expected)
+        .bind(now_ms)
+        .execute(ex)
+        .await?
+        .rows_affected()
+            == 1
+    }))
+}
+
+/// Removes a question's card (a revert to a version without one).
+pub async fn delete_card(tx: &mut Tx, question_id: &str) -> sqlx::Result<()> {
+    in_tx!(tx, |ex| {
+        sqlx::query("DELETE FROM knowledge_cards WHERE question_id = $1")
+            .bind(question_id)
+            .execute(ex)
+            .await?
+            .rows_affected()
+    });
+    Ok(())
 }
 
 pub struct CardUpdate<'a> {

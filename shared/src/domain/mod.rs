@@ -9,5 +9,6 @@ pub mod phone;
 pub mod pick;
 pub mod question_stats;
 pub mod question_status;
+pub mod question_version;
 pub mod resources;
 pub mod rules;

@@ -124,26 +124,25 @@ pub async fn load(db: &Db, clock: &Clock) -> anyhow::Result<DemoLoad> {
             let distractors = serde_json::to_string(&q.distractors)?;
             // Spread creation times so admin lists sorted by createdAt keep the file order.
             let created = now + i64::try_from(i).unwrap_or(0);
-            added.questions += usize::from(
-                db::questions::insert(
-                    &mut tx,
-                    &NewQuestion {
-                        fields: QuestionFields {
-                            id: &id,
-                            category_id: &c.id,
-                            stem_text: &q.stem,
-                            content_type: crate::domain::content_type::ContentType::Text,
-                            correct_answer: &q.correct_answer,
-                            distractors_json: &distractors,
-                            difficulty: q.difficulty,
-                            status: "published",
-                        },
-                        source: "system",
-                        now_ms: created,
+            let inserted = db::questions::insert(
+                &mut tx,
+                &NewQuestion {
+                    fields: QuestionFields {
+                        id: &id,
+                        category_id: &c.id,
+                        stem_text: &q.stem,
+                        content_type: crate::domain::content_type::ContentType::Text,
+                        correct_answer: &q.correct_answer,
+                        distractors_json: &distractors,
+                        difficulty: q.difficulty,
+                        status: "published",
                     },
-                )
-                .await?,
-            );
+                    source: "system",
+                    now_ms: created,
+                },
+            )
+            .await?;
+            added.questions += usize::from(inserted);
             let card = &q.knowledge_card;
             db::questions::insert_card(
                 &mut tx,
@@ -158,6 +157,10 @@ pub async fn load(db: &Db, clock: &Clock) -> anyhow::Result<DemoLoad> {
                 },
             )
             .await?;
+            if inserted {
+                // the content it starts with, card included, is its version 1
+                db::question_versions::snapshot(&mut tx, &id, "system", created, "[]").await?;
+            }
         }
     }
     tx.commit().await?;

@@ -389,6 +389,7 @@ async fn write_answer(
             .bind(revision.0)
             .bind(rows.answered_before)
             .bind(all_players.as_str())
+            .bind(a.question_version)
         };
     }
     let result = match db {

@@ -1,6 +1,19 @@
-//! Knowledge cards (`/v1/admin/knowledge-cards`): one per question.
+//! Knowledge cards (`/v1/admin/knowledge-cards`): one per question. A card is part of
+//! its question's content, so an edit that changes it records the question's next
+//! version.
 
 use super::*;
+use crate::domain::question_version::{CardContent, changed_card_fields};
+use crate::services::questions;
+
+fn card_content(c: &CardRow) -> CardContent {
+    CardContent {
+        title: c.title.clone(),
+        summary: c.summary.clone(),
+        deep_dive: c.deep_dive.clone(),
+        source_ref: c.source_ref.clone(),
+    }
+}
 
 #[derive(Clone, Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -115,8 +128,9 @@ pub async fn update_card(
         }
         Some(s) => Some(s.trim().to_string()),
     };
+    let now = ctx.clock.now_ms();
     let mut tx = ctx.db.begin().await?;
-    let current = db::catalog::card_in_tx(&mut tx, id)
+    let (current, version) = db::catalog::card_with_version_in_tx(&mut tx, id)
         .await?
         .ok_or_else(|| Error::not_found("knowledge card not found"))?;
     let mut next = current.clone();
@@ -132,8 +146,30 @@ pub async fn update_card(
     if let Some(source_ref) = &req.source_ref {
         next.source_ref = source_ref.clone();
     }
-    next.updated_at = ctx.clock.now_ms();
-    db::catalog::update_card(&mut tx, &next).await?;
+    let changed = changed_card_fields(Some(&card_content(&current)), Some(&card_content(&next)));
+    if changed.is_empty() {
+        // nothing to write: no version, and the card keeps its updatedAt
+        next = current.clone();
+    } else {
+        // The card is part of its question's content: the question's next version, its
+        // row locked first (as every edit of the question does), guarded by the version
+        // read with the card, so an edit judged on a stale card writes nothing (409).
+        if !db::questions::advance_version(&mut tx, &current.question_id, version, now).await? {
+            return Err(Error::conflict(
+                "the question changed meanwhile; read the card again",
+            ));
+        }
+        next.updated_at = now;
+        db::catalog::update_card(&mut tx, &next).await?;
+        questions::record_version(
+            &mut tx,
+            &current.question_id,
+            &admin.username,
+            now,
+            &changed,
+        )
+        .await?;
+    }
     let before = AdminKnowledgeCard::from(current);
     let after = AdminKnowledgeCard::from(next);
     audit::record_and_commit(

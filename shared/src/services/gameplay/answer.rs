@@ -370,6 +370,7 @@ async fn judge(
             session_id: fields.session_id,
             player_id,
             question_id: fields.question_id,
+            question_version: c.question_version,
             selected_option_id: fields.selected,
             is_correct: judgement.correct,
             xp_delta: judgement.xp,
@@ -409,15 +410,17 @@ async fn judge(
     ctx.publish_ranks(&progress::rank_updates(&judgement.change, totals))
         .await;
 
+    // the card of the version the session served, as it was then
     let card = match c.card {
         Some(card) => knowledge_card(card),
-        None => card_of(ctx, fields.question_id).await?,
+        None => card_of(ctx, fields.question_id, c.question_version).await?,
     };
     let answer = AnswerRow {
         session_id: fields.session_id.to_string(),
         question_id: fields.question_id.to_string(),
         is_correct: judgement.correct,
         xp_delta: judgement.xp,
+        question_version: c.question_version,
     };
     Ok(Judged::Done(Box::new(answer_result(
         &answer,
@@ -457,7 +460,7 @@ async fn replay(
     };
     let card = match card {
         Some(card) => knowledge_card(card),
-        None => card_of(ctx, &first.question_id).await?,
+        None => card_of(ctx, &first.question_id, first.question_version).await?,
     };
     let progress = answer_progress(progress, ctx.clock.now(), &ctx.settings.rules);
     Ok(Judged::Done(Box::new(answer_result(

@@ -42,12 +42,17 @@ pub(super) fn knowledge_card(c: CardSource) -> KnowledgeCard {
     }
 }
 
-/// The card of a question read on its own (when the answer context had none).
-pub(super) async fn card_of(ctx: &AppContext, question_id: &str) -> Result<KnowledgeCard> {
-    let card = match ctx.answer_cache.card(question_id) {
+/// The card of version `version` of a question, read on its own (when the answer
+/// context had none): remembered, or read and remembered.
+pub(super) async fn card_of(
+    ctx: &AppContext,
+    question_id: &str,
+    version: i64,
+) -> Result<KnowledgeCard> {
+    let card = match ctx.answer_cache.card(question_id, version) {
         Some(card) => card,
         None => {
-            let card = db::cards::card_for_question(&ctx.db, question_id)
+            let card = db::cards::card_for_question(&ctx.db, question_id, version)
                 .await?
                 .ok_or_else(|| Error::not_found("question not found"))?;
             ctx.answer_cache.remember_card(&card);

@@ -150,6 +150,7 @@ pub async fn next_challenge(
                 .map(|q| {
                     Ok(answer_cache::ChallengeQuestion {
                         question_id: q.question_id.clone(),
+                        question_version: q.question_version,
                         options: option_ids_json(&q.options_json)?,
                         correct_option_id: q.correct_option_id.clone(),
                     })
@@ -204,7 +205,8 @@ fn option_ids_json(options_json: &str) -> Result<String> {
 }
 
 /// The session form of picked questions: the right answer and the distractors in random
-/// order, each under a random option id.
+/// order, each under a random option id, and the version they were read at (which the
+/// session then serves: its stem on every return, its card with each answer).
 fn shuffled_questions(pool: Vec<db::gameplay::PoolQuestion>) -> Result<Vec<NewSessionQuestion>> {
     let mut rng = rand::rng();
     let mut questions = Vec::with_capacity(pool.len());
@@ -227,6 +229,7 @@ fn shuffled_questions(pool: Vec<db::gameplay::PoolQuestion>) -> Result<Vec<NewSe
         options.shuffle(&mut rng);
         questions.push(NewSessionQuestion {
             question_id: q.id,
+            question_version: q.version,
             options_json: serde_json::to_string(&options)
                 .map_err(|e| Error::internal(format!("serialising options: {e}")))?,
             correct_option_id: correct_id,

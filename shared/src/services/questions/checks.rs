@@ -235,7 +235,13 @@ pub(super) async fn check_items(
     Ok(checked.into_iter().filter_map(|r| r.ok()).collect())
 }
 
-pub(super) async fn insert_item(tx: &mut Tx, item: &ValidItem, now_ms: i64) -> Result<String> {
+/// Inserts a checked item as a draft with its card and its version 1; answers its id.
+pub(super) async fn insert_item(
+    tx: &mut Tx,
+    item: &ValidItem,
+    edited_by: &str,
+    now_ms: i64,
+) -> Result<String> {
     let id = Uuid::new_v4().to_string();
     let distractors_json = serde_json::to_string(&item.distractors).map_err(Error::internal)?;
     db::questions::insert(
@@ -276,6 +282,7 @@ pub(super) async fn insert_item(tx: &mut Tx, item: &ValidItem, now_ms: i64) -> R
         .then_some(())
         .ok_or_else(|| Error::internal("knowledge card id collision"))?;
     }
+    super::record_version(tx, &id, edited_by, now_ms, &[]).await?;
     Ok(id)
 }
 

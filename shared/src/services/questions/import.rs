@@ -21,7 +21,7 @@ async fn import_items(
     let mut tx = ctx.db.begin().await?;
     let mut ids = Vec::with_capacity(valid.len());
     for item in &valid {
-        ids.push(insert_item(&mut tx, item, now).await?);
+        ids.push(insert_item(&mut tx, item, &admin.username, now).await?);
     }
     super::writing::commit_many_questions_write(
         tx,

@@ -1,6 +1,8 @@
 //! The admin question bank: listing, reading, creating and editing questions with their
-//! knowledge cards, the status workflow (single moves, DELETE, batches) and the JSON and
-//! CSV imports. Every write records its audit entry in its own transaction.
+//! knowledge cards, the status workflow (single moves, DELETE, batches), the JSON and
+//! CSV imports, and the versions of each question's content (listed, read, reverted).
+//! Every write records its audit entry in its own transaction; every write that changes
+//! a question's content records its next version there too.
 
 use std::collections::{BTreeSet, HashSet};
 
@@ -19,6 +21,7 @@ use crate::db::questions::{
 use crate::db::{self, Tx};
 use crate::domain::content_type::ContentType;
 use crate::domain::question_status::{BatchAction, QuestionStatus, can_move};
+use crate::domain::question_version::{self, CardContent, QuestionContent};
 use crate::envelope::Pagination;
 use crate::error::ItemErrors;
 use crate::services::admin_auth::AdminPrincipal;
@@ -48,6 +51,7 @@ pub const CSV_HEADER: [&str; 13] = [
 mod checks;
 mod import;
 mod reading;
+mod versions;
 mod writing;
 
 use checks::*;
@@ -56,6 +60,8 @@ pub use import::{
     CsvPreview, PreviewRow, csv_template, import, import_csv, is_csv_content_type, preview_csv,
 };
 pub use reading::{get, list};
+pub(crate) use versions::record_version;
+pub use versions::{QuestionVersion, QuestionVersionSummary, get_version, list_versions, revert};
 pub use writing::{batch, create, delete, set_status, update};
 
 // ---------------------------------------------------------------------------------------
@@ -95,8 +101,37 @@ pub struct AdminQuestion {
     /// system or ugc.
     pub source: String,
     pub knowledge_card: Option<QuestionCard>,
+    /// The current version of its content (`GET /questions/{id}/versions`); a status
+    /// move makes none.
+    pub version: i64,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+}
+
+impl AdminQuestion {
+    /// What a version of it holds.
+    fn content(&self) -> QuestionContent {
+        QuestionContent {
+            category_id: self.category_id.clone(),
+            content_type: self.content_type,
+            stem_text: self.stem.text.clone(),
+            correct_answer: self.correct_answer.clone(),
+            distractors: self.distractors.clone(),
+            difficulty: self.difficulty,
+            card: self.knowledge_card.as_ref().map(QuestionCard::content),
+        }
+    }
+}
+
+impl QuestionCard {
+    fn content(&self) -> CardContent {
+        CardContent {
+            title: self.title.clone(),
+            summary: self.summary.clone(),
+            deep_dive: self.deep_dive.clone(),
+            source_ref: self.source_ref.clone(),
+        }
+    }
 }
 
 impl From<QuestionRow> for AdminQuestion {
@@ -122,6 +157,7 @@ impl From<QuestionRow> for AdminQuestion {
             status: r.status,
             source: r.source,
             knowledge_card,
+            version: r.version,
             created_at: from_ms(r.created_at),
             updated_at: from_ms(r.updated_at),
         }

@@ -23,7 +23,7 @@ pub async fn create(
     let mut tx = ctx.db.begin().await?;
     let mut id = String::new();
     for item in &items {
-        id = insert_item(&mut tx, item, now).await?;
+        id = insert_item(&mut tx, item, &admin.username, now).await?;
     }
     let after = db::questions::get_in_tx(&mut tx, &id)
         .await?
@@ -108,8 +108,50 @@ pub async fn update(
             return Err(refused(&before.status, to));
         }
     }
-    let distractors = distractors.unwrap_or_else(|| before.distractors.clone());
-    let distractors_json = serde_json::to_string(&distractors).map_err(Error::internal)?;
+    let card = match (&patch.knowledge_card, &before.knowledge_card) {
+        (None, old) => old.as_ref().map(QuestionCard::content),
+        (Some(card), Some(old)) => {
+            // a field given replaces the old value (empty clears it); absent keeps it
+            let pick = |new: &Option<String>, old: &Option<String>| match new {
+                Some(v) => non_empty(Some(v.as_str())),
+                None => old.clone(),
+            };
+            Some(CardContent {
+                title: pick(&card.title, &old.title),
+                summary: non_empty(card.summary.as_deref()).unwrap_or_else(|| old.summary.clone()),
+                deep_dive: pick(&card.deep_dive, &old.deep_dive),
+                source_ref: pick(&card.source_ref, &old.source_ref),
+            })
+        }
+        (Some(card), None) => {
+            let mut card_errors = Vec::new();
+            let Some(new) = check_new_card(card, &mut card_errors) else {
+                return Err(Error::Validation(
+                    "knowledgeCard.summary is required to create the card".into(),
+                ));
+            };
+            Some(CardContent {
+                title: new.title,
+                summary: new.summary,
+                deep_dive: new.deep_dive,
+                source_ref: new.source_ref,
+            })
+        }
+    };
+    let content = QuestionContent {
+        category_id: category_id.unwrap_or_else(|| before.category_id.clone()),
+        content_type: content_type.unwrap_or(before.content_type),
+        stem_text: stem_text.unwrap_or_else(|| before.stem.text.clone()),
+        correct_answer: correct_answer.unwrap_or_else(|| before.correct_answer.clone()),
+        distractors: distractors.unwrap_or_else(|| before.distractors.clone()),
+        difficulty: difficulty.unwrap_or(before.difficulty),
+        card,
+    };
+    // Only a change of content makes a version; a status move or a PUT repeating the
+    // stored values makes none.
+    let changed = question_version::changed_fields(&before.content(), &content);
+    let version = before.version + i64::from(!changed.is_empty());
+    let distractors_json = serde_json::to_string(&content.distractors).map_err(Error::internal)?;
     let new_status = match status {
         Some(s) => s.as_str(),
         None => before.status.as_str(),
@@ -119,73 +161,63 @@ pub async fn update(
         &QuestionUpdate {
             fields: QuestionFields {
                 id,
-                category_id: category_id.as_deref().unwrap_or(&before.category_id),
-                stem_text: stem_text.as_deref().unwrap_or(&before.stem.text),
-                content_type: content_type.unwrap_or(before.content_type),
-                correct_answer: correct_answer.as_deref().unwrap_or(&before.correct_answer),
+                category_id: &content.category_id,
+                stem_text: &content.stem_text,
+                content_type: content.content_type,
+                correct_answer: &content.correct_answer,
                 distractors_json: &distractors_json,
-                difficulty: difficulty.unwrap_or(before.difficulty),
+                difficulty: content.difficulty,
                 status: new_status,
             },
             expected_status: &before.status,
+            expected_version: before.version,
+            version,
             now_ms: now,
         },
     )
     .await?;
     if !updated {
-        // Only a concurrent status move can make the conditional write miss.
-        return Err(Error::conflict(
-            "the question changed meanwhile; read it again",
-        ));
+        // Only a concurrent status move or edit can make the conditional write miss.
+        return Err(versions::changed_meanwhile());
     }
-    if let Some(card) = &patch.knowledge_card {
-        match &before.knowledge_card {
-            Some(old) => {
-                let pick = |new: &Option<String>, old: &Option<String>| match new {
-                    Some(v) => non_empty(Some(v.as_str())),
-                    None => old.clone(),
-                };
-                db::questions::update_card(
-                    &mut tx,
-                    &CardUpdate {
-                        id: &old.id,
-                        title: pick(&card.title, &old.title).as_deref(),
-                        summary: &non_empty(card.summary.as_deref())
-                            .unwrap_or_else(|| old.summary.clone()),
-                        deep_dive: pick(&card.deep_dive, &old.deep_dive).as_deref(),
-                        source_ref: pick(&card.source_ref, &old.source_ref).as_deref(),
-                        now_ms: now,
-                    },
-                )
-                .await?;
-            }
-            None => {
-                let mut card_errors = Vec::new();
-                let Some(new) = check_new_card(card, &mut card_errors) else {
-                    return Err(Error::Validation(
-                        "knowledgeCard.summary is required to create the card".into(),
-                    ));
-                };
-                let card_id = Uuid::new_v4().to_string();
-                db::questions::insert_card(
-                    &mut tx,
-                    &NewCard {
-                        id: &card_id,
-                        question_id: id,
-                        title: new.title.as_deref(),
-                        summary: &new.summary,
-                        deep_dive: new.deep_dive.as_deref(),
-                        source_ref: new.source_ref.as_deref(),
-                        now_ms: now,
-                    },
-                )
-                .await?
-                .then_some(())
-                .ok_or_else(|| {
-                    Error::conflict("the card of this question was created concurrently")
-                })?;
-            }
+    let card_changed = changed.iter().any(|f| f.starts_with("knowledgeCard."));
+    match (&before.knowledge_card, &content.card) {
+        (Some(old), Some(card)) if card_changed => {
+            db::questions::update_card(
+                &mut tx,
+                &CardUpdate {
+                    id: &old.id,
+                    title: card.title.as_deref(),
+                    summary: &card.summary,
+                    deep_dive: card.deep_dive.as_deref(),
+                    source_ref: card.source_ref.as_deref(),
+                    now_ms: now,
+                },
+            )
+            .await?;
         }
+        (None, Some(card)) => {
+            let card_id = Uuid::new_v4().to_string();
+            db::questions::insert_card(
+                &mut tx,
+                &NewCard {
+                    id: &card_id,
+                    question_id: id,
+                    title: card.title.as_deref(),
+                    summary: &card.summary,
+                    deep_dive: card.deep_dive.as_deref(),
+                    source_ref: card.source_ref.as_deref(),
+                    now_ms: now,
+                },
+            )
+            .await?
+            .then_some(())
+            .ok_or_else(|| Error::conflict("the card of this question was created concurrently"))?;
+        }
+        _ => {}
+    }
+    if !changed.is_empty() {
+        versions::record_version(&mut tx, id, &admin.username, now, &changed).await?;
     }
     let after = question_in_tx(&mut tx, id).await?;
     audit::record_and_commit(
@@ -374,7 +406,7 @@ pub(super) async fn commit_many_questions_write(
 
 /// One question as the API shows it, read inside the write transaction; not found is a
 /// 404.
-async fn question_in_tx(tx: &mut Tx, id: &str) -> Result<AdminQuestion> {
+pub(super) async fn question_in_tx(tx: &mut Tx, id: &str) -> Result<AdminQuestion> {
     db::questions::get_in_tx(tx, id)
         .await?
         .map(AdminQuestion::from)
