@@ -52,6 +52,9 @@ pub struct Filters {
     pub difficulty: String,
     #[serde(default)]
     pub source: String,
+    /// `true`: flagged questions only.
+    #[serde(default)]
+    pub flagged: String,
     #[serde(default)]
     pub sort_by: String,
     #[serde(default)]
@@ -75,6 +78,7 @@ impl Filters {
             keyword: non_empty(&self.keyword),
             difficulty: parse_int("difficulty", &self.difficulty)?,
             source: non_empty(&self.source),
+            flagged: (self.flagged == "true").then_some(true),
             sort_by: non_empty(&self.sort_by),
             sort_order: non_empty(&self.sort_order),
         })
@@ -95,6 +99,7 @@ impl Filters {
                 ("keyword", &self.keyword),
                 ("difficulty", &self.difficulty),
                 ("source", &self.source),
+                ("flagged", &self.flagged),
                 ("sortBy", &self.sort_by),
                 ("sortOrder", &self.sort_order),
                 ("page", &page),

@@ -88,7 +88,20 @@ pub async fn snapshot(
         .map(|done| done.rows_affected())
     });
     match inserted {
-        Ok(1) => Ok(true),
+        Ok(1) => {
+            // a new version's statistics start from nothing (the list's summary too)
+            in_tx!(tx, |ex| {
+                sqlx::query(
+                    "UPDATE questions SET stats_attempts = 0, stats_correct = 0,
+                         stats_accuracy_key = -1, stats_flags = NULL, stats_severity = 0
+                     WHERE id = $1 AND (stats_attempts <> 0 OR stats_flags IS NOT NULL)",
+                )
+                .bind(question_id)
+                .execute(ex)
+                .await?
+            });
+            Ok(true)
+        }
         Ok(_) => Err(sqlx::Error::RowNotFound),
         Err(e) if super::is_unique_violation(&e) => Ok(false),
         Err(e) => Err(e),

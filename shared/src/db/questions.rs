@@ -23,6 +23,11 @@ pub struct QuestionRow {
     pub updated_at: i64,
     /// The current version (`question_versions`).
     pub version: i64,
+    /// The current version's statistics summary (kept by the `question_stats` job).
+    pub stats_attempts: i64,
+    pub stats_correct: i64,
+    /// Comma-separated flags, most serious first; NULL for none.
+    pub stats_flags: Option<String>,
     pub card_id: Option<String>,
     pub card_title: Option<String>,
     pub card_summary: Option<String>,
@@ -32,6 +37,7 @@ pub struct QuestionRow {
 
 const SELECT: &str = "SELECT q.id, q.category_id, q.stem_text, q.content_type, q.correct_answer,
         q.distractors, q.difficulty, q.status, q.source, q.created_at, q.updated_at, q.version,
+        q.stats_attempts, q.stats_correct, q.stats_flags,
         k.id AS card_id, k.title AS card_title, k.summary AS card_summary,
         k.deep_dive AS card_deep_dive, k.source_ref AS card_source_ref
  FROM questions q LEFT JOIN knowledge_cards k ON k.question_id = q.id";
@@ -65,6 +71,8 @@ pub struct ListFilter {
     pub keyword: Option<String>,
     pub difficulty: Option<i64>,
     pub source: Option<String>,
+    /// Only questions whose current version has flags.
+    pub flagged: bool,
 }
 
 impl ListFilter {
@@ -76,12 +84,14 @@ impl ListFilter {
             keyword,
             difficulty,
             source,
+            flagged,
         } = self;
         status.is_none()
             && category_id.is_none()
             && keyword.is_none()
             && difficulty.is_none()
             && source.is_none()
+            && !flagged
     }
 }
 
@@ -91,6 +101,12 @@ pub enum SortBy {
     CreatedAt,
     UpdatedAt,
     Difficulty,
+    /// The current version's accuracy (none: below every accuracy).
+    Accuracy,
+    /// The current version's attempts.
+    Attempts,
+    /// How serious the current version's flags are (`domain::question_stats::severity`).
+    Severity,
 }
 
 impl SortBy {
@@ -101,6 +117,18 @@ impl SortBy {
             Self::CreatedAt => ("q.created_at, q.id", "q.created_at DESC, q.id DESC"),
             Self::UpdatedAt => ("q.updated_at, q.id", "q.updated_at DESC, q.id DESC"),
             Self::Difficulty => ("q.difficulty, q.id", "q.difficulty DESC, q.id DESC"),
+            Self::Accuracy => (
+                "q.stats_accuracy_key, q.id",
+                "q.stats_accuracy_key DESC, q.id DESC",
+            ),
+            Self::Attempts => (
+                "q.stats_attempts, q.id",
+                "q.stats_attempts DESC, q.id DESC",
+            ),
+            Self::Severity => (
+                "q.stats_severity, q.id",
+                "q.stats_severity DESC, q.id DESC",
+            ),
         };
         if descending {
             Order {
@@ -151,6 +179,16 @@ fn keyword_filter(db: &Db, keyword: Option<&str>, fts: usize) -> (String, Option
     }
 }
 
+/// The filter text after [`WHERE`] for `f`: its keyword's test (see [`keyword_filter`])
+/// and, for `flagged`, the flagged rows (the partial index `questions_severity_order`).
+fn filter_text(db: &Db, f: &ListFilter, fts: usize) -> (String, Option<String>) {
+    let (mut text, phrase) = keyword_filter(db, f.keyword.as_deref(), fts);
+    if f.flagged {
+        text.push_str(" AND q.stats_flags IS NOT NULL");
+    }
+    (text, phrase)
+}
+
 /// Binds a [`ListFilter`] (with its keyword already a `LIKE` pattern) to [`WHERE`]'s
 /// `$1`..`$5`; the page and its count filter alike.
 macro_rules! bind_list_filter {
@@ -174,11 +212,11 @@ pub async fn page(
     offset: i64,
 ) -> sqlx::Result<(Vec<QuestionRow>, i64)> {
     let keyword = f.keyword.as_deref().map(super::contains_pattern);
-    let (page_filter, phrase) = keyword_filter(db, f.keyword.as_deref(), 8);
+    let (page_filter, phrase) = filter_text(db, f, 8);
     let total = if f.is_empty() {
         paging::total(db, Counted::Questions).await?
     } else {
-        let (count_filter, _) = keyword_filter(db, f.keyword.as_deref(), 6);
+        let (count_filter, _) = filter_text(db, f, 6);
         read!(db, |ex| {
             let q = bind_list_filter!(
                 sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(format!(

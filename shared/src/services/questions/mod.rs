@@ -21,6 +21,7 @@ use crate::db::questions::{
 use crate::db::{self, Tx};
 use crate::domain::content_type::ContentType;
 use crate::domain::question_status::{BatchAction, QuestionStatus, can_move};
+use crate::domain::question_stats;
 use crate::domain::question_version::{self, CardContent, QuestionContent};
 use crate::envelope::Pagination;
 use crate::error::ItemErrors;
@@ -104,8 +105,22 @@ pub struct AdminQuestion {
     /// The current version of its content (`GET /questions/{id}/versions`); a status
     /// move makes none.
     pub version: i64,
+    /// What the answers to the current version say (`GET /questions/{id}/stats` has
+    /// the rest), at most a few minutes old.
+    pub stats: StatsSummary,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+}
+
+/// A question's current version in numbers: the list's filter and sort keys.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct StatsSummary {
+    pub attempts: i64,
+    /// correct ÷ attempts (0-1), null without attempts.
+    pub accuracy: Option<f64>,
+    /// Most serious first (see `GET /questions/{id}/stats`).
+    pub flags: Vec<String>,
 }
 
 impl AdminQuestion {
@@ -158,6 +173,14 @@ impl From<QuestionRow> for AdminQuestion {
             source: r.source,
             knowledge_card,
             version: r.version,
+            stats: StatsSummary {
+                attempts: r.stats_attempts,
+                accuracy: question_stats::rate(r.stats_correct, r.stats_attempts),
+                flags: question_stats::parse_flags(r.stats_flags.as_deref())
+                    .into_iter()
+                    .map(|f| f.as_str().to_string())
+                    .collect(),
+            },
             created_at: from_ms(r.created_at),
             updated_at: from_ms(r.updated_at),
         }
@@ -278,7 +301,10 @@ pub struct ListQuery {
     pub difficulty: Option<i64>,
     /// system or ugc.
     pub source: Option<String>,
-    /// createdAt (default), updatedAt or difficulty.
+    /// `true`: only questions whose current version has flags.
+    pub flagged: Option<bool>,
+    /// createdAt (default), updatedAt, difficulty, accuracy, attempts or severity (how
+    /// serious the flags are).
     pub sort_by: Option<String>,
     /// asc or desc (default).
     pub sort_order: Option<String>,

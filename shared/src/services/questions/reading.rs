@@ -30,9 +30,12 @@ pub async fn list(ctx: &AppContext, q: &ListQuery) -> Result<(Vec<AdminQuestion>
         None | Some("createdAt") => SortBy::CreatedAt,
         Some("updatedAt") => SortBy::UpdatedAt,
         Some("difficulty") => SortBy::Difficulty,
+        Some("accuracy") => SortBy::Accuracy,
+        Some("attempts") => SortBy::Attempts,
+        Some("severity") => SortBy::Severity,
         Some(_) => {
             return Err(Error::validation(
-                "sortBy must be createdAt, updatedAt or difficulty",
+                "sortBy must be createdAt, updatedAt, difficulty, accuracy, attempts or severity",
             ));
         }
     };
@@ -53,6 +56,7 @@ pub async fn list(ctx: &AppContext, q: &ListQuery) -> Result<(Vec<AdminQuestion>
         keyword,
         difficulty: q.difficulty,
         source,
+        flagged: q.flagged.unwrap_or(false),
     };
     let (rows, total) =
         db::questions::page(&ctx.db, &filter, sort, descending, limit, offset).await?;
