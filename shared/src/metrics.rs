@@ -121,7 +121,10 @@ impl JobMetrics {
     }
 
     pub fn aggregated(&self, answers: u64, card_views: u64) {
-        for (table, rows) in [("challenge_answers", answers), ("reward_ledger", card_views)] {
+        for (table, rows) in [
+            ("challenge_answers", answers),
+            ("reward_ledger", card_views),
+        ] {
             self.aggregated
                 .get_or_create(&TableLabels { table })
                 .inc_by(rows);

@@ -391,14 +391,18 @@ async fn question_quality(b: &Browser, app: &TestApp) {
     );
 
     // a revert makes version 3 with version 1's content, and fresh numbers
-    b.open(&format!("/console/questions/{question}/stats")).await;
+    b.open(&format!("/console/questions/{question}/stats"))
+        .await;
     b.click("#revert-1").await;
     b.wait_text(".flash", "Version 3 now holds the content of version 1")
         .await;
     b.shot("question-reverted").await;
     assert_eq!(
-        app.text("SELECT stem_text FROM questions WHERE id = $1", &[&question])
-            .await,
+        app.text(
+            "SELECT stem_text FROM questions WHERE id = $1",
+            &[&question]
+        )
+        .await,
         q["stem"]["text"].as_str().unwrap()
     );
 }

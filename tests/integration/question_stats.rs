@@ -105,7 +105,10 @@ fn pick(i: usize, studied: bool, q: &Question) -> &str {
 async fn play(app: &TestApp, prefix: &str, i: usize, questions: &[Question]) {
     let (_, token, _) = app.guest(&format!("{prefix}-{i}")).await;
     let c: Value = app
-        .get(&format!("/v1/challenges/next?trackId={TRACK}"), Some(&token))
+        .get(
+            &format!("/v1/challenges/next?trackId={TRACK}"),
+            Some(&token),
+        )
         .await
         .ok()
         .clone();
@@ -135,7 +138,10 @@ async fn play(app: &TestApp, prefix: &str, i: usize, questions: &[Question]) {
                 Some(&token),
             )
             .await;
-        let card = answer.ok()["knowledgeCard"]["id"].as_str().unwrap().to_string();
+        let card = answer.ok()["knowledgeCard"]["id"]
+            .as_str()
+            .unwrap()
+            .to_string();
         if studied && i < 10 {
             app.post(
                 &format!("/v1/challenges/knowledge-cards/{card}/view"),
@@ -177,7 +183,10 @@ async fn every_number_and_flag_is_exact(app: TestApp) {
     assert_eq!(s["attempts"], 0);
     assert_eq!(s["accuracy"], Value::Null);
     assert_eq!(s["computedAt"], Value::Null);
-    assert_eq!(s["options"].as_array().unwrap().len(), 1 + studied.distractors.len());
+    assert_eq!(
+        s["options"].as_array().unwrap().len(),
+        1 + studied.distractors.len()
+    );
     for i in 0..PLAYERS {
         play(&app, "stats", i, &questions).await;
     }
@@ -213,14 +222,25 @@ async fn every_number_and_flag_is_exact(app: TestApp) {
     close(&s["cardViewRate"], 10.0 / 60.0);
     assert_eq!(
         s["flags"],
-        json!(["likely_miskeyed", "negative_discrimination", "dead_distractor"])
+        json!([
+            "likely_miskeyed",
+            "negative_discrimination",
+            "dead_distractor"
+        ])
     );
     assert!(s["computedAt"].is_string());
     let daily = s["daily"].as_array().unwrap();
     assert_eq!(daily.len(), 30);
     let today = daily.last().unwrap();
-    assert_eq!((today["attempts"].clone(), today["correct"].clone()), (json!(60), json!(20)));
-    assert!(daily[..29].iter().all(|d| d["attempts"] == 0 && d["accuracy"].is_null()));
+    assert_eq!(
+        (today["attempts"].clone(), today["correct"].clone()),
+        (json!(60), json!(20))
+    );
+    assert!(
+        daily[..29]
+            .iter()
+            .all(|d| d["attempts"] == 0 && d["accuracy"].is_null())
+    );
     // not asked to: the question stays published
     let q = app
         .admin_get(&format!("/v1/admin/questions/{}", studied.id), Some(&admin))
@@ -230,7 +250,10 @@ async fn every_number_and_flag_is_exact(app: TestApp) {
     // the other four: 40 of 60 right, the strong players right, one distractor dead
     for other in &questions[1..] {
         let s = stats(&app, &admin, &other.id).await;
-        assert_eq!((s["attempts"].clone(), s["correct"].clone()), (json!(60), json!(40)));
+        assert_eq!(
+            (s["attempts"].clone(), s["correct"].clone()),
+            (json!(60), json!(40))
+        );
         assert_eq!(s["medianTimeMs"], 2000);
         close(&s["discrimination"], 1.0);
         assert_eq!(s["flags"], json!(["dead_distractor"]));
@@ -255,9 +278,12 @@ async fn every_number_and_flag_is_exact(app: TestApp) {
     assert_eq!(today["newPlayers"], signups);
 
     // errors
-    app.admin_get(&format!("/v1/admin/questions/{}/stats?version=2", studied.id), Some(&admin))
-        .await
-        .assert_error(404, "NOT_FOUND");
+    app.admin_get(
+        &format!("/v1/admin/questions/{}/stats?version=2", studied.id),
+        Some(&admin),
+    )
+    .await
+    .assert_error(404, "NOT_FOUND");
     for bad in ["0", "-1", "x", "1.5"] {
         app.admin_get(
             &format!("/v1/admin/questions/{}/stats?version={bad}", studied.id),
@@ -273,9 +299,12 @@ async fn every_number_and_flag_is_exact(app: TestApp) {
         .await
         .assert_error(401, "UNAUTHORIZED");
     let (_, player, _) = app.guest("stats-not-admin").await;
-    app.admin_get(&format!("/v1/admin/questions/{}/stats", studied.id), Some(&player))
-        .await
-        .assert_error(401, "UNAUTHORIZED");
+    app.admin_get(
+        &format!("/v1/admin/questions/{}/stats", studied.id),
+        Some(&player),
+    )
+    .await
+    .assert_error(401, "UNAUTHORIZED");
 }
 
 async fn each_answer_counts_once(app: TestApp) {
@@ -362,6 +391,12 @@ async fn a_miskeyed_question_goes_back_to_review(app: TestApp) {
     let audit = app
         .admin_get("/v1/admin/audit-log?limit=50", Some(&admin))
         .await;
-    let again = audit.ok().as_array().unwrap().iter().filter(|e| e["action"] == "question.auto_review").count();
+    let again = audit
+        .ok()
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["action"] == "question.auto_review")
+        .count();
     assert_eq!(again, 1);
 }

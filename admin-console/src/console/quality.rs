@@ -50,7 +50,8 @@ fn flag_sentence(flag: &str, s: &QuestionStats) -> String {
         }
         "negative_discrimination" => format!(
             "The strongest players get it wrong more often than the weakest (discrimination {}): the wording or the key may mislead.",
-            s.discrimination.map_or_else(|| "—".into(), |d| format!("{d:.2}"))
+            s.discrimination
+                .map_or_else(|| "—".into(), |d| format!("{d:.2}"))
         ),
         "too_hard" => format!(
             "Only {} of the answers are right: too hard, or unclear?",
@@ -175,7 +176,9 @@ async fn stats_page(
         ("Attempts", charts::format_count(stats.attempts)),
         (
             "Accuracy",
-            stats.accuracy.map_or_else(|| "—".into(), charts::format_percent),
+            stats
+                .accuracy
+                .map_or_else(|| "—".into(), charts::format_percent),
         ),
         (
             "Median time",
@@ -200,7 +203,11 @@ async fn stats_page(
             ),
         ),
     ];
-    let flags = stats.flags.iter().map(|f| flag_sentence(f, &stats)).collect();
+    let flags = stats
+        .flags
+        .iter()
+        .map(|f| flag_sentence(f, &stats))
+        .collect();
     Ok(page(&StatsPage {
         chrome: me.chrome("questions").await,
         question,
@@ -290,14 +297,15 @@ async fn attention(State(state): State<AppState>, me: ConsoleAdmin) -> PageResul
     .await?;
     let mut rows = Vec::with_capacity(items.len());
     for question in items {
-        let stats = question_stats::question_stats(
-            &state.ctx,
-            &question.id,
-            &StatsQuery::default(),
-        )
-        .await?;
+        let stats =
+            question_stats::question_stats(&state.ctx, &question.id, &StatsQuery::default())
+                .await?;
         rows.push(AttentionRow {
-            sentences: stats.flags.iter().map(|f| flag_sentence(f, &stats)).collect(),
+            sentences: stats
+                .flags
+                .iter()
+                .map(|f| flag_sentence(f, &stats))
+                .collect(),
             accuracy: stats
                 .accuracy
                 .map_or_else(|| "—".into(), charts::format_percent),

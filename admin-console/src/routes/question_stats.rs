@@ -36,7 +36,9 @@ pub async fn question_stats(
     ApiPath(id): ApiPath<String>,
     ApiQuery(q): ApiQuery<StatsQuery>,
 ) -> ApiResult<QuestionStats> {
-    Ok(ok(question_stats::question_stats(&state.ctx, &id, &q).await?))
+    Ok(ok(
+        question_stats::question_stats(&state.ctx, &id, &q).await?
+    ))
 }
 
 /// Get the last 30 days

@@ -49,8 +49,10 @@ impl JobSettings {
             auto_review: r.flag("QUESTION_AUTO_REVIEW", d.auto_review),
         };
         if !(1..=240).contains(&s.question_stats_seconds) {
-            r.errors
-                .push("QUESTION_STATS_REFRESH_SECONDS must be 1-240 (numbers at most 5 minutes old)".into());
+            r.errors.push(
+                "QUESTION_STATS_REFRESH_SECONDS must be 1-240 (numbers at most 5 minutes old)"
+                    .into(),
+            );
         }
         if !(1..=86_400).contains(&s.stats_refresh_seconds) {
             r.errors

@@ -34,7 +34,12 @@ pub async fn cursor(tx: &mut Tx, name: &str) -> sqlx::Result<Cursor> {
 
 /// Moves the cursor `name` from `from` to `to`; false (the caller rolls back) when it no
 /// longer stood at `from`: another run read the same rows meanwhile.
-pub async fn move_cursor(tx: &mut Tx, name: &str, from: &Cursor, to: &Cursor) -> sqlx::Result<bool> {
+pub async fn move_cursor(
+    tx: &mut Tx,
+    name: &str,
+    from: &Cursor,
+    to: &Cursor,
+) -> sqlx::Result<bool> {
     let moved = in_tx!(tx, |ex| {
         if *from == Cursor::start() {
             sqlx::query(
@@ -280,7 +285,11 @@ pub async fn stats(db: &Db, question_id: &str, version: i64) -> sqlx::Result<Opt
 }
 
 /// Picks per option text of a version.
-pub async fn option_picks(db: &Db, question_id: &str, version: i64) -> sqlx::Result<Vec<(String, i64)>> {
+pub async fn option_picks(
+    db: &Db,
+    question_id: &str,
+    version: i64,
+) -> sqlx::Result<Vec<(String, i64)>> {
     Ok(read!(db, |ex| {
         sqlx::query_as::<_, (String, i64)>(
             "SELECT option_text, picks FROM question_option_picks
@@ -294,7 +303,11 @@ pub async fn option_picks(db: &Db, question_id: &str, version: i64) -> sqlx::Res
 }
 
 /// The answer-time histogram of a version: (ms, answers).
-pub async fn answer_times(db: &Db, question_id: &str, version: i64) -> sqlx::Result<Vec<(i64, i64)>> {
+pub async fn answer_times(
+    db: &Db,
+    question_id: &str,
+    version: i64,
+) -> sqlx::Result<Vec<(i64, i64)>> {
     Ok(read!(db, |ex| {
         sqlx::query_as::<_, (i64, i64)>(
             "SELECT time_ms, answers FROM question_answer_times
@@ -398,7 +411,7 @@ pub async fn store_derived(tx: &mut Tx, d: &Derived<'_>) -> sqlx::Result<Option<
         .bind(d.discrimination)
         .bind(d.flags)
         .bind(d.now_ms)
-        .execute(ex)
+        .execute(&mut *ex)
         .await?;
         sqlx::query(
             "UPDATE questions SET stats_attempts = s.attempts, stats_correct = s.correct,

@@ -98,7 +98,7 @@ pub async fn snapshot(
                 )
                 .bind(question_id)
                 .execute(ex)
-                .await?
+                .await?;
             });
             Ok(true)
         }

@@ -121,14 +121,8 @@ impl SortBy {
                 "q.stats_accuracy_key, q.id",
                 "q.stats_accuracy_key DESC, q.id DESC",
             ),
-            Self::Attempts => (
-                "q.stats_attempts, q.id",
-                "q.stats_attempts DESC, q.id DESC",
-            ),
-            Self::Severity => (
-                "q.stats_severity, q.id",
-                "q.stats_severity DESC, q.id DESC",
-            ),
+            Self::Attempts => ("q.stats_attempts, q.id", "q.stats_attempts DESC, q.id DESC"),
+            Self::Severity => ("q.stats_severity, q.id", "q.stats_severity DESC, q.id DESC"),
         };
         if descending {
             Order {

@@ -132,8 +132,7 @@ pub fn flags(
     discrimination: Option<f64>,
     rules: &QualityRules,
 ) -> Vec<Flag> {
-    let Some(accuracy) = rate(correct, attempts).filter(|_| attempts >= rules.min_attempts)
-    else {
+    let Some(accuracy) = rate(correct, attempts).filter(|_| attempts >= rules.min_attempts) else {
         return Vec::new();
     };
     let key_picks = options

@@ -15,8 +15,8 @@ use utoipa::{IntoParams, ToSchema};
 use crate::clock::{beijing, from_ms};
 use crate::context::AppContext;
 use crate::db::question_stats::{
-    self as store, ANSWER_TIMES, AnswerFact, Cursor, DAILY_ACTIVITY, Derived, Key,
-    OPTION_PICKS, PLAYER_ACCURACY, QUESTION_COUNTS, QUESTION_DAYS, QUESTION_PLAYERS,
+    self as store, ANSWER_TIMES, AnswerFact, Cursor, DAILY_ACTIVITY, Derived, Key, OPTION_PICKS,
+    PLAYER_ACCURACY, QUESTION_COUNTS, QUESTION_DAYS, QUESTION_PLAYERS,
 };
 use crate::db::{self, Tx};
 use crate::domain::question_stats::{
@@ -95,7 +95,10 @@ pub async fn aggregate(ctx: &AppContext) -> Result<Aggregated> {
             return Ok(done);
         }
         tx.commit().await?;
-        let questions: BTreeSet<&str> = views.iter().filter_map(|v| v.question_id.as_deref()).collect();
+        let questions: BTreeSet<&str> = views
+            .iter()
+            .filter_map(|v| v.question_id.as_deref())
+            .collect();
         for q in questions {
             for version in store::versions_with_stats(&ctx.db, q).await? {
                 touched.insert((q.to_string(), version));
@@ -142,16 +145,23 @@ async fn count_answers(
         *times
             .entry((v.clone(), f.time_ms.clamp(0, MAX_TIME_MS)))
             .or_default() += 1;
-        add(days.entry((v.clone(), day.clone())).or_default(), f.is_correct);
         add(
-            question_players.entry((v.clone(), &f.player_id)).or_default(),
+            days.entry((v.clone(), day.clone())).or_default(),
+            f.is_correct,
+        );
+        add(
+            question_players
+                .entry((v.clone(), &f.player_id))
+                .or_default(),
             f.is_correct,
         );
         add(players.entry(&f.player_id).or_default(), f.is_correct);
         add(activity.entry(day.clone()).or_default(), f.is_correct);
         day_players.insert((day, &f.player_id));
     }
-    let version_keys = |(q, v): &Version| [Key::Text(q), Key::Int(*v)];
+    fn version_keys((q, v): &Version) -> [Key<'_>; 2] {
+        [Key::Text(q), Key::Int(*v)]
+    }
     for (v, n) in &questions {
         store::add(tx, QUESTION_COUNTS, &version_keys(v), n).await?;
         touched.insert(v.clone());

@@ -20,8 +20,8 @@ use crate::db::questions::{
 };
 use crate::db::{self, Tx};
 use crate::domain::content_type::ContentType;
-use crate::domain::question_status::{BatchAction, QuestionStatus, can_move};
 use crate::domain::question_stats;
+use crate::domain::question_status::{BatchAction, QuestionStatus, can_move};
 use crate::domain::question_version::{self, CardContent, QuestionContent};
 use crate::envelope::Pagination;
 use crate::error::ItemErrors;
