@@ -1,6 +1,7 @@
 //! The admin question bank: listing, reading, creating and editing questions with their
-//! knowledge cards, the status workflow (single moves, DELETE, batches) and the JSON and
-//! CSV imports. Every write records its audit entry in its own transaction.
+//! knowledge cards, the status workflow (single moves, DELETE, batches), the JSON and
+//! CSV imports and the export in their formats. Every write records its audit entry in
+//! its own transaction.
 
 use std::collections::{BTreeSet, HashSet};
 
@@ -46,12 +47,17 @@ pub const CSV_HEADER: [&str; 13] = [
 ];
 
 mod checks;
+mod export;
 mod import;
 mod reading;
 mod writing;
 
 use checks::*;
 
+pub use export::{
+    EXPORT_BATCH, Export, ExportFormat, ExportQuery, ExportedCard, ExportedQuestion,
+    QuestionExport, export,
+};
 pub use import::{
     CsvPreview, PreviewRow, csv_template, import, import_csv, is_csv_content_type, preview_csv,
 };
