@@ -4,11 +4,14 @@
 //! download.
 
 use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use reqwest::header::HeaderMap;
 use serde_json::{Value, json};
 use shared::services::questions::{CSV_HEADER, EXPORT_BATCH};
 use tests::{Service, TestApp, both_engines};
+use tracing_subscriber::layer::SubscriberExt as _;
+use tracing_subscriber::util::SubscriberInitExt as _;
 
 both_engines!(
     export_returns_exactly_the_filtered_questions,
@@ -16,6 +19,7 @@ both_engines!(
     export_round_trips_through_the_csv_import,
     export_round_trips_through_the_json_import,
     export_larger_than_a_batch_is_complete_without_duplicates,
+    export_failing_after_the_first_byte_ends_the_body_early_and_is_logged,
     export_refuses_bad_requests_like_the_list,
     console_export_buttons_carry_the_filters_and_download,
 );
@@ -480,6 +484,110 @@ async fn export_larger_than_a_batch_is_complete_without_duplicates(app: TestApp)
             expected,
             &format!("json {filters}"),
         );
+    }
+}
+
+/// ERROR lines of this test binary, from the moment the first test asks for them (a
+/// global subscriber: the servers' tasks run on other threads).
+fn error_log() -> Arc<Mutex<Vec<u8>>> {
+    static LOG: OnceLock<Arc<Mutex<Vec<u8>>>> = OnceLock::new();
+    Arc::clone(LOG.get_or_init(|| {
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let sink = Arc::clone(&log);
+        // ERROR events, and the request spans (INFO, in shared::http) that carry the id.
+        let _ = tracing_subscriber::registry()
+            .with(tracing_subscriber::EnvFilter::new(
+                "error,shared::http=info",
+            ))
+            .with(
+                tracing_subscriber::fmt::layer()
+                    .with_ansi(false)
+                    .with_writer(move || LogWriter(Arc::clone(&sink))),
+            )
+            .try_init();
+        log
+    }))
+}
+
+struct LogWriter(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for LogWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A database failure after the answer started cannot become an error envelope: the
+/// body stops without its final chunk (the client sees a failed transfer, never a
+/// complete-looking file) and the failure is logged with the request's id. The bank is
+/// far larger than the socket buffers, so the server waits for this client between
+/// batches; the table a batch reads is renamed away meanwhile.
+async fn export_failing_after_the_first_byte_ends_the_body_early_and_is_logged(app: TestApp) {
+    let log = error_log();
+    seed_categories(&app).await;
+    let token = app.admin_login().await.0;
+    const ROWS: i64 = 12_000;
+    let deep_dive = "x".repeat(5_000);
+    app.exec(
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 12000)
+         INSERT INTO questions (id, category_id, stem_text, content_type, correct_answer,
+                                distractors, difficulty, status, source, pick_key,
+                                created_at, updated_at)
+         SELECT 'big-' || CAST(100000 + i AS TEXT), 'cat-a', 'Big ' || CAST(i AS TEXT), 'text',
+                'right', '[\"wrong 1\",\"wrong 2\"]', 1, 'draft', 'system', i, i, i
+         FROM n",
+        &[],
+    )
+    .await;
+    app.exec(
+        "INSERT INTO knowledge_cards (id, question_id, summary, deep_dive, created_at, updated_at)
+         SELECT 'card-' || id, id, 'Summary', $1, 0, 0 FROM questions",
+        &[&deep_dive],
+    )
+    .await;
+    let full_size = usize::try_from(ROWS).unwrap() * deep_dive.len();
+
+    let request_id = format!("export-cut-{:?}", app.engine);
+    let mut resp = app
+        .client
+        .get(app.url(Service::Admin, "/v1/admin/questions/export?format=csv"))
+        .bearer_auth(&token)
+        .header("x-request-id", &request_id)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    let mut received = resp.chunk().await.unwrap().unwrap().len();
+    app.exec(
+        "ALTER TABLE knowledge_cards RENAME TO knowledge_cards_gone",
+        &[],
+    )
+    .await;
+    let ended = loop {
+        match resp.chunk().await {
+            Ok(Some(chunk)) => received += chunk.len(),
+            Ok(None) => break "complete",
+            Err(_) => break "cut short",
+        }
+    };
+    assert_eq!(ended, "cut short", "after {received} bytes");
+    assert!(received < full_size, "{received} of {full_size} bytes");
+
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let text = String::from_utf8_lossy(&log.lock().unwrap()).to_string();
+        if text
+            .lines()
+            .any(|l| l.contains("question export cut short") && l.contains(&request_id))
+        {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "not logged:\n{text}");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
 }
 

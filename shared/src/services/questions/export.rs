@@ -151,6 +151,8 @@ struct Cursor {
 /// `GET /v1/admin/questions/export`: checks the filters, reads the first batch, and
 /// hands back the body as a stream of the rest.
 pub async fn export(ctx: &AppContext, q: &ExportQuery) -> Result<Export> {
+    // Taken before any await: the request's span, whatever a driver enters meanwhile.
+    let span = tracing::Span::current();
     let filter = list_filter(&FilterParams {
         status: q.status.as_deref(),
         category_id: q.category_id.as_deref(),
@@ -166,7 +168,7 @@ pub async fn export(ctx: &AppContext, q: &ExportQuery) -> Result<Export> {
         after: None,
         written: 0,
         next: Next::Rows(first),
-        span: tracing::Span::current(),
+        span,
     };
     Ok(Export {
         format: q.format,
@@ -185,7 +187,7 @@ async fn next_chunk(mut c: Cursor) -> Option<(Result<Vec<u8>>, Cursor)> {
                 Err(e) => {
                     let e = Error::from(e);
                     c.span.in_scope(|| {
-                        tracing::error!(error = %e, rows = c.written, "question export cut short");
+                        tracing::error!(error = ?e, rows = c.written, "question export cut short");
                     });
                     return Some((Err(e), c));
                 }
@@ -206,7 +208,7 @@ async fn next_chunk(mut c: Cursor) -> Option<(Result<Vec<u8>>, Cursor)> {
         }
         Err(e) => {
             c.span.in_scope(|| {
-                tracing::error!(error = %e, rows = c.written, "question export cut short");
+                tracing::error!(error = ?e, rows = c.written, "question export cut short");
             });
             return Some((Err(e), c));
         }
