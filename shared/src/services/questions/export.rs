@@ -184,13 +184,7 @@ async fn next_chunk(mut c: Cursor) -> Option<(Result<Vec<u8>>, Cursor)> {
             let after = c.after.as_ref().map(|(at, id)| (*at, id.as_str()));
             match db::questions::export_batch(&c.db, &c.filter, after, EXPORT_BATCH).await {
                 Ok(rows) => rows,
-                Err(e) => {
-                    let e = Error::from(e);
-                    c.span.in_scope(|| {
-                        tracing::error!(error = ?e, rows = c.written, "question export cut short");
-                    });
-                    return Some((Err(e), c));
-                }
+                Err(e) => return Some(cut_short(c, e.into())),
             }
         }
     };
@@ -206,12 +200,7 @@ async fn next_chunk(mut c: Cursor) -> Option<(Result<Vec<u8>>, Cursor)> {
             c.written += n;
             chunk
         }
-        Err(e) => {
-            c.span.in_scope(|| {
-                tracing::error!(error = ?e, rows = c.written, "question export cut short");
-            });
-            return Some((Err(e), c));
-        }
+        Err(e) => return Some(cut_short(c, e)),
     };
     if last_batch {
         if c.format == ExportFormat::Json {
@@ -228,6 +217,15 @@ async fn next_chunk(mut c: Cursor) -> Option<(Result<Vec<u8>>, Cursor)> {
         c.next = Next::Read;
     }
     Some((Ok(chunk), c))
+}
+
+/// The stream's last item after a failure: the answer has started, so the error can
+/// only end the body (without its final chunk); logged here, where its cause is known.
+fn cut_short(c: Cursor, e: Error) -> (Result<Vec<u8>>, Cursor) {
+    c.span.in_scope(|| {
+        tracing::error!(error = ?e, rows = c.written, "question export cut short");
+    });
+    (Err(e), c)
 }
 
 /// One batch as body bytes (after the CSV header or the JSON opening when `first`), and
