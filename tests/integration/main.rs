@@ -4,6 +4,7 @@
 mod accounts;
 mod admin_accounts;
 mod admin_catalog;
+mod admin_export;
 mod admin_questions;
 mod admin_sign_in;
 mod api_docs;

@@ -5,6 +5,7 @@ use askama::Template;
 use axum::Router;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::HeaderMap;
+use axum::response::Response;
 use axum::routing::{get, post};
 use serde::Deserialize;
 use shared::Error;
@@ -12,23 +13,25 @@ use shared::domain::question_status::{BatchAction, QuestionStatus, can_move};
 use shared::envelope::Pagination;
 use shared::services::catalog::{self, Category};
 use shared::services::questions::{
-    self, AdminQuestion, BatchFailure, BatchRequest, CardInput, ListQuery, QuestionInput,
-    QuestionPatch, StatusRequest, Stem,
+    self, AdminQuestion, BatchFailure, BatchRequest, CardInput, ExportFormat, ExportQuery,
+    ListQuery, QuestionInput, QuestionPatch, StatusRequest, Stem,
 };
 
 use super::auth::{ConsoleAdmin, ConsoleForm};
-use super::fields::{non_empty, pager, parse_int};
+use super::fields::{non_empty, pager, parse_int, parse_query};
 use super::page::{
     Chrome, FormOf, PageError, PageResult, html, is_htmx, page, redirect_with, save_or_rerender,
 };
 use super::urls;
 use crate::AppState;
+use crate::routes::questions::download;
 
 pub fn router() -> Router<AppState> {
     Router::new()
         .route(urls::QUESTIONS, get(list))
         .route(urls::QUESTIONS_BATCH, post(batch))
         .route(urls::QUESTION_NEW, get(new_form).post(create))
+        .route(urls::QUESTIONS_EXPORT, get(export))
         .route(urls::pattern::QUESTION, get(edit_form).post(save))
         .route(urls::pattern::QUESTION_STATUS, post(move_status))
 }
@@ -84,6 +87,35 @@ impl Filters {
         })
     }
 
+    /// The export of these filters (every page, the list's sort aside).
+    fn to_export_query(&self, format: ExportFormat) -> Result<ExportQuery, Error> {
+        Ok(ExportQuery {
+            format,
+            status: non_empty(&self.status),
+            category_id: non_empty(&self.category_id),
+            keyword: non_empty(&self.keyword),
+            difficulty: parse_int("difficulty", &self.difficulty)?,
+            source: non_empty(&self.source),
+            flagged: (self.flagged == "true").then_some(true),
+        })
+    }
+
+    /// The download of these filters' questions in `format` (`csv` or `json`).
+    fn export_href(&self, format: &str) -> String {
+        urls::with_query(
+            urls::QUESTIONS_EXPORT,
+            &[
+                ("format", format),
+                ("status", &self.status),
+                ("categoryId", &self.category_id),
+                ("keyword", &self.keyword),
+                ("difficulty", &self.difficulty),
+                ("source", &self.source),
+                ("flagged", &self.flagged),
+            ],
+        )
+    }
+
     /// The list URL of these filters at `page` (for pager links and redirects).
     fn href(&self, page: i64) -> String {
         let page = if page > 1 {
@@ -137,6 +169,10 @@ pub struct Table {
     pub next_href: Option<String>,
     /// Where a batch form returns to (this page of this filter).
     pub return_to: String,
+    /// The downloads of every question these filters match (in the table, so an htmx
+    /// filter change updates them with it).
+    pub export_csv_href: String,
+    pub export_json_href: String,
     pub batch: Option<BatchView>,
     pub csrf: String,
 }
@@ -164,6 +200,8 @@ async fn table(state: &AppState, filters: Filters, csrf: &str) -> Result<Table, 
         prev_href: links.prev,
         next_href: links.next,
         return_to: filters.href(pagination.page),
+        export_csv_href: filters.export_href("csv"),
+        export_json_href: filters.export_href("json"),
         items,
         pagination,
         filters,
@@ -191,6 +229,29 @@ async fn list(
         categories,
         statuses: QuestionStatus::ALL.map(QuestionStatus::as_str),
     }))
+}
+
+/// The format of a console export (the rest of its query is the list's filters).
+#[derive(Deserialize)]
+struct ExportParam {
+    format: ExportFormat,
+}
+
+/// The export of the list's filters, as the API's export (same service, same body), for
+/// the signed-in admin.
+async fn export(
+    State(state): State<AppState>,
+    _me: ConsoleAdmin,
+    headers: HeaderMap,
+    RawQuery(raw): RawQuery,
+) -> Result<Response, PageError> {
+    let fail = |e| PageError::new(e, &headers);
+    let ExportParam { format } = parse_query(raw.as_deref()).map_err(fail)?;
+    let query = Filters::parse(raw.as_deref())
+        .and_then(|f| f.to_export_query(format))
+        .map_err(fail)?;
+    let export = questions::export(&state.ctx, &query).await.map_err(fail)?;
+    Ok(download(export))
 }
 
 #[derive(Deserialize)]

@@ -31,6 +31,8 @@ pub const LOGOUT: &str = console!("/logout");
 pub const QUESTIONS: &str = console!("/questions");
 pub const QUESTIONS_BATCH: &str = console!("/questions/batch");
 pub const QUESTION_NEW: &str = console!("/questions/new");
+/// The list's questions as a CSV or JSON download (`?format=` and the list's filters).
+pub const QUESTIONS_EXPORT: &str = console!("/questions/export");
 
 /// Flagged questions, worst first; and its bulk "send to review".
 pub const ATTENTION: &str = console!("/attention");
@@ -101,6 +103,7 @@ pub const ROUTES: &[&str] = &[
     QUESTIONS,
     QUESTIONS_BATCH,
     QUESTION_NEW,
+    QUESTIONS_EXPORT,
     pattern::QUESTION,
     pattern::QUESTION_STATUS,
     pattern::QUESTION_STATS,

@@ -1,18 +1,20 @@
 //! The question bank: `/v1/admin/questions/*` (questions, the status workflow, batches,
-//! imports and the versions of each question's content). Every route needs an admin
-//! token.
+//! imports, the export and the versions of each question's content). Every route needs
+//! an admin token.
 
-use axum::body::Bytes;
+use axum::body::{Body, Bytes};
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
 use shared::Error;
 use shared::domain::question_status::BatchAction;
 use shared::envelope::{ApiResult, Envelope, ErrorEnvelope, ok, paged};
 use shared::http::{ApiJson, ApiPath, ApiQuery};
 use shared::services::questions::{
-    self, AdminQuestion, BatchRequest, BatchResult, CreatedQuestion, ImportRequest, ImportResult,
-    ListQuery, QuestionInput, QuestionPatch, QuestionVersion, QuestionVersionSummary,
+    self, AdminQuestion, BatchRequest, BatchResult, CreatedQuestion, Export, ExportQuery,
+    ImportRequest, ImportResult, ListQuery, QuestionExport, QuestionInput, QuestionPatch,
+    QuestionVersion, QuestionVersionSummary,
     StatusRequest,
 };
 use utoipa::ToSchema;
@@ -39,6 +41,8 @@ pub fn router() -> OpenApiRouter<AppState> {
         .layer(DefaultBodyLimit::max(IMPORT_BODY_LIMIT));
     OpenApiRouter::new()
         .routes(routes!(list_questions, create_question))
+        // A fixed segment: the router prefers it to `/questions/{id}`, whatever the order.
+        .routes(routes!(export_questions))
         .routes(routes!(get_question, update_question, delete_question))
         .routes(routes!(set_status))
         .routes(routes!(list_versions))
@@ -67,6 +71,49 @@ pub async fn list_questions(
 ) -> ApiResult<Vec<AdminQuestion>> {
     let (items, pagination) = questions::list(&state.ctx, &q).await?;
     Ok(paged(items, pagination))
+}
+
+/// Export questions
+///
+/// Every question the filters match (the list's filters and rules; no paging), oldest
+/// first, in an import's format: `format=csv` is the 13-column CSV of the CSV import
+/// (no card title: the template has no column for it; distractors 1-5), `format=json`
+/// the body of the JSON import. Streamed in batches: an error after the answer started
+/// cuts the body short (the chunked transfer never completes), and is logged.
+#[utoipa::path(get, path = "/questions/export", operation_id = "adminExportQuestions", tag = "questions", security(("admin_jwt" = [])),
+    params(ExportQuery),
+    responses(
+        (status = 200, description = "The matching questions as a download (`Content-Disposition: attachment`)",
+            content(
+                (String = "text/csv", example = json!("categoryId,contentType,difficulty,stemText,correctAnswer,distractor1,distractor2,distractor3,distractor4,distractor5,cardSummary,cardDeepDive,cardSourceRef\r\nworld-geography,text,1,What is the capital of Canada?,Ottawa,Toronto,Montreal,Vancouver,,,Ottawa was chosen by Queen Victoria in 1857.,,\r\n")),
+                (QuestionExport = "application/json"),
+            ),
+            headers(("Content-Disposition" = String, description = "`attachment; filename=\"questions.csv\"` or `questions.json`"))),
+        (status = 400, description = "No or an unknown format, or a filter value out of range (VALIDATION_ERROR)", body = ErrorEnvelope),
+        (status = 401, description = "Missing or invalid admin token", body = ErrorEnvelope),
+    ))]
+pub async fn export_questions(
+    State(state): State<AppState>,
+    AdminUser(_admin): AdminUser,
+    ApiQuery(q): ApiQuery<ExportQuery>,
+) -> Result<Response, Error> {
+    Ok(download(questions::export(&state.ctx, &q).await?))
+}
+
+/// A started export as a download: its format's type and file name, the body streamed.
+pub fn download(export: Export) -> Response {
+    let format = export.format;
+    (
+        [
+            (header::CONTENT_TYPE, format.content_type().to_string()),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("attachment; filename=\"{}\"", format.file_name()),
+            ),
+        ],
+        Body::from_stream(export.chunks),
+    )
+        .into_response()
 }
 
 /// Get a question

@@ -184,7 +184,7 @@ fn filter_text(db: &Db, f: &ListFilter, fts: usize) -> (String, Option<String>) 
 }
 
 /// Binds a [`ListFilter`] (with its keyword already a `LIKE` pattern) to [`WHERE`]'s
-/// `$1`..`$5`; the page and its count filter alike.
+/// `$1`..`$5`; the page, its count and the export filter alike.
 macro_rules! bind_list_filter {
     ($query:expr, $f:expr, $keyword:expr) => {
         $query
@@ -237,6 +237,41 @@ pub async fn page(
         super::bind_phrase!(q, phrase).fetch_all(ex).await?
     });
     Ok((scan.in_order(rows), total))
+}
+
+/// The export's order: `(created_at, id)`, the `questions_created_order` index
+/// (migration 0013), so every batch is an index seek from the last key, not an offset.
+const EXPORT_ORDER: &str = "q.created_at, q.id";
+
+/// Up to `limit` questions matching `f` whose `(created_at, id)` comes after `after`, in
+/// that order: one keyset batch of the export (`None` starts at the beginning). Rows
+/// created while an export runs are found if they sort after its cursor; none repeats.
+pub async fn export_batch(
+    db: &Db,
+    f: &ListFilter,
+    after: Option<(i64, &str)>,
+    limit: i64,
+) -> sqlx::Result<Vec<QuestionRow>> {
+    let keyword = f.keyword.as_deref().map(super::contains_pattern);
+    let (filter, phrase) = filter_text(db, f, 9);
+    // Before the first row: no question has a smaller key than (i64::MIN, ''), so the
+    // first batch runs the same statement as every other.
+    let (after_at, after_id) = after.unwrap_or((i64::MIN, ""));
+    Ok(read!(db, |ex| {
+        let q = bind_list_filter!(
+            sqlx::query_as::<_, QuestionRow>(sqlx::AssertSqlSafe(format!(
+                "{SELECT}{WHERE}{filter}
+                 AND (q.created_at, q.id) > (CAST($6 AS BIGINT), CAST($7 AS TEXT))
+                 ORDER BY {EXPORT_ORDER} LIMIT $8"
+            ))),
+            f,
+            keyword
+        )
+        .bind(after_at)
+        .bind(after_id)
+        .bind(limit);
+        super::bind_phrase!(q, phrase).fetch_all(ex).await?
+    }))
 }
 
 /// Which of `ids` are categories (one query).

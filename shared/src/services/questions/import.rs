@@ -67,7 +67,7 @@ pub fn is_csv_content_type(content_type: Option<&str>) -> bool {
 
 /// Parses the CSV: its data rows as import items, or CSV_PARSE_ERROR (bad header, a row
 /// of another width, unreadable text) or VALIDATION_ERROR (no rows, over 200 rows).
-fn parse_csv(body: &[u8]) -> Result<Vec<std::result::Result<QuestionInput, String>>> {
+pub(super) fn parse_csv(body: &[u8]) -> Result<Vec<std::result::Result<QuestionInput, String>>> {
     let body = body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body);
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(true)

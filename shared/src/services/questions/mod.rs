@@ -1,8 +1,8 @@
 //! The admin question bank: listing, reading, creating and editing questions with their
 //! knowledge cards, the status workflow (single moves, DELETE, batches), the JSON and
-//! CSV imports, and the versions of each question's content (listed, read, reverted).
-//! Every write records its audit entry in its own transaction; every write that changes
-//! a question's content records its next version there too.
+//! CSV imports, the export in their formats, and the versions of each question's content
+//! (listed, read, reverted). Every write records its audit entry in its own transaction;
+//! every write that changes a question's content records its next version there too.
 
 use std::collections::{BTreeSet, HashSet};
 
@@ -50,6 +50,7 @@ pub const CSV_HEADER: [&str; 13] = [
 ];
 
 mod checks;
+mod export;
 mod import;
 mod reading;
 mod versions;
@@ -57,6 +58,10 @@ mod writing;
 
 use checks::*;
 
+pub use export::{
+    EXPORT_BATCH, Export, ExportFormat, ExportQuery, ExportedCard, ExportedQuestion,
+    QuestionExport, export,
+};
 pub use import::{
     CsvPreview, PreviewRow, csv_template, import, import_csv, is_csv_content_type, preview_csv,
 };

@@ -12,20 +12,14 @@ pub async fn list(ctx: &AppContext, q: &ListQuery) -> Result<(Vec<AdminQuestion>
         limit: q.limit,
     }
     .resolve()?;
-    let status = match q.status.as_deref() {
-        None => None,
-        Some(s) => Some(parse_status(s)?.as_str().to_string()),
-    };
-    if let Some(d) = q.difficulty
-        && !(1..=5).contains(&d)
-    {
-        return Err(Error::validation("difficulty must be 1-5"));
-    }
-    let source = match q.source.as_deref() {
-        None => None,
-        Some(s @ ("system" | "ugc")) => Some(s.to_string()),
-        Some(_) => return Err(Error::validation("source must be system or ugc")),
-    };
+    let filter = list_filter(&FilterParams {
+        status: q.status.as_deref(),
+        category_id: q.category_id.as_deref(),
+        keyword: q.keyword.as_deref(),
+        difficulty: q.difficulty,
+        source: q.source.as_deref(),
+        flagged: q.flagged,
+    })?;
     let sort = match q.sort_by.as_deref() {
         None | Some("createdAt") => SortBy::CreatedAt,
         Some("updatedAt") => SortBy::UpdatedAt,
@@ -44,26 +38,54 @@ pub async fn list(ctx: &AppContext, q: &ListQuery) -> Result<(Vec<AdminQuestion>
         Some("asc") => false,
         Some(_) => return Err(Error::validation("sortOrder must be asc or desc")),
     };
-    let keyword = q
-        .keyword
-        .as_deref()
-        .map(str::trim)
-        .filter(|k| !k.is_empty())
-        .map(str::to_string);
-    let filter = ListFilter {
-        status,
-        category_id: q.category_id.clone().filter(|c| !c.is_empty()),
-        keyword,
-        difficulty: q.difficulty,
-        source,
-        flagged: q.flagged.unwrap_or(false),
-    };
     let (rows, total) =
         db::questions::page(&ctx.db, &filter, sort, descending, limit, offset).await?;
     Ok((
         rows.into_iter().map(AdminQuestion::from).collect(),
         Pagination { total, page, limit },
     ))
+}
+
+/// The filters of the list and the export, as the query gave them.
+pub(super) struct FilterParams<'a> {
+    pub(super) status: Option<&'a str>,
+    pub(super) category_id: Option<&'a str>,
+    pub(super) keyword: Option<&'a str>,
+    pub(super) difficulty: Option<i64>,
+    pub(super) source: Option<&'a str>,
+    pub(super) flagged: Option<bool>,
+}
+
+/// Checks the filters (the list and the export refuse the same values with the same
+/// errors); an empty category or a blank keyword filters nothing.
+pub(super) fn list_filter(p: &FilterParams<'_>) -> Result<ListFilter> {
+    let status = match p.status {
+        None => None,
+        Some(s) => Some(parse_status(s)?.as_str().to_string()),
+    };
+    if let Some(d) = p.difficulty
+        && !(1..=5).contains(&d)
+    {
+        return Err(Error::validation("difficulty must be 1-5"));
+    }
+    let source = match p.source {
+        None => None,
+        Some(s @ ("system" | "ugc")) => Some(s.to_string()),
+        Some(_) => return Err(Error::validation("source must be system or ugc")),
+    };
+    let keyword = p
+        .keyword
+        .map(str::trim)
+        .filter(|k| !k.is_empty())
+        .map(str::to_string);
+    Ok(ListFilter {
+        status,
+        category_id: p.category_id.filter(|c| !c.is_empty()).map(str::to_string),
+        keyword,
+        difficulty: p.difficulty,
+        source,
+        flagged: p.flagged.unwrap_or(false),
+    })
 }
 
 /// `GET /v1/admin/questions/{id}`.
