@@ -10,11 +10,10 @@ use axum::http::HeaderMap;
 use axum::routing::{get, post};
 use chrono::NaiveDate;
 use serde::Deserialize;
-use shared::Error;
-use shared::domain::question_status::QuestionStatus;
+use shared::domain::question_status::BatchAction;
 use shared::services::question_stats::{self, QuestionStats, StatsQuery};
 use shared::services::questions::{
-    self, AdminQuestion, ListQuery, QuestionVersion, QuestionVersionSummary, StatusRequest,
+    self, AdminQuestion, BatchRequest, ListQuery, QuestionVersion, QuestionVersionSummary,
 };
 
 use super::auth::{ConsoleAdmin, ConsoleForm};
@@ -325,41 +324,39 @@ struct ReviewForm {
     ids: Vec<String>,
 }
 
-/// Moves each selected published question to reviewing (each audited); says how many
-/// moved and which could not.
+/// Moves the selected published questions to reviewing (one batch, audited); says how
+/// many moved and which could not.
 async fn send_to_review(
     State(state): State<AppState>,
     me: ConsoleAdmin,
+    headers: HeaderMap,
     ConsoleForm(form): ConsoleForm<ReviewForm>,
 ) -> PageResult {
-    if form.ids.is_empty() || form.ids.len() > ATTENTION_LIMIT as usize {
+    if form.ids.is_empty() {
         return Ok(redirect_with(
             &me.session,
             "error",
-            "Select between 1 and 50 questions.",
+            "Select the questions to send to review first.",
             urls::ATTENTION,
         )
         .await);
     }
-    let mut moved = 0;
-    let mut refused = Vec::new();
-    for id in &form.ids {
-        let request = StatusRequest {
-            status: QuestionStatus::Reviewing.as_str().to_string(),
-        };
-        match questions::set_status(&state.ctx, &me.admin, id, &request).await {
-            Ok(_) => moved += 1,
-            Err(Error::NotFound(_)) => refused.push(format!("{id}: not found")),
-            Err(e @ (Error::InvalidStatusTransition { .. } | Error::Conflict(_))) => {
-                refused.push(format!("{id}: {e}"))
-            }
-            Err(e) => return Err(e.into()),
-        }
+    let result = questions::batch(
+        &state.ctx,
+        &me.admin,
+        BatchAction::Review,
+        &BatchRequest { ids: form.ids },
+    )
+    .await
+    .map_err(|e| PageError::new(e, &headers))?;
+    let mut message = format!("{} sent to review.", result.succeeded);
+    if !result.failed.is_empty() {
+        let failed: Vec<String> = result
+            .failed
+            .iter()
+            .map(|f| format!("{}: {}", f.id, f.reason))
+            .collect();
+        message.push_str(&format!(" Not moved: {}.", failed.join("; ")));
     }
-    let message = if refused.is_empty() {
-        format!("{moved} sent to review.")
-    } else {
-        format!("{moved} sent to review; not moved: {}.", refused.join("; "))
-    };
     Ok(redirect_with(&me.session, "ok", message, urls::ATTENTION).await)
 }

@@ -14,8 +14,7 @@ use shared::http::{ApiJson, ApiPath, ApiQuery};
 use shared::services::questions::{
     self, AdminQuestion, BatchRequest, BatchResult, CreatedQuestion, Export, ExportQuery,
     ImportRequest, ImportResult, ListQuery, QuestionExport, QuestionInput, QuestionPatch,
-    QuestionVersion, QuestionVersionSummary,
-    StatusRequest,
+    QuestionVersion, QuestionVersionSummary, StatusRequest,
 };
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -51,6 +50,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(batch_publish))
         .routes(routes!(batch_archive))
         .routes(routes!(batch_delete))
+        .routes(routes!(batch_review))
         .merge(imports)
 }
 
@@ -358,6 +358,31 @@ pub async fn batch_delete(
         &state.ctx,
         &admin,
         BatchAction::Delete,
+        &body,
+    )
+    .await?))
+}
+
+/// Send questions back to review in bulk
+///
+/// Moves published questions to reviewing (out of the challenges until someone looks:
+/// the "Needs attention" action); others are per-id failures.
+#[utoipa::path(post, path = "/questions/batch-review", operation_id = "adminBatchReviewQuestions", tag = "questions", security(("admin_jwt" = [])),
+    request_body(content = BatchRequest, example = json!({"ids": ["7a6b5c4d-3e2f-4a1b-9c8d-7e6f5a4b3c2d"]})),
+    responses(
+        (status = 200, description = "Per-id outcome", body = Envelope<BatchResult>),
+        (status = 400, description = "0 or more than 200 ids, or an id that is not a uuid", body = ErrorEnvelope),
+        (status = 401, description = "Missing or invalid admin token", body = ErrorEnvelope),
+    ))]
+pub async fn batch_review(
+    State(state): State<AppState>,
+    AdminUser(admin): AdminUser,
+    ApiJson(body): ApiJson<BatchRequest>,
+) -> ApiResult<BatchResult> {
+    Ok(ok(questions::batch(
+        &state.ctx,
+        &admin,
+        BatchAction::Review,
         &body,
     )
     .await?))

@@ -71,6 +71,10 @@ pub enum BatchAction {
     Archive,
     /// DELETE and batch-delete: to archived from draft, reviewing or published.
     Delete,
+    /// batch-review: back to reviewing, from published only (a question whose answers
+    /// point at a problem leaves the challenges until someone looks; outside the table
+    /// of single moves, which has no way back from published).
+    Review,
 }
 
 impl BatchAction {
@@ -78,6 +82,7 @@ impl BatchAction {
         match self {
             Self::Publish => QuestionStatus::Published,
             Self::Archive | Self::Delete => QuestionStatus::Archived,
+            Self::Review => QuestionStatus::Reviewing,
         }
     }
 
@@ -88,6 +93,7 @@ impl BatchAction {
             Self::Publish => &[Reviewing],
             Self::Archive => &[Draft, Published],
             Self::Delete => &[Draft, Reviewing, Published],
+            Self::Review => &[Published],
         }
     }
 
@@ -141,6 +147,7 @@ mod tests {
             (BatchAction::Publish, [false, true, false, false]),
             (BatchAction::Archive, [true, false, true, false]),
             (BatchAction::Delete, [true, true, true, false]),
+            (BatchAction::Review, [false, false, true, false]),
         ];
         for (action, expected) in cases {
             for (from, want) in QuestionStatus::ALL.into_iter().zip(expected) {
@@ -150,6 +157,7 @@ mod tests {
         assert_eq!(BatchAction::Publish.target(), Published);
         assert_eq!(BatchAction::Archive.target(), Archived);
         assert_eq!(BatchAction::Delete.target(), Archived);
+        assert_eq!(BatchAction::Review.target(), Reviewing);
     }
 
     #[test]

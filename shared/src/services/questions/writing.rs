@@ -370,6 +370,7 @@ pub async fn batch(
         BatchAction::Publish => "question.batch_publish",
         BatchAction::Archive => "question.batch_archive",
         BatchAction::Delete => "question.batch_delete",
+        BatchAction::Review => "question.batch_review",
     };
     let outcome = json!({ "status": to.as_str(), "ids": moved, "failed": not_moved });
     commit_many_questions_write(tx, ctx, admin, audit_action, outcome).await?;
