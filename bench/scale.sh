@@ -67,6 +67,7 @@ dims() {
 # Beijing time: this week's Monday
 week_start=$(TZ=Asia/Shanghai date -d "$(TZ=Asia/Shanghai date +%F) -$(( $(TZ=Asia/Shanghai date +%u) - 1 )) days" +%F)
 now_ms=$(( $(date +%s) * 1000 ))
+today=$(TZ=Asia/Shanghai date +%F)
 RESULTS="$RUN_DIR/results.tsv"
 printf 'engine\tsize\tendpoint\tsamples\tp50_ms\tp99_ms\n' > "$RESULTS"
 
@@ -101,7 +102,7 @@ for engine in $ENGINES; do
     sed -e "s/@PLAYERS@/$players/g" -e "s/@QUESTIONS@/$questions/g" -e "s/@WEEKLY@/$weekly/g" \
         -e "s/@LOGS@/$logs/g" -e "s/@HEAVY@/$heavy/g" -e "s/@HEAVY_ANSWERS@/$heavy_answers/g" \
         -e "s/@SESSIONS@/$sessions/g" -e "s/@HEAVY_SESSIONS@/$heavy_sessions/g" \
-        -e "s/@WEEK_START@/$week_start/g" -e "s/@NOW@/$now_ms/g" \
+        -e "s/@WEEK_START@/$week_start/g" -e "s/@NOW@/$now_ms/g" -e "s/@TODAY@/$today/g" \
         "$ROOT/bench/scale/seed.sql" > "$dir/seed.sql"
     start=$(date +%s)
     if [ "$engine" = postgres ]; then

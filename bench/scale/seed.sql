@@ -13,14 +13,35 @@ INSERT INTO skill_nodes (id, category_id, title, parent_id, sort_order, question
                          pass_threshold, created_at, updated_at)
 VALUES ('scale-node', 'scale-track', 'Everything', NULL, 0, 5, 3, @NOW@, @NOW@);
 
+-- each with the summary of its statistics (below); one in 50 flagged likely_miskeyed
 INSERT INTO questions (id, category_id, stem_text, content_type, correct_answer, distractors,
-                       difficulty, status, source, pick_key, created_at, updated_at)
+                       difficulty, status, source, pick_key, created_at, updated_at,
+                       stats_attempts, stats_correct, stats_accuracy_key, stats_flags,
+                       stats_severity)
 SELECT 'sq-' || value, 'scale-track',
        'Scale question ' || value || ' about topic ' || ((value * 7919) % 997),
        'text', 'Answer ' || value,
        '["Alpha ' || value || '", "Beta ' || value || '", "Gamma ' || value || '"]',
        1 + value % 5, 'published', 'system', (value * 2654435761) % 2147483647,
-       @NOW@ - value * 1000, @NOW@ - value * 1000
+       @NOW@ - value * 1000, @NOW@ - value * 1000,
+       200, 20 + value % 150, (20 + value % 150) / 200.0,
+       CASE WHEN value % 50 = 0 THEN 'likely_miskeyed' END,
+       CASE WHEN value % 50 = 0 THEN 16 ELSE 0 END
+FROM generate_series(CAST(1 AS BIGINT), @QUESTIONS@) AS value;
+-- the statistics job's rows for every question: counts, picks, one day
+INSERT INTO question_stats (question_id, version, attempts, correct, players, card_views,
+                            median_time_ms, discrimination, flags, computed_at)
+SELECT 'sq-' || value, 1, 200, 20 + value % 150, 180, 40, 2000 + value % 3000, 0.25,
+       CASE WHEN value % 50 = 0 THEN 'likely_miskeyed' END, @NOW@
+FROM generate_series(CAST(1 AS BIGINT), @QUESTIONS@) AS value;
+INSERT INTO question_option_picks (question_id, version, option_text, picks)
+SELECT 'sq-' || value, 1, 'Answer ' || value, 20 + value % 150
+FROM generate_series(CAST(1 AS BIGINT), @QUESTIONS@) AS value;
+INSERT INTO question_option_picks (question_id, version, option_text, picks)
+SELECT 'sq-' || value, 1, 'Alpha ' || value, 180 - value % 150
+FROM generate_series(CAST(1 AS BIGINT), @QUESTIONS@) AS value;
+INSERT INTO question_daily_stats (question_id, version, day, attempts, correct)
+SELECT 'sq-' || value, 1, '@TODAY@', 200, 20 + value % 150
 FROM generate_series(CAST(1 AS BIGINT), @QUESTIONS@) AS value;
 -- their version 1 (a challenge serves a question's version, not its row); no cards
 INSERT INTO question_versions (question_id, version, category_id, content_type, stem_text,

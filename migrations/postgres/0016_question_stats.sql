@@ -92,7 +92,7 @@ ALTER TABLE questions ADD COLUMN stats_flags TEXT;
 ALTER TABLE questions ADD COLUMN stats_severity BIGINT NOT NULL DEFAULT 0;
 CREATE INDEX questions_accuracy_order ON questions (stats_accuracy_key, id);
 CREATE INDEX questions_attempts_order ON questions (stats_attempts, id);
-CREATE INDEX questions_severity_order ON questions (stats_severity, id) WHERE stats_flags IS NOT NULL;
+CREATE INDEX questions_severity_order ON questions (stats_severity, id);
 
 -- The job's sources, read in (created_at, id) order: every answer, and first card views.
 CREATE INDEX challenge_answers_created ON challenge_answers (created_at, id);

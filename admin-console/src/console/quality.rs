@@ -10,6 +10,7 @@ use axum::http::HeaderMap;
 use axum::routing::{get, post};
 use chrono::NaiveDate;
 use serde::Deserialize;
+use shared::domain::question_stats::QualityRules;
 use shared::domain::question_status::BatchAction;
 use shared::services::question_stats::{self, QuestionStats, StatsQuery};
 use shared::services::questions::{
@@ -32,7 +33,7 @@ pub fn router() -> Router<AppState> {
 }
 
 /// A flag said in words, with the numbers that raised it.
-fn flag_sentence(flag: &str, s: &QuestionStats) -> String {
+fn flag_sentence(flag: &str, s: &QuestionStats, rules: &QualityRules) -> String {
     let percent = |r: Option<f64>| r.map_or_else(|| "—".to_string(), charts::format_percent);
     let answer = s.options.iter().find(|o| o.is_correct);
     let distractors = || s.options.iter().filter(|o| !o.is_correct);
@@ -62,7 +63,7 @@ fn flag_sentence(flag: &str, s: &QuestionStats) -> String {
         ),
         "dead_distractor" => {
             let dead: Vec<String> = distractors()
-                .filter(|o| o.pick_rate.is_some_and(|r| r < 0.02))
+                .filter(|o| o.pick_rate.is_some_and(|r| r < rules.dead_distractor_rate))
                 .map(|o| format!("“{}”", o.text))
                 .collect();
             format!(
@@ -92,6 +93,8 @@ struct StatsPage {
     bars: String,
     line: String,
     numbers: Vec<(&'static str, String)>,
+    /// Attempts before a version gets flags (`RULE_STATS_MIN_ATTEMPTS`).
+    min_attempts: i64,
     versions: Vec<QuestionVersionSummary>,
     from: i64,
     to: i64,
@@ -202,10 +205,11 @@ async fn stats_page(
             ),
         ),
     ];
+    let quality = &ctx.settings.quality;
     let flags = stats
         .flags
         .iter()
-        .map(|f| flag_sentence(f, &stats))
+        .map(|f| flag_sentence(f, &stats, quality))
         .collect();
     Ok(page(&StatsPage {
         chrome: me.chrome("questions").await,
@@ -214,6 +218,7 @@ async fn stats_page(
         bars,
         line,
         numbers,
+        min_attempts: quality.min_attempts,
         versions,
         from,
         to,
@@ -303,7 +308,7 @@ async fn attention(State(state): State<AppState>, me: ConsoleAdmin) -> PageResul
             sentences: stats
                 .flags
                 .iter()
-                .map(|f| flag_sentence(f, &stats))
+                .map(|f| flag_sentence(f, &stats, &state.ctx.settings.quality))
                 .collect(),
             accuracy: stats
                 .accuracy

@@ -208,53 +208,84 @@ pub const DAILY_ACTIVITY: Counters = Counters {
     counts: &["answers", "correct", "active_players"],
 };
 
-/// Adds `counts` to the row of `keys` in `c` (creating it): one upsert.
-pub async fn add(tx: &mut Tx, c: Counters, keys: &[Key<'_>], counts: &[i64]) -> sqlx::Result<()> {
+/// One row of counter additions: its key values and what to add to each counter.
+pub type Addition<'a> = (Vec<Key<'a>>, Vec<i64>);
+
+/// Rows one statement writes at most (bind parameters stay far below both engines'
+/// limits).
+const ROWS_PER_STATEMENT: usize = 500;
+
+/// Adds each row's counts to the row of its keys in `c` (creating it): one multi-row
+/// upsert per [`ROWS_PER_STATEMENT`] rows. Every key must appear once in `rows` (a row
+/// cannot be updated twice by one statement).
+pub async fn add(tx: &mut Tx, c: Counters, rows: &[Addition<'_>]) -> sqlx::Result<()> {
+    let width = c.keys.len() + c.counts.len();
     let columns = c.keys.iter().chain(c.counts).copied().collect::<Vec<_>>();
     let sets = c
         .counts
         .iter()
         .map(|n| format!("{n} = {t}.{n} + excluded.{n}", t = c.table))
         .collect::<Vec<_>>();
-    // table and column names are the constants above, never input
-    let sql = format!(
-        "INSERT INTO {} ({}) VALUES ({}) ON CONFLICT ({}) DO UPDATE SET {}",
-        c.table,
-        columns.join(", "),
-        super::placeholders(columns.len()),
-        c.keys.join(", "),
-        sets.join(", ")
-    );
-    in_tx!(tx, |ex| {
-        let mut q = sqlx::query(sqlx::AssertSqlSafe(sql.clone()));
-        for key in keys {
-            q = match *key {
-                Key::Text(s) => q.bind(s),
-                Key::Int(i) => q.bind(i),
-            };
-        }
-        for n in counts {
-            q = q.bind(*n);
-        }
-        q.execute(ex).await?;
-    });
+    for chunk in rows.chunks(ROWS_PER_STATEMENT) {
+        let values = (0..chunk.len())
+            .map(|r| {
+                let params = (1..=width)
+                    .map(|i| format!("${}", r * width + i))
+                    .collect::<Vec<_>>();
+                format!("({})", params.join(", "))
+            })
+            .collect::<Vec<_>>();
+        // table and column names are the constants above, never input
+        let sql = format!(
+            "INSERT INTO {} ({}) VALUES {} ON CONFLICT ({}) DO UPDATE SET {}",
+            c.table,
+            columns.join(", "),
+            values.join(", "),
+            c.keys.join(", "),
+            sets.join(", ")
+        );
+        in_tx!(tx, |ex| {
+            let mut q = sqlx::query(sqlx::AssertSqlSafe(sql.clone()));
+            for (keys, counts) in chunk {
+                for key in keys {
+                    q = match *key {
+                        Key::Text(s) => q.bind(s),
+                        Key::Int(i) => q.bind(i),
+                    };
+                }
+                for n in counts {
+                    q = q.bind(*n);
+                }
+            }
+            q.execute(ex).await?;
+        });
+    }
     Ok(())
 }
 
-/// Records that the player answered on the day; true when that is their first answer
-/// of the day (then the day's active players grow by one).
-pub async fn mark_daily_player(tx: &mut Tx, day: &str, player_id: &str) -> sqlx::Result<bool> {
-    Ok(in_tx!(tx, |ex| {
-        sqlx::query(
-            "INSERT INTO daily_players (day, player_id) VALUES ($1, $2) ON CONFLICT DO NOTHING",
-        )
-        .bind(day)
-        .bind(player_id)
-        .execute(ex)
-        .await?
-        .rows_affected()
-            == 1
-    }))
+/// Records that each player answered on their day; returns, per day, how many of them
+/// answered for the first time that day (the day's active players grow by as many).
+pub async fn mark_daily_players(tx: &mut Tx, marks: &[(&str, &str)]) -> sqlx::Result<Vec<String>> {
+    let mut first = Vec::new();
+    for chunk in marks.chunks(ROWS_PER_STATEMENT) {
+        let values = (0..chunk.len())
+            .map(|r| format!("(${}, ${})", 2 * r + 1, 2 * r + 2))
+            .collect::<Vec<_>>();
+        let sql = format!(
+            "INSERT INTO daily_players (day, player_id) VALUES {}
+             ON CONFLICT DO NOTHING RETURNING day",
+            values.join(", ")
+        );
+        let days = in_tx!(tx, |ex| {
+            let mut q = sqlx::query_scalar::<_, String>(sqlx::AssertSqlSafe(sql.clone()));
+            for (day, player) in chunk {
+                q = q.bind(*day).bind(*player);
+            }
+            q.fetch_all(ex).await?
+        });
+        first.extend(days);
+    }
+    Ok(first)
 }
 
 /// The counted numbers of a question version.

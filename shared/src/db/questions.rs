@@ -174,7 +174,7 @@ fn keyword_filter(db: &Db, keyword: Option<&str>, fts: usize) -> (String, Option
 }
 
 /// The filter text after [`WHERE`] for `f`: its keyword's test (see [`keyword_filter`])
-/// and, for `flagged`, the flagged rows (the partial index `questions_severity_order`).
+/// and, for `flagged`, the flagged rows.
 fn filter_text(db: &Db, f: &ListFilter, fts: usize) -> (String, Option<String>) {
     let (mut text, phrase) = keyword_filter(db, f.keyword.as_deref(), fts);
     if f.flagged {
@@ -533,5 +533,32 @@ pub async fn move_status(
             q = q.bind(*s);
         }
         q.execute(ex).await?.rows_affected() == 1
+    }))
+}
+
+/// Moves a question from `from` to `to` only while its current version is `version`
+/// (numbers about an older version never move a newer one); true when it moved.
+pub async fn move_status_at_version(
+    tx: &mut Tx,
+    id: &str,
+    version: i64,
+    from: &str,
+    to: &str,
+    now_ms: i64,
+) -> sqlx::Result<bool> {
+    Ok(in_tx!(tx, |ex| {
+        sqlx::query(
+            "UPDATE questions SET status = $3, updated_at = $4
+             WHERE id = $1 AND version = $2 AND status = $5",
+        )
+        .bind(id)
+        .bind(version)
+        .bind(to)
+        .bind(now_ms)
+        .bind(from)
+        .execute(ex)
+        .await?
+        .rows_affected()
+            == 1
     }))
 }

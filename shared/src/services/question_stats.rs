@@ -28,15 +28,17 @@ use crate::services::audit;
 use crate::{Error, Result};
 
 /// The job reads only rows at least this old, so no answer still being written (its
-/// instant is taken before its write commits) can land behind the cursor.
-pub const SETTLE_MS: i64 = 30_000;
+/// instant is taken before its write commits) can land behind the cursor: far longer
+/// than a write can wait for the database (SQLite's writer: 10 s busy timeout).
+pub const SETTLE_MS: i64 = 120_000;
 /// Rows one batch reads (one short transaction).
 const BATCH: i64 = 1000;
 /// At most this many batches per source and run; the next run goes on.
 const BATCHES_PER_RUN: u32 = 50;
-/// Answer times above ten minutes count as ten minutes (the median's histogram stays
-/// bounded).
+/// Answer times above ten minutes count as ten minutes, and times are kept to 10 ms:
+/// the median's histogram stays at most 60,000 rows per version, usually a few hundred.
 const MAX_TIME_MS: i64 = 600_000;
+const TIME_STEP_MS: i64 = 10;
 /// The days of the question page's accuracy line and the dashboard's charts.
 pub const DAYS_SHOWN: i64 = 30;
 const DAY_MS: i64 = 86_400_000;
@@ -72,7 +74,7 @@ pub async fn aggregate(ctx: &AppContext) -> Result<Aggregated> {
         count_answers(&mut tx, &facts, &mut touched).await?;
         if !store::move_cursor(&mut tx, ANSWERS, &from, &to).await? {
             // another run counted these meanwhile: this one's counts roll back
-            return Ok(done);
+            break;
         }
         tx.commit().await?;
         done.answers += facts.len() as u64;
@@ -92,7 +94,7 @@ pub async fn aggregate(ctx: &AppContext) -> Result<Aggregated> {
             id: last.id.clone(),
         };
         if !store::move_cursor(&mut tx, CARD_VIEWS, &from, &to).await? {
-            return Ok(done);
+            break;
         }
         tx.commit().await?;
         let questions: BTreeSet<&str> = views
@@ -143,7 +145,10 @@ async fn count_answers(
             *picks.entry((v.clone(), text)).or_default() += 1;
         }
         *times
-            .entry((v.clone(), f.time_ms.clamp(0, MAX_TIME_MS)))
+            .entry((
+                v.clone(),
+                f.time_ms.clamp(0, MAX_TIME_MS) / TIME_STEP_MS * TIME_STEP_MS,
+            ))
             .or_default() += 1;
         add(
             days.entry((v.clone(), day.clone())).or_default(),
@@ -159,43 +164,72 @@ async fn count_answers(
         add(activity.entry(day.clone()).or_default(), f.is_correct);
         day_players.insert((day, &f.player_id));
     }
-    fn version_keys((q, v): &Version) -> [Key<'_>; 2] {
-        [Key::Text(q), Key::Int(*v)]
+    fn version_keys((q, v): &Version) -> Vec<Key<'_>> {
+        vec![Key::Text(q), Key::Int(*v)]
     }
-    for (v, n) in &questions {
-        store::add(tx, QUESTION_COUNTS, &version_keys(v), n).await?;
-        touched.insert(v.clone());
+    touched.extend(questions.keys().cloned());
+    let rows: Vec<_> = questions
+        .iter()
+        .map(|(v, n)| (version_keys(v), n.to_vec()))
+        .collect();
+    store::add(tx, QUESTION_COUNTS, &rows).await?;
+    let rows: Vec<_> = picks
+        .iter()
+        .map(|((v, text), n)| {
+            let mut keys = version_keys(v);
+            keys.push(Key::Text(text));
+            (keys, vec![*n])
+        })
+        .collect();
+    store::add(tx, OPTION_PICKS, &rows).await?;
+    let rows: Vec<_> = times
+        .iter()
+        .map(|((v, ms), n)| {
+            let mut keys = version_keys(v);
+            keys.push(Key::Int(*ms));
+            (keys, vec![*n])
+        })
+        .collect();
+    store::add(tx, ANSWER_TIMES, &rows).await?;
+    let rows: Vec<_> = days
+        .iter()
+        .map(|((v, day), n)| {
+            let mut keys = version_keys(v);
+            keys.push(Key::Text(day));
+            (keys, n.to_vec())
+        })
+        .collect();
+    store::add(tx, QUESTION_DAYS, &rows).await?;
+    let rows: Vec<_> = question_players
+        .iter()
+        .map(|((v, player), n)| {
+            let mut keys = version_keys(v);
+            keys.push(Key::Text(player));
+            (keys, n.to_vec())
+        })
+        .collect();
+    store::add(tx, QUESTION_PLAYERS, &rows).await?;
+    let rows: Vec<_> = players
+        .iter()
+        .map(|(player, n)| (vec![Key::Text(player)], n.to_vec()))
+        .collect();
+    store::add(tx, PLAYER_ACCURACY, &rows).await?;
+    let marks: Vec<(&str, &str)> = day_players
+        .iter()
+        .map(|(day, player)| (day.as_str(), *player))
+        .collect();
+    let mut active: BTreeMap<String, i64> = BTreeMap::new();
+    for day in store::mark_daily_players(tx, &marks).await? {
+        *active.entry(day).or_default() += 1;
     }
-    for ((v, text), n) in &picks {
-        let [q, ver] = version_keys(v);
-        store::add(tx, OPTION_PICKS, &[q, ver, Key::Text(text)], &[*n]).await?;
-    }
-    for ((v, ms), n) in &times {
-        let [q, ver] = version_keys(v);
-        store::add(tx, ANSWER_TIMES, &[q, ver, Key::Int(*ms)], &[*n]).await?;
-    }
-    for ((v, day), n) in &days {
-        let [q, ver] = version_keys(v);
-        store::add(tx, QUESTION_DAYS, &[q, ver, Key::Text(day)], n).await?;
-    }
-    for ((v, player), n) in &question_players {
-        let [q, ver] = version_keys(v);
-        store::add(tx, QUESTION_PLAYERS, &[q, ver, Key::Text(player)], n).await?;
-    }
-    for (player, n) in &players {
-        store::add(tx, PLAYER_ACCURACY, &[Key::Text(player)], n).await?;
-    }
-    let mut active: BTreeMap<&str, i64> = BTreeMap::new();
-    for (day, player) in &day_players {
-        if store::mark_daily_player(tx, day, player).await? {
-            *active.entry(day).or_default() += 1;
-        }
-    }
-    for (day, [answers, correct]) in &activity {
-        let first_today = active.get(day.as_str()).copied().unwrap_or(0);
-        let counts = [*answers, *correct, first_today];
-        store::add(tx, DAILY_ACTIVITY, &[Key::Text(day)], &counts).await?;
-    }
+    let rows: Vec<_> = activity
+        .iter()
+        .map(|(day, [answers, correct])| {
+            let first_today = active.get(day).copied().unwrap_or(0);
+            (vec![Key::Text(day)], vec![*answers, *correct, first_today])
+        })
+        .collect();
+    store::add(tx, DAILY_ACTIVITY, &rows).await?;
     Ok(())
 }
 
@@ -292,11 +326,11 @@ async fn derive(ctx: &AppContext, question_id: &str, version: i64) -> Result<()>
         && !parse_flags(before.as_deref()).contains(&Flag::LikelyMiskeyed);
     if newly_miskeyed
         && ctx.settings.jobs.auto_review
-        && content.current_version == version
-        && db::questions::move_status(
+        && db::questions::move_status_at_version(
             &mut tx,
             question_id,
-            &[QuestionStatus::Published.as_str()],
+            version,
+            QuestionStatus::Published.as_str(),
             QuestionStatus::Reviewing.as_str(),
             now,
         )
