@@ -16,7 +16,7 @@ pub struct JobSettings {
     /// process of the deployment runs them).
     pub enabled: bool,
     /// `QUESTION_STATS_REFRESH_SECONDS`: the question statistics job reads the new
-    /// answers this often (their numbers are at most this plus a minute old).
+    /// answers this often (their numbers are at most this plus two minutes old).
     pub question_stats_seconds: i64,
     /// `QUESTION_AUTO_REVIEW`: a published question newly flagged `likely_miskeyed` goes
     /// back to reviewing by itself.
@@ -48,9 +48,9 @@ impl JobSettings {
                 .parsed("QUESTION_STATS_REFRESH_SECONDS", d.question_stats_seconds),
             auto_review: r.flag("QUESTION_AUTO_REVIEW", d.auto_review),
         };
-        if !(1..=240).contains(&s.question_stats_seconds) {
+        if !(1..=180).contains(&s.question_stats_seconds) {
             r.errors.push(
-                "QUESTION_STATS_REFRESH_SECONDS must be 1-240 (numbers at most 5 minutes old)"
+                "QUESTION_STATS_REFRESH_SECONDS must be 1-180 (numbers at most 5 minutes old)"
                     .into(),
             );
         }

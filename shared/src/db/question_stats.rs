@@ -216,7 +216,7 @@ pub type Addition<'a> = (Vec<Key<'a>>, Vec<i64>);
 const ROWS_PER_STATEMENT: usize = 500;
 
 /// Adds each row's counts to the row of its keys in `c` (creating it): one multi-row
-/// upsert per [`ROWS_PER_STATEMENT`] rows. Every key must appear once in `rows` (a row
+/// upsert per `ROWS_PER_STATEMENT` rows. Every key must appear once in `rows` (a row
 /// cannot be updated twice by one statement).
 pub async fn add(tx: &mut Tx, c: Counters, rows: &[Addition<'_>]) -> sqlx::Result<()> {
     let width = c.keys.len() + c.counts.len();
