@@ -303,7 +303,8 @@ async fn question_quality(b: &Browser, app: &TestApp) {
             .collect::<Vec<_>>()
     )
     .to_string();
-    let at = app.ctx.clock.now_ms() - 60_000;
+    // older than the statistics job's settle window, so its next run reads them
+    let at = app.ctx.clock.now_ms() - 10 * 60_000;
     let mut tx = app.ctx.db.begin().await.unwrap();
     for i in 0..60_i64 {
         let session = format!("e2e-quality-{i}");
