@@ -28,7 +28,9 @@ from admin_client.api.auth import admin_sign_in
 from admin_client.api.categories import admin_list_categories
 from admin_client.api.questions import (
     admin_batch_publish_questions,
+    admin_export_questions,
     admin_get_question,
+    admin_get_question_stats,
     admin_get_question_version,
     admin_import_questions_csv,
     admin_list_question_versions,
@@ -37,15 +39,18 @@ from admin_client.api.questions import (
     admin_set_question_status,
 )
 from admin_client.models import (
+    AdminExportQuestionsFormat,
     EnvelopeAdminLogin,
     EnvelopeAdminQuestion,
     EnvelopeBatchResult,
     EnvelopeImportResult,
+    EnvelopeQuestionStats,
     EnvelopeQuestionVersion,
     EnvelopeVecAdminQuestion,
     EnvelopeVecCategory,
     EnvelopeVecQuestionVersionSummary,
     LoginRequest,
+    QuestionExport,
     StatusRequest,
 )
 from admin_client.models import ErrorEnvelope as AdminErrorEnvelope
@@ -472,6 +477,42 @@ def play_admin(base_url: str, username: str, password: str) -> None:
     if same.version != 1 or same.status != "published":
         fail(f"revert: version {same.version}, status {same.status}")
     print(f"admin: question {question} has version 1 only")
+
+    # the JSON export is the import's body (no envelope): the two imported questions
+    global CALLS
+    CALLS += 1
+    exported = admin_export_questions.sync_detailed(
+        client=admin, format_=AdminExportQuestionsFormat.JSON, keyword=tag
+    )
+    if exported.status_code != 200 or not isinstance(exported.parsed, QuestionExport):
+        fail(f"export: HTTP {int(exported.status_code)}: {exported.content[:500]!r}")
+    problems = unparsed(exported.parsed, "QuestionExport", "QuestionExport")
+    if problems:
+        fail("export: " + "; ".join(problems))
+    stems = sorted(q.stem.text for q in exported.parsed.questions)
+    if len(stems) != 2 or not all(tag in stem for stem in stems):
+        fail(f"export: {stems}")
+    print(f"admin: exported {len(stems)} questions as JSON")
+
+    # no answer yet: zero attempts, every option, thirty days
+    stats = data_of(
+        expect(
+            admin_get_question_stats.sync_detailed(question, client=admin, version=1),
+            200,
+            EnvelopeQuestionStats,
+            "statistics",
+        ),
+        "statistics",
+    )
+    if (
+        stats.version != 1
+        or stats.attempts != 0
+        or len(stats.options) != 4
+        or not stats.options[0].is_correct
+        or len(stats.daily) != 30
+    ):
+        fail(f"statistics: {stats!r}")
+    print(f"admin: question {question} has no attempts yet")
 
     missing = expect(
         admin_get_question.sync_detailed(str(uuid.uuid4()), client=admin),

@@ -63,9 +63,11 @@ pub struct AnswerCache {
     enabled: bool,
     challenges: Bounded<String, Challenge>,
     players: Bounded<String, PlayerProgress>,
-    /// By question id: the card of the version last read (each carries its version, and
-    /// only a card of the version asked for is given; a lookup by id allocates nothing).
-    cards: Bounded<String, CardSource>,
+    /// By question id: the cards of the [`AnswerCache::CARD_VERSIONS`] versions last
+    /// read (each carries its version, and only a card of the version asked for is
+    /// given; a lookup by id allocates nothing), so the challenges of an old and a new
+    /// version in flight at once do not push each other's card out.
+    cards: Bounded<String, Vec<CardSource>>,
 }
 
 impl Default for AnswerCache {
@@ -88,6 +90,8 @@ impl AnswerCache {
     pub const CHALLENGE_MAX_AGE: Duration = Duration::from_secs(30 * 60);
     pub const PLAYER_MAX_AGE: Duration = Duration::from_secs(10 * 60);
     pub const CARD_MAX_AGE: Duration = Duration::from_secs(30);
+    /// Versions of one question's card remembered at once.
+    pub const CARD_VERSIONS: usize = 2;
     /// Entries per map; past it the oldest go (about 2 KiB per challenge with its
     /// player).
     pub const CAPACITY: usize = 8192;
@@ -171,17 +175,30 @@ impl AnswerCache {
 
     /// The card of version `version` of a question, when remembered.
     pub fn card(&self, question_id: &str, version: i64) -> Option<CardSource> {
-        self.cards
-            .get(question_id, Self::CARD_MAX_AGE)
-            .filter(|card| card.question_version == version)
+        self.cards.find(question_id, Self::CARD_MAX_AGE, |cards| {
+            cards
+                .iter()
+                .find(|card| card.question_version == version)
+                .cloned()
+        })
     }
 
     pub fn remember_card(&self, card: &CardSource) {
         if !self.enabled {
             return;
         }
-        self.cards
-            .insert(card.question_id.clone(), card.clone(), Self::CARD_MAX_AGE);
+        self.cards.insert_or_update(
+            card.question_id.clone(),
+            Self::CARD_MAX_AGE,
+            |cards| {
+                cards.retain(|c| c.question_version != card.question_version);
+                if cards.len() >= Self::CARD_VERSIONS {
+                    cards.remove(0);
+                }
+                cards.push(card.clone());
+            },
+            || vec![card.clone()],
+        );
     }
 }
 
@@ -210,8 +227,48 @@ impl<K: Eq + Hash + Clone, V: Clone> Bounded<K, V> {
             .map(|(value, _)| value.clone())
     }
 
-    fn insert(&self, key: K, value: V, max_age: Duration) {
+    /// What `look` finds in the value of `key`, when present and younger than `max_age`
+    /// (nothing is cloned but what it returns).
+    fn find<Q, R>(
+        &self,
+        key: &Q,
+        max_age: Duration,
+        look: impl FnOnce(&V) -> Option<R>,
+    ) -> Option<R>
+    where
+        K: std::borrow::Borrow<Q>,
+        Q: Eq + Hash + ?Sized,
+    {
+        self.lock()
+            .get(key)
+            .filter(|(_, at)| at.elapsed() < max_age)
+            .and_then(|(value, _)| look(value))
+    }
+
+    /// Changes the value of `key` in place when present and younger than `max_age`
+    /// (its age unchanged); else stores `new()` as a new entry.
+    fn insert_or_update(
+        &self,
+        key: K,
+        max_age: Duration,
+        change: impl FnOnce(&mut V),
+        new: impl FnOnce() -> V,
+    ) {
         let mut map = self.lock();
+        if let Some((value, at)) = map.get_mut(&key)
+            && at.elapsed() < max_age
+        {
+            change(value);
+            return;
+        }
+        Self::insert_locked(&mut map, key, new(), max_age);
+    }
+
+    fn insert(&self, key: K, value: V, max_age: Duration) {
+        Self::insert_locked(&mut self.lock(), key, value, max_age);
+    }
+
+    fn insert_locked(map: &mut HashMap<K, (V, Instant)>, key: K, value: V, max_age: Duration) {
         if map.len() >= AnswerCache::CAPACITY && !map.contains_key(&key) {
             map.retain(|_, (_, at)| at.elapsed() < max_age);
             if map.len() >= AnswerCache::CAPACITY {
@@ -387,7 +444,15 @@ mod tests {
         cache.remember_card(&card_of("q0", 2, "as it is"));
         let (_, c) = cache.answer_context("p1", "s1", "q0").expect("remembered");
         assert_eq!(c.card.and_then(|c| c.summary).as_deref(), Some("as it is"));
+        // both versions' challenges are answered from memory
+        assert_eq!(
+            cache.card("q0", 1).and_then(|c| c.summary).as_deref(),
+            Some("as it was")
+        );
+        // a third version pushes out the oldest
+        cache.remember_card(&card_of("q0", 3, "newest"));
         assert!(cache.card("q0", 1).is_none(), "read again when asked for");
+        assert!(cache.card("q0", 2).is_some() && cache.card("q0", 3).is_some());
     }
 
     #[test]

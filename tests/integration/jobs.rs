@@ -121,6 +121,13 @@ async fn retention_purges_old_rows_in_batches_and_keeps_the_record(app: TestApp)
         )
         .await;
     }
+    for day in ["2026-11-01", "2026-11-18"] {
+        app.exec(
+            "INSERT INTO daily_players (day, player_id) VALUES ($1, 'someone')",
+            &[day],
+        )
+        .await;
+    }
     for (key, created) in [("old-key", &old), ("new-key", &now.to_string())] {
         app.exec(
             "INSERT INTO idempotency_records (scope, key, owner_id, response, created_at)
@@ -145,7 +152,7 @@ async fn retention_purges_old_rows_in_batches_and_keeps_the_record(app: TestApp)
 
     let metrics = Metrics::new(app.ctx.db.clone());
     let removed = jobs::purge(&app.ctx, &metrics.jobs()).await.unwrap();
-    assert_eq!(removed, 3 + 1 + 1 + 1 + 1);
+    assert_eq!(removed, 3 + 1 + 1 + 1 + 1 + 1);
 
     for (sql, left) in [
         (
@@ -168,6 +175,14 @@ async fn retention_purges_old_rows_in_batches_and_keeps_the_record(app: TestApp)
         ),
         (
             "SELECT count(*) FROM sms_daily_counters WHERE day = '2026-11-01'",
+            0,
+        ),
+        (
+            "SELECT count(*) FROM daily_players WHERE day = '2026-11-18'",
+            1,
+        ),
+        (
+            "SELECT count(*) FROM daily_players WHERE day = '2026-11-01'",
             0,
         ),
         (

@@ -5,13 +5,24 @@
 //! later, racing), answers still settling wait for the next run, and
 //! `QUESTION_AUTO_REVIEW` sends a newly miskeyed question back to review, audited.
 
+use jsonwebtoken::Algorithm;
+use rsa::pkcs1::EncodeRsaPrivateKey;
 use serde_json::{Value, json};
 use shared::metrics::Metrics;
+use shared::providers::oidc::testing::{TestKey, jwks};
 use shared::services::jobs::{self, Job};
 use shared::services::question_stats::SETTLE_MS;
-use tests::{Engine, TestApp, both_engines_with};
+use tests::{Engine, TestApp, both_engines_raw, both_engines_with};
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
 
-both_engines_with!(demo; every_number_and_flag_is_exact, each_answer_counts_once);
+both_engines_with!(
+    demo;
+    every_number_and_flag_is_exact,
+    each_answer_counts_once,
+    a_run_that_dies_after_counting_is_derived_by_the_next
+);
+both_engines_raw!(a_merged_guests_answers_count_for_the_account);
 both_engines_with!(auto_review; a_miskeyed_question_goes_back_to_review);
 
 const TRACK: &str = "world-geography";
@@ -26,6 +37,17 @@ async fn demo(engine: Engine) -> TestApp {
         ],
     )
     .await
+}
+
+const APPLE_CLIENT: &str = "com.example.quiz";
+const APPLE_ISSUER: &str = "https://appleid.apple.com";
+
+fn apple_token(key: &TestKey, sub: &str) -> String {
+    let now = chrono::Utc::now().timestamp();
+    key.sign(
+        Algorithm::RS256,
+        &json!({ "iss": APPLE_ISSUER, "aud": APPLE_CLIENT, "sub": sub, "iat": now, "exp": now + 600 }),
+    )
 }
 
 async fn auto_review(engine: Engine) -> TestApp {
@@ -104,6 +126,12 @@ fn pick(i: usize, studied: bool, q: &Question) -> &str {
 /// ten open the studied question's card.
 async fn play(app: &TestApp, prefix: &str, i: usize, questions: &[Question]) {
     let (_, token, _) = app.guest(&format!("{prefix}-{i}")).await;
+    play_as(app, &token, i, questions).await;
+}
+
+/// The player of `token` plays as player `i` would.
+async fn play_as(app: &TestApp, token: &str, i: usize, questions: &[Question]) {
+    let token = token.to_string();
     let c: Value = app
         .get(
             &format!("/v1/challenges/next?trackId={TRACK}"),
@@ -399,4 +427,153 @@ async fn a_miskeyed_question_goes_back_to_review(app: TestApp) {
         .filter(|e| e["action"] == "question.auto_review")
         .count();
     assert_eq!(again, 1);
+}
+
+/// A run that counted answers and died before deriving them (here: the versions table
+/// is away) leaves them due; the next run derives them though no answer is new.
+async fn a_run_that_dies_after_counting_is_derived_by_the_next(app: TestApp) {
+    let (admin, _, _) = app.admin_login().await;
+    let questions = five_questions(&app).await;
+    let studied = &questions[0];
+    for i in 0..PLAYERS {
+        play(&app, "dies", i, &questions).await;
+    }
+    app.exec(
+        "ALTER TABLE question_versions RENAME TO question_versions_away",
+        &[],
+    )
+    .await;
+    assert!(
+        !run_job(&app, "process-a").await,
+        "the run fails after counting"
+    );
+    app.exec(
+        "ALTER TABLE question_versions_away RENAME TO question_versions",
+        &[],
+    )
+    .await;
+    let s = stats(&app, &admin, &studied.id).await;
+    assert_eq!(s["attempts"], 60, "counted");
+    assert_eq!(s["computedAt"], Value::Null, "not derived");
+    assert_eq!(s["flags"], json!([]));
+
+    // (its lease is still the failed run's process's)
+    assert!(run_job(&app, "process-a").await);
+    let s = stats(&app, &admin, &studied.id).await;
+    assert_eq!(s["attempts"], 60, "counted once");
+    assert!(s["computedAt"].is_string());
+    assert_eq!(s["medianTimeMs"], 1295);
+    close(&s["discrimination"], -1.0);
+    assert_eq!(
+        s["flags"],
+        json!([
+            "likely_miskeyed",
+            "negative_discrimination",
+            "dead_distractor"
+        ])
+    );
+    assert_eq!(
+        app.scalar(
+            "SELECT count(*) FROM question_stats WHERE derive_due > 0",
+            &[]
+        )
+        .await,
+        0
+    );
+}
+
+/// A guest whose answers were counted links to an account: the counted answers follow
+/// them (the account's overall accuracy, one player per version), as the answers do.
+async fn a_merged_guests_answers_count_for_the_account(engine: Engine) {
+    let server = MockServer::start().await;
+    let private = rsa::RsaPrivateKey::new(&mut rsa::rand_core::OsRng, 2048).unwrap();
+    let der = private.to_pkcs1_der().unwrap();
+    let key = TestKey::from_pkcs1_der("stats-apple", der.as_bytes()).unwrap();
+    Mock::given(method("GET"))
+        .and(path("/auth/keys"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(jwks(&[&key])))
+        .mount(&server)
+        .await;
+    let app = TestApp::spawn_with(
+        engine,
+        &[
+            ("DEMO_CONTENT", "true".to_string()),
+            ("APPLE_CLIENT_ID", APPLE_CLIENT.into()),
+            ("APPLE_JWKS_URL", format!("{}/auth/keys", server.uri())),
+            ("APPLE_ISSUER", APPLE_ISSUER.into()),
+        ],
+    )
+    .await;
+    let questions = five_questions(&app).await;
+    let studied = &questions[0].id;
+    let identity = apple_token(&key, "stats-merge-sub");
+    let signed_in = app
+        .post(
+            "/v1/auth/ios_vendor",
+            json!({ "identityToken": identity }),
+            None,
+        )
+        .await;
+    let account = signed_in.ok()["user"]["id"].as_str().unwrap().to_string();
+    let account_token = signed_in.ok()["tokens"]["accessToken"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // the account misses the studied question and gets the other four; the guest the
+    // reverse
+    play_as(&app, &account_token, 30, &questions).await;
+    let (guest, guest_token, _) = app.guest("stats-merge-guest").await;
+    play_as(&app, &guest_token, 5, &questions).await;
+    assert!(run_job(&app, "process-a").await);
+    let players = || async {
+        app.scalar(
+            "SELECT players FROM question_stats WHERE question_id = $1",
+            &[studied],
+        )
+        .await
+    };
+    assert_eq!(players().await, 2);
+
+    let linked = app
+        .post(
+            "/v1/auth/link",
+            json!({
+                "provider": "ios_vendor",
+                "credential": { "identityToken": identity },
+                "mergePolicy": "server_account_first",
+                "clientMigrationId": "stats-merge",
+            }),
+            Some(&guest_token),
+        )
+        .await;
+    assert_eq!(linked.ok()["session"]["user"]["id"], account.as_str());
+    let accuracy = |player: String| {
+        let app = &app;
+        async move {
+            shared::read!(&app.ctx.db, |ex| {
+                sqlx::query_as::<_, (i64, i64)>(
+                    "SELECT attempts, correct FROM player_accuracy WHERE player_id = $1",
+                )
+                .bind(&player)
+                .fetch_optional(ex)
+                .await
+                .unwrap()
+            })
+        }
+    };
+    assert_eq!(accuracy(guest.clone()).await, None);
+    assert_eq!(accuracy(account.clone()).await, Some((10, 5)));
+    let rows: Vec<(String, i64, i64)> = shared::read!(&app.ctx.db, |ex| {
+        sqlx::query_as(
+            "SELECT player_id, attempts, correct FROM question_players WHERE question_id = $1",
+        )
+        .bind(studied)
+        .fetch_all(ex)
+        .await
+        .unwrap()
+    });
+    assert_eq!(rows, vec![(account.clone(), 2, 1)]);
+    // the next run derives the versions the merge touched: one player now
+    assert!(run_job(&app, "process-a").await);
+    assert_eq!(players().await, 1);
 }

@@ -24,6 +24,12 @@ async fn without_answer_memory(engine: Engine) -> TestApp {
     TestApp::spawn_with(engine, &[("ANSWER_MEMORY", "false".to_string())]).await
 }
 
+both_engines_with!(demo_content; reloading_the_demo_content_keeps_staff_edits);
+
+async fn demo_content(engine: Engine) -> TestApp {
+    TestApp::spawn_with(engine, &[("DEMO_CONTENT", "true".to_string())]).await
+}
+
 mod without_memory {
     use super::*;
 
@@ -887,4 +893,32 @@ async fn a_challenge_serves_the_version_it_was_made_with(app: TestApp) {
         .await,
         2
     );
+}
+
+/// Every start loads the demo content again: a question staff have changed since (here
+/// its card is gone, as a revert to a cardless version leaves it) stays as they left it.
+async fn reloading_the_demo_content_keeps_staff_edits(app: TestApp) {
+    let id = app
+        .text(
+            "SELECT question_id FROM knowledge_cards WHERE question_id IS NOT NULL
+             ORDER BY question_id LIMIT 1",
+            &[],
+        )
+        .await;
+    app.exec("DELETE FROM knowledge_cards WHERE question_id = $1", &[&id])
+        .await;
+    let versions = version_count(&app, &id).await;
+    let again = shared::services::demo::load(&app.ctx.db, &app.ctx.clock)
+        .await
+        .unwrap();
+    assert_eq!(again, shared::services::demo::DemoLoad::default());
+    assert_eq!(
+        app.scalar(
+            "SELECT count(*) FROM knowledge_cards WHERE question_id = $1",
+            &[&id]
+        )
+        .await,
+        0
+    );
+    assert_eq!(version_count(&app, &id).await, versions);
 }

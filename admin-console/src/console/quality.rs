@@ -299,11 +299,14 @@ async fn attention(State(state): State<AppState>, me: ConsoleAdmin) -> PageResul
         },
     )
     .await?;
+    let ids: Vec<&str> = items.iter().map(|q| q.id.as_str()).collect();
+    let mut stats = question_stats::current_stats(&state.ctx, &ids).await?;
     let mut rows = Vec::with_capacity(items.len());
     for question in items {
-        let stats =
-            question_stats::question_stats(&state.ctx, &question.id, &StatsQuery::default())
-                .await?;
+        let Some(at) = stats.iter().position(|s| s.question_id == question.id) else {
+            continue;
+        };
+        let stats = stats.swap_remove(at);
         rows.push(AttentionRow {
             sentences: stats
                 .flags

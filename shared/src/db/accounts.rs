@@ -282,6 +282,8 @@ pub async fn merge_guest(
         .execute(&mut *ex)
         .await?;
     });
+    // The answers counted by the statistics follow the answers.
+    crate::db::question_stats::move_player(tx, guest, target).await?;
     // XP follows its ledger rows, so each account's ledger still sums to its XP.
     for (player, delta) in [(target, c.xp), (guest, -c.xp)] {
         progress::write(Target::Tx(tx), player, Update::AddXp(delta), now_ms).await?;

@@ -21,9 +21,11 @@ impl Cursor {
     }
 }
 
-/// The cursor `name`, read in the job's transaction (the start when it has none).
-pub async fn cursor(tx: &mut Tx, name: &str) -> sqlx::Result<Cursor> {
-    let found = in_tx!(tx, |ex| {
+/// The cursor `name` (the start when it has none). The job reads it, and the rows
+/// after it, outside its write transaction (on SQLite the writer is held only while
+/// counting): the transaction moves the cursor only if it still stands there.
+pub async fn cursor(db: &Db, name: &str) -> sqlx::Result<Cursor> {
+    let found = read!(db, |ex| {
         sqlx::query_as::<_, Cursor>("SELECT created_at, id FROM stats_cursors WHERE name = $1")
             .bind(name)
             .fetch_optional(ex)
@@ -91,12 +93,12 @@ const AFTER: &str = "created_at >= $1 AND (created_at > $1 OR id > $2) AND creat
 /// Up to `limit` answers after `after` (index `challenge_answers_created`), each with
 /// its session question's options.
 pub async fn answers_after(
-    tx: &mut Tx,
+    db: &Db,
     after: &Cursor,
     until: i64,
     limit: i64,
 ) -> sqlx::Result<Vec<AnswerFact>> {
-    Ok(in_tx!(tx, |ex| {
+    Ok(read!(db, |ex| {
         sqlx::query_as::<_, AnswerFact>(sqlx::AssertSqlSafe(format!(
             "SELECT a.created_at, a.id, a.player_id, a.question_id, a.question_version,
                     a.is_correct, a.selected_option_id, a.time_ms, sq.options
@@ -130,12 +132,12 @@ pub struct CardViewFact {
 /// `reward_ledger_card_views`), each with its card's question: a fallback card's id
 /// names it, a card's row holds it.
 pub async fn card_views_after(
-    tx: &mut Tx,
+    db: &Db,
     after: &Cursor,
     until: i64,
     limit: i64,
 ) -> sqlx::Result<Vec<CardViewFact>> {
-    Ok(in_tx!(tx, |ex| {
+    Ok(read!(db, |ex| {
         sqlx::query_as::<_, CardViewFact>(sqlx::AssertSqlSafe(format!(
             "SELECT l.created_at, l.id, l.idempotency_key,
                     COALESCE(k.question_id, CASE WHEN l.card_id LIKE 'fallback-%'
@@ -170,42 +172,52 @@ pub struct Counters {
     pub table: &'static str,
     pub keys: &'static [&'static str],
     pub counts: &'static [&'static str],
+    /// A further assignment when a row is added to (its insert takes the column default).
+    pub also: Option<&'static str>,
 }
 
 pub const QUESTION_COUNTS: Counters = Counters {
     table: "question_stats",
     keys: &["question_id", "version"],
     counts: &["attempts", "correct"],
+    // the version is due for its derived numbers again
+    also: Some("derive_due = question_stats.derive_due + 1"),
 };
 pub const OPTION_PICKS: Counters = Counters {
     table: "question_option_picks",
     keys: &["question_id", "version", "option_text"],
     counts: &["picks"],
+    also: None,
 };
 pub const ANSWER_TIMES: Counters = Counters {
     table: "question_answer_times",
     keys: &["question_id", "version", "time_ms"],
     counts: &["answers"],
+    also: None,
 };
 pub const QUESTION_DAYS: Counters = Counters {
     table: "question_daily_stats",
     keys: &["question_id", "version", "day"],
     counts: &["attempts", "correct"],
+    also: None,
 };
 pub const QUESTION_PLAYERS: Counters = Counters {
     table: "question_players",
     keys: &["question_id", "version", "player_id"],
     counts: &["attempts", "correct"],
+    also: None,
 };
 pub const PLAYER_ACCURACY: Counters = Counters {
     table: "player_accuracy",
     keys: &["player_id"],
     counts: &["attempts", "correct"],
+    also: None,
 };
 pub const DAILY_ACTIVITY: Counters = Counters {
     table: "daily_activity",
     keys: &["day"],
     counts: &["answers", "correct", "active_players"],
+    also: None,
 };
 
 /// One row of counter additions: its key values and what to add to each counter.
@@ -225,6 +237,7 @@ pub async fn add(tx: &mut Tx, c: Counters, rows: &[Addition<'_>]) -> sqlx::Resul
         .counts
         .iter()
         .map(|n| format!("{n} = {t}.{n} + excluded.{n}", t = c.table))
+        .chain(c.also.map(str::to_string))
         .collect::<Vec<_>>();
     for chunk in rows.chunks(ROWS_PER_STATEMENT) {
         let values = (0..chunk.len())
@@ -299,13 +312,18 @@ pub struct StatsRow {
     pub discrimination: Option<f64>,
     pub flags: Option<String>,
     pub computed_at: i64,
+    /// Counts added since the last derive (0: derived).
+    pub derive_due: i64,
+    /// The attempts and the instant of the last read of the version's players.
+    pub players_read_attempts: i64,
+    pub players_read_at: i64,
 }
 
 pub async fn stats(db: &Db, question_id: &str, version: i64) -> sqlx::Result<Option<StatsRow>> {
     Ok(read!(db, |ex| {
         sqlx::query_as::<_, StatsRow>(
             "SELECT attempts, correct, players, card_views, median_time_ms, discrimination,
-                    flags, computed_at
+                    flags, computed_at, derive_due, players_read_attempts, players_read_at
              FROM question_stats WHERE question_id = $1 AND version = $2",
         )
         .bind(question_id)
@@ -315,22 +333,41 @@ pub async fn stats(db: &Db, question_id: &str, version: i64) -> sqlx::Result<Opt
     }))
 }
 
+/// A version's rows of a two-column counter table: `$1` the question, `$2` the version.
+async fn version_rows<K>(
+    db: &Db,
+    sql: &'static str,
+    question_id: &str,
+    version: i64,
+) -> sqlx::Result<Vec<(K, i64)>>
+where
+    K: Send + Unpin,
+    K: for<'r> sqlx::Decode<'r, sqlx::Sqlite> + sqlx::Type<sqlx::Sqlite>,
+    K: for<'r> sqlx::Decode<'r, sqlx::Postgres> + sqlx::Type<sqlx::Postgres>,
+{
+    Ok(read!(db, |ex| {
+        sqlx::query_as::<_, (K, i64)>(sql)
+            .bind(question_id)
+            .bind(version)
+            .fetch_all(ex)
+            .await?
+    }))
+}
+
 /// Picks per option text of a version.
 pub async fn option_picks(
     db: &Db,
     question_id: &str,
     version: i64,
 ) -> sqlx::Result<Vec<(String, i64)>> {
-    Ok(read!(db, |ex| {
-        sqlx::query_as::<_, (String, i64)>(
-            "SELECT option_text, picks FROM question_option_picks
-             WHERE question_id = $1 AND version = $2",
-        )
-        .bind(question_id)
-        .bind(version)
-        .fetch_all(ex)
-        .await?
-    }))
+    version_rows(
+        db,
+        "SELECT option_text, picks FROM question_option_picks
+         WHERE question_id = $1 AND version = $2",
+        question_id,
+        version,
+    )
+    .await
 }
 
 /// The answer-time histogram of a version: (ms, answers).
@@ -339,16 +376,14 @@ pub async fn answer_times(
     question_id: &str,
     version: i64,
 ) -> sqlx::Result<Vec<(i64, i64)>> {
-    Ok(read!(db, |ex| {
-        sqlx::query_as::<_, (i64, i64)>(
-            "SELECT time_ms, answers FROM question_answer_times
-             WHERE question_id = $1 AND version = $2",
-        )
-        .bind(question_id)
-        .bind(version)
-        .fetch_all(ex)
-        .await?
-    }))
+    version_rows(
+        db,
+        "SELECT time_ms, answers FROM question_answer_times
+         WHERE question_id = $1 AND version = $2",
+        question_id,
+        version,
+    )
+    .await
 }
 
 /// One player's answers to a version, their answers over all questions, and whether
@@ -389,13 +424,40 @@ pub async fn players(
     }))
 }
 
-/// The versions of `question_id` that have statistics.
-pub async fn versions_with_stats(db: &Db, question_id: &str) -> sqlx::Result<Vec<i64>> {
+/// Marks every counted version of these questions due (their cards were opened).
+pub async fn mark_due(tx: &mut Tx, question_ids: &[&str]) -> sqlx::Result<()> {
+    for chunk in question_ids.chunks(ROWS_PER_STATEMENT) {
+        let sql = format!(
+            "UPDATE question_stats SET derive_due = derive_due + 1 WHERE question_id IN ({})",
+            super::placeholders(chunk.len())
+        );
+        in_tx!(tx, |ex| {
+            let mut q = sqlx::query(sqlx::AssertSqlSafe(sql.clone()));
+            for id in chunk {
+                q = q.bind(*id);
+            }
+            q.execute(ex).await?;
+        });
+    }
+    Ok(())
+}
+
+/// Up to `limit` versions due for their derived numbers, in `(question_id, version)`
+/// order after `after` (the partial index `question_stats_due`).
+pub async fn due_versions(
+    db: &Db,
+    after: &(String, i64),
+    limit: i64,
+) -> sqlx::Result<Vec<(String, i64)>> {
     Ok(read!(db, |ex| {
-        sqlx::query_scalar::<_, i64>(
-            "SELECT version FROM question_stats WHERE question_id = $1 ORDER BY version",
+        sqlx::query_as::<_, (String, i64)>(
+            "SELECT question_id, version FROM question_stats
+             WHERE derive_due > 0 AND question_id >= $1 AND (question_id > $1 OR version > $2)
+             ORDER BY question_id, version LIMIT $3",
         )
-        .bind(question_id)
+        .bind(&after.0)
+        .bind(after.1)
+        .bind(limit)
         .fetch_all(ex)
         .await?
     }))
@@ -412,6 +474,10 @@ pub struct Derived<'a> {
     pub flags: Option<&'a str>,
     pub severity: i64,
     pub now_ms: i64,
+    /// The `derive_due` the derive started from: cleared only if still the same.
+    pub due_seen: i64,
+    /// When the players were read: the attempts then.
+    pub players_read_attempts: Option<i64>,
 }
 
 /// Stores what was derived for a version; for the question's current version also its
@@ -431,7 +497,10 @@ pub async fn store_derived(tx: &mut Tx, d: &Derived<'_>) -> sqlx::Result<Option<
     in_tx!(tx, |ex| {
         sqlx::query(
             "UPDATE question_stats SET players = $3, card_views = $4, median_time_ms = $5,
-                    discrimination = $6, flags = $7, computed_at = $8
+                    discrimination = $6, flags = $7, computed_at = $8,
+                    derive_due = CASE WHEN derive_due = $9 THEN 0 ELSE derive_due END,
+                    players_read_attempts = COALESCE($10, players_read_attempts),
+                    players_read_at = CASE WHEN $10 IS NULL THEN players_read_at ELSE $8 END
              WHERE question_id = $1 AND version = $2",
         )
         .bind(d.question_id)
@@ -442,6 +511,8 @@ pub async fn store_derived(tx: &mut Tx, d: &Derived<'_>) -> sqlx::Result<Option<
         .bind(d.discrimination)
         .bind(d.flags)
         .bind(d.now_ms)
+        .bind(d.due_seen)
+        .bind(d.players_read_attempts)
         .execute(&mut *ex)
         .await?;
         sqlx::query(
@@ -461,6 +532,45 @@ pub async fn store_derived(tx: &mut Tx, d: &Derived<'_>) -> sqlx::Result<Option<
         .await?;
     });
     Ok(before)
+}
+
+/// A guest's counted answers follow them into the account they merge into: their
+/// per-version rows and overall accuracy are added to the account's, and the versions
+/// they touch are due again (their players changed). Bounded by the guest's answers.
+pub async fn move_player(tx: &mut Tx, guest: &str, target: &str) -> sqlx::Result<()> {
+    in_tx!(tx, |ex| {
+        sqlx::query(
+            "UPDATE question_stats SET derive_due = derive_due + 1
+             WHERE EXISTS (SELECT 1 FROM question_players qp
+                           WHERE qp.player_id = $1 AND qp.question_id = question_stats.question_id
+                             AND qp.version = question_stats.version)",
+        )
+        .bind(guest)
+        .execute(&mut *ex)
+        .await?;
+        for sql in [
+            "INSERT INTO question_players (question_id, version, player_id, attempts, correct)
+             SELECT question_id, version, $2, attempts, correct FROM question_players
+             WHERE player_id = $1
+             ON CONFLICT (question_id, version, player_id) DO UPDATE SET
+                 attempts = question_players.attempts + excluded.attempts,
+                 correct = question_players.correct + excluded.correct",
+            "DELETE FROM question_players WHERE player_id = $1",
+            "INSERT INTO player_accuracy (player_id, attempts, correct)
+             SELECT $2, attempts, correct FROM player_accuracy WHERE player_id = $1
+             ON CONFLICT (player_id) DO UPDATE SET
+                 attempts = player_accuracy.attempts + excluded.attempts,
+                 correct = player_accuracy.correct + excluded.correct",
+            "DELETE FROM player_accuracy WHERE player_id = $1",
+        ] {
+            sqlx::query(sql)
+                .bind(guest)
+                .bind(target)
+                .execute(&mut *ex)
+                .await?;
+        }
+    });
+    Ok(())
 }
 
 /// Attempts and right answers of a version per Beijing day, from `from_day` on.
@@ -537,15 +647,13 @@ pub async fn store_signups(tx: &mut Tx, day: &str, new_players: i64) -> sqlx::Re
     Ok(())
 }
 
-/// What the statistics need of a version: its options and card, with the question's
-/// current version.
+/// What the statistics need of a version: its options and card.
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct VersionContent {
     pub correct_answer: String,
     /// JSON array of strings.
     pub distractors: String,
     pub card_id: Option<String>,
-    pub current_version: i64,
 }
 
 pub async fn version_content(
@@ -555,9 +663,8 @@ pub async fn version_content(
 ) -> sqlx::Result<Option<VersionContent>> {
     Ok(read!(db, |ex| {
         sqlx::query_as::<_, VersionContent>(
-            "SELECT v.correct_answer, v.distractors, v.card_id, q.version AS current_version
-             FROM question_versions v JOIN questions q ON q.id = v.question_id
-             WHERE v.question_id = $1 AND v.version = $2",
+            "SELECT correct_answer, distractors, card_id FROM question_versions
+             WHERE question_id = $1 AND version = $2",
         )
         .bind(question_id)
         .bind(version)
@@ -573,5 +680,55 @@ pub async fn current_version(db: &Db, question_id: &str) -> sqlx::Result<Option<
             .bind(question_id)
             .fetch_optional(ex)
             .await?
+    }))
+}
+
+/// A question's current version with its content and counted numbers.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct CurrentStats {
+    pub question_id: String,
+    pub version: i64,
+    #[sqlx(flatten)]
+    pub content: VersionContent,
+    #[sqlx(flatten)]
+    pub counts: StatsRow,
+}
+
+/// The current versions of `question_ids` with their numbers (zero without answers), and
+/// their picks per option text: two statements for a whole screen.
+pub async fn current_stats(
+    db: &Db,
+    question_ids: &[&str],
+) -> sqlx::Result<(Vec<CurrentStats>, Vec<(String, String, i64)>)> {
+    if question_ids.is_empty() {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    let ids = super::placeholders(question_ids.len());
+    let stats_sql = format!(
+        "SELECT q.id AS question_id, q.version, v.correct_answer, v.distractors, v.card_id,
+                COALESCE(s.attempts, 0) AS attempts, COALESCE(s.correct, 0) AS correct,
+                COALESCE(s.players, 0) AS players, COALESCE(s.card_views, 0) AS card_views,
+                s.median_time_ms, s.discrimination, s.flags,
+                COALESCE(s.computed_at, 0) AS computed_at, COALESCE(s.derive_due, 0) AS derive_due,
+                COALESCE(s.players_read_attempts, 0) AS players_read_attempts,
+                COALESCE(s.players_read_at, 0) AS players_read_at
+         FROM questions q
+         JOIN question_versions v ON v.question_id = q.id AND v.version = q.version
+         LEFT JOIN question_stats s ON s.question_id = q.id AND s.version = q.version
+         WHERE q.id IN ({ids})"
+    );
+    let picks_sql = format!(
+        "SELECT p.question_id, p.option_text, p.picks FROM question_option_picks p
+         JOIN questions q ON q.id = p.question_id AND q.version = p.version
+         WHERE p.question_id IN ({ids})"
+    );
+    Ok(read!(db, |ex| {
+        let mut stats = sqlx::query_as::<_, CurrentStats>(sqlx::AssertSqlSafe(stats_sql));
+        let mut picks = sqlx::query_as::<_, (String, String, i64)>(sqlx::AssertSqlSafe(picks_sql));
+        for id in question_ids {
+            stats = stats.bind(*id);
+            picks = picks.bind(*id);
+        }
+        (stats.fetch_all(ex).await?, picks.fetch_all(ex).await?)
     }))
 }

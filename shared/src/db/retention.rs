@@ -36,7 +36,7 @@ pub enum Cutoff {
 }
 
 /// What is purged (each condition has an index).
-pub const PURGES: [Purge; 8] = [
+pub const PURGES: [Purge; 9] = [
     // refresh tokens past their expiry can neither refresh nor be reused
     Purge {
         table: "refresh_tokens",
@@ -88,6 +88,14 @@ pub const PURGES: [Purge; 8] = [
         key: "id",
         old: "created_at < $1",
         age: Age::Retention,
+    },
+    // who answered on a day counts that day's active players once each; the statistics
+    // job counts answers within minutes, a week covers any backlog it may have
+    Purge {
+        table: "daily_players",
+        key: "day, player_id",
+        old: "day < $1",
+        age: Age::BeijingDays(7),
     },
 ];
 

@@ -227,6 +227,41 @@ pub fn discrimination(players: &[PlayerAnswers], group: f64, min_attempts: i64) 
     Some(upper - lower)
 }
 
+/// When a version's players are read again (the discrimination index and card views
+/// need every one of them): on every derive while it has fewer than
+/// `always_below` attempts; past that, once its attempts have grown by
+/// `growth_percent` since the last read, or the last read is `max_age_ms` old. So the
+/// reads of a popular version cost amortised work per answer (each read follows at
+/// least a tenth as many new answers as it reads players), not a full read per run.
+pub fn players_read_due(
+    attempts: i64,
+    read_at_attempts: i64,
+    read_at_ms: i64,
+    now_ms: i64,
+    rule: PlayersRead,
+) -> bool {
+    read_at_ms == 0
+        || attempts < rule.always_below
+        || attempts * 100 >= read_at_attempts * (100 + rule.growth_percent)
+        || now_ms - read_at_ms >= rule.max_age_ms
+}
+
+/// The thresholds of [`players_read_due`].
+#[derive(Clone, Copy, Debug)]
+pub struct PlayersRead {
+    pub always_below: i64,
+    pub growth_percent: i64,
+    pub max_age_ms: i64,
+}
+
+impl PlayersRead {
+    pub const DEFAULT: Self = Self {
+        always_below: 1000,
+        growth_percent: 10,
+        max_age_ms: 3_600_000,
+    };
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -352,5 +387,39 @@ mod tests {
         ];
         // group of 1: upper = "a" (0 %), lower = "c" (0 %)
         assert_eq!(discrimination(&players, 0.27, 30), Some(0.0));
+    }
+
+    #[test]
+    fn players_are_read_again_after_growth_or_an_hour() {
+        let rule = PlayersRead::DEFAULT;
+        let read_at = 1_000_000;
+        // never read, or small: every derive
+        assert!(players_read_due(5000, 0, 0, read_at, rule));
+        assert!(players_read_due(999, 999, read_at, read_at, rule));
+        // large: after 10 % more attempts
+        assert!(!players_read_due(1000, 1000, read_at, read_at + 1, rule));
+        assert!(!players_read_due(
+            10_999,
+            10_000,
+            read_at,
+            read_at + 1,
+            rule
+        ));
+        assert!(players_read_due(11_000, 10_000, read_at, read_at + 1, rule));
+        // or an hour after the last read
+        assert!(!players_read_due(
+            10_001,
+            10_000,
+            read_at,
+            read_at + 3_599_999,
+            rule
+        ));
+        assert!(players_read_due(
+            10_001,
+            10_000,
+            read_at,
+            read_at + 3_600_000,
+            rule
+        ));
     }
 }

@@ -143,6 +143,10 @@ pub async fn load(db: &Db, clock: &Clock) -> anyhow::Result<DemoLoad> {
             )
             .await?;
             added.questions += usize::from(inserted);
+            if !inserted {
+                // loaded before: staff may have edited it since (even removed its card)
+                continue;
+            }
             let card = &q.knowledge_card;
             db::questions::insert_card(
                 &mut tx,
@@ -157,10 +161,8 @@ pub async fn load(db: &Db, clock: &Clock) -> anyhow::Result<DemoLoad> {
                 },
             )
             .await?;
-            if inserted {
-                // the content it starts with, card included, is its version 1
-                db::question_versions::snapshot(&mut tx, &id, "system", created, "[]").await?;
-            }
+            // the content it starts with, card included, is its version 1
+            db::question_versions::snapshot(&mut tx, &id, "system", created, "[]").await?;
         }
     }
     tx.commit().await?;

@@ -1,8 +1,9 @@
 //! Question statistics: the `question_stats` job reads the answers and first card views
 //! it has not read yet (by cursor, in batches, each batch and its cursor move in one
-//! transaction, so every answer counts exactly once) into counters, then derives the
-//! median time, the discrimination index and the flags of every version it touched
-//! (`domain::question_stats`). Requests only read what it stored.
+//! transaction, so every answer counts exactly once) into counters, which mark their
+//! versions due; then it derives the median time, the discrimination index and the
+//! flags of the due versions (`domain::question_stats`), so a run that dies between the
+//! two leaves them due for the next. Requests only read what it stored.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
@@ -15,12 +16,13 @@ use utoipa::{IntoParams, ToSchema};
 use crate::clock::{beijing, from_ms};
 use crate::context::AppContext;
 use crate::db::question_stats::{
-    self as store, ANSWER_TIMES, AnswerFact, Cursor, DAILY_ACTIVITY, Derived, Key, OPTION_PICKS,
-    PLAYER_ACCURACY, QUESTION_COUNTS, QUESTION_DAYS, QUESTION_PLAYERS,
+    self as store, ANSWER_TIMES, Addition, AnswerFact, Cursor, DAILY_ACTIVITY, Derived, Key,
+    OPTION_PICKS, PLAYER_ACCURACY, QUESTION_COUNTS, QUESTION_DAYS, QUESTION_PLAYERS,
 };
 use crate::db::{self, Tx};
 use crate::domain::question_stats::{
-    self as rules, Flag, OptionPicks, PlayerAnswers, flags_text, parse_flags, rate, severity,
+    self as rules, Flag, OptionPicks, PlayerAnswers, PlayersRead, flags_text, parse_flags, rate,
+    severity,
 };
 use crate::domain::question_status::QuestionStatus;
 use crate::services::admin_identity::{AdminPrincipal, AdminRole};
@@ -56,22 +58,29 @@ pub struct Aggregated {
 
 type Version = (String, i64);
 
-/// One run of the job: the new answers and card views into the counters, the day's
-/// signups, then the derived numbers of every version touched.
+/// Versions derived per run at most (each a handful of index reads); the rest are due
+/// next run, which goes on after the last one derived.
+const DERIVES_PER_RUN: usize = 5000;
+const DUE_PAGE: i64 = 500;
+/// Where the derives of the next run start (`stats_cursors`): `id` the question,
+/// `created_at` the version.
+const DERIVED: &str = "derived";
+
+/// One run of the job: the new answers and card views into the counters (which mark
+/// their versions due), the day's signups, then the derived numbers of due versions.
 pub async fn aggregate(ctx: &AppContext) -> Result<Aggregated> {
     let until = ctx.clock.now_ms() - SETTLE_MS;
-    let mut touched = BTreeSet::new();
     let mut done = Aggregated::default();
     for _ in 0..BATCHES_PER_RUN {
-        let mut tx = ctx.db.begin().await?;
-        let from = store::cursor(&mut tx, ANSWERS).await?;
-        let facts = store::answers_after(&mut tx, &from, until, BATCH).await?;
+        let from = store::cursor(&ctx.db, ANSWERS).await?;
+        let facts = store::answers_after(&ctx.db, &from, until, BATCH).await?;
         let Some(last) = facts.last() else { break };
         let to = Cursor {
             created_at: last.created_at,
             id: last.id.clone(),
         };
-        count_answers(&mut tx, &facts, &mut touched).await?;
+        let mut tx = ctx.db.begin().await?;
+        count_answers(&mut tx, &facts).await?;
         if !store::move_cursor(&mut tx, ANSWERS, &from, &to).await? {
             // another run counted these meanwhile: this one's counts roll back
             break;
@@ -85,46 +94,89 @@ pub async fn aggregate(ctx: &AppContext) -> Result<Aggregated> {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     for _ in 0..BATCHES_PER_RUN {
-        let mut tx = ctx.db.begin().await?;
-        let from = store::cursor(&mut tx, CARD_VIEWS).await?;
-        let views = store::card_views_after(&mut tx, &from, until, BATCH).await?;
+        let from = store::cursor(&ctx.db, CARD_VIEWS).await?;
+        let views = store::card_views_after(&ctx.db, &from, until, BATCH).await?;
         let Some(last) = views.last() else { break };
         let to = Cursor {
             created_at: last.created_at,
             id: last.id.clone(),
         };
-        if !store::move_cursor(&mut tx, CARD_VIEWS, &from, &to).await? {
-            break;
-        }
-        tx.commit().await?;
+        let mut tx = ctx.db.begin().await?;
         let questions: BTreeSet<&str> = views
             .iter()
             .filter_map(|v| v.question_id.as_deref())
             .collect();
-        for q in questions {
-            for version in store::versions_with_stats(&ctx.db, q).await? {
-                touched.insert((q.to_string(), version));
-            }
+        store::mark_due(&mut tx, &questions.into_iter().collect::<Vec<_>>()).await?;
+        if !store::move_cursor(&mut tx, CARD_VIEWS, &from, &to).await? {
+            break;
         }
+        tx.commit().await?;
         done.card_views += views.len() as u64;
         if (views.len() as i64) < BATCH {
             break;
         }
     }
     count_signups(ctx).await?;
-    for (question_id, version) in &touched {
-        derive(ctx, question_id, *version).await?;
-        done.versions += 1;
-    }
+    done.versions = derive_due(ctx).await?;
     Ok(done)
 }
 
-/// Adds a batch of answers to the counters, one upsert per counter row.
-async fn count_answers(
-    tx: &mut Tx,
-    facts: &[AnswerFact],
-    touched: &mut BTreeSet<Version>,
-) -> Result<()> {
+/// Derives the versions that are due, from where the last run stopped, wrapping around
+/// once; at most [`DERIVES_PER_RUN`].
+async fn derive_due(ctx: &AppContext) -> Result<u64> {
+    let saved = store::cursor(&ctx.db, DERIVED).await?;
+    // the first pass derives what follows `start`, the second what precedes it
+    let start: Version = if saved == Cursor::start() {
+        (String::new(), 0)
+    } else {
+        (saved.id.clone(), saved.created_at)
+    };
+    let mut after = start.clone();
+    let mut wrapped = start.0.is_empty();
+    let mut derived = 0;
+    'pages: while derived < DERIVES_PER_RUN {
+        let due = store::due_versions(&ctx.db, &after, DUE_PAGE).await?;
+        for version in &due {
+            if wrapped && !start.0.is_empty() && *version > start {
+                break 'pages;
+            }
+            derive(ctx, &version.0, version.1).await?;
+            derived += 1;
+            after = version.clone();
+            if derived >= DERIVES_PER_RUN {
+                break 'pages;
+            }
+        }
+        if (due.len() as i64) < DUE_PAGE {
+            if wrapped {
+                break;
+            }
+            wrapped = true;
+            after = (String::new(), 0);
+        }
+    }
+    let to = Cursor {
+        created_at: after.1,
+        id: after.0,
+    };
+    if to != saved && !to.id.is_empty() {
+        let mut tx = ctx.db.begin().await?;
+        // a lost race only means another run moved it: either place is a fine start
+        store::move_cursor(&mut tx, DERIVED, &saved, &to).await?;
+        tx.commit().await?;
+    }
+    Ok(derived as u64)
+}
+
+/// The key columns of a version's counter rows, with `more` after them.
+fn version_row<'a>((q, v): &'a Version, more: Option<Key<'a>>, counts: &[i64]) -> Addition<'a> {
+    let mut keys = vec![Key::Text(q), Key::Int(*v)];
+    keys.extend(more);
+    (keys, counts.to_vec())
+}
+
+/// Adds a batch of answers to the counters, one multi-row upsert per table.
+async fn count_answers(tx: &mut Tx, facts: &[AnswerFact]) -> Result<()> {
     let mut questions: BTreeMap<Version, [i64; 2]> = BTreeMap::new();
     let mut picks: BTreeMap<(Version, String), i64> = BTreeMap::new();
     let mut times: BTreeMap<(Version, i64), i64> = BTreeMap::new();
@@ -164,49 +216,29 @@ async fn count_answers(
         add(activity.entry(day.clone()).or_default(), f.is_correct);
         day_players.insert((day, &f.player_id));
     }
-    fn version_keys((q, v): &Version) -> Vec<Key<'_>> {
-        vec![Key::Text(q), Key::Int(*v)]
-    }
-    touched.extend(questions.keys().cloned());
     let rows: Vec<_> = questions
         .iter()
-        .map(|(v, n)| (version_keys(v), n.to_vec()))
+        .map(|(v, n)| version_row(v, None, n))
         .collect();
     store::add(tx, QUESTION_COUNTS, &rows).await?;
     let rows: Vec<_> = picks
         .iter()
-        .map(|((v, text), n)| {
-            let mut keys = version_keys(v);
-            keys.push(Key::Text(text));
-            (keys, vec![*n])
-        })
+        .map(|((v, text), n)| version_row(v, Some(Key::Text(text)), &[*n]))
         .collect();
     store::add(tx, OPTION_PICKS, &rows).await?;
     let rows: Vec<_> = times
         .iter()
-        .map(|((v, ms), n)| {
-            let mut keys = version_keys(v);
-            keys.push(Key::Int(*ms));
-            (keys, vec![*n])
-        })
+        .map(|((v, ms), n)| version_row(v, Some(Key::Int(*ms)), &[*n]))
         .collect();
     store::add(tx, ANSWER_TIMES, &rows).await?;
     let rows: Vec<_> = days
         .iter()
-        .map(|((v, day), n)| {
-            let mut keys = version_keys(v);
-            keys.push(Key::Text(day));
-            (keys, n.to_vec())
-        })
+        .map(|((v, day), n)| version_row(v, Some(Key::Text(day)), n))
         .collect();
     store::add(tx, QUESTION_DAYS, &rows).await?;
     let rows: Vec<_> = question_players
         .iter()
-        .map(|((v, player), n)| {
-            let mut keys = version_keys(v);
-            keys.push(Key::Text(player));
-            (keys, n.to_vec())
-        })
+        .map(|((v, player), n)| version_row(v, Some(Key::Text(player)), n))
         .collect();
     store::add(tx, QUESTION_PLAYERS, &rows).await?;
     let rows: Vec<_> = players
@@ -267,28 +299,48 @@ async fn derive(ctx: &AppContext, question_id: &str, version: i64) -> Result<()>
     let Some(content) = store::version_content(&ctx.db, question_id, version).await? else {
         return Ok(());
     };
-    let counts = store::stats(&ctx.db, question_id, version)
-        .await?
-        .unwrap_or_default();
+    let Some(counts) = store::stats(&ctx.db, question_id, version).await? else {
+        return Ok(());
+    };
+    let now = ctx.clock.now_ms();
     let picks = store::option_picks(&ctx.db, question_id, version).await?;
     let options = option_stats(&content, &picks, counts.attempts);
-    let card_id = content
-        .card_id
-        .clone()
-        .unwrap_or_else(|| format!("fallback-{question_id}"));
-    let players = store::players(&ctx.db, question_id, version, &card_id).await?;
     let quality = &ctx.settings.quality;
-    let ranked: Vec<PlayerAnswers> = players
-        .iter()
-        .map(|p| PlayerAnswers {
-            player_id: p.player_id.clone(),
-            overall_accuracy: rate(p.overall_correct, p.overall_attempts).unwrap_or(0.0),
-            attempts: p.attempts,
-            correct: p.correct,
-        })
-        .collect();
-    let discrimination =
-        rules::discrimination(&ranked, quality.discrimination_group, quality.min_attempts);
+    let (players, card_views, discrimination, players_read_attempts) = if rules::players_read_due(
+        counts.attempts,
+        counts.players_read_attempts,
+        counts.players_read_at,
+        now,
+        PlayersRead::DEFAULT,
+    ) {
+        let card_id = content
+            .card_id
+            .clone()
+            .unwrap_or_else(|| format!("fallback-{question_id}"));
+        let players = store::players(&ctx.db, question_id, version, &card_id).await?;
+        let ranked: Vec<PlayerAnswers> = players
+            .iter()
+            .map(|p| PlayerAnswers {
+                player_id: p.player_id.clone(),
+                overall_accuracy: rate(p.overall_correct, p.overall_attempts).unwrap_or(0.0),
+                attempts: p.attempts,
+                correct: p.correct,
+            })
+            .collect();
+        (
+            players.len() as i64,
+            players.iter().filter(|p| p.viewed_card).count() as i64,
+            rules::discrimination(&ranked, quality.discrimination_group, quality.min_attempts),
+            Some(counts.attempts),
+        )
+    } else {
+        (
+            counts.players,
+            counts.card_views,
+            counts.discrimination,
+            None,
+        )
+    };
     let picks_of: Vec<OptionPicks> = options
         .iter()
         .map(|o| OptionPicks {
@@ -305,20 +357,21 @@ async fn derive(ctx: &AppContext, question_id: &str, version: i64) -> Result<()>
     );
     let median = rules::median(&store::answer_times(&ctx.db, question_id, version).await?);
     let flags_stored = flags_text(&flags);
-    let now = ctx.clock.now_ms();
     let mut tx = ctx.db.begin().await?;
     let before = store::store_derived(
         &mut tx,
         &Derived {
             question_id,
             version,
-            players: players.len() as i64,
-            card_views: players.iter().filter(|p| p.viewed_card).count() as i64,
+            players,
+            card_views,
             median_time_ms: median,
             discrimination,
             flags: flags_stored.as_deref(),
             severity: severity(&flags),
             now_ms: now,
+            due_seen: counts.derive_due,
+            players_read_attempts,
         },
     )
     .await?;
@@ -429,7 +482,9 @@ pub struct QuestionStats {
 #[derive(Clone, Debug, Default, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct StatsQuery {
-    /// A version of the question (default: the current one).
+    /// A version of the question, 1 or more (default: the current one). Read as text,
+    /// so that anything else is the envelope's 400, not the query extractor's.
+    #[param(value_type = Option<i64>, minimum = 1)]
     pub version: Option<String>,
 }
 
@@ -508,14 +563,33 @@ pub async fn question_stats(
             }
         })
         .collect();
-    Ok(QuestionStats {
+    Ok(shown(
+        question_id,
+        version,
+        &content,
+        &counts,
+        &picks,
+        daily,
+    ))
+}
+
+/// The statistics of a version as the API shows them.
+fn shown(
+    question_id: &str,
+    version: i64,
+    content: &store::VersionContent,
+    counts: &store::StatsRow,
+    picks: &[(String, i64)],
+    daily: Vec<DayAccuracy>,
+) -> QuestionStats {
+    QuestionStats {
         question_id: question_id.to_string(),
         version,
         attempts: counts.attempts,
         correct: counts.correct,
         accuracy: rate(counts.correct, counts.attempts),
         median_time_ms: counts.median_time_ms,
-        options: option_stats(&content, &picks, counts.attempts),
+        options: option_stats(content, picks, counts.attempts),
         discrimination: counts.discrimination,
         card_views: counts.card_views,
         card_view_rate: rate(counts.card_views, counts.players),
@@ -525,7 +599,31 @@ pub async fn question_stats(
             .collect(),
         computed_at: (counts.computed_at > 0).then(|| from_ms(counts.computed_at)),
         daily,
-    })
+    }
+}
+
+/// The statistics of the current versions of many questions (a screen's worth), without
+/// their days, in two reads; a question that does not exist is left out.
+pub async fn current_stats(ctx: &AppContext, question_ids: &[&str]) -> Result<Vec<QuestionStats>> {
+    let (rows, picks) = store::current_stats(&ctx.db, question_ids).await?;
+    Ok(rows
+        .iter()
+        .map(|row| {
+            let own: Vec<(String, i64)> = picks
+                .iter()
+                .filter(|(q, _, _)| *q == row.question_id)
+                .map(|(_, text, n)| (text.clone(), *n))
+                .collect();
+            shown(
+                &row.question_id,
+                row.version,
+                &row.content,
+                &row.counts,
+                &own,
+                Vec::new(),
+            )
+        })
+        .collect())
 }
 
 /// One Beijing day of the dashboard.

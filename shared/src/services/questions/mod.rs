@@ -224,6 +224,59 @@ pub struct ImportResult {
     pub ids: Vec<String>,
 }
 
+/// Stores a question's card as an edit left it, when it changed (`changed` names the
+/// edit's fields): updated in place, created (under `reuse_id` when given, else a new
+/// id), or removed. A card another edit created meanwhile is a 409.
+async fn store_card(
+    tx: &mut Tx,
+    question_id: &str,
+    before: Option<&QuestionCard>,
+    after: Option<&CardContent>,
+    changed: &[&str],
+    reuse_id: Option<&str>,
+    now_ms: i64,
+) -> Result<()> {
+    let card_changed = changed.iter().any(|f| f.starts_with("knowledgeCard."));
+    match (before, after) {
+        (Some(current), Some(card)) if card_changed => {
+            db::questions::update_card(
+                tx,
+                &CardUpdate {
+                    id: &current.id,
+                    title: card.title.as_deref(),
+                    summary: &card.summary,
+                    deep_dive: card.deep_dive.as_deref(),
+                    source_ref: card.source_ref.as_deref(),
+                    now_ms,
+                },
+            )
+            .await?;
+        }
+        (None, Some(card)) => {
+            let card_id = reuse_id.map_or_else(|| Uuid::new_v4().to_string(), str::to_string);
+            let inserted = db::questions::insert_card(
+                tx,
+                &NewCard {
+                    id: &card_id,
+                    question_id,
+                    title: card.title.as_deref(),
+                    summary: &card.summary,
+                    deep_dive: card.deep_dive.as_deref(),
+                    source_ref: card.source_ref.as_deref(),
+                    now_ms,
+                },
+            )
+            .await?;
+            if !inserted {
+                return Err(versions::changed_meanwhile());
+            }
+        }
+        (Some(_), None) => db::questions::delete_card(tx, question_id).await?,
+        _ => {}
+    }
+    Ok(())
+}
+
 // ---------------------------------------------------------------------------------------
 // What the API takes
 

@@ -178,48 +178,17 @@ pub async fn revert(
     if !updated {
         return Err(changed_meanwhile());
     }
-    let card_changed = changed.iter().any(|f| f.starts_with("knowledgeCard."));
-    match (&before.knowledge_card, &content.card) {
-        (Some(current), Some(card)) if card_changed => {
-            db::questions::update_card(
-                &mut tx,
-                &CardUpdate {
-                    id: &current.id,
-                    title: card.title.as_deref(),
-                    summary: &card.summary,
-                    deep_dive: card.deep_dive.as_deref(),
-                    source_ref: card.source_ref.as_deref(),
-                    now_ms: now,
-                },
-            )
-            .await?;
-        }
-        (None, Some(card)) => {
-            // recreated under its old id, so card views already paid stay paid
-            let card_id = target
-                .card_id
-                .clone()
-                .unwrap_or_else(|| Uuid::new_v4().to_string());
-            let inserted = db::questions::insert_card(
-                &mut tx,
-                &NewCard {
-                    id: &card_id,
-                    question_id: id,
-                    title: card.title.as_deref(),
-                    summary: &card.summary,
-                    deep_dive: card.deep_dive.as_deref(),
-                    source_ref: card.source_ref.as_deref(),
-                    now_ms: now,
-                },
-            )
-            .await?;
-            if !inserted {
-                return Err(changed_meanwhile());
-            }
-        }
-        (Some(_), None) => db::questions::delete_card(&mut tx, id).await?,
-        _ => {}
-    }
+    // a card recreated takes its old id, so card views already paid stay paid
+    store_card(
+        &mut tx,
+        id,
+        before.knowledge_card.as_ref(),
+        content.card.as_ref(),
+        &changed,
+        target.card_id.as_deref(),
+        now,
+    )
+    .await?;
     record_version(&mut tx, id, &admin.username, now, &changed).await?;
     let after = question_in_tx(&mut tx, id).await?;
     let mut after_state = snapshot(&after);

@@ -180,42 +180,16 @@ pub async fn update(
         // Only a concurrent status move or edit can make the conditional write miss.
         return Err(versions::changed_meanwhile());
     }
-    let card_changed = changed.iter().any(|f| f.starts_with("knowledgeCard."));
-    match (&before.knowledge_card, &content.card) {
-        (Some(old), Some(card)) if card_changed => {
-            db::questions::update_card(
-                &mut tx,
-                &CardUpdate {
-                    id: &old.id,
-                    title: card.title.as_deref(),
-                    summary: &card.summary,
-                    deep_dive: card.deep_dive.as_deref(),
-                    source_ref: card.source_ref.as_deref(),
-                    now_ms: now,
-                },
-            )
-            .await?;
-        }
-        (None, Some(card)) => {
-            let card_id = Uuid::new_v4().to_string();
-            db::questions::insert_card(
-                &mut tx,
-                &NewCard {
-                    id: &card_id,
-                    question_id: id,
-                    title: card.title.as_deref(),
-                    summary: &card.summary,
-                    deep_dive: card.deep_dive.as_deref(),
-                    source_ref: card.source_ref.as_deref(),
-                    now_ms: now,
-                },
-            )
-            .await?
-            .then_some(())
-            .ok_or_else(|| Error::conflict("the card of this question was created concurrently"))?;
-        }
-        _ => {}
-    }
+    store_card(
+        &mut tx,
+        id,
+        before.knowledge_card.as_ref(),
+        content.card.as_ref(),
+        &changed,
+        None,
+        now,
+    )
+    .await?;
     if !changed.is_empty() {
         versions::record_version(&mut tx, id, &admin.username, now, &changed).await?;
     }
