@@ -29,10 +29,12 @@ SELECT 'sq-' || value, 'scale-track',
        CASE WHEN value % 50 = 0 THEN 16 ELSE 0 END
 FROM generate_series(CAST(1 AS BIGINT), @QUESTIONS@) AS value;
 -- the statistics job's rows for every question: counts, picks, one day
+-- (derived, as the job leaves them: nothing due)
 INSERT INTO question_stats (question_id, version, attempts, correct, players, card_views,
-                            median_time_ms, discrimination, flags, computed_at)
+                            median_time_ms, discrimination, flags, computed_at, derive_due,
+                            players_read_attempts, players_read_at)
 SELECT 'sq-' || value, 1, 200, 20 + value % 150, 180, 40, 2000 + value % 3000, 0.25,
-       CASE WHEN value % 50 = 0 THEN 'likely_miskeyed' END, @NOW@
+       CASE WHEN value % 50 = 0 THEN 'likely_miskeyed' END, @NOW@, 0, 200, @NOW@
 FROM generate_series(CAST(1 AS BIGINT), @QUESTIONS@) AS value;
 INSERT INTO question_option_picks (question_id, version, option_text, picks)
 SELECT 'sq-' || value, 1, 'Answer ' || value, 20 + value % 150
@@ -109,3 +111,11 @@ INSERT INTO feedback (id, player_id, content, contact, page_context, created_at)
 SELECT 'fb-' || value, 'sp-' || (1 + value % @PLAYERS@), 'Feedback number ' || value, NULL,
        NULL, @NOW@ - value * 1000
 FROM generate_series(CAST(1 AS BIGINT), @LOGS@) AS value;
+
+-- The statistics job has counted everything seeded (its steady state): its cursors
+-- stand after the last answer and the last first card view.
+INSERT INTO stats_cursors (name, created_at, id)
+SELECT 'answers', created_at, id FROM challenge_answers ORDER BY created_at DESC, id DESC LIMIT 1;
+INSERT INTO stats_cursors (name, created_at, id)
+SELECT 'card_views', created_at, id FROM reward_ledger WHERE source = 'review_explanation'
+ORDER BY created_at DESC, id DESC LIMIT 1;

@@ -27,6 +27,7 @@ use std::time::{Duration, Instant};
 
 use crate::db::cards::CardSource;
 use crate::db::gameplay::AnswerContext;
+use crate::db::league::Membership;
 use crate::db::progress::PlayerProgress;
 
 /// One question of a remembered challenge.
@@ -39,6 +40,8 @@ pub struct ChallengeQuestion {
     /// needed to judge, and would triple the size).
     pub options: String,
     pub correct_option_id: String,
+    /// The version's median answer time when the session was made.
+    pub median_ms: Option<i64>,
 }
 
 /// A challenge as this process last knew it.
@@ -54,6 +57,21 @@ pub struct Challenge {
     pub attempt_consumed: bool,
     pub answered_count: i64,
     pub correct_count: i64,
+    /// When this process last served it, and its last answer (the server's time of an
+    /// answer runs from the later; served again by another process, this one's
+    /// memory measures longer times, never shorter ones).
+    pub served_at: i64,
+    pub last_answered_at: Option<i64>,
+    pub fast_correct_count: i64,
+}
+
+/// What an answer written to a remembered challenge changed of it.
+#[derive(Clone, Copy, Debug)]
+pub struct Recorded {
+    pub correct: bool,
+    /// Right and too fast (fair play).
+    pub fast_correct: bool,
+    pub at_ms: i64,
 }
 
 pub struct AnswerCache {
@@ -68,6 +86,8 @@ pub struct AnswerCache {
     /// given; a lookup by id allocates nothing), so the challenges of an old and a new
     /// version in flight at once do not push each other's card out.
     cards: Bounded<String, Vec<CardSource>>,
+    /// `{week}:{player}`: the league cohort a player joined that week (it never changes).
+    memberships: Bounded<String, Membership>,
 }
 
 impl Default for AnswerCache {
@@ -83,9 +103,12 @@ impl AnswerCache {
             challenges: Bounded::default(),
             players: Bounded::default(),
             cards: Bounded::default(),
+            memberships: Bounded::default(),
         }
     }
 
+    /// A week's league membership is kept as long as a week lasts.
+    pub const MEMBERSHIP_MAX_AGE: Duration = Duration::from_secs(7 * 24 * 3600);
     /// A challenge is answered within minutes; an older one is read again.
     pub const CHALLENGE_MAX_AGE: Duration = Duration::from_secs(30 * 60);
     pub const PLAYER_MAX_AGE: Duration = Duration::from_secs(10 * 60);
@@ -129,6 +152,10 @@ impl AnswerCache {
             // Only ever true at zero hearts, and answers at zero hearts are not judged
             // from memory (`services::gameplay::judge_from_memory`).
             zero_heart_refused: false,
+            served_at: challenge.served_at,
+            last_answered_at: challenge.last_answered_at,
+            fast_correct_count: challenge.fast_correct_count,
+            median_ms: question.median_ms,
             card: self.card(question_id, question.question_version),
         };
         Some((progress, context))
@@ -146,7 +173,7 @@ impl AnswerCache {
     /// After this process wrote an answer to a remembered challenge: its counters as
     /// the write left them (`judged` is what the answer was judged on). A finished
     /// challenge takes no more answers: it is forgotten (a late replay is read).
-    pub fn record_answer(&self, session_id: &str, judged: &AnswerContext, correct: bool) {
+    pub fn record_answer(&self, session_id: &str, judged: &AnswerContext, answer: Recorded) {
         if judged.answered_count + 1 >= judged.total_questions {
             self.challenges.remove(session_id);
             return;
@@ -154,9 +181,16 @@ impl AnswerCache {
         self.challenges.update(session_id, |c| {
             c.attempt_consumed = true;
             c.answered_count = judged.answered_count + 1;
-            c.correct_count = judged.correct_count + i64::from(correct);
+            c.correct_count = judged.correct_count + i64::from(answer.correct);
+            c.fast_correct_count = judged.fast_correct_count + i64::from(answer.fast_correct);
+            c.last_answered_at = Some(answer.at_ms);
             c.status = "in_progress".into();
         });
+    }
+
+    /// A remembered challenge was served again at `now_ms`.
+    pub fn mark_served(&self, session_id: &str, now_ms: i64) {
+        self.challenges.update(session_id, |c| c.served_at = now_ms);
     }
 
     /// The player's progress row as this process just wrote it.
@@ -171,6 +205,20 @@ impl AnswerCache {
     /// After a judgement from memory failed: the player is read again next time.
     pub fn forget_player(&self, player_id: &str) {
         self.players.remove(player_id);
+    }
+
+    /// The cohort `player_id` joined in `week`, when remembered.
+    pub fn league_membership(&self, week: &str, player_id: &str) -> Option<Membership> {
+        self.memberships
+            .get(&format!("{week}:{player_id}"), Self::MEMBERSHIP_MAX_AGE)
+    }
+
+    pub fn remember_membership(&self, week: &str, player_id: &str, m: &Membership) {
+        self.memberships.insert(
+            format!("{week}:{player_id}"),
+            m.clone(),
+            Self::MEMBERSHIP_MAX_AGE,
+        );
     }
 
     /// The card of version `version` of a question, when remembered.
@@ -311,7 +359,7 @@ impl<K: Eq + Hash + Clone, V: Clone> Bounded<K, V> {
 mod tests {
     use std::time::Duration;
 
-    use super::{AnswerCache, Bounded, CardSource, Challenge, ChallengeQuestion};
+    use super::{AnswerCache, Bounded, CardSource, Challenge, ChallengeQuestion, Recorded};
     use crate::db::gameplay::AnswerContext;
     use crate::db::players::AccountState;
     use crate::db::progress::PlayerProgress;
@@ -335,6 +383,7 @@ mod tests {
                 token_version: 0,
             },
             revision: crate::db::progress::Revision::for_test(0),
+            fairplay_held: false,
         }
     }
 
@@ -350,12 +399,16 @@ mod tests {
                     question_version: 1,
                     options: "[]".into(),
                     correct_option_id: format!("o{i}"),
+                    median_ms: None,
                 })
                 .collect(),
             status: "pending".into(),
             attempt_consumed: false,
             answered_count: 0,
             correct_count: 0,
+            served_at: 1000,
+            last_answered_at: None,
+            fast_correct_count: 0,
         }
     }
 
@@ -399,11 +452,32 @@ mod tests {
                 if i == 0 { "pending" } else { "in_progress" }
             );
             assert_eq!(judged.attempt_consumed, i > 0);
-            cache.record_answer("s1", &judged, correct);
+            cache.record_answer(
+                "s1",
+                &judged,
+                Recorded {
+                    correct,
+                    fast_correct: correct && i < 2,
+                    at_ms: 2000 + i as i64,
+                },
+            );
         }
         let (_, last) = cache.answer_context("p1", "s1", "q4").expect("remembered");
         assert_eq!((last.answered_count, last.correct_count), (4, 3));
-        cache.record_answer("s1", &last, true);
+        assert_eq!(last.fast_correct_count, 1);
+        assert_eq!(last.last_answered_at, Some(2003));
+        cache.mark_served("s1", 5000);
+        let (_, last) = cache.answer_context("p1", "s1", "q4").expect("remembered");
+        assert_eq!(last.served_at, 5000);
+        cache.record_answer(
+            "s1",
+            &last,
+            Recorded {
+                correct: true,
+                fast_correct: false,
+                at_ms: 6000,
+            },
+        );
         assert!(cache.answer_context("p1", "s1", "q0").is_none(), "finished");
     }
 

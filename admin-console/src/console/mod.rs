@@ -23,6 +23,7 @@ pub mod categories;
 pub mod charts;
 pub mod dashboard;
 pub mod diff;
+pub mod fair_play;
 pub mod feedback;
 pub mod fields;
 pub mod import;
@@ -76,6 +77,7 @@ pub fn router(state: &AppState) -> Router<AppState> {
         .merge(admins::router())
         .merge(mfa::router())
         .merge(providers::router())
+        .merge(fair_play::router())
         .merge(feedback::router())
         .merge(audit::router());
     let pages = Router::new()

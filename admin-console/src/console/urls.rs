@@ -63,6 +63,8 @@ pub const MFA_DISABLE: &str = console!("/mfa/disable");
 pub const PROVIDERS: &str = console!("/providers");
 pub const PROVIDERS_TOGGLE: &str = console!("/providers/toggle");
 pub const FEEDBACK: &str = console!("/feedback");
+/// The fair-play review queue.
+pub const FAIR_PLAY: &str = console!("/fair-play");
 pub const AUDIT: &str = console!("/audit");
 
 /// The embedded static files (no session, no cookie): `/console-assets/{path}`.
@@ -84,6 +86,7 @@ pub mod pattern {
     pub const PLAYER: &str = console!("/players/{id}");
     pub const PLAYER_BAN: &str = console!("/players/{id}/ban");
     pub const PLAYER_UNBAN: &str = console!("/players/{id}/unban");
+    pub const PLAYER_FAIR_PLAY: &str = console!("/players/{id}/fair-play");
     pub const ADMIN: &str = console!("/admins/{id}");
     pub const ADMIN_DELETE: &str = console!("/admins/{id}/delete");
     pub const ADMIN_RESET_PASSWORD: &str = console!("/admins/{id}/reset-password");
@@ -127,6 +130,8 @@ pub const ROUTES: &[&str] = &[
     pattern::PLAYER,
     pattern::PLAYER_BAN,
     pattern::PLAYER_UNBAN,
+    FAIR_PLAY,
+    pattern::PLAYER_FAIR_PLAY,
     FEEDBACK,
     PROVIDERS,
     PROVIDERS_TOGGLE,
@@ -208,6 +213,10 @@ pub fn player_ban(id: &str) -> String {
 
 pub fn player_unban(id: &str) -> String {
     with_id(pattern::PLAYER_UNBAN, id)
+}
+
+pub fn player_fair_play(id: &str) -> String {
+    with_id(pattern::PLAYER_FAIR_PLAY, id)
 }
 
 pub fn admin(id: &str) -> String {

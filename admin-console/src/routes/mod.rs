@@ -4,6 +4,7 @@
 pub mod accounts;
 pub mod auth;
 pub mod catalog;
+pub mod fair_play;
 pub mod health;
 pub mod mfa;
 pub mod moderation;
@@ -36,6 +37,8 @@ fn v1() -> OpenApiRouter<AppState> {
         .merge(catalog::router())
         // players, statistics, feedback, provider toggles, audit log
         .merge(moderation::router())
+        // fair play: the review queue, decisions; the weeks' frozen standings
+        .merge(fair_play::router())
         // tokens, TOTP secrets, recovery codes: never kept by a cache
         .layer(axum::middleware::map_response(shared::http::no_store))
 }

@@ -10,6 +10,8 @@ use std::path::PathBuf;
 use chrono::{DateTime, Utc};
 
 use crate::client_addr::ClientAddressRule;
+use crate::domain::fairplay::FairPlayRules;
+use crate::domain::league::LeagueRules;
 use crate::domain::question_stats::QualityRules;
 use crate::domain::rules::GameRules;
 
@@ -196,6 +198,10 @@ pub struct Settings {
     pub answer_memory: bool,
     /// The question-quality flags' thresholds (`RULE_*`).
     pub quality: QualityRules,
+    /// The fair-play signals' thresholds and the hold score (`FAIRPLAY_*`).
+    pub fairplay: FairPlayRules,
+    /// League cohorts and moves (`LEAGUE_*`).
+    pub league: LeagueRules,
 }
 
 impl Settings {
@@ -389,6 +395,8 @@ impl Settings {
         let jobs = JobSettings::from_reader(&mut r);
         let answer_memory = r.flag("ANSWER_MEMORY", true);
         let quality = rules::quality_rules(&mut r);
+        let fairplay = rules::fairplay_rules(&mut r);
+        let league = rules::league_rules(&mut r);
 
         if r.errors.is_empty() {
             Ok(Self {
@@ -418,6 +426,8 @@ impl Settings {
                 jobs,
                 answer_memory,
                 quality,
+                fairplay,
+                league,
             })
         } else {
             Err(ConfigError(r.errors))

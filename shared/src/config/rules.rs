@@ -1,6 +1,8 @@
 //! Game rules and limits read from the environment.
 
 use super::Reader;
+use crate::domain::fairplay::FairPlayRules;
+use crate::domain::league::LeagueRules;
 use crate::domain::question_stats::QualityRules;
 use crate::domain::rules::GameRules;
 
@@ -88,6 +90,51 @@ pub(super) fn quality_rules(r: &mut Reader<'_>) -> QualityRules {
         discrimination_floor,
         discrimination_group,
     }
+}
+
+/// The fair-play thresholds from `FAIRPLAY_*` (the defaults where unset).
+pub(super) fn fairplay_rules(r: &mut Reader<'_>) -> FairPlayRules {
+    let d = FairPlayRules::default();
+    let rules = FairPlayRules {
+        min_ms: r.parsed("FAIRPLAY_MIN_MS", d.min_ms),
+        median_percent: r.parsed("FAIRPLAY_MEDIAN_PERCENT", d.median_percent),
+        claim_tolerance_ms: r.parsed("FAIRPLAY_CLAIM_TOLERANCE_MS", d.claim_tolerance_ms),
+        hold_score: r.parsed("FAIRPLAY_HOLD_SCORE", d.hold_score),
+    };
+    if !(0..=60_000).contains(&rules.min_ms)
+        || !(0..=100).contains(&rules.median_percent)
+        || !(0..=600_000).contains(&rules.claim_tolerance_ms)
+        || rules.hold_score < 1
+    {
+        r.errors.push(
+            "FAIRPLAY_MIN_MS must be 0-60000, FAIRPLAY_MEDIAN_PERCENT 0-100, \
+             FAIRPLAY_CLAIM_TOLERANCE_MS 0-600000, FAIRPLAY_HOLD_SCORE at least 1"
+                .into(),
+        );
+    }
+    rules
+}
+
+/// The league settings from `LEAGUE_*` (the defaults where unset).
+pub(super) fn league_rules(r: &mut Reader<'_>) -> LeagueRules {
+    let d = LeagueRules::default();
+    let rules = LeagueRules {
+        cohort_size: r.parsed("LEAGUE_COHORT_SIZE", d.cohort_size),
+        promote: r.parsed("LEAGUE_PROMOTE", d.promote),
+        demote: r.parsed("LEAGUE_DEMOTE", d.demote),
+    };
+    if !(2..=1000).contains(&rules.cohort_size)
+        || rules.promote < 0
+        || rules.demote < 0
+        || rules.promote + rules.demote > rules.cohort_size
+    {
+        r.errors.push(
+            "LEAGUE_COHORT_SIZE must be 2-1000, LEAGUE_PROMOTE and LEAGUE_DEMOTE not negative \
+             and together at most the cohort size"
+                .into(),
+        );
+    }
+    rules
 }
 
 /// Request rate limits (per process, per client address, per route) and SMS abuse

@@ -17,6 +17,10 @@ pub struct NewAnswer<'a> {
     pub combo_count: i64,
     pub submit_request_id: Option<&'a str>,
     pub now_ms: i64,
+    /// What the server measured for it (`domain::fairplay::elapsed_ms`).
+    pub server_elapsed_ms: i64,
+    /// The fair-play signals it raised (a bit set, `domain::fairplay::Signal::bit`).
+    pub signals: i64,
 }
 
 /// A first answer's own rows, written with its resource change by
@@ -29,13 +33,19 @@ pub struct AnswerRows<'a> {
     pub completed_node: Option<&'a str>,
     /// The session's answered count the answer was judged on.
     pub answered_before: i64,
+    /// A right answer that was too fast (the session counts them: fast_perfect).
+    pub fast_correct: bool,
+    /// The weekly rows it creates are hidden until then (the player is held).
+    pub weekly_hidden_until: Option<i64>,
 }
 
 /// A first answer's own writes, after the progress row's guard (in
 /// `db::progress::write`): the answer, the session count (and its finish; guarded like
 /// the progress row: the session must still be the player's, open, with the count the
 /// answer was judged on, `$43`), the node completion. The answer records the question
-/// version it was judged on (`$45`). `$N` are the same in both
+/// version it was judged on (`$45`), the server's time (`$46`) and its fair-play signals
+/// (`$47`); the session its last answer's instant and its fast right answers (`$48`).
+/// `$N` are the same in both
 /// engines' texts; `$from` is where each takes its one row from (on PostgreSQL the
 /// guard's result). `INSERT … SELECT … ON CONFLICT` needs the SELECT's WHERE, or
 /// SQLite's parser takes ON for a join constraint.
@@ -44,8 +54,8 @@ macro_rules! first_answer_rows {
         concat!(
             "INSERT INTO challenge_answers (id, session_id, player_id, question_id, selected_option_id,
     is_correct, xp_delta, hearts_delta, time_ms, combo_count, submit_request_id, created_at,
-    question_version)
-SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $45",
+    question_version, server_elapsed_ms, signals)
+SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $45, $46, $47",
             $from
         )
     };
@@ -55,6 +65,7 @@ SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $45",
         AND challenge_sessions.player_id = $3 AND status IN ('pending', 'in_progress')
         THEN answered_count + 1 END,
     correct_count = correct_count + $25, attempt_consumed = TRUE,
+    last_answered_at = $12, fast_correct_count = fast_correct_count + $48,
     status = CASE WHEN $26 THEN 'finished' ELSE 'in_progress' END,
     finished_at = CASE WHEN $26 THEN $12 ELSE finished_at END",
             $from,

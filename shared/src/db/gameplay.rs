@@ -72,6 +72,8 @@ pub struct PoolQuestion {
     pub correct_answer: String,
     /// JSON array of strings.
     pub distractors: String,
+    /// The version's median answer time, when its statistics have enough answers.
+    pub median_ms: Option<i64>,
 }
 
 #[derive(sqlx::FromRow)]
@@ -127,17 +129,29 @@ pub async fn pick_candidates(
         .collect())
 }
 
-/// The picked questions, in the order of `ids`.
-pub async fn pool_questions(db: &Db, ids: &[String]) -> sqlx::Result<Vec<PoolQuestion>> {
+/// The picked questions, in the order of `ids`, each with its version's median answer
+/// time when at least `min_attempts` answers made it (a primary-key probe each).
+pub async fn pool_questions(
+    db: &Db,
+    ids: &[String],
+    min_attempts: i64,
+) -> sqlx::Result<Vec<PoolQuestion>> {
     if ids.is_empty() {
         return Ok(Vec::new());
     }
-    let placeholders = super::placeholders(ids.len());
+    let placeholders = (2..ids.len() + 2)
+        .map(|i| format!("${i}"))
+        .collect::<Vec<_>>()
+        .join(", ");
     let mut rows = read!(db, |ex| {
         let mut q = sqlx::query_as::<_, PoolQuestion>(sqlx::AssertSqlSafe(format!(
-            "SELECT id, version, stem_text, correct_answer, distractors FROM questions
-             WHERE id IN ({placeholders})"
-        )));
+            "SELECT q.id, q.version, q.stem_text, q.correct_answer, q.distractors,
+                    CASE WHEN s.attempts >= $1 THEN s.median_time_ms END AS median_ms
+             FROM questions q
+             LEFT JOIN question_stats s ON s.question_id = q.id AND s.version = q.version
+             WHERE q.id IN ({placeholders})"
+        )))
+        .bind(min_attempts);
         for id in ids {
             q = q.bind(id.as_str());
         }
@@ -154,6 +168,8 @@ pub struct NewSessionQuestion {
     pub question_version: i64,
     pub options_json: String,
     pub correct_option_id: String,
+    /// The version's median answer time when the session was made (fair play).
+    pub median_ms: Option<i64>,
 }
 
 /// Creates a session with its questions; false (nothing written) when the player has an
@@ -166,8 +182,9 @@ pub async fn create_session(
 ) -> sqlx::Result<bool> {
     let created = in_tx!(tx, |ex| {
         sqlx::query(
-            "INSERT INTO challenge_sessions (id, player_id, track_id, node_id, status, created_at)
-             VALUES ($1, $2, $3, $4, 'pending', $5) ON CONFLICT DO NOTHING",
+            "INSERT INTO challenge_sessions (id, player_id, track_id, node_id, status, created_at,
+                                             served_at)
+             VALUES ($1, $2, $3, $4, 'pending', $5, $5) ON CONFLICT DO NOTHING",
         )
         .bind(&session.id)
         .bind(&session.player_id)
@@ -186,8 +203,9 @@ pub async fn create_session(
         in_tx!(tx, |ex| {
             sqlx::query(
                 "INSERT INTO challenge_session_questions (session_id, position, question_id, options,
-                                                          correct_option_id, question_version)
-                 VALUES ($1, $2, $3, $4, $5, $6)",
+                                                          correct_option_id, question_version,
+                                                          median_ms)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7)",
             )
             .bind(&session.id)
             .bind(position as i64)
@@ -195,12 +213,30 @@ pub async fn create_session(
             .bind(&q.options_json)
             .bind(&q.correct_option_id)
             .bind(q.question_version)
+            .bind(q.median_ms)
             .execute(ex)
             .await?
             .rows_affected()
         });
     }
     Ok(true)
+}
+
+/// An unfinished session is served again (returned by `GET /challenges/next`): its
+/// answer times run from now.
+pub async fn mark_served(db: &Db, session_id: &str, now_ms: i64) -> sqlx::Result<()> {
+    let mut tx = db.begin().await?;
+    in_tx!(&mut tx, |ex| {
+        sqlx::query(
+            "UPDATE challenge_sessions SET served_at = $2
+             WHERE id = $1 AND status IN ('pending', 'in_progress')",
+        )
+        .bind(session_id)
+        .bind(now_ms)
+        .execute(ex)
+        .await?;
+    });
+    tx.commit().await
 }
 
 /// What judging one answer needs, read inside the answer's transaction.
@@ -222,6 +258,14 @@ pub struct AnswerContext {
     /// A wrong answer to this question was refused for zero hearts: until the player
     /// has a heart again, every answer to it is refused.
     pub zero_heart_refused: bool,
+    /// When the session was (last) served, and its last answer: the server's time of
+    /// this answer runs from the later.
+    pub served_at: i64,
+    pub last_answered_at: Option<i64>,
+    /// The session's right answers so far that were too fast.
+    pub fast_correct_count: i64,
+    /// The question's median answer time when the session was made.
+    pub median_ms: Option<i64>,
     /// The card of the question's served version, or what a fallback card is built
     /// from (None only when that version or its category is missing).
     pub card: Option<CardSource>,
@@ -259,6 +303,10 @@ struct LookupRow {
     total_questions: Option<i64>,
     pass_threshold: Option<i64>,
     zero_heart_refused: Option<bool>,
+    served_at: Option<i64>,
+    last_answered_at: Option<i64>,
+    fast_correct_count: Option<i64>,
+    median_ms: Option<i64>,
     stem_text: Option<String>,
     correct_answer: Option<String>,
     category_name: Option<String>,
@@ -281,7 +329,8 @@ macro_rules! select_answer_lookup {
                     c.player_id, c.status, c.attempt_consumed, c.answered_count, c.correct_count,
                     c.track_id, c.node_id, c.options, c.correct_option_id, c.question_version,
                     c.total_questions,
-                    c.pass_threshold, c.zero_heart_refused, c.stem_text, c.correct_answer, c.category_name, c.card_id,
+                    c.pass_threshold, c.zero_heart_refused, c.served_at, c.last_answered_at,
+                    c.fast_correct_count, c.median_ms, c.stem_text, c.correct_answer, c.category_name, c.card_id,
                     c.card_title, c.card_summary, c.card_deep_dive
              FROM (SELECT 1 AS one) o
              LEFT JOIN (
@@ -295,7 +344,8 @@ macro_rules! select_answer_lookup {
              LEFT JOIN (
                  SELECT s.player_id, s.status, s.attempt_consumed, s.answered_count, s.correct_count,
                         s.track_id, s.node_id, sq.options, sq.correct_option_id, sq.zero_heart_refused,
-                        sq.question_version,
+                        sq.question_version, COALESCE(s.served_at, s.created_at) AS served_at,
+                        s.last_answered_at, s.fast_correct_count, sq.median_ms,
                         (SELECT count(*) FROM challenge_session_questions t WHERE t.session_id = s.id) AS total_questions,
                         COALESCE((SELECT n.pass_threshold FROM skill_nodes n WHERE n.id = s.node_id), 3) AS pass_threshold,
                         v.stem_text, v.correct_answer, cat.name AS category_name, v.card_id,
@@ -424,6 +474,8 @@ fn lookup_of(row: LookupRow, question_id: &str) -> AnswerLookup {
         row.total_questions,
         row.pass_threshold,
         row.zero_heart_refused,
+        row.served_at,
+        row.fast_correct_count,
     ) {
         (
             Some(player_id),
@@ -439,6 +491,8 @@ fn lookup_of(row: LookupRow, question_id: &str) -> AnswerLookup {
             Some(total_questions),
             Some(pass_threshold),
             Some(zero_heart_refused),
+            Some(served_at),
+            Some(fast_correct_count),
         ) => Some(AnswerContext {
             player_id,
             status,
@@ -453,6 +507,10 @@ fn lookup_of(row: LookupRow, question_id: &str) -> AnswerLookup {
             total_questions,
             pass_threshold,
             zero_heart_refused,
+            served_at,
+            last_answered_at: row.last_answered_at,
+            fast_correct_count,
+            median_ms: row.median_ms,
             card,
         }),
         _ => None,

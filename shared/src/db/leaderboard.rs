@@ -173,7 +173,7 @@ pub async fn viewer_row_and_rank(
     let found: Option<ViewerRowAndRank> = read!(db, |ex| {
         sqlx::query_as(concat!(
             "SELECT p.region_code, p.region_selected_at, p.region_next_change_at, p.nickname,
-                    p.avatar_url, p.is_banned, p.banned_until, p.deleted_at, p.merged_into,
+                    p.avatar_url, p.fairplay_held, p.is_banned, p.banned_until, p.deleted_at, p.merged_into,
                     p.token_version,
                     w.xp AS row_xp, w.last_earned_at AS row_last_earned_at, ",
             rows_ahead_of_w!("$4"),
@@ -321,4 +321,105 @@ pub async fn move_region_row(
         .fetch_optional(&mut *ex)
         .await?)
     })
+}
+
+/// A player's row on a board whether shown or hidden (their own view: a held player
+/// sees themselves), and whether it is hidden at `now_ms`.
+pub async fn own_row(
+    db: &Db,
+    week: &str,
+    board: &str,
+    player_id: &str,
+    now_ms: i64,
+) -> sqlx::Result<Option<(BoardRow, bool)>> {
+    #[derive(sqlx::FromRow)]
+    struct Own {
+        #[sqlx(flatten)]
+        row: BoardRow,
+        hidden: bool,
+    }
+    let found: Option<Own> = read!(db, |ex| {
+        sqlx::query_as(
+            "SELECT player_id, xp, last_earned_at,
+                    (hidden_until IS NOT NULL AND hidden_until > $4) AS hidden
+             FROM weekly_xp WHERE week_start = $1 AND board = $2 AND player_id = $3",
+        )
+        .bind(week)
+        .bind(board)
+        .bind(player_id)
+        .bind(now_ms)
+        .fetch_optional(ex)
+        .await?
+    });
+    Ok(found.map(|o| (o.row, o.hidden)))
+}
+
+/// A shown row near another, with its name and its board order.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct NearRow {
+    pub player_id: String,
+    pub xp: i64,
+    pub last_earned_at: i64,
+    pub nickname: Option<String>,
+    pub avatar_url: Option<String>,
+}
+
+/// The shown rows just ahead of `row` (`ahead`) or just behind it, at most `n`, nearest
+/// first. Each side is three index ranges of at most `n` entries (same XP and second,
+/// same XP, other XP), as the rank count splits them; the names by primary key.
+pub async fn near(
+    db: &Db,
+    week: &str,
+    board: &str,
+    row: &BoardRow,
+    n: i64,
+    ahead: bool,
+    now_ms: i64,
+) -> sqlx::Result<Vec<NearRow>> {
+    const SHOWN: &str = "(hidden_until IS NULL OR hidden_until <= $7)";
+    const FROM: &str =
+        "SELECT player_id, xp, last_earned_at FROM weekly_xp WHERE week_start = $1 AND board = $2";
+    let (same_second, same_xp, other_xp) = if ahead {
+        (
+            "xp = $3 AND last_earned_at = $4 AND player_id > $5 ORDER BY player_id",
+            "xp = $3 AND last_earned_at < $4 ORDER BY last_earned_at DESC, player_id",
+            "xp > $3 ORDER BY xp, last_earned_at DESC, player_id",
+        )
+    } else {
+        (
+            "xp = $3 AND last_earned_at = $4 AND player_id < $5 ORDER BY player_id DESC",
+            "xp = $3 AND last_earned_at > $4 ORDER BY last_earned_at, player_id DESC",
+            "xp < $3 ORDER BY xp DESC, last_earned_at, player_id DESC",
+        )
+    };
+    let sql = format!(
+        "SELECT w.player_id, w.xp, w.last_earned_at, p.nickname, p.avatar_url FROM (
+             SELECT * FROM ({FROM} AND {SHOWN} AND {same_second} LIMIT $6) a
+             UNION ALL SELECT * FROM ({FROM} AND {SHOWN} AND {same_xp} LIMIT $6) b
+             UNION ALL SELECT * FROM ({FROM} AND {SHOWN} AND {other_xp} LIMIT $6) c
+         ) w LEFT JOIN players p ON p.id = w.player_id"
+    );
+    let mut rows: Vec<NearRow> = read!(db, |ex| {
+        sqlx::query_as::<_, NearRow>(sqlx::AssertSqlSafe(sql))
+            .bind(week)
+            .bind(board)
+            .bind(row.xp)
+            .bind(row.last_earned_at)
+            .bind(&row.player_id)
+            .bind(n)
+            .bind(now_ms)
+            .fetch_all(ex)
+            .await?
+    });
+    // board order: XP down, earlier first, greater id first
+    rows.sort_by(|a, b| {
+        b.xp.cmp(&a.xp)
+            .then(a.last_earned_at.cmp(&b.last_earned_at))
+            .then(b.player_id.cmp(&a.player_id))
+    });
+    if ahead {
+        rows.reverse();
+    }
+    rows.truncate(usize::try_from(n).unwrap_or(0));
+    Ok(rows)
 }

@@ -70,24 +70,35 @@ pub async fn add_weekly_xp(
     player_id: &str,
     xp: i64,
     earned_at: i64,
-) -> sqlx::Result<(i64, i64)> {
-    Ok(in_tx!(tx, |ex| {
-        sqlx::query_as::<_, (i64, i64)>(
-            "INSERT INTO weekly_xp (week_start, board, player_id, xp, last_earned_at)
-             VALUES ($1, $2, $3, $4, $5)
+) -> sqlx::Result<Option<(i64, i64)>> {
+    // A held player's new row is hidden as it is written (as the answer's write does);
+    // None: the row is hidden, on no board others see.
+    let (xp, last_earned_at, hidden_until) = in_tx!(tx, |ex| {
+        sqlx::query_as::<_, (i64, i64, Option<i64>)>(
+            "INSERT INTO weekly_xp (week_start, board, player_id, xp, last_earned_at, hidden_until)
+             VALUES ($1, $2, $3, $4, $5,
+                     (SELECT CASE WHEN fairplay_held THEN $6 END FROM players WHERE id = $3))
              ON CONFLICT (week_start, board, player_id)
              DO UPDATE SET xp = weekly_xp.xp + excluded.xp, last_earned_at = excluded.last_earned_at
-             RETURNING xp, last_earned_at",
+             RETURNING xp, last_earned_at, hidden_until",
         )
         .bind(week_start)
         .bind(board)
         .bind(player_id)
         .bind(xp)
         .bind(earned_at)
+        .bind(HIDDEN_FOR_GOOD)
         .fetch_one(ex)
         .await?
-    }))
+    });
+    Ok(hidden_until
+        .is_none_or(|until| until <= earned_at)
+        .then_some((xp, last_earned_at)))
 }
+
+/// `weekly_xp.hidden_until` of a row hidden until someone shows it again (a ban without
+/// end, a fair-play hold).
+pub const HIDDEN_FOR_GOOD: i64 = i64::MAX;
 
 /// A weekly board row's total after an XP upsert.
 #[derive(Clone, Debug, sqlx::FromRow)]

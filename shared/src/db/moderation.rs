@@ -21,16 +21,21 @@ pub struct PlayerAdminRow {
     pub active_track_id: Option<String>,
     /// Comma-separated sign-in methods.
     pub providers: Option<String>,
+    pub fairplay_held: bool,
+    /// `flagged`, `held`, `cleared`, `banned`; None without a signal or decision.
+    pub fairplay_state: Option<String>,
 }
 
 /// What an admin sees of a player: the row with its progress and subscription.
 const PLAYER_ADMIN_SELECT: &str =
     "SELECT p.id, p.nickname, p.avatar_url, p.is_guest, p.region_code, p.is_banned,
             p.ban_reason, p.banned_until, p.created_at, s.tier, g.xp, g.streak_days,
-            g.check_in_days, g.active_track_id, NULL AS providers
+            g.check_in_days, g.active_track_id, NULL AS providers, p.fairplay_held,
+            f.state AS fairplay_state
      FROM players p
      LEFT JOIN player_progress g ON g.player_id = p.id
-     LEFT JOIN subscriptions s ON s.player_id = p.id";
+     LEFT JOIN subscriptions s ON s.player_id = p.id
+     LEFT JOIN fairplay_players f ON f.player_id = p.id";
 
 /// A page of existing players, newest first; `search` matches part of the id, the
 /// nickname or a sign-in subject (a phone number), case-insensitively and literally

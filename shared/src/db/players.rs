@@ -193,6 +193,8 @@ pub struct RegionState {
     pub region_next_change_at: Option<i64>,
     pub nickname: Option<String>,
     pub avatar_url: Option<String>,
+    /// Held by fair play: shown on boards to themselves alone.
+    pub fairplay_held: bool,
     #[sqlx(flatten)]
     pub account: AccountState,
 }
@@ -201,7 +203,7 @@ pub async fn region_state(db: &Db, id: &str) -> sqlx::Result<Option<RegionState>
     Ok(read!(db, |ex| {
         sqlx::query_as::<_, RegionState>(
             "SELECT region_code, region_selected_at, region_next_change_at, nickname, avatar_url,
-                    is_banned, banned_until, deleted_at, merged_into, token_version
+                    fairplay_held, is_banned, banned_until, deleted_at, merged_into, token_version
              FROM players WHERE id = $1",
         )
         .bind(id)

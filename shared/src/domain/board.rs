@@ -73,9 +73,153 @@ impl PartialEq<str> for BoardKey {
     }
 }
 
+/// The part of a board's shown rows that makes one page as a viewer sees it. A held
+/// viewer is on no board others see, yet sees themselves at the rank they would have
+/// (`hidden_rank`, 1-based): their page is the shown rows with them put in at that
+/// rank, so the shown rows after them read one rank lower.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window {
+    /// The shown rows to read: from this 0-based position …
+    pub offset: i64,
+    /// … this many.
+    pub limit: i64,
+    /// Where the viewer goes among them, when on this page.
+    pub insert_at: Option<usize>,
+}
+
+/// The shown rows of the page at `offset`, `limit` for a viewer hidden at
+/// `hidden_rank` (None: a viewer on the board like anyone, or without a row).
+pub fn window(offset: i64, limit: i64, hidden_rank: Option<i64>) -> Window {
+    let plain = Window {
+        offset,
+        limit,
+        insert_at: None,
+    };
+    let Some(rank) = hidden_rank else {
+        return plain;
+    };
+    let at = rank - 1;
+    if at < offset {
+        Window {
+            offset: offset - 1,
+            ..plain
+        }
+    } else if at < offset + limit {
+        Window {
+            offset,
+            limit: limit - 1,
+            insert_at: usize::try_from(at - offset).ok(),
+        }
+    } else {
+        plain
+    }
+}
+
+/// A row of a board to rank in memory (a league cohort: a few dozen rows).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Standing {
+    pub player_id: String,
+    pub xp: i64,
+    pub last_earned_at: i64,
+    /// Held or banned: on no board others see.
+    pub hidden: bool,
+}
+
+/// Rows in board order (XP down, the earlier to reach it first, then the greater id),
+/// each with its rank: among the shown rows, and for a hidden row the rank it would
+/// have (one after the shown rows ahead of it).
+pub fn ranked(mut rows: Vec<Standing>) -> Vec<(Standing, i64)> {
+    rows.sort_by(|a, b| {
+        b.xp.cmp(&a.xp)
+            .then(a.last_earned_at.cmp(&b.last_earned_at))
+            .then(b.player_id.cmp(&a.player_id))
+    });
+    let mut shown_ahead = 0;
+    rows.into_iter()
+        .map(|r| {
+            let rank = shown_ahead + 1;
+            if !r.hidden {
+                shown_ahead += 1;
+            }
+            (r, rank)
+        })
+        .collect()
+}
+
+/// The key of a league cohort's board in the frozen standings: `league:{cohortId}`.
+pub fn league_board(cohort_id: &str) -> String {
+    format!("league:{cohort_id}")
+}
+
 #[cfg(test)]
 mod tests {
-    use super::BoardKey;
+    use super::{BoardKey, Standing, Window, ranked, window};
+
+    #[test]
+    fn rows_rank_in_board_order_and_hidden_rows_where_they_would_be() {
+        let row = |id: &str, xp, at, hidden| Standing {
+            player_id: id.into(),
+            xp,
+            last_earned_at: at,
+            hidden,
+        };
+        let out = ranked(vec![
+            row("a", 10, 5, false),
+            row("b", 30, 9, false),
+            row("c", 10, 5, true),
+            row("d", 10, 1, false),
+            row("e", 10, 5, false),
+        ]);
+        let order: Vec<(&str, i64)> = out
+            .iter()
+            .map(|(r, k)| (r.player_id.as_str(), *k))
+            .collect();
+        // b; then d (earlier); then at the same instant the greater id first: e, c, a
+        assert_eq!(
+            order,
+            vec![("b", 1), ("d", 2), ("e", 3), ("c", 4), ("a", 4)]
+        );
+    }
+
+    #[test]
+    fn a_hidden_viewer_is_put_in_at_their_rank() {
+        let plain = |offset, limit| Window {
+            offset,
+            limit,
+            insert_at: None,
+        };
+        assert_eq!(window(20, 10, None), plain(20, 10));
+        // on an earlier page: this page's shown rows start one earlier
+        assert_eq!(window(20, 10, Some(5)), plain(19, 10));
+        assert_eq!(window(20, 10, Some(20)), plain(19, 10));
+        // on this page: one shown row fewer, the viewer at their place
+        assert_eq!(
+            window(20, 10, Some(21)),
+            Window {
+                offset: 20,
+                limit: 9,
+                insert_at: Some(0)
+            }
+        );
+        assert_eq!(
+            window(20, 10, Some(30)),
+            Window {
+                offset: 20,
+                limit: 9,
+                insert_at: Some(9)
+            }
+        );
+        // on a later page: nothing changes here
+        assert_eq!(window(20, 10, Some(31)), plain(20, 10));
+        assert_eq!(
+            window(0, 1, Some(1)),
+            Window {
+                offset: 0,
+                limit: 0,
+                insert_at: Some(0)
+            }
+        );
+    }
 
     #[test]
     fn keys_are_spelled_as_stored() {

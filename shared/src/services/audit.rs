@@ -10,7 +10,7 @@ use crate::clock::from_ms;
 use crate::context::AppContext;
 use crate::db::{self, Tx, audit::NewAuditEntry};
 use crate::envelope::Pagination;
-use crate::services::admin_identity::AdminPrincipal;
+use crate::services::admin_identity::{AdminPrincipal, AdminRole};
 use crate::{Error, Result};
 
 /// What one admin write did.
@@ -22,6 +22,16 @@ pub struct Write<'a> {
     pub target_id: Option<&'a str>,
     pub before: Option<serde_json::Value>,
     pub after: Option<serde_json::Value>,
+}
+
+/// The actor of what the service does by itself, in the audit log.
+pub fn system() -> AdminPrincipal {
+    AdminPrincipal {
+        id: "system".into(),
+        username: "system".into(),
+        role: AdminRole::Admin,
+        mfa_enabled: false,
+    }
 }
 
 /// Records one admin write inside its transaction.

@@ -2,6 +2,7 @@
 //! number of queries (profile and region, progress with subscription, three for the
 //! tracks, wallet, inventory).
 
+use crate::domain::league::tier_name;
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -25,6 +26,15 @@ pub struct BootstrapUser {
     pub level: i64,
     /// null until the player selects a region.
     pub region: Option<SelectedRegion>,
+    pub league: BootstrapLeague,
+}
+
+/// The player's league.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct BootstrapLeague {
+    /// bronze (a new player), silver, gold, sapphire, ruby, emerald, amethyst, pearl,
+    /// obsidian or diamond.
+    pub tier: String,
 }
 
 #[derive(Clone, Debug, Serialize, ToSchema)]
@@ -57,6 +67,9 @@ pub async fn bootstrap(ctx: &AppContext, player: &PlayerPrincipal) -> Result<Boo
             tier: p.tier.clone(),
             level: resources::level_for(summary.xp),
             region: regions::selected(ctx, &state),
+            league: BootstrapLeague {
+                tier: tier_name(db::league::tier_of(&ctx.db, &player.id).await?).into(),
+            },
         },
         progress: summary,
         tracks: gameplay::tracks(ctx, player).await?,

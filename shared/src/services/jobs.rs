@@ -18,6 +18,7 @@ use crate::db::retention::{Age, Cutoff, PURGES};
 use crate::db::{self};
 use crate::metrics::JobMetrics;
 use crate::services::question_stats;
+use crate::services::settlement::{self, Settled};
 
 /// A background job.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,10 +30,17 @@ pub enum Job {
     /// The question statistics
     /// ([`crate::services::question_stats::aggregate`]).
     QuestionStats,
+    /// The weekly settlement of ended weeks ([`crate::services::settlement::settle`]).
+    Settlement,
 }
 
 impl Job {
-    pub const ALL: [Job; 3] = [Job::Stats, Job::Retention, Job::QuestionStats];
+    pub const ALL: [Job; 4] = [
+        Job::Stats,
+        Job::Retention,
+        Job::QuestionStats,
+        Job::Settlement,
+    ];
 
     /// Its lease's key and its `job` label in the metrics.
     pub fn name(self) -> &'static str {
@@ -40,6 +48,7 @@ impl Job {
             Self::Stats => "admin_stats",
             Self::Retention => "retention",
             Self::QuestionStats => "question_stats",
+            Self::Settlement => "settlement",
         }
     }
 
@@ -49,12 +58,16 @@ impl Job {
             Self::Stats => ctx.settings.jobs.stats_refresh_seconds * 1000,
             Self::Retention => RETENTION_EVERY_MS,
             Self::QuestionStats => ctx.settings.jobs.question_stats_seconds * 1000,
+            Self::Settlement => SETTLEMENT_EVERY_MS,
         }
     }
 }
 
 /// How often the retention job runs.
 const RETENTION_EVERY_MS: i64 = 60_000;
+/// How often the settlement job looks for an ended week (so a week is settled within
+/// a minute of its end).
+const SETTLEMENT_EVERY_MS: i64 = 60_000;
 /// At most this many batches per table and run, so one run stays short and leaves the
 /// database to requests; the next run goes on.
 const BATCHES_PER_RUN: u32 = 20;
@@ -115,6 +128,14 @@ pub async fn run(ctx: &AppContext, holder: &str, job: Job, metrics: &JobMetrics)
                 "answers {}, card views {}, versions {}",
                 done.answers, done.card_views, done.versions
             ))
+        }),
+        Job::Settlement => settlement::settle(ctx).await.map(|done| {
+            (done != Settled::default()).then(|| {
+                format!(
+                    "boards {}, cohorts {}, weeks {}",
+                    done.boards, done.cohorts, done.weeks
+                )
+            })
         }),
     };
     match outcome {

@@ -1,28 +1,36 @@
 //! Weekly leaderboards: a region's board (players of that region, by XP earned this
-//! Beijing week) and the all-players board, pages and own ranks.
+//! Beijing week), the all-players board and the player's league cohort; this week's,
+//! or the previous week's frozen standings (`services::settlement`); pages, own ranks
+//! and the entries around the player.
+//!
+//! A held player (fair play) is on no board others see, but sees themselves at the
+//! rank they would have: their pages have them put in (`domain::board::window`), their
+//! own rank counts the shown rows ahead of them.
 
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use crate::clock::beijing;
 use crate::context::AppContext;
-use crate::db::players::RegionState;
-use crate::domain::board::BoardKey;
-use std::sync::Arc;
-
 use crate::db;
 use crate::db::leaderboard::{BoardRow, EntryRow};
+use crate::db::players::RegionState;
+use crate::domain::board::{BoardKey, Standing, league_board, ranked, window};
+use crate::domain::league::{self, tier_name, zone, zone_sizes};
 use crate::envelope::Pagination;
 use crate::services::player_auth::{self, AccessSubject};
 use crate::services::regions::{self, RegionEntry, SelectedRegion};
 use crate::{Error, Result};
-use chrono::{DateTime, Utc};
 
 #[derive(Clone, Debug, Deserialize, IntoParams)]
 #[serde(rename_all = "camelCase")]
 #[into_params(parameter_in = Query)]
 pub struct BoardQuery {
-    /// `region` (default) or `topic`.
+    /// `region` (default), `topic` (all players) or `league` (the player's cohort).
     pub scope: Option<String>,
     /// Default: the player's selected region.
     pub region_code: Option<String>,
@@ -32,6 +40,11 @@ pub struct BoardQuery {
     pub page: Option<i64>,
     /// 1-100, default 20.
     pub limit: Option<i64>,
+    /// `current` (default) or `previous`: the last ended week's final standings.
+    pub week: Option<String>,
+    /// `/leaderboards/me` only: 0-10 (default 0) entries above and below the player, in
+    /// `meta.around`.
+    pub around: Option<i64>,
 }
 
 #[derive(Clone, Debug, Serialize, ToSchema)]
@@ -41,11 +54,14 @@ pub struct LeaderboardEntry {
     pub user_id: String,
     pub display_name: String,
     pub avatar_url: Option<String>,
-    /// XP earned this week.
+    /// XP earned in the board's week.
     pub xp: i64,
     /// `gold`, `silver`, `bronze` for ranks 1-3, else empty.
     pub badge: String,
     pub is_me: bool,
+    /// `scope=league` only: `promotion`, `stay` or `demotion` when the week ends.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub zone: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize, ToSchema)]
@@ -54,16 +70,31 @@ pub struct RewardPreview {
     pub coins: i64,
 }
 
+/// `meta.league` of `scope=league`.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LeagueMeta {
+    /// bronze, silver, gold, sapphire, ruby, emerald, amethyst, pearl, obsidian, diamond:
+    /// the cohort's tier (the player's, when they are in no cohort that week).
+    pub tier: String,
+    /// `{weekStart}:{tier}:{n}`; null when the player earned no XP that week.
+    pub cohort_id: Option<String>,
+    /// How many of the cohort move up a tier when the week ends.
+    pub promote_count: i64,
+    /// How many move down.
+    pub demote_count: i64,
+}
+
 #[derive(Clone, Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct LeaderboardMeta {
-    /// YYYY-MM-DD (Monday).
+    /// YYYY-MM-DD (Monday) of the board's week.
     pub week_start: String,
     /// YYYY-MM-DD (Sunday).
     pub week_end: String,
-    /// YYYY-MM-DD: the Monday that starts the next week.
+    /// YYYY-MM-DD: the Monday after the board's week.
     pub next_refresh_at: String,
-    /// `region:{code}:{weekStart}` or `topic:all:{weekStart}`.
+    /// `region:{code}:{weekStart}`, `topic:all:{weekStart}` or `league:{cohortId}`.
     pub group_id: String,
     pub requires_region_selection: bool,
     pub selected_region: Option<SelectedRegion>,
@@ -72,6 +103,13 @@ pub struct LeaderboardMeta {
     /// Only on the own-rank response.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rank: Option<i64>,
+    /// `scope=league` only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub league: Option<LeagueMeta>,
+    /// `/leaderboards/me?around=N` only: up to N entries above and N below the player,
+    /// in rank order.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub around: Option<Vec<LeaderboardEntry>>,
 }
 
 fn badge(rank: i64) -> &'static str {
@@ -89,16 +127,14 @@ fn display_name(nickname: Option<String>) -> String {
         .unwrap_or_else(|| "Player".into())
 }
 
-/// Which board a query views, and the meta around it.
-struct View {
-    week: String,
-    /// None when the player must first select a region.
-    board: Option<String>,
-    meta: LeaderboardMeta,
-    page: i64,
-    limit: i64,
-    nickname: Option<String>,
-    avatar_url: Option<String>,
+/// The largest `around`.
+const MAX_AROUND: i64 = 10;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Scope {
+    Region,
+    Topic,
+    League,
 }
 
 /// A board query, checked (no database needed).
@@ -107,10 +143,11 @@ struct Choice {
     limit: i64,
     /// The page's first row (checked: see `envelope::page_offset`).
     offset: i64,
-    /// `topic:all`, or `region:{code}` of the asked region; None: the player's own region.
-    named_board: Option<String>,
+    scope: Scope,
+    /// The asked region (scope region); None: the player's own.
     view_region: Option<RegionEntry>,
-    topic: bool,
+    previous: bool,
+    around: i64,
 }
 
 fn choose(ctx: &AppContext, q: &BoardQuery) -> Result<Choice> {
@@ -123,36 +160,38 @@ fn choose(ctx: &AppContext, q: &BoardQuery) -> Result<Choice> {
         return Err(Error::validation("limit must be 1-100"));
     }
     let offset = crate::envelope::page_offset(page, limit)?;
-    let (named_board, view_region, topic) = match q.scope.as_deref().unwrap_or("region") {
-        "topic" => (Some(BoardKey::all_players().into()), None, true),
-        "region" => match q
-            .region_code
-            .as_deref()
-            .map(str::trim)
-            .filter(|c| !c.is_empty())
-        {
-            Some(code) => {
-                let region = ctx
-                    .regions
-                    .enabled(code)
-                    .ok_or_else(|| Error::validation("regionCode is not an enabled region"))?;
-                (
-                    Some(BoardKey::region(&region.code).into()),
-                    Some(region.clone()),
-                    false,
-                )
-            }
-            None => (None, None, false),
-        },
-        _ => return Err(Error::validation("scope must be region or topic")),
+    let around = q.around.unwrap_or(0);
+    if !(0..=MAX_AROUND).contains(&around) {
+        return Err(Error::validation("around must be 0-10"));
+    }
+    let previous = match q.week.as_deref().map(str::trim) {
+        None | Some("") | Some("current") => false,
+        Some("previous") => true,
+        Some(_) => return Err(Error::validation("week must be current or previous")),
+    };
+    let scope = match q.scope.as_deref().unwrap_or("region") {
+        "region" => Scope::Region,
+        "topic" => Scope::Topic,
+        "league" => Scope::League,
+        _ => return Err(Error::validation("scope must be region, topic or league")),
+    };
+    let view_region = match (scope, q.region_code.as_deref().map(str::trim)) {
+        (Scope::Region, Some(code)) if !code.is_empty() => Some(
+            ctx.regions
+                .enabled(code)
+                .ok_or_else(|| Error::validation("regionCode is not an enabled region"))?
+                .clone(),
+        ),
+        _ => None,
     };
     Ok(Choice {
         page,
         limit,
         offset,
-        named_board,
+        scope,
         view_region,
-        topic,
+        previous,
+        around,
     })
 }
 
@@ -177,51 +216,123 @@ async fn choose_after_admission(
     }
 }
 
-/// Admits the player by their region state, and resolves the board and meta.
-fn view(
-    ctx: &AppContext,
-    now: DateTime<Utc>,
+/// Where a board's rows are read from.
+enum Source {
+    /// `weekly_xp`: this week's board, or an ended week's not settled yet.
+    Live { board: String },
+    /// The frozen standings of a settled board, with its shown players.
+    Frozen { board: String, shown: i64 },
+    /// A league cohort not settled yet: its members ranked in memory.
+    Cohort(Vec<Ranked>),
+}
+
+/// A row of a cohort ranked in memory.
+struct Ranked {
+    standing: Standing,
+    rank: i64,
+    nickname: Option<String>,
+    avatar_url: Option<String>,
+}
+
+/// The board a query views, and the meta around it.
+struct View {
+    week: String,
+    /// None: nothing to show (no region selected; no cohort that week).
+    source: Option<Source>,
+    /// The cohort's tier (scope league).
+    tier: Option<i64>,
+    /// The viewer's cohort that week (scope league).
+    cohort_id: Option<String>,
+    rules: league::LeagueRules,
+    meta: LeaderboardMeta,
+    viewer: Viewer,
+}
+
+/// Who looks.
+struct Viewer {
+    id: String,
+    nickname: Option<String>,
+    avatar_url: Option<String>,
+    held: bool,
+}
+
+/// Admits the player by their region state.
+fn admitted(
     subject: &AccessSubject,
     state: Option<RegionState>,
-    choice: Choice,
+    now_ms: i64,
+) -> Result<RegionState> {
+    player_auth::admit(state.as_ref().map(|s| &s.account), subject, now_ms)?;
+    state.ok_or_else(|| Error::unauthorized("unknown player"))
+}
+
+/// Resolves the board, its source and the meta.
+async fn view(
+    ctx: &AppContext,
+    now: DateTime<Utc>,
+    state: RegionState,
+    viewer_id: &str,
+    choice: &Choice,
 ) -> Result<View> {
-    player_auth::admit(
-        state.as_ref().map(|s| &s.account),
-        subject,
-        now.timestamp_millis(),
-    )?;
-    let state = state.ok_or_else(|| Error::unauthorized("unknown player"))?;
-    let week = beijing::day_key(beijing::week_start(now));
-    let selected = regions::selected(ctx, &state);
-    let view_region = if choice.topic || choice.view_region.is_some() {
-        choice.view_region
+    let this_week = beijing::week_start(now);
+    let week_day = if choice.previous {
+        this_week - chrono::Duration::days(7)
     } else {
-        state
-            .region_code
-            .as_deref()
-            .and_then(|c| ctx.regions.enabled(c))
-            .cloned()
+        this_week
     };
-    let (board, group) = if choice.topic {
-        (
-            choice.named_board,
+    let week = beijing::day_key(week_day);
+    let selected = regions::selected(ctx, &state);
+    let view_region = match choice.scope {
+        Scope::Region => choice.view_region.clone().or_else(|| {
+            state
+                .region_code
+                .as_deref()
+                .and_then(|c| ctx.regions.enabled(c))
+                .cloned()
+        }),
+        _ => None,
+    };
+    let mut tier = None;
+    let mut cohort_id = None;
+    let (board, group) = match choice.scope {
+        Scope::Topic => (
+            Some(BoardKey::all_players().to_string()),
             format!("{}:{week}", BoardKey::all_players()),
-        )
-    } else {
-        match &view_region {
+        ),
+        Scope::Region => match &view_region {
             Some(r) => (
-                Some(BoardKey::region(&r.code).into()),
+                Some(BoardKey::region(&r.code).to_string()),
                 format!("{}:{week}", BoardKey::region(&r.code)),
             ),
             None => (None, format!("region::{week}")),
+        },
+        Scope::League => {
+            let membership = league_membership(ctx, viewer_id, &week, choice.previous, now).await?;
+            match membership {
+                Some(m) => {
+                    tier = Some(m.tier);
+                    let board = league_board(&m.cohort_id);
+                    cohort_id = Some(m.cohort_id);
+                    (Some(board.clone()), board)
+                }
+                None => {
+                    tier = Some(db::league::tier_of(&ctx.db, viewer_id).await?);
+                    (None, format!("league::{week}"))
+                }
+            }
         }
     };
+    let source = match board {
+        None => None,
+        Some(board) => Some(source_of(ctx, &week, board, choice.scope).await?),
+    };
+    let week_end = week_day + chrono::Duration::days(6);
     let meta = LeaderboardMeta {
         week_start: week.clone(),
-        week_end: beijing::day_key(beijing::week_end(now)),
-        next_refresh_at: beijing::day_key(beijing::next_week_start(now)),
+        week_end: beijing::day_key(week_end),
+        next_refresh_at: beijing::day_key(week_day + chrono::Duration::days(7)),
         group_id: group,
-        requires_region_selection: board.is_none(),
+        requires_region_selection: choice.scope == Scope::Region && view_region.is_none(),
         selected_region: selected,
         view_region,
         reward_preview: vec![
@@ -233,72 +344,339 @@ fn view(
             RewardPreview { rank: 3, coins: 30 },
         ],
         rank: None,
+        league: None,
+        around: None,
     };
     Ok(View {
         week,
-        board,
+        source,
+        tier,
+        cohort_id,
+        rules: ctx.settings.league.clone(),
         meta,
-        page: choice.page,
-        limit: choice.limit,
-        nickname: state.nickname,
-        avatar_url: state.avatar_url,
+        viewer: Viewer {
+            id: viewer_id.to_string(),
+            nickname: state.nickname,
+            avatar_url: state.avatar_url,
+            held: state.fairplay_held,
+        },
     })
 }
 
+/// The viewer's cohort of `week`; this week, a player with XP but no cohort yet (their
+/// join after their first XP failed) joins now.
+async fn league_membership(
+    ctx: &AppContext,
+    player_id: &str,
+    week: &str,
+    previous: bool,
+    now: DateTime<Utc>,
+) -> Result<Option<db::league::Membership>> {
+    if let Some(m) = db::league::membership(&ctx.db, week, player_id).await? {
+        return Ok(Some(m));
+    }
+    if previous {
+        return Ok(None);
+    }
+    let all = BoardKey::all_players();
+    match db::leaderboard::own_row(
+        &ctx.db,
+        week,
+        all.as_str(),
+        player_id,
+        now.timestamp_millis(),
+    )
+    .await?
+    {
+        Some(_) => Ok(Some(
+            crate::services::league::ensure_member(ctx, player_id, week, now.timestamp_millis())
+                .await?,
+        )),
+        None => Ok(None),
+    }
+}
+
+/// Where a board of `week` is read from: its frozen standings once settled.
+async fn source_of(ctx: &AppContext, week: &str, board: String, scope: Scope) -> Result<Source> {
+    if let Some(shown) = db::settlement::settled(&ctx.db, week, &board).await? {
+        return Ok(Source::Frozen { board, shown });
+    }
+    if scope != Scope::League {
+        return Ok(Source::Live { board });
+    }
+    let cohort = board.strip_prefix("league:").unwrap_or(&board);
+    let members = db::league::members(&ctx.db, week, cohort, ctx.clock.now_ms()).await?;
+    let mut names: HashMap<String, (Option<String>, Option<String>)> = members
+        .iter()
+        .map(|m| {
+            (
+                m.player_id.clone(),
+                (m.nickname.clone(), m.avatar_url.clone()),
+            )
+        })
+        .collect();
+    let standings = ranked(
+        members
+            .into_iter()
+            .map(|m| Standing {
+                player_id: m.player_id,
+                xp: m.xp,
+                last_earned_at: m.last_earned_at,
+                hidden: m.hidden,
+            })
+            .collect(),
+    );
+    Ok(Source::Cohort(
+        standings
+            .into_iter()
+            .map(|(standing, rank)| {
+                let (nickname, avatar_url) =
+                    names.remove(&standing.player_id).unwrap_or((None, None));
+                Ranked {
+                    standing,
+                    rank,
+                    nickname,
+                    avatar_url,
+                }
+            })
+            .collect(),
+    ))
+}
+
+/// A row of a board, before it is an entry.
+struct Row {
+    player_id: String,
+    xp: i64,
+    nickname: Option<String>,
+    avatar_url: Option<String>,
+}
+
+impl From<&EntryRow> for Row {
+    fn from(r: &EntryRow) -> Self {
+        Self {
+            player_id: r.player_id.clone(),
+            xp: r.xp,
+            nickname: r.nickname.clone(),
+            avatar_url: r.avatar_url.clone(),
+        }
+    }
+}
+
+/// A row with the rank the viewer sees it at.
+type RankedRow = (Row, i64);
+
+/// The viewer's own row: XP, rank (would-be, when hidden) and whether it is hidden.
+#[derive(Clone, Copy, Debug)]
+struct Own {
+    xp: i64,
+    rank: i64,
+    hidden: bool,
+    /// The row's key on a live board (for the rows around it).
+    last_earned_at: i64,
+}
+
+impl View {
+    fn entry(&self, row: Row, rank: i64) -> LeaderboardEntry {
+        LeaderboardEntry {
+            rank,
+            is_me: row.player_id == self.viewer.id,
+            zone: self.zone(rank),
+            user_id: row.player_id,
+            display_name: display_name(row.nickname),
+            avatar_url: row.avatar_url,
+            xp: row.xp,
+            badge: badge(rank).into(),
+        }
+    }
+
+    fn own_entry(&self, xp: i64, rank: i64) -> LeaderboardEntry {
+        self.entry(
+            Row {
+                player_id: self.viewer.id.clone(),
+                xp,
+                nickname: self.viewer.nickname.clone(),
+                avatar_url: self.viewer.avatar_url.clone(),
+            },
+            rank,
+        )
+    }
+
+    /// The shown players of the board.
+    fn shown(&self) -> Option<i64> {
+        match self.source.as_ref()? {
+            Source::Frozen { shown, .. } => Some(*shown),
+            Source::Cohort(rows) => Some(rows.iter().filter(|r| !r.standing.hidden).count() as i64),
+            Source::Live { .. } => None,
+        }
+    }
+
+    fn zone(&self, rank: i64) -> Option<String> {
+        let tier = self.tier?;
+        let shown = self.shown()?;
+        Some(zone(tier, rank, shown, &self.rules).as_str().to_string())
+    }
+
+    /// Sets `meta.league` (scope league): the tier and the zones' sizes for the shown
+    /// players.
+    fn with_league_meta(&mut self) {
+        let Some(tier) = self.tier else { return };
+        let shown = self.shown().unwrap_or(0);
+        let (promote, demote) = zone_sizes(tier, shown, &self.rules);
+        self.meta.league = Some(LeagueMeta {
+            tier: tier_name(tier).into(),
+            cohort_id: self.cohort_id.clone(),
+            promote_count: promote,
+            demote_count: demote,
+        });
+    }
+}
+
+/// The viewer's row and rank on the view's board (None without a row).
+async fn own(ctx: &AppContext, v: &View) -> Result<Option<Own>> {
+    let now_ms = ctx.clock.now_ms();
+    Ok(match v.source.as_ref() {
+        None => None,
+        Some(Source::Live { board }) => {
+            match db::leaderboard::own_row(&ctx.db, &v.week, board, &v.viewer.id, now_ms).await? {
+                Some((row, hidden)) => {
+                    let rank = if hidden {
+                        // not in the rank index: the shown rows ahead, counted
+                        db::leaderboard::rank(&ctx.db, &v.week, board, &row, now_ms).await?
+                    } else {
+                        rank_of(ctx, &v.week, board, &row).await?
+                    };
+                    Some(Own {
+                        xp: row.xp,
+                        rank,
+                        hidden,
+                        last_earned_at: row.last_earned_at,
+                    })
+                }
+                None => None,
+            }
+        }
+        Some(Source::Frozen { board, .. }) => {
+            db::settlement::row_of(&ctx.db, &v.week, board, &v.viewer.id)
+                .await?
+                .map(|(xp, rank, shown)| Own {
+                    xp,
+                    rank,
+                    hidden: !shown,
+                    last_earned_at: 0,
+                })
+        }
+        Some(Source::Cohort(rows)) => rows
+            .iter()
+            .find(|r| r.standing.player_id == v.viewer.id)
+            .map(|r| Own {
+                xp: r.standing.xp,
+                rank: r.rank,
+                hidden: r.standing.hidden,
+                last_earned_at: r.standing.last_earned_at,
+            }),
+    })
+}
+
+/// The shown rows of the board from 0-based position `offset`, at most `limit`, with
+/// their ranks.
+async fn shown_rows(ctx: &AppContext, v: &View, offset: i64, limit: i64) -> Result<Vec<Row>> {
+    if limit <= 0 {
+        return Ok(Vec::new());
+    }
+    Ok(match v.source.as_ref() {
+        None => Vec::new(),
+        Some(Source::Live { board }) => board_page(ctx, &v.week, board, limit, offset)
+            .await?
+            .iter()
+            .map(Row::from)
+            .collect(),
+        Some(Source::Frozen { board, .. }) => {
+            db::settlement::shown_ranks(&ctx.db, &v.week, board, offset + 1, offset + limit)
+                .await?
+                .into_iter()
+                .map(|r| Row {
+                    player_id: r.player_id,
+                    xp: r.xp,
+                    nickname: r.nickname,
+                    avatar_url: r.avatar_url,
+                })
+                .collect()
+        }
+        Some(Source::Cohort(rows)) => rows
+            .iter()
+            .filter(|r| !r.standing.hidden)
+            .skip(usize::try_from(offset).unwrap_or(usize::MAX))
+            .take(usize::try_from(limit).unwrap_or(0))
+            .map(|r| Row {
+                player_id: r.standing.player_id.clone(),
+                xp: r.standing.xp,
+                nickname: r.nickname.clone(),
+                avatar_url: r.avatar_url.clone(),
+            })
+            .collect(),
+    })
+}
+
+/// The board's shown players (the pagination total for anyone on it).
+async fn shown_total(ctx: &AppContext, v: &View) -> Result<i64> {
+    match (v.shown(), v.source.as_ref()) {
+        (Some(n), _) => Ok(n),
+        (None, Some(Source::Live { board })) => board_size(ctx, &v.week, board).await,
+        _ => Ok(0),
+    }
+}
+
 /// `GET /v1/leaderboards` for the subject of a verified access token: one page, its
-/// meta and pagination. The page and the board's size come from [`crate::board_cache`]
-/// when read in the last second.
+/// meta and pagination. A live page and the board's size come from
+/// [`crate::board_cache`] when read in the last second.
 pub async fn board(
     ctx: &AppContext,
     subject: &AccessSubject,
     q: &BoardQuery,
 ) -> Result<(Vec<LeaderboardEntry>, LeaderboardMeta, Pagination)> {
     let choice = choose_after_admission(ctx, subject, q).await?;
-    let player_id = subject.player_id.as_str();
-    let offset = choice.offset;
-    let state = db::players::region_state(&ctx.db, player_id).await?;
-    let v = view(ctx, ctx.clock.now(), subject, state, choice)?;
-    let Some(board) = &v.board else {
-        return Ok((
-            Vec::new(),
-            v.meta,
-            Pagination {
-                total: 0,
-                page: v.page,
-                limit: v.limit,
-            },
-        ));
+    let now = ctx.clock.now();
+    let state = db::players::region_state(&ctx.db, &subject.player_id).await?;
+    let state = admitted(subject, state, now.timestamp_millis())?;
+    let mut v = view(ctx, now, state, &subject.player_id, &choice).await?;
+    v.with_league_meta();
+    // a held viewer is put in at their rank: the only viewer whose page needs it
+    let hidden_own = if v.viewer.held {
+        own(ctx, &v).await?.filter(|o| o.hidden)
+    } else {
+        None
     };
-    let rows = board_page(ctx, &v.week, board, v.limit, offset).await?;
-    let total = board_size(ctx, &v.week, board).await?;
+    let w = window(choice.offset, choice.limit, hidden_own.map(|o| o.rank));
+    let mut rows = shown_rows(ctx, &v, w.offset, w.limit).await?;
+    if let (Some(at), Some(o)) = (w.insert_at, hidden_own) {
+        rows.insert(
+            at.min(rows.len()),
+            Row {
+                player_id: v.viewer.id.clone(),
+                xp: o.xp,
+                nickname: v.viewer.nickname.clone(),
+                avatar_url: v.viewer.avatar_url.clone(),
+            },
+        );
+    }
+    let total = shown_total(ctx, &v).await? + i64::from(hidden_own.is_some());
     let entries = rows
-        .iter()
+        .into_iter()
         .enumerate()
-        .map(|(i, r)| {
-            let rank = offset + i as i64 + 1;
-            LeaderboardEntry {
-                rank,
-                is_me: r.player_id == player_id,
-                user_id: r.player_id.clone(),
-                display_name: display_name(r.nickname.clone()),
-                avatar_url: r.avatar_url.clone(),
-                xp: r.xp,
-                badge: badge(rank).into(),
-            }
-        })
+        .map(|(i, r)| v.entry(r, choice.offset + i as i64 + 1))
         .collect();
     Ok((
         entries,
         v.meta,
         Pagination {
             total,
-            page: v.page,
-            limit: v.limit,
+            page: choice.page,
+            limit: choice.limit,
         },
     ))
 }
 
-/// One page of a board: read at most once a second per process (see
+/// One page of a live board: read at most once a second per process (see
 /// [`crate::board_cache`]).
 async fn board_page(
     ctx: &AppContext,
@@ -319,7 +697,8 @@ async fn board_page(
     Ok(rows)
 }
 
-/// The rank of a row: from the Redis index when configured, else the exact SQL count.
+/// The rank of a shown row: from the Redis index when configured, else the exact SQL
+/// count.
 pub async fn rank_of(ctx: &AppContext, week: &str, board: &str, row: &BoardRow) -> Result<i64> {
     if let Some(ranks) = &ctx.ranks {
         match ranks
@@ -337,8 +716,8 @@ pub async fn rank_of(ctx: &AppContext, week: &str, board: &str, row: &BoardRow) 
     Ok(db::leaderboard::rank(&ctx.db, week, board, row, ctx.clock.now_ms()).await?)
 }
 
-/// A board's size (the pagination total): counted at most once a second per process
-/// (see [`crate::board_cache`]).
+/// A live board's size (the pagination total): counted at most once a second per
+/// process (see [`crate::board_cache`]).
 async fn board_size(ctx: &AppContext, week: &str, board: &str) -> Result<i64> {
     if let Some(size) = ctx.board_cache.size(week, board) {
         return Ok(size);
@@ -349,8 +728,10 @@ async fn board_size(ctx: &AppContext, week: &str, board: &str) -> Result<i64> {
 }
 
 /// `GET /v1/leaderboards/me` for the subject of a verified access token: the player's
-/// own entry and rank, always exact. Without a row this week the entry shows 0 XP and
-/// the rank after the last ranked player; without a region to view, data is null.
+/// own entry and rank, always exact (a held player's, the rank they would have).
+/// Without a row in the board's week the entry shows 0 XP and the rank after the last
+/// ranked player; without a board to view (no region selected, no cohort), data is
+/// null. `around` adds the entries above and below.
 pub async fn me(
     ctx: &AppContext,
     subject: &AccessSubject,
@@ -359,16 +740,25 @@ pub async fn me(
     let choice = choose_after_admission(ctx, subject, q).await?;
     let player_id = subject.player_id.as_str();
     let now = ctx.clock.now();
-    let week = beijing::day_key(beijing::week_start(now));
-    // Without Redis, the player's region state, their row and its SQL rank are one read;
-    // with it, the rank comes from its index after the row is read.
-    let (state, counted) = if ctx.ranks.is_none() {
+    let now_ms = now.timestamp_millis();
+    // This week's region or topic board without Redis: the player's region state,
+    // their row and its SQL rank are one read.
+    let fast = ctx.ranks.is_none() && !choice.previous && choice.scope != Scope::League;
+    let (state, counted) = if fast {
+        let week = beijing::day_key(beijing::week_start(now));
+        let named = match choice.scope {
+            Scope::Topic => Some(BoardKey::all_players().to_string()),
+            _ => choice
+                .view_region
+                .as_ref()
+                .map(|r| BoardKey::region(&r.code).to_string()),
+        };
         match db::leaderboard::viewer_row_and_rank(
             &ctx.db,
             player_id,
             &week,
-            choice.named_board.as_deref(),
-            now.timestamp_millis(),
+            named.as_deref(),
+            now_ms,
         )
         .await?
         {
@@ -378,38 +768,241 @@ pub async fn me(
     } else {
         (db::players::region_state(&ctx.db, player_id).await?, None)
     };
-    let mut v = view(ctx, now, subject, state, choice)?;
-    let Some(board) = v.board.clone() else {
+    let state = admitted(subject, state, now_ms)?;
+    let mut v = view(ctx, now, state, player_id, &choice).await?;
+    v.with_league_meta();
+    if v.source.is_none() {
         return Ok((None, v.meta));
-    };
+    }
     let found = match counted {
-        Some(row) => row.map(|(row, rank)| (row.xp, rank)),
-        None => match db::leaderboard::row_of(
-            &ctx.db,
-            &v.week,
-            &board,
-            player_id,
-            now.timestamp_millis(),
-        )
-        .await?
-        {
-            Some(row) => Some((row.xp, rank_of(ctx, &v.week, &board, &row).await?)),
-            None => None,
-        },
+        Some(row) => row.map(|(row, rank)| Own {
+            xp: row.xp,
+            rank,
+            hidden: v.viewer.held,
+            last_earned_at: row.last_earned_at,
+        }),
+        None => own(ctx, &v).await?,
     };
     let (xp, rank) = match found {
-        Some(found) => found,
-        None => (0, board_size(ctx, &v.week, &board).await? + 1),
+        Some(o) => (o.xp, o.rank),
+        None => (0, shown_total(ctx, &v).await? + 1),
     };
+    if choice.around > 0 {
+        v.meta.around = Some(around(ctx, &v, found, rank, choice.around).await?);
+    }
     v.meta.rank = Some(rank);
-    let entry = LeaderboardEntry {
-        rank,
-        user_id: player_id.to_string(),
-        display_name: display_name(v.nickname.clone()),
-        avatar_url: v.avatar_url.clone(),
-        xp,
-        badge: badge(rank).into(),
-        is_me: true,
-    };
+    let entry = v.own_entry(xp, rank);
     Ok((Some(entry), v.meta))
+}
+
+/// Up to `n` shown entries above the viewer (at `rank`) and `n` below, in rank order,
+/// as the viewer sees them. Bounded work whatever the board's size: key ranges next to
+/// the viewer's row on a live board, rank ranges on frozen standings.
+async fn around(
+    ctx: &AppContext,
+    v: &View,
+    own: Option<Own>,
+    rank: i64,
+    n: i64,
+) -> Result<Vec<LeaderboardEntry>> {
+    // the shown rows ahead of the viewer are ranks rank-n … rank-1; behind them the
+    // shown rows from the viewer's place on (one rank lower for a hidden viewer,
+    // who stands among them)
+    let behind_from = match own {
+        Some(o) if !o.hidden => rank + 1,
+        Some(_) => rank,
+        None => return above_only(ctx, v, rank, n).await,
+    };
+    let shift = i64::from(own.is_some_and(|o| o.hidden));
+    let (above, below): (Vec<RankedRow>, Vec<RankedRow>) = match v.source.as_ref() {
+        None => (Vec::new(), Vec::new()),
+        Some(Source::Live { board }) => {
+            let Some(o) = own else {
+                return Ok(Vec::new());
+            };
+            let key = BoardRow {
+                player_id: v.viewer.id.clone(),
+                xp: o.xp,
+                last_earned_at: o.last_earned_at,
+            };
+            let now_ms = ctx.clock.now_ms();
+            let ahead =
+                db::leaderboard::near(&ctx.db, &v.week, board, &key, n, true, now_ms).await?;
+            let behind =
+                db::leaderboard::near(&ctx.db, &v.week, board, &key, n, false, now_ms).await?;
+            (
+                ahead
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, r)| (near_row(r), rank - 1 - i as i64))
+                    .collect(),
+                behind
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, r)| (near_row(r), rank + 1 + i as i64))
+                    .collect(),
+            )
+        }
+        Some(_) => {
+            let above_from = (rank - n).max(1);
+            let above = shown_rows(ctx, v, above_from - 1, rank - above_from).await?;
+            let below = shown_rows(ctx, v, behind_from - 1, n).await?;
+            (
+                above
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, r)| (r, above_from + i as i64))
+                    .collect(),
+                below
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, r)| (r, behind_from + shift + i as i64))
+                    .collect(),
+            )
+        }
+    };
+    let mut above = above;
+    above.sort_by_key(|(_, rank)| *rank);
+    Ok(above
+        .into_iter()
+        .chain(below)
+        .map(|(row, rank)| v.entry(row, rank))
+        .collect())
+}
+
+/// A viewer without a row stands after the last shown player: the last `n` rows.
+async fn above_only(
+    ctx: &AppContext,
+    v: &View,
+    rank: i64,
+    n: i64,
+) -> Result<Vec<LeaderboardEntry>> {
+    let rows: Vec<RankedRow> = match v.source.as_ref() {
+        None => Vec::new(),
+        Some(Source::Live { board }) => {
+            // the rows ahead of a row below every other: the board's last rows, over
+            // the index from its end
+            let last = BoardRow {
+                player_id: String::new(),
+                xp: i64::MIN,
+                last_earned_at: i64::MAX,
+            };
+            db::leaderboard::near(&ctx.db, &v.week, board, &last, n, true, ctx.clock.now_ms())
+                .await?
+                .into_iter()
+                .enumerate()
+                .map(|(i, r)| (near_row(r), rank - 1 - i as i64))
+                .collect()
+        }
+        Some(_) => {
+            let from = (rank - n).max(1);
+            shown_rows(ctx, v, from - 1, rank - from)
+                .await?
+                .into_iter()
+                .enumerate()
+                .map(|(i, r)| (r, from + i as i64))
+                .collect()
+        }
+    };
+    let mut rows = rows;
+    rows.sort_by_key(|(_, rank)| *rank);
+    Ok(rows
+        .into_iter()
+        .map(|(row, rank)| v.entry(row, rank))
+        .collect())
+}
+
+fn near_row(r: db::leaderboard::NearRow) -> Row {
+    Row {
+        player_id: r.player_id,
+        xp: r.xp,
+        nickname: r.nickname,
+        avatar_url: r.avatar_url,
+    }
+}
+
+/// `GET /v1/admin/leaderboards/history`.
+#[derive(Clone, Debug, Deserialize, IntoParams)]
+#[serde(rename_all = "camelCase")]
+#[into_params(parameter_in = Query)]
+pub struct HistoryQuery {
+    /// `topic:all`, `region:{code}` or `league:{cohortId}`.
+    pub board: Option<String>,
+    /// YYYY-MM-DD, a Monday (Beijing). Default: the last ended week.
+    pub week_start: Option<String>,
+    /// ≥ 1, default 1.
+    pub page: Option<i64>,
+    /// 1-50, default 20.
+    pub limit: Option<i64>,
+}
+
+/// A row of a week's frozen standings.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct HistoryEntry {
+    pub rank: i64,
+    pub user_id: String,
+    pub display_name: String,
+    /// XP earned that week.
+    pub xp: i64,
+}
+
+/// A settled board's frozen standings (shown players, in rank order), a page at a time
+/// by rank over an index; 404 while the board of that week is not settled.
+pub async fn history(
+    ctx: &AppContext,
+    q: &HistoryQuery,
+) -> Result<(Vec<HistoryEntry>, Pagination)> {
+    let (page, limit, offset) = crate::services::audit::PageQuery {
+        page: q.page,
+        limit: q.limit,
+    }
+    .resolve()?;
+    let board = q
+        .board
+        .as_deref()
+        .map(str::trim)
+        .filter(|b| !b.is_empty())
+        .ok_or_else(|| Error::validation("board is required"))?;
+    if board.chars().count() > 200 {
+        return Err(Error::validation("board must be at most 200 characters"));
+    }
+    let week = match q
+        .week_start
+        .as_deref()
+        .map(str::trim)
+        .filter(|w| !w.is_empty())
+    {
+        None => beijing::day_key(beijing::week_start(ctx.clock.now()) - chrono::Duration::days(7)),
+        Some(w) => {
+            let day = chrono::NaiveDate::parse_from_str(w, "%Y-%m-%d")
+                .ok()
+                .filter(|d| chrono::Datelike::weekday(d) == chrono::Weekday::Mon)
+                .ok_or_else(|| Error::validation("weekStart must be a Monday, YYYY-MM-DD"))?;
+            beijing::day_key(day)
+        }
+    };
+    let shown = db::settlement::settled(&ctx.db, &week, board)
+        .await?
+        .ok_or_else(|| Error::not_found("no settled board of that week"))?;
+    let rows = if offset < shown {
+        db::settlement::shown_ranks(&ctx.db, &week, board, offset + 1, offset + limit).await?
+    } else {
+        Vec::new()
+    };
+    Ok((
+        rows.into_iter()
+            .map(|r| HistoryEntry {
+                rank: r.rank,
+                user_id: r.player_id,
+                display_name: display_name(r.nickname),
+                xp: r.xp,
+            })
+            .collect(),
+        Pagination {
+            total: shown,
+            page,
+            limit,
+        },
+    ))
 }

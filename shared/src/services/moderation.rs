@@ -7,6 +7,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::clock::{beijing, from_ms};
 use crate::context::AppContext;
+use crate::db::ledger::HIDDEN_FOR_GOOD;
 use crate::db::{self, moderation::PlayerAdminRow};
 use crate::domain::board::BoardKey;
 use crate::domain::resources;
@@ -33,6 +34,11 @@ pub struct PlayerRecord {
     pub ban_reason: Option<String>,
     pub banned_until: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
+    /// Fair play: `flagged`, `held`, `cleared` or `banned` (the staff's last decision,
+    /// or the service's hold); null without a signal.
+    pub fair_play_state: Option<String>,
+    /// Held by fair play: on no board others see.
+    pub fair_play_held: bool,
     /// Sign-in methods: device, phone, huawei, apple (detail only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sign_in_methods: Option<Vec<String>>,
@@ -62,6 +68,8 @@ fn record(r: PlayerAdminRow, now_ms: i64) -> PlayerRecord {
             None
         },
         created_at: from_ms(r.created_at),
+        fair_play_state: r.fairplay_state,
+        fair_play_held: r.fairplay_held,
         sign_in_methods: None,
     }
 }
@@ -166,7 +174,14 @@ async fn set_ban(
     // On no board while banned (a ban without end hides until the largest instant);
     // back at unban, or by itself when the ban ends. A banned player earns nothing, so
     // this week's rows are all there are to hide.
-    let hidden_until = banned.then_some(until.unwrap_or(i64::MAX));
+    // A held player stays hidden when the ban ends or is lifted.
+    let hidden_until = if before.fair_play_held {
+        Some(HIDDEN_FOR_GOOD)
+    } else if banned {
+        Some(until.unwrap_or(HIDDEN_FOR_GOOD))
+    } else {
+        None
+    };
     db::leaderboard::set_hidden(&mut tx, &week, &boards, id, hidden_until).await?;
     let after = serde_json::json!({ "isBanned": banned, "banReason": reason, "bannedUntil": until.map(from_ms) });
     audit::record(&mut tx, ctx, actor, Write {

@@ -25,7 +25,6 @@ use crate::domain::question_stats::{
     severity,
 };
 use crate::domain::question_status::QuestionStatus;
-use crate::services::admin_identity::{AdminPrincipal, AdminRole};
 use crate::services::audit;
 use crate::{Error, Result};
 
@@ -392,7 +391,7 @@ async fn derive(ctx: &AppContext, question_id: &str, version: i64) -> Result<()>
         audit::record_and_commit(
             tx,
             ctx,
-            &system(),
+            &audit::system(),
             audit::Write {
                 action: "question.auto_review",
                 target_type: "question",
@@ -410,16 +409,6 @@ async fn derive(ctx: &AppContext, question_id: &str, version: i64) -> Result<()>
     }
     tx.commit().await?;
     Ok(())
-}
-
-/// The actor of what the service does by itself, in the audit log.
-fn system() -> AdminPrincipal {
-    AdminPrincipal {
-        id: "system".into(),
-        username: "system".into(),
-        role: AdminRole::Admin,
-        mfa_enabled: false,
-    }
 }
 
 // ---------------------------------------------------------------------------------------

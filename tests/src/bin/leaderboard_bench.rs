@@ -139,7 +139,8 @@ async fn main() -> anyhow::Result<()> {
             10,
             week_start_ms + 600_000_000 + i * 1000,
         )
-        .await?;
+        .await?
+        .ok_or_else(|| anyhow::anyhow!("a seeded row is never hidden"))?;
         tx.commit().await?;
         ranks
             .apply(&[shared::rank_index::RankUpdate {

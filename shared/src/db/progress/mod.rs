@@ -65,6 +65,7 @@ pub(crate) struct ProgressRow {
     sub_tier: Option<String>,
     sub_expires_at: Option<i64>,
     revision: i64,
+    fairplay_held: bool,
     #[sqlx(flatten)]
     account: AccountState,
 }
@@ -84,6 +85,9 @@ pub struct PlayerProgress {
     pub account: AccountState,
     /// Advanced by every change to the row (an answer's write is guarded by it).
     pub revision: Revision,
+    /// Held by fair play (`players.fairplay_held`): the weekly rows the player's XP makes
+    /// are hidden from every board others see. A hold advances the revision.
+    pub fairplay_held: bool,
 }
 
 impl PlayerProgress {
@@ -120,6 +124,7 @@ impl From<ProgressRow> for PlayerProgress {
             subscription_expires_at: r.sub_expires_at,
             account: r.account,
             revision: Revision(r.revision),
+            fairplay_held: r.fairplay_held,
         }
     }
 }
@@ -131,7 +136,7 @@ macro_rules! select_progress {
         g.xp, g.daily_xp_day, g.daily_xp, g.streak_days, g.streak_last_day, g.streak_protected_until,
         g.streak_protection_at, g.check_in_days, g.active_track_id, p.region_code,
         s.status AS sub_status, s.tier AS sub_tier, s.expires_at AS sub_expires_at, g.revision,
-        p.is_banned, p.banned_until, p.deleted_at, p.merged_into, p.token_version
+        p.fairplay_held, p.is_banned, p.banned_until, p.deleted_at, p.merged_into, p.token_version
      FROM player_progress g
      JOIN players p ON p.id = g.player_id
      LEFT JOIN subscriptions s ON s.player_id = g.player_id

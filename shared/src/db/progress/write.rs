@@ -221,7 +221,7 @@ async fn write_in_tx(
     }) = update
     {
         for board in &w.boards {
-            let (xp, last_earned_at) = ledger::add_weekly_xp(
+            let Some((xp, last_earned_at)) = ledger::add_weekly_xp(
                 tx,
                 &w.week_start,
                 board.as_str(),
@@ -229,7 +229,11 @@ async fn write_in_tx(
                 w.xp,
                 w.earned_at,
             )
-            .await?;
+            .await?
+            else {
+                // hidden (a held player): on no board others see, so no rank to publish
+                continue;
+            };
             weekly.push(WeeklyTotal {
                 board: board.to_string(),
                 xp,
@@ -288,15 +292,16 @@ SELECT $28, $29, $30, $31, $32, $33, $34, $35, $36, $37, $38",
             $from
         )
     };
-    // every player's board ($44) and the region's ($40, when the player has one)
+    // every player's board ($44) and the region's ($40, when the player has one); a new
+    // row of a held player is hidden as it is written ($49)
     (weekly $from:literal) => {
         concat!(
-            "INSERT INTO weekly_xp (week_start, board, player_id, xp, last_earned_at)
-SELECT $39, $44, $29, $32, $41",
+            "INSERT INTO weekly_xp (week_start, board, player_id, xp, last_earned_at, hidden_until)
+SELECT $39, $44, $29, $32, $41, $49",
             $from,
             " WHERE $39 IS NOT NULL
 UNION ALL
-SELECT $39, $40, $29, $32, $41",
+SELECT $39, $40, $29, $32, $41, $49",
             $from,
             " WHERE $39 IS NOT NULL AND $40 IS NOT NULL
 ON CONFLICT (week_start, board, player_id)
@@ -390,6 +395,10 @@ async fn write_answer(
             .bind(rows.answered_before)
             .bind(all_players.as_str())
             .bind(a.question_version)
+            .bind(a.server_elapsed_ms)
+            .bind(a.signals)
+            .bind(i64::from(rows.fast_correct))
+            .bind(rows.weekly_hidden_until)
         };
     }
     let result = match db {

@@ -9,17 +9,21 @@ use uuid::Uuid;
 use super::cards::{card_of, knowledge_card};
 use super::challenges::OptionId;
 use super::*;
+use crate::answer_cache::Recorded;
 use crate::context::AppContext;
 use crate::db::answers::{AnswerRows, NewAnswer};
 use crate::db::gameplay::{AnswerContext, AnswerLookup, AnswerRow};
+use crate::db::ledger::HIDDEN_FOR_GOOD;
 use crate::db::progress::{Beside, PlayerProgress, Target, Update, Written};
 use crate::db::{self};
 use crate::domain::answer::{
     self, AnswerRefusal, Outcome, PlayerSnapshot, QuestionState, SessionState, Submission,
 };
+use crate::domain::fairplay as timing;
 use crate::domain::rules::GameRules;
 use crate::services::player_auth::{self, AccessSubject};
 use crate::services::progress::{self};
+use crate::services::{fairplay, league};
 use crate::{Error, Result};
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
@@ -364,6 +368,19 @@ async fn judge(
             return close_at_zero_hearts(ctx, player_id, fields, &progress).await;
         }
     };
+    let elapsed_ms = timing::elapsed_ms(c.served_at, c.last_answered_at, judgement.change.at_ms);
+    let timed = timing::judge(
+        timing::TimedAnswer {
+            elapsed_ms,
+            claimed_ms: fields.time_ms,
+            median_ms: c.median_ms,
+            correct: judgement.correct,
+            fast_correct_before: c.fast_correct_count,
+            finishes: judgement.finished,
+            total_questions: c.total_questions,
+        },
+        &ctx.settings.fairplay,
+    );
     let rows = AnswerRows {
         answer: NewAnswer {
             id: &Uuid::new_v4().to_string(),
@@ -379,10 +396,14 @@ async fn judge(
             combo_count: fields.combo,
             submit_request_id: fields.request_id,
             now_ms: judgement.change.at_ms,
+            server_elapsed_ms: elapsed_ms,
+            signals: timed.signals,
         },
         finished: judgement.finished,
         completed_node: judgement.completed_node.as_deref(),
         answered_before: c.answered_count,
+        fast_correct: timed.fast_correct,
+        weekly_hidden_until: progress.fairplay_held.then_some(HIDDEN_FOR_GOOD),
     };
     let written = db::progress::write(
         Target::Guarded {
@@ -405,10 +426,32 @@ async fn judge(
     progress.revision = revision;
     ctx.answer_cache
         .remember_player(player_id, progress.clone());
-    ctx.answer_cache
-        .record_answer(fields.session_id, &c, judgement.correct);
-    ctx.publish_ranks(&progress::rank_updates(&judgement.change, totals))
-        .await;
+    ctx.answer_cache.record_answer(
+        fields.session_id,
+        &c,
+        Recorded {
+            correct: judgement.correct,
+            fast_correct: timed.fast_correct,
+            at_ms: judgement.change.at_ms,
+        },
+    );
+    // a held player's rows are hidden: on no board others see, nor in the rank index
+    if !progress.fairplay_held {
+        ctx.publish_ranks(&progress::rank_updates(&judgement.change, totals))
+            .await;
+    }
+    if let Some(w) = &judgement.change.weekly {
+        league::after_weekly_xp(ctx, player_id, &w.week_start, judgement.change.at_ms).await;
+    }
+    if timed.signals != 0 {
+        // the signals are in the answer's row already; the week's score and the hold
+        // follow (a failure leaves the answer as it is: the queue misses one score)
+        if let Err(e) =
+            fairplay::record(ctx, player_id, timed.signals, judgement.change.at_ms).await
+        {
+            tracing::warn!(error = %e, "fair-play signals not scored");
+        }
+    }
 
     // the card of the version the session served, as it was then
     let card = match c.card {

@@ -8,6 +8,7 @@ use crate::context::AppContext;
 use crate::db::cards::CardSource;
 use crate::db::{self};
 use crate::domain::change::ResourceChange;
+use crate::services::league;
 use crate::services::player_auth::PlayerPrincipal;
 use crate::services::progress::{self, ProgressSummary};
 use crate::{Error, Result};
@@ -106,6 +107,8 @@ pub async fn view_card(
     let mut state = p.resources.clone().at(now, rules);
     let mut rewards = Vec::new();
     let mut ranks = Vec::new();
+    // the week of XP earned here: the player's first of a week joins a league cohort
+    let mut week = None;
     let grants = [
         (
             format!("kcview:{}:{card_id}", player.id),
@@ -134,12 +137,18 @@ pub async fn view_card(
             now,
         );
         if progress::record(&mut tx, &change, &mut ranks).await? {
+            if let Some(w) = &change.weekly {
+                week = Some(w.week_start.clone());
+            }
             state = change.after;
             rewards.push(RewardItem::xp(xp, title, Some(source)));
         }
     }
     tx.commit().await?;
     ctx.publish_ranks(&ranks).await;
+    if let Some(week) = week {
+        league::after_weekly_xp(ctx, &player.id, &week, now.timestamp_millis()).await;
+    }
     let mut summary_of = p;
     summary_of.resources = state;
     Ok(CardViewResult {

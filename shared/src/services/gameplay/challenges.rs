@@ -112,6 +112,10 @@ pub async fn next_challenge(
         return Ok(None);
     };
     if let Some(s) = db::gameplay::unfinished_session(&ctx.db, &player.id, &node.id).await? {
+        // served again: the server's answer times run from now
+        let now = ctx.clock.now_ms();
+        db::gameplay::mark_served(&ctx.db, &s.id, now).await?;
+        ctx.answer_cache.mark_served(&s.id, now);
         return Ok(Some(challenge_of(ctx, &s).await?));
     }
     let wanted = node.questions_required.max(1);
@@ -127,8 +131,9 @@ pub async fn next_challenge(
         node_id: node.id.clone(),
         status: "pending".into(),
     };
+    let now = ctx.clock.now_ms();
     let mut tx = ctx.db.begin().await?;
-    if !db::gameplay::create_session(&mut tx, &session, &questions, ctx.clock.now_ms()).await? {
+    if !db::gameplay::create_session(&mut tx, &session, &questions, now).await? {
         // A concurrent request made the session first: answer with that one.
         drop(tx);
         let s = db::gameplay::unfinished_session(&ctx.db, &player.id, &node.id)
@@ -153,6 +158,7 @@ pub async fn next_challenge(
                         question_version: q.question_version,
                         options: option_ids_json(&q.options_json)?,
                         correct_option_id: q.correct_option_id.clone(),
+                        median_ms: q.median_ms,
                     })
                 })
                 .collect::<Result<_>>()?,
@@ -160,6 +166,9 @@ pub async fn next_challenge(
             attempt_consumed: false,
             answered_count: 0,
             correct_count: 0,
+            served_at: now,
+            last_answered_at: None,
+            fast_correct_count: 0,
         },
     );
     Ok(Some(challenge_of(ctx, &session).await?))
@@ -188,7 +197,7 @@ async fn pick_questions(
     }
     let n = usize::try_from(n).unwrap_or(0);
     let chosen = pick::choose(candidates, start, n, &mut rand::rng());
-    Ok(db::gameplay::pool_questions(&ctx.db, &chosen).await?)
+    Ok(db::gameplay::pool_questions(&ctx.db, &chosen, ctx.settings.quality.min_attempts).await?)
 }
 
 /// An option as judging reads it: its id (the text, when present, is ignored).
@@ -230,6 +239,7 @@ fn shuffled_questions(pool: Vec<db::gameplay::PoolQuestion>) -> Result<Vec<NewSe
         questions.push(NewSessionQuestion {
             question_id: q.id,
             question_version: q.version,
+            median_ms: q.median_ms,
             options_json: serde_json::to_string(&options)
                 .map_err(|e| Error::internal(format!("serialising options: {e}")))?,
             correct_option_id: correct_id,

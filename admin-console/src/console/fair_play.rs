@@ -1,0 +1,92 @@
+//! The fair-play review queue: held and flagged players with their signals and the
+//! answers that raised them; staff clear, hold or ban each (`services::fairplay`).
+
+use askama::Template;
+use axum::Router;
+use axum::extract::{Path, RawQuery, State};
+use axum::http::HeaderMap;
+use axum::routing::{get, post};
+use serde::Deserialize;
+use shared::services::audit::PageQuery;
+use shared::services::fairplay::{self, DecisionRequest, FairPlayEntry};
+
+use super::auth::{ConsoleAdmin, ConsoleForm};
+use super::fields::{PageParam, Pager, pager, parse_int, parse_query};
+use super::page::{Chrome, PageError, PageResult, page, redirect_with};
+use super::urls;
+use crate::AppState;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route(urls::FAIR_PLAY, get(list))
+        .route(urls::pattern::PLAYER_FAIR_PLAY, post(decide))
+}
+
+#[derive(Template)]
+#[template(path = "console/fair_play.html")]
+struct FairPlayPage {
+    chrome: Chrome,
+    items: Vec<FairPlayEntry>,
+    pager: Pager,
+}
+
+async fn list(
+    State(state): State<AppState>,
+    me: ConsoleAdmin,
+    headers: HeaderMap,
+    RawQuery(raw): RawQuery,
+) -> PageResult {
+    let fail = |e| PageError::new(e, &headers);
+    let param: PageParam = parse_query(raw.as_deref()).map_err(fail)?;
+    let query = PageQuery {
+        page: parse_int("page", &param.page).map_err(fail)?,
+        limit: Some(20),
+    };
+    let (items, pagination) = fairplay::queue(&state.ctx, &query).await.map_err(fail)?;
+    Ok(page(&FairPlayPage {
+        chrome: me.chrome("fair-play").await,
+        items,
+        pager: pager(&pagination, |n| {
+            urls::with_query(urls::FAIR_PLAY, &[("page", &n.to_string())])
+        }),
+    }))
+}
+
+#[derive(Deserialize)]
+struct DecisionForm {
+    decision: String,
+    #[serde(default)]
+    reason: String,
+}
+
+async fn decide(
+    State(state): State<AppState>,
+    me: ConsoleAdmin,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    ConsoleForm(form): ConsoleForm<DecisionForm>,
+) -> PageResult {
+    let entry = fairplay::decide(
+        &state.ctx,
+        &me.admin,
+        &id,
+        &DecisionRequest {
+            decision: form.decision,
+            reason: Some(form.reason),
+        },
+    )
+    .await
+    .map_err(|e| PageError::new(e, &headers))?;
+    let said = match entry.state.as_str() {
+        "cleared" => "is cleared: back on the boards",
+        "held" => "is held: off every board others see",
+        _ => "is banned",
+    };
+    Ok(redirect_with(
+        &me.session,
+        "ok",
+        format!("{} {said}.", entry.display_name),
+        urls::FAIR_PLAY,
+    )
+    .await)
+}

@@ -1,0 +1,151 @@
+//! Leagues: players' tiers, the open cohort of each week and tier, and who joined which
+//! cohort. A cohort's board is its members' rows of the all-players board: at most a
+//! cohort's size of primary-key probes, never a range of the whole board.
+
+use super::{Db, Tx, in_tx, read};
+
+/// A player's tier (0: bronze, also for a player who never played a league week).
+pub async fn tier_of(db: &Db, player_id: &str) -> sqlx::Result<i64> {
+    let tier: Option<i64> = read!(db, |ex| {
+        sqlx::query_scalar("SELECT tier FROM league_players WHERE player_id = $1")
+            .bind(player_id)
+            .fetch_optional(ex)
+            .await?
+    });
+    Ok(tier.unwrap_or(0))
+}
+
+/// The cohort a player joined in a week, with the tier it is of.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct Membership {
+    pub cohort_id: String,
+    pub tier: i64,
+}
+
+pub async fn membership(db: &Db, week: &str, player_id: &str) -> sqlx::Result<Option<Membership>> {
+    Ok(read!(db, |ex| {
+        sqlx::query_as::<_, Membership>(
+            "SELECT cohort_id, tier FROM league_members WHERE week_start = $1 AND player_id = $2",
+        )
+        .bind(week)
+        .bind(player_id)
+        .fetch_optional(ex)
+        .await?
+    }))
+}
+
+/// Takes the next place of the open cohort of `week` and `tier`: one upsert of the
+/// week and tier's row, serialised by its row lock, so places go in arrival order and
+/// a cohort never takes more than `cap`. Returns the cohort's number.
+pub async fn take_place(tx: &mut Tx, week: &str, tier: i64, cap: i64) -> sqlx::Result<i64> {
+    Ok(in_tx!(tx, |ex| {
+        sqlx::query_scalar(
+            "INSERT INTO league_open AS o (week_start, tier, cohort_seq, size) VALUES ($1, $2, 1, 1)
+             ON CONFLICT (week_start, tier) DO UPDATE SET
+                 cohort_seq = CASE WHEN o.size >= $3 THEN o.cohort_seq + 1 ELSE o.cohort_seq END,
+                 size = CASE WHEN o.size >= $3 THEN 1 ELSE o.size + 1 END
+             RETURNING cohort_seq",
+        )
+        .bind(week)
+        .bind(tier)
+        .bind(cap)
+        .fetch_one(ex)
+        .await?
+    }))
+}
+
+/// Records the player in a cohort; false when they joined one this week already (the
+/// caller rolls back the place it took).
+pub async fn add_member(
+    tx: &mut Tx,
+    week: &str,
+    player_id: &str,
+    cohort_id: &str,
+    tier: i64,
+    now_ms: i64,
+) -> sqlx::Result<bool> {
+    Ok(in_tx!(tx, |ex| {
+        sqlx::query(
+            "INSERT INTO league_members (week_start, player_id, cohort_id, tier, joined_at)
+             VALUES ($1, $2, $3, $4, $5) ON CONFLICT (week_start, player_id) DO NOTHING",
+        )
+        .bind(week)
+        .bind(player_id)
+        .bind(cohort_id)
+        .bind(tier)
+        .bind(now_ms)
+        .execute(ex)
+        .await?
+        .rows_affected()
+            == 1
+    }))
+}
+
+/// A member of a cohort with their week's XP (their all-players row) and whether that
+/// row is hidden at `now_ms` (a held or banned player).
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct MemberRow {
+    pub player_id: String,
+    pub xp: i64,
+    pub last_earned_at: i64,
+    pub hidden: bool,
+    pub nickname: Option<String>,
+    pub avatar_url: Option<String>,
+}
+
+/// Every member of a cohort with a row this week (a deleted player's rows are gone).
+pub async fn members(
+    db: &Db,
+    week: &str,
+    cohort_id: &str,
+    now_ms: i64,
+) -> sqlx::Result<Vec<MemberRow>> {
+    Ok(read!(db, |ex| {
+        sqlx::query_as::<_, MemberRow>(
+            "SELECT m.player_id, w.xp, w.last_earned_at,
+                    (w.hidden_until IS NOT NULL AND w.hidden_until > $3) AS hidden,
+                    p.nickname, p.avatar_url
+             FROM league_members m
+             JOIN weekly_xp w ON w.week_start = m.week_start AND w.board = 'topic:all'
+                             AND w.player_id = m.player_id
+             LEFT JOIN players p ON p.id = m.player_id
+             WHERE m.cohort_id = $2 AND m.week_start = $1",
+        )
+        .bind(week)
+        .bind(cohort_id)
+        .bind(now_ms)
+        .fetch_all(ex)
+        .await?
+    }))
+}
+
+/// How many cohorts each tier opened in a week: `(tier, cohorts)`.
+pub async fn cohorts_of_week(db: &Db, week: &str) -> sqlx::Result<Vec<(i64, i64)>> {
+    Ok(read!(db, |ex| {
+        sqlx::query_as::<_, (i64, i64)>(
+            "SELECT tier, cohort_seq FROM league_open WHERE week_start = $1 ORDER BY tier",
+        )
+        .bind(week)
+        .fetch_all(ex)
+        .await?
+    }))
+}
+
+/// Sets players' tiers after a week (`(player, tier)`).
+pub async fn set_tiers(tx: &mut Tx, tiers: &[(String, i64)], now_ms: i64) -> sqlx::Result<()> {
+    for (player_id, tier) in tiers {
+        in_tx!(tx, |ex| {
+            sqlx::query(
+                "INSERT INTO league_players (player_id, tier, updated_at) VALUES ($1, $2, $3)
+                 ON CONFLICT (player_id) DO UPDATE SET tier = excluded.tier,
+                     updated_at = excluded.updated_at",
+            )
+            .bind(player_id)
+            .bind(tier)
+            .bind(now_ms)
+            .execute(ex)
+            .await?;
+        });
+    }
+    Ok(())
+}

@@ -1,0 +1,270 @@
+//! Fair-play signals of answers, timed by the server, and the weekly suspicion score
+//! that holds a player off the boards others see. Nothing here bans anyone: speed
+//! alone also describes fast humans, so a held player waits for staff.
+
+/// The thresholds (`FAIRPLAY_*`, see the README).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FairPlayRules {
+    /// `FAIRPLAY_MIN_MS`: an answer faster than this is too fast, whatever the question.
+    pub min_ms: i64,
+    /// `FAIRPLAY_MEDIAN_PERCENT`: … or faster than this share of the question's median
+    /// answer time (when its statistics have one).
+    pub median_percent: i64,
+    /// `FAIRPLAY_CLAIM_TOLERANCE_MS`: a client may claim this much more time than the
+    /// server saw pass (clock and network slack) before the claim is impossible.
+    pub claim_tolerance_ms: i64,
+    /// `FAIRPLAY_HOLD_SCORE`: a week's score at or above it holds the player.
+    pub hold_score: i64,
+}
+
+impl Default for FairPlayRules {
+    fn default() -> Self {
+        Self {
+            min_ms: 800,
+            median_percent: 25,
+            claim_tolerance_ms: 2000,
+            hold_score: 30,
+        }
+    }
+}
+
+/// A signal raised by an answer or a challenge.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Signal {
+    /// The server measured less time than `max(min_ms, median_percent × median)`.
+    TooFast,
+    /// The client claims more time than the server saw pass (beyond the tolerance).
+    TimeClaimImpossible,
+    /// A challenge of all right answers, every one too fast.
+    FastPerfect,
+}
+
+impl Signal {
+    pub const ALL: [Signal; 3] = [
+        Signal::TooFast,
+        Signal::TimeClaimImpossible,
+        Signal::FastPerfect,
+    ];
+
+    /// Its bit in `challenge_answers.signals`.
+    pub const fn bit(self) -> i64 {
+        match self {
+            Signal::TooFast => 1,
+            Signal::TimeClaimImpossible => 2,
+            Signal::FastPerfect => 4,
+        }
+    }
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Signal::TooFast => "too_fast",
+            Signal::TimeClaimImpossible => "time_claim_impossible",
+            Signal::FastPerfect => "fast_perfect",
+        }
+    }
+
+    /// What it adds to the week's suspicion score: a fast answer alone is weak
+    /// evidence (a quick reader, an easy question); an impossible claim is a modified
+    /// client; a whole challenge right and too fast is a script.
+    pub const fn weight(self) -> i64 {
+        match self {
+            Signal::TooFast => 1,
+            Signal::TimeClaimImpossible => 3,
+            Signal::FastPerfect => 10,
+        }
+    }
+}
+
+/// The signals of a bit set.
+pub fn signals_of(bits: i64) -> Vec<Signal> {
+    Signal::ALL
+        .into_iter()
+        .filter(|s| bits & s.bit() != 0)
+        .collect()
+}
+
+/// The score of a bit set of signals.
+pub fn score_of(bits: i64) -> i64 {
+    signals_of(bits).iter().map(|s| s.weight()).sum()
+}
+
+/// The server's time for an answer: since the later of when the session was served and
+/// its previous answer (the questions are served together, answered one by one).
+pub fn elapsed_ms(served_at: i64, last_answered_at: Option<i64>, now_ms: i64) -> i64 {
+    (now_ms - last_answered_at.map_or(served_at, |a| a.max(served_at))).max(0)
+}
+
+/// An answer, as its signals are judged.
+#[derive(Clone, Copy, Debug)]
+pub struct TimedAnswer {
+    /// What the server measured ([`elapsed_ms`]).
+    pub elapsed_ms: i64,
+    /// What the client claims (`timeMs`).
+    pub claimed_ms: i64,
+    /// The question's median answer time, when its statistics have one.
+    pub median_ms: Option<i64>,
+    pub correct: bool,
+    /// The challenge's right answers before this one that were too fast.
+    pub fast_correct_before: i64,
+    /// This answer finishes the challenge of `total_questions`.
+    pub finishes: bool,
+    pub total_questions: i64,
+}
+
+/// What an answer raised: its bit set, and whether it counts as a fast right answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Judged {
+    pub signals: i64,
+    pub fast_correct: bool,
+}
+
+pub fn judge(a: TimedAnswer, rules: &FairPlayRules) -> Judged {
+    let floor = a.median_ms.map_or(rules.min_ms, |m| {
+        rules.min_ms.max(m * rules.median_percent / 100)
+    });
+    let too_fast = a.elapsed_ms < floor;
+    let impossible = a.claimed_ms > a.elapsed_ms + rules.claim_tolerance_ms;
+    let fast_correct = a.correct && too_fast;
+    let fast_perfect = a.finishes
+        && fast_correct
+        && a.fast_correct_before + 1 >= a.total_questions
+        && a.total_questions > 0;
+    let mut signals = 0;
+    for (raised, s) in [
+        (too_fast, Signal::TooFast),
+        (impossible, Signal::TimeClaimImpossible),
+        (fast_perfect, Signal::FastPerfect),
+    ] {
+        if raised {
+            signals |= s.bit();
+        }
+    }
+    Judged {
+        signals,
+        fast_correct,
+    }
+}
+
+/// Whether a week's score holds the player: at the threshold, counting only what came
+/// after staff last cleared them that week (`cleared_score`).
+pub fn holds(week_score: i64, cleared_score: i64, rules: &FairPlayRules) -> bool {
+    week_score - cleared_score >= rules.hold_score
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(elapsed_ms: i64) -> TimedAnswer {
+        TimedAnswer {
+            elapsed_ms,
+            claimed_ms: 0,
+            median_ms: None,
+            correct: true,
+            fast_correct_before: 0,
+            finishes: false,
+            total_questions: 5,
+        }
+    }
+
+    #[test]
+    fn too_fast_is_below_the_floor_or_a_quarter_of_the_median() {
+        let rules = FairPlayRules::default();
+        assert_eq!(judge(answer(799), &rules).signals, Signal::TooFast.bit());
+        assert_eq!(judge(answer(800), &rules).signals, 0);
+        // a slow question: a quarter of its 8 s median
+        let slow = TimedAnswer {
+            median_ms: Some(8000),
+            ..answer(1999)
+        };
+        assert_eq!(judge(slow, &rules).signals, Signal::TooFast.bit());
+        assert_eq!(
+            judge(
+                TimedAnswer {
+                    elapsed_ms: 2000,
+                    ..slow
+                },
+                &rules
+            )
+            .signals,
+            0
+        );
+        // a quick question never lowers the floor
+        let quick = TimedAnswer {
+            median_ms: Some(1000),
+            ..answer(799)
+        };
+        assert_eq!(judge(quick, &rules).signals, Signal::TooFast.bit());
+    }
+
+    #[test]
+    fn a_claim_beyond_what_passed_is_impossible() {
+        let rules = FairPlayRules::default();
+        let honest = TimedAnswer {
+            claimed_ms: 5000,
+            ..answer(4000)
+        };
+        assert_eq!(judge(honest, &rules).signals, 0);
+        let forged = TimedAnswer {
+            claimed_ms: 6001,
+            ..answer(4000)
+        };
+        assert_eq!(
+            judge(forged, &rules).signals,
+            Signal::TimeClaimImpossible.bit()
+        );
+    }
+
+    #[test]
+    fn fast_perfect_needs_every_answer_right_and_too_fast() {
+        let rules = FairPlayRules::default();
+        let last = TimedAnswer {
+            finishes: true,
+            fast_correct_before: 4,
+            ..answer(100)
+        };
+        let j = judge(last, &rules);
+        assert_eq!(j.signals, Signal::TooFast.bit() | Signal::FastPerfect.bit());
+        assert!(j.fast_correct);
+        // one earlier answer was slow, or this one is wrong
+        let j = judge(
+            TimedAnswer {
+                fast_correct_before: 3,
+                ..last
+            },
+            &rules,
+        );
+        assert_eq!(j.signals, Signal::TooFast.bit());
+        let j = judge(
+            TimedAnswer {
+                correct: false,
+                ..last
+            },
+            &rules,
+        );
+        assert_eq!(j.signals, Signal::TooFast.bit());
+        assert!(!j.fast_correct);
+    }
+
+    #[test]
+    fn elapsed_runs_from_the_later_of_serving_and_the_last_answer() {
+        assert_eq!(elapsed_ms(1000, None, 4000), 3000);
+        assert_eq!(elapsed_ms(1000, Some(3500), 4000), 500);
+        // served again after the last answer
+        assert_eq!(elapsed_ms(3800, Some(3500), 4000), 200);
+        assert_eq!(elapsed_ms(5000, None, 4000), 0);
+    }
+
+    #[test]
+    fn scores_and_holds() {
+        let all = Signal::TooFast.bit() | Signal::FastPerfect.bit();
+        assert_eq!(score_of(all), 11);
+        assert_eq!(signals_of(all), vec![Signal::TooFast, Signal::FastPerfect]);
+        let rules = FairPlayRules::default();
+        assert!(!holds(29, 0, &rules));
+        assert!(holds(30, 0, &rules));
+        // cleared at 30: only new signals count
+        assert!(!holds(45, 30, &rules));
+        assert!(holds(60, 30, &rules));
+    }
+}

@@ -1,0 +1,364 @@
+//! Fair play: an answer's signals add to the player's weekly suspicion score; past
+//! `FAIRPLAY_HOLD_SCORE` the player is held (shadow-excluded from every board others
+//! see, shown to themselves with the rank they would have); staff clear, hold or ban
+//! from the review queue. Nothing here bans by itself.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use utoipa::ToSchema;
+
+use crate::clock::{beijing, from_ms};
+use crate::context::AppContext;
+use crate::db::fairplay::{Added, Decision, Example, FairPlayRow};
+use crate::db::ledger::HIDDEN_FOR_GOOD;
+use crate::db::progress::{Target, Update};
+use crate::db::{self, Tx, in_tx};
+use crate::domain::board::BoardKey;
+use crate::domain::fairplay::{self as rules, Signal, signals_of};
+use crate::envelope::Pagination;
+use crate::services::admin_auth::AdminPrincipal;
+use crate::services::audit::{self, PageQuery, Write};
+use crate::services::moderation::{self, BanRequest};
+use crate::{Error, Result};
+
+/// The queue's order: held players first, then flagged ones, each by the week's score.
+const HELD_KEY: i64 = 2_000_000_000_000;
+const FLAGGED_KEY: i64 = 1_000_000_000_000;
+/// Answers shown as examples per player of the queue.
+const EXAMPLES: i64 = 3;
+
+fn queue_key(state: &str, week_score: i64) -> i64 {
+    match state {
+        "held" => HELD_KEY + week_score,
+        "flagged" => FLAGGED_KEY + week_score,
+        _ => 0,
+    }
+}
+
+/// Adds the signals of one answer to the player's week; holds them when the score
+/// passes the threshold (audited, actor `system`).
+pub async fn record(ctx: &AppContext, player_id: &str, signals: i64, now_ms: i64) -> Result<()> {
+    let week = beijing::day_key(beijing::week_start(from_ms(now_ms)));
+    let count = |s: Signal| i64::from(signals & s.bit() != 0);
+    let added = Added {
+        too_fast: count(Signal::TooFast),
+        impossible: count(Signal::TimeClaimImpossible),
+        fast_perfect: count(Signal::FastPerfect),
+        score: rules::score_of(signals),
+    };
+    let mut tx = ctx.db.begin().await?;
+    let row = db::fairplay::add_signals(&mut tx, player_id, &week, added, now_ms).await?;
+    let hold = row.state == "flagged"
+        && rules::holds(row.week_score, row.cleared_score, &ctx.settings.fairplay);
+    if !hold {
+        db::fairplay::set_queue_key(&mut tx, player_id, queue_key(&row.state, row.week_score))
+            .await?;
+        tx.commit().await?;
+        return Ok(());
+    }
+    db::fairplay::decide(
+        &mut tx,
+        player_id,
+        &week,
+        &Decision {
+            state: "held",
+            queue_key: queue_key("held", row.week_score),
+            decided_by: None,
+            reason: None,
+            clear_week: None,
+            now_ms,
+        },
+    )
+    .await?;
+    let boards = set_hold(&mut tx, player_id, true, now_ms).await?;
+    audit::record_and_commit(
+        tx,
+        ctx,
+        &audit::system(),
+        Write {
+            action: "player.fair_play_hold",
+            target_type: "player",
+            target_id: Some(player_id),
+            before: Some(json!({ "state": row.state })),
+            after: Some(json!({ "state": "held", "weekScore": row.week_score })),
+        },
+    )
+    .await?;
+    after_hold_change(ctx, player_id, &boards).await;
+    tracing::info!(
+        player_id,
+        week_score = row.week_score,
+        "fair play: player held"
+    );
+    Ok(())
+}
+
+/// Holds or releases a player in `tx`: the flag (their new weekly rows are hidden as
+/// written), this and last week's rows (last week's may not be settled yet: settlement
+/// leaves hidden rows out), and a revision step so no answer judged before it is written
+/// after it. Returns the player's boards (their Redis entries follow after commit).
+async fn set_hold(tx: &mut Tx, player_id: &str, held: bool, now_ms: i64) -> Result<Vec<String>> {
+    if !db::fairplay::set_held(tx, player_id, held).await? {
+        return Err(Error::not_found("player not found"));
+    }
+    let (region, banned_until): (Option<String>, Option<Option<i64>>) = in_tx!(tx, |ex| {
+        let (region, banned, until): (Option<String>, bool, Option<i64>) = sqlx::query_as(
+            "SELECT region_code, is_banned, banned_until FROM players WHERE id = $1",
+        )
+        .bind(player_id)
+        .fetch_one(ex)
+        .await?;
+        (region, banned.then_some(until))
+    });
+    let hidden_until = if held {
+        Some(HIDDEN_FOR_GOOD)
+    } else {
+        // released: hidden still while banned
+        banned_until.map(|until| until.unwrap_or(HIDDEN_FOR_GOOD))
+    };
+    let boards = BoardKey::stored_of_player(region.as_deref());
+    let this_week = beijing::week_start(from_ms(now_ms));
+    for week in [this_week - chrono::Duration::days(7), this_week] {
+        db::leaderboard::set_hidden(
+            tx,
+            &beijing::day_key(week),
+            &boards,
+            player_id,
+            hidden_until,
+        )
+        .await?;
+    }
+    db::progress::write(Target::Tx(tx), player_id, Update::Touch, now_ms).await?;
+    Ok(boards)
+}
+
+/// After a hold or release committed: the rank index and this process's memory follow.
+async fn after_hold_change(ctx: &AppContext, player_id: &str, boards: &[String]) {
+    ctx.answer_cache.forget_player(player_id);
+    ctx.resync_ranks(player_id, boards).await;
+}
+
+// ---------------------------------------------------------------------------------------
+// The review queue and decisions
+
+/// How many of each signal a player raised (every week).
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SignalCounts {
+    pub too_fast: i64,
+    pub time_claim_impossible: i64,
+    pub fast_perfect: i64,
+}
+
+/// An answer that raised signals.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SignalExample {
+    pub challenge_id: String,
+    pub question_id: String,
+    pub is_correct: bool,
+    /// What the client claimed.
+    pub time_ms: i64,
+    /// What the server measured.
+    pub server_elapsed_ms: Option<i64>,
+    /// `too_fast`, `time_claim_impossible`, `fast_perfect`.
+    pub signals: Vec<String>,
+    pub answered_at: DateTime<Utc>,
+}
+
+/// A player as the fair-play queue shows them.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FairPlayEntry {
+    pub user_id: String,
+    pub display_name: String,
+    /// `flagged`, `held`, `cleared` or `banned`.
+    pub state: String,
+    /// On no board others see.
+    pub held: bool,
+    /// The Beijing week of `weekScore` (YYYY-MM-DD, its Monday).
+    pub week_start: String,
+    /// The week's suspicion score (too_fast 1, time_claim_impossible 3, fast_perfect 10).
+    pub week_score: i64,
+    /// The hold threshold (`FAIRPLAY_HOLD_SCORE`).
+    pub hold_score: i64,
+    pub signals: SignalCounts,
+    /// Null for a decision on a player without signals.
+    pub last_signal_at: Option<DateTime<Utc>>,
+    /// The admin of the last decision; `system` for the service's own hold; null before.
+    pub decided_by: Option<String>,
+    pub decided_at: Option<DateTime<Utc>>,
+    pub reason: Option<String>,
+    /// The latest answers that raised signals.
+    pub examples: Vec<SignalExample>,
+}
+
+fn example(e: Example) -> SignalExample {
+    SignalExample {
+        challenge_id: e.session_id,
+        question_id: e.question_id,
+        is_correct: e.is_correct,
+        time_ms: e.time_ms,
+        server_elapsed_ms: e.server_elapsed_ms,
+        signals: signals_of(e.signals)
+            .into_iter()
+            .map(|s| s.as_str().to_string())
+            .collect(),
+        answered_at: from_ms(e.created_at),
+    }
+}
+
+async fn entry(
+    ctx: &AppContext,
+    row: FairPlayRow,
+    nickname: Option<String>,
+    held: bool,
+) -> Result<FairPlayEntry> {
+    let examples = db::fairplay::examples(&ctx.db, &row.player_id, EXAMPLES).await?;
+    Ok(FairPlayEntry {
+        display_name: nickname
+            .filter(|n| !n.trim().is_empty())
+            .unwrap_or_else(|| "Player".into()),
+        state: row.state,
+        held,
+        week_start: row.week_start,
+        week_score: row.week_score,
+        hold_score: ctx.settings.fairplay.hold_score,
+        signals: SignalCounts {
+            too_fast: row.too_fast,
+            time_claim_impossible: row.impossible,
+            fast_perfect: row.fast_perfect,
+        },
+        last_signal_at: (row.last_signal_at > 0).then(|| from_ms(row.last_signal_at)),
+        decided_by: row
+            .decided_by
+            .or_else(|| row.decided_at.map(|_| "system".to_string())),
+        decided_at: row.decided_at.map(from_ms),
+        reason: row.reason,
+        examples: examples.into_iter().map(example).collect(),
+        user_id: row.player_id,
+    })
+}
+
+/// `GET /v1/admin/fair-play`: held players first, then flagged ones, by the week's
+/// score.
+pub async fn queue(ctx: &AppContext, q: &PageQuery) -> Result<(Vec<FairPlayEntry>, Pagination)> {
+    let (page, limit, offset) = q.resolve()?;
+    let total = db::fairplay::queue_size(&ctx.db).await?;
+    let rows = if offset < total {
+        db::fairplay::queue(&ctx.db, limit, offset).await?
+    } else {
+        Vec::new()
+    };
+    let mut items = Vec::with_capacity(rows.len());
+    for r in rows {
+        let held = r.row.state == "held";
+        items.push(entry(ctx, r.row, r.nickname, held).await?);
+    }
+    Ok((items, Pagination { total, page, limit }))
+}
+
+/// `PUT /v1/admin/users/{id}/fair-play`.
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+pub struct DecisionRequest {
+    /// `clear` (back on the boards; only signals after this count towards a new hold),
+    /// `hold` (off the boards others see until cleared), or `ban` (as
+    /// `PUT /users/{id}/ban` without an end).
+    pub decision: String,
+    /// Up to 500 characters.
+    pub reason: Option<String>,
+}
+
+/// A staff decision on a player (audited as `player.fair_play`); answers the player's
+/// fair-play entry.
+pub async fn decide(
+    ctx: &AppContext,
+    actor: &AdminPrincipal,
+    player_id: &str,
+    req: &DecisionRequest,
+) -> Result<FairPlayEntry> {
+    let reason = req
+        .reason
+        .as_deref()
+        .map(str::trim)
+        .filter(|r| !r.is_empty());
+    if reason.is_some_and(|r| r.chars().count() > 500) {
+        return Err(Error::validation("reason must be at most 500 characters"));
+    }
+    let (state, held) = match req.decision.as_str() {
+        "clear" => ("cleared", false),
+        "hold" => ("held", true),
+        "ban" => ("banned", false),
+        _ => return Err(Error::validation("decision must be clear, hold or ban")),
+    };
+    let before = moderation::player(ctx, player_id).await?;
+    if state == "banned" {
+        moderation::ban(
+            ctx,
+            actor,
+            player_id,
+            &BanRequest {
+                reason: reason.map(str::to_string),
+                until: None,
+            },
+        )
+        .await?;
+    }
+    let now = ctx.clock.now_ms();
+    let week = beijing::day_key(beijing::week_start(from_ms(now)));
+    let previous = db::fairplay::row_of(&ctx.db, player_id).await?;
+    let score = previous
+        .as_ref()
+        .filter(|r| r.week_start == week)
+        .map_or(0, |r| r.week_score);
+    let mut tx = ctx.db.begin().await?;
+    db::fairplay::decide(
+        &mut tx,
+        player_id,
+        &week,
+        &Decision {
+            state,
+            queue_key: queue_key(state, score),
+            decided_by: Some(&actor.username),
+            reason,
+            clear_week: (state == "cleared").then_some(week.as_str()),
+            now_ms: now,
+        },
+    )
+    .await?;
+    // a ban keeps a hold as it was (the ban hides the rows while it lasts)
+    let boards = if state == "banned" {
+        None
+    } else {
+        Some(set_hold(&mut tx, player_id, held, now).await?)
+    };
+    audit::record_and_commit(
+        tx,
+        ctx,
+        actor,
+        Write {
+            action: "player.fair_play",
+            target_type: "player",
+            target_id: Some(player_id),
+            before: Some(json!({
+                "state": before.fair_play_state,
+                "held": before.fair_play_held,
+            })),
+            after: Some(json!({
+                "state": state,
+                "held": if state == "banned" { before.fair_play_held } else { held },
+                "reason": reason,
+            })),
+        },
+    )
+    .await?;
+    if let Some(boards) = boards {
+        after_hold_change(ctx, player_id, &boards).await;
+    }
+    let row = db::fairplay::row_of(&ctx.db, player_id)
+        .await?
+        .ok_or_else(|| Error::internal("fair-play row vanished"))?;
+    let after = moderation::player(ctx, player_id).await?;
+    entry(ctx, row, after.nickname, after.fair_play_held).await
+}

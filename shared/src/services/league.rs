@@ -1,0 +1,55 @@
+//! Leagues: a player's first XP of a Beijing week puts them in the open cohort of
+//! their tier (filled in arrival order, never over-filled, across processes); a
+//! cohort's board ranks its members by the week's XP; the week's settlement moves the
+//! top of each cohort up a tier and the bottom down (`services::settlement`).
+
+use crate::context::AppContext;
+use crate::db::league::Membership;
+use crate::db::{self};
+use crate::domain::league::cohort_id;
+use crate::{Error, Result};
+
+/// The player's cohort of `week`, joining the open one of their tier when they have
+/// none (after their first XP of the week). This process remembers who is in a
+/// cohort, so the answers after the first cost nothing here.
+pub async fn ensure_member(
+    ctx: &AppContext,
+    player_id: &str,
+    week: &str,
+    now_ms: i64,
+) -> Result<Membership> {
+    if let Some(m) = ctx.answer_cache.league_membership(week, player_id) {
+        return Ok(m);
+    }
+    if let Some(m) = db::league::membership(&ctx.db, week, player_id).await? {
+        ctx.answer_cache.remember_membership(week, player_id, &m);
+        return Ok(m);
+    }
+    let tier = db::league::tier_of(&ctx.db, player_id).await?;
+    let mut tx = ctx.db.begin().await?;
+    let seq = db::league::take_place(&mut tx, week, tier, ctx.settings.league.cohort_size).await?;
+    let cohort = cohort_id(week, tier, seq);
+    let m = if db::league::add_member(&mut tx, week, player_id, &cohort, tier, now_ms).await? {
+        tx.commit().await?;
+        Membership {
+            cohort_id: cohort,
+            tier,
+        }
+    } else {
+        // joined meanwhile by another request: its place stays, this one's rolls back
+        drop(tx);
+        db::league::membership(&ctx.db, week, player_id)
+            .await?
+            .ok_or_else(|| Error::internal("league membership vanished"))?
+    };
+    ctx.answer_cache.remember_membership(week, player_id, &m);
+    Ok(m)
+}
+
+/// [`ensure_member`] after a change that earned weekly XP was committed: a failure is
+/// logged (the player's next look at their league joins them).
+pub async fn after_weekly_xp(ctx: &AppContext, player_id: &str, week: &str, now_ms: i64) {
+    if let Err(e) = ensure_member(ctx, player_id, week, now_ms).await {
+        tracing::warn!(error = %e, player_id, "league: cohort not joined yet");
+    }
+}

@@ -1,0 +1,128 @@
+//! Weekly settlement: when a Beijing week has ended, the `settlement` job freezes the
+//! final standings of every board of it (each region's, everyone's, each league
+//! cohort's) and moves league players up and down a tier. Each board is settled in
+//! one transaction that first claims it (`db::settlement::claim`), so a board is
+//! settled exactly once whoever races for it, and a settler that dies leaves the boards
+//! it had not finished to whoever runs next (the job's lease passes on). Held and
+//! banned players (rows hidden when the board is settled) are kept unshown, with the
+//! rank they would have had; they neither promote nor demote.
+
+use crate::Result;
+use crate::clock::beijing;
+use crate::context::AppContext;
+use crate::db::settlement::FrozenRow;
+use crate::db::{self};
+use crate::domain::board::{Standing, league_board, ranked};
+use crate::domain::league::{cohort_id, zone};
+
+/// What one run settled.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Settled {
+    pub boards: u64,
+    pub cohorts: u64,
+    pub weeks: u64,
+}
+
+/// Settles every ended week not settled yet, oldest first.
+pub async fn settle(ctx: &AppContext) -> Result<Settled> {
+    let current = beijing::day_key(beijing::week_start(ctx.clock.now()));
+    let mut done = Settled::default();
+    loop {
+        let last = db::settlement::last_finished_week(&ctx.db)
+            .await?
+            .unwrap_or_default();
+        let Some(week) = db::settlement::next_week_with_rows(&ctx.db, &last, &current).await?
+        else {
+            break;
+        };
+        settle_week(ctx, &week, &mut done).await?;
+    }
+    Ok(done)
+}
+
+/// Settles every board and cohort of `week` not settled yet, then marks it done.
+pub async fn settle_week(ctx: &AppContext, week: &str, done: &mut Settled) -> Result<()> {
+    let mut after = String::new();
+    while let Some(board) = db::settlement::next_board(&ctx.db, week, &after).await? {
+        if db::settlement::settled(&ctx.db, week, &board)
+            .await?
+            .is_none()
+        {
+            let now = ctx.clock.now_ms();
+            let mut tx = ctx.db.begin().await?;
+            if db::settlement::claim(&mut tx, week, &board, now).await? {
+                let players = db::settlement::freeze_board(&mut tx, week, &board, now).await?;
+                tx.commit().await?;
+                done.boards += 1;
+                tracing::info!(week, board, players, "settlement: board frozen");
+            }
+        }
+        after = board;
+    }
+    for (tier, cohorts) in db::league::cohorts_of_week(&ctx.db, week).await? {
+        for seq in 1..=cohorts {
+            let cohort = cohort_id(week, tier, seq);
+            if settle_cohort(ctx, week, &cohort, tier).await? {
+                done.cohorts += 1;
+            }
+        }
+    }
+    let mut tx = ctx.db.begin().await?;
+    db::settlement::finish_week(&mut tx, week, ctx.clock.now_ms()).await?;
+    tx.commit().await?;
+    done.weeks += 1;
+    tracing::info!(week, "settlement: week settled");
+    Ok(())
+}
+
+/// Freezes a cohort's standings and moves its players' tiers; false when it was
+/// settled already.
+async fn settle_cohort(ctx: &AppContext, week: &str, cohort: &str, tier: i64) -> Result<bool> {
+    let board = league_board(cohort);
+    if db::settlement::settled(&ctx.db, week, &board)
+        .await?
+        .is_some()
+    {
+        return Ok(false);
+    }
+    let now = ctx.clock.now_ms();
+    let members = db::league::members(&ctx.db, week, cohort, now).await?;
+    let standings = ranked(
+        members
+            .into_iter()
+            .map(|m| Standing {
+                player_id: m.player_id,
+                xp: m.xp,
+                last_earned_at: m.last_earned_at,
+                hidden: m.hidden,
+            })
+            .collect(),
+    );
+    let shown = standings.iter().filter(|(s, _)| !s.hidden).count() as i64;
+    let rows: Vec<FrozenRow<'_>> = standings
+        .iter()
+        .map(|(s, rank)| FrozenRow {
+            player_id: &s.player_id,
+            shown: !s.hidden,
+            rank: *rank,
+            xp: s.xp,
+            last_earned_at: s.last_earned_at,
+        })
+        .collect();
+    let tiers: Vec<(String, i64)> = standings
+        .iter()
+        .filter(|(s, _)| !s.hidden)
+        .filter_map(|(s, rank)| {
+            let next = zone(tier, *rank, shown, &ctx.settings.league).next_tier(tier);
+            (next != tier).then(|| (s.player_id.clone(), next))
+        })
+        .collect();
+    let mut tx = ctx.db.begin().await?;
+    if !db::settlement::claim(&mut tx, week, &board, now).await? {
+        return Ok(false);
+    }
+    db::settlement::write_rows(&mut tx, week, &board, &rows).await?;
+    db::league::set_tiers(&mut tx, &tiers, now).await?;
+    tx.commit().await?;
+    Ok(true)
+}

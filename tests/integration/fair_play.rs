@@ -1,0 +1,522 @@
+//! Fair play through HTTP: the server times each answer (from when the challenge was
+//! served, again when it is returned, or from the last answer), raises `too_fast`,
+//! `time_claim_impossible` and `fast_perfect`, scores the week and holds a player past
+//! `FAIRPLAY_HOLD_SCORE`: on no board others see (pages, totals, ranks, the Redis index),
+//! seen by themselves at the rank they would have; staff clear, hold or ban from the
+//! queue, audited.
+
+use chrono::Duration;
+use serde_json::{Value, json};
+use tests::{Engine, Resp, TestApp, both_engines_raw};
+
+both_engines_raw!(
+    answers_are_timed_by_the_server,
+    a_held_player_is_seen_by_nobody_but_themselves,
+    staff_decide_from_the_queue,
+);
+
+mod without_memory {
+    use super::*;
+    both_engines_raw!(answers_are_timed_by_the_server_without_memory);
+
+    async fn answers_are_timed_by_the_server_without_memory(engine: Engine) {
+        answers_are_timed(engine, &[("ANSWER_MEMORY", "false".into())]).await;
+    }
+}
+
+mod with_redis {
+    use super::*;
+    both_engines_raw!(a_held_player_is_not_in_the_rank_index);
+}
+
+const TRACK: &str = "world-geography";
+
+/// A player of the tests, with their token.
+pub struct Player<'a> {
+    pub app: &'a TestApp,
+    pub id: String,
+    pub token: String,
+}
+
+impl<'a> Player<'a> {
+    pub async fn new(app: &'a TestApp, device: &str, region: Option<&str>) -> Self {
+        let (id, token, _) = app.guest(device).await;
+        if let Some(code) = region {
+            app.call(
+                tests::Service::Player,
+                reqwest::Method::PATCH,
+                "/v1/users/me/region",
+                Some(json!({ "regionCode": code })),
+                Some(&token),
+            )
+            .await
+            .ok();
+        }
+        Self { app, id, token }
+    }
+
+    pub async fn get(&self, path: &str) -> Resp {
+        self.app.get(path, Some(&self.token)).await
+    }
+
+    pub async fn next(&self) -> Value {
+        self.get(&format!("/v1/challenges/next?trackId={TRACK}"))
+            .await
+            .ok()
+            .clone()
+    }
+
+    /// Answers question `index` of `challenge`, right or wrong, claiming `time_ms`.
+    pub async fn answer(
+        &self,
+        challenge: &Value,
+        index: usize,
+        correct: bool,
+        time_ms: i64,
+    ) -> Resp {
+        let session = challenge["challengeId"].as_str().unwrap();
+        let question = challenge["questions"][index]["question"]["id"]
+            .as_str()
+            .unwrap();
+        let right = self
+            .app
+            .text(
+                "SELECT correct_option_id FROM challenge_session_questions
+                 WHERE session_id = $1 AND question_id = $2",
+                &[session, question],
+            )
+            .await;
+        let option = if correct {
+            right
+        } else {
+            challenge["questions"][index]["question"]["options"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|o| o["id"].as_str().unwrap().to_string())
+                .find(|id| *id != right)
+                .unwrap()
+        };
+        self.app
+            .post(
+                "/v1/challenges/answer",
+                json!({
+                    "challengeId": session,
+                    "questionId": question,
+                    "selectedOptionId": option,
+                    "timeMs": time_ms,
+                }),
+                Some(&self.token),
+            )
+            .await
+    }
+
+    /// Plays a whole challenge right, each answer `pause` after the last (as a person
+    /// reads), claiming the time that passed.
+    pub async fn play_fairly(&self, pause: Duration) {
+        let c = self.next().await;
+        for i in 0..5 {
+            self.app.clock.advance(pause);
+            self.answer(&c, i, true, pause.num_milliseconds() - 100)
+                .await
+                .ok();
+        }
+    }
+
+    /// Plays a whole challenge right at once, as a script does.
+    pub async fn play_scripted(&self) {
+        let c = self.next().await;
+        for i in 0..5 {
+            self.answer(&c, i, true, 0).await.ok();
+        }
+    }
+
+    /// The signals and server times of the player's answers, oldest first.
+    pub async fn answers(&self) -> Vec<(i64, i64)> {
+        shared::read!(&self.app.ctx.db, |ex| {
+            sqlx::query_as::<_, (i64, i64)>(
+                "SELECT signals, server_elapsed_ms FROM challenge_answers
+                 WHERE player_id = $1 ORDER BY created_at, id",
+            )
+            .bind(&self.id)
+            .fetch_all(ex)
+            .await
+            .unwrap()
+        })
+    }
+}
+
+pub async fn demo(engine: Engine, extra: &[(&str, String)]) -> TestApp {
+    let mut vars = vec![
+        ("DEMO_CONTENT", "true".to_string()),
+        ("RATE_LIMIT_AUTH_PER_MINUTE", "100000".to_string()),
+        ("JOBS_ENABLED", "false".to_string()),
+    ];
+    vars.extend(extra.iter().cloned());
+    TestApp::spawn_with(engine, &vars).await
+}
+
+const TOO_FAST: i64 = 1;
+const IMPOSSIBLE: i64 = 2;
+const FAST_PERFECT: i64 = 4;
+
+async fn answers_are_timed_by_the_server(engine: Engine) {
+    answers_are_timed(engine, &[]).await;
+}
+
+async fn answers_are_timed(engine: Engine, extra: &[(&str, String)]) {
+    let app = demo(engine, extra).await;
+    let p = Player::new(&app, "fp-timed", None).await;
+    let c = p.next().await;
+    // 3 s after serving: a person's pace
+    app.clock.advance(Duration::seconds(3));
+    p.answer(&c, 0, true, 2500).await.ok();
+    // at once after it: too fast (the time runs from the last answer)
+    p.answer(&c, 1, true, 0).await.ok();
+    // 2 s later, claiming a minute: an impossible claim
+    app.clock.advance(Duration::seconds(2));
+    p.answer(&c, 2, false, 60_000).await.ok();
+    // returned unfinished after a pause, then answered at once: too fast again (the
+    // time runs from when it was served again)
+    app.clock.advance(Duration::seconds(30));
+    let again = p.next().await;
+    assert_eq!(again["challengeId"], c["challengeId"]);
+    p.answer(&c, 3, true, 100).await.ok();
+    // its median says people take 8 s: 1.5 s is under a quarter of it
+    let next_question = c["questions"][4]["question"]["id"].as_str().unwrap();
+    app.exec(
+        "UPDATE challenge_session_questions SET median_ms = 8000
+         WHERE session_id = $1 AND question_id = $2",
+        &[c["challengeId"].as_str().unwrap(), next_question],
+    )
+    .await;
+    app.clock.advance(Duration::milliseconds(1500));
+    // (this process remembers the challenge with the median it was made with: forget
+    // the player, so the answer is judged on a read of the session's stored one)
+    app.ctx.answer_cache.forget_player(&p.id);
+    p.answer(&c, 4, true, 1400).await.ok();
+    let answers = p.answers().await;
+    let signals: Vec<i64> = answers.iter().map(|(s, _)| *s).collect();
+    assert_eq!(
+        signals,
+        [0, TOO_FAST, IMPOSSIBLE, TOO_FAST, TOO_FAST],
+        "{answers:?}"
+    );
+    let elapsed: Vec<i64> = answers.iter().map(|(_, e)| *e).collect();
+    assert!((3000..3500).contains(&elapsed[0]), "{elapsed:?}");
+    assert!(elapsed[1] < 800, "{elapsed:?}");
+    assert!((2000..2500).contains(&elapsed[2]), "{elapsed:?}");
+    assert!(elapsed[3] < 800, "{elapsed:?}");
+    assert!((1500..2000).contains(&elapsed[4]), "{elapsed:?}");
+
+    // a whole challenge right at once: every answer too fast, the last one also
+    // fast_perfect; a challenge with one wrong answer is not perfect
+    let q = Player::new(&app, "fp-script", None).await;
+    q.play_scripted().await;
+    let signals: Vec<i64> = q.answers().await.iter().map(|(s, _)| *s).collect();
+    assert_eq!(
+        signals,
+        [
+            TOO_FAST,
+            TOO_FAST,
+            TOO_FAST,
+            TOO_FAST,
+            TOO_FAST | FAST_PERFECT
+        ]
+    );
+    let r = Player::new(&app, "fp-almost", None).await;
+    let c = r.next().await;
+    for i in 0..5 {
+        r.answer(&c, i, i != 2, 0).await.ok();
+    }
+    let signals: Vec<i64> = r.answers().await.iter().map(|(s, _)| *s).collect();
+    assert_eq!(signals, [TOO_FAST; 5]);
+    // the week's score: 5 × 1 + 10, and 5 × 1
+    assert_eq!(
+        app.scalar(
+            "SELECT week_score FROM fairplay_players WHERE player_id = $1",
+            &[&q.id]
+        )
+        .await,
+        15
+    );
+    assert_eq!(
+        app.scalar(
+            "SELECT week_score FROM fairplay_players WHERE player_id = $1",
+            &[&r.id]
+        )
+        .await,
+        5
+    );
+}
+
+/// Four honest players and a script in one region; the script's week score passes the
+/// hold score with its first challenge.
+pub async fn held_board(app: &TestApp) -> (Vec<Player<'_>>, Player<'_>) {
+    let mut honest = Vec::new();
+    for (i, correct) in [4usize, 3, 2, 1].into_iter().enumerate() {
+        let p = Player::new(app, &format!("fp-honest-{i}"), Some("310000")).await;
+        let c = p.next().await;
+        for q in 0..5 {
+            app.clock.advance(Duration::seconds(3));
+            p.answer(&c, q, q < correct, 2000).await.ok();
+        }
+        honest.push(p);
+    }
+    let script = Player::new(app, "fp-cheater", Some("310000")).await;
+    script.play_scripted().await;
+    (honest, script)
+}
+
+fn entries(r: &Resp) -> Vec<(String, i64, i64)> {
+    r.ok()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["userId"].as_str().unwrap().to_string(),
+                e["rank"].as_i64().unwrap(),
+                e["xp"].as_i64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+async fn a_held_player_is_seen_by_nobody_but_themselves(engine: Engine) {
+    let app = demo(engine, &[("FAIRPLAY_HOLD_SCORE", "15".into())]).await;
+    let (honest, script) = held_board(&app).await;
+    let ids: Vec<&str> = honest.iter().map(|p| p.id.as_str()).collect();
+    // the script's 50 XP would top the board; others see the four honest players only
+    for scope in ["region", "topic"] {
+        let r = honest[1]
+            .get(&format!("/v1/leaderboards?scope={scope}"))
+            .await;
+        assert_eq!(
+            entries(&r),
+            vec![
+                (ids[0].to_string(), 1, 40),
+                (ids[1].to_string(), 2, 30),
+                (ids[2].to_string(), 3, 20),
+                (ids[3].to_string(), 4, 10),
+            ],
+            "{scope}"
+        );
+        assert_eq!(r.body["pagination"]["total"], 4);
+        let me = honest[1]
+            .get(&format!("/v1/leaderboards/me?scope={scope}"))
+            .await;
+        assert_eq!(me.ok()["rank"], 2);
+        // the script sees itself where it would be: first, one more on the board
+        let r = script.get(&format!("/v1/leaderboards?scope={scope}")).await;
+        let seen = entries(&r);
+        assert_eq!(seen[0], (script.id.clone(), 1, 50), "{scope}");
+        assert_eq!(seen[1], (ids[0].to_string(), 2, 40));
+        assert_eq!(seen.len(), 5);
+        assert_eq!(r.body["pagination"]["total"], 5);
+        assert_eq!(r.ok()[0]["isMe"], true);
+        let me = script
+            .get(&format!("/v1/leaderboards/me?scope={scope}"))
+            .await;
+        assert_eq!(me.ok()["rank"], 1);
+        assert_eq!(me.ok()["xp"], 50);
+        // its second page of two starts after it
+        let r = script
+            .get(&format!("/v1/leaderboards?scope={scope}&page=2&limit=2"))
+            .await;
+        assert_eq!(
+            entries(&r),
+            vec![(ids[1].to_string(), 3, 30), (ids[2].to_string(), 4, 20)]
+        );
+    }
+    // more XP while held stays hidden (the rows it writes are hidden as written)
+    script.play_scripted().await;
+    let r = honest[0].get("/v1/leaderboards?scope=topic").await;
+    assert_eq!(r.body["pagination"]["total"], 4);
+    let me = script.get("/v1/leaderboards/me?scope=topic").await;
+    assert_eq!(
+        (me.ok()["rank"].clone(), me.ok()["xp"].clone()),
+        (json!(1), json!(100))
+    );
+    // held by the service itself, audited as such
+    let (admin, _, _) = app.admin_login().await;
+    let log = app
+        .admin_get("/v1/admin/audit-log?limit=50", Some(&admin))
+        .await;
+    let holds: Vec<&Value> = log
+        .ok()
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["action"] == "player.fair_play_hold")
+        .collect();
+    assert_eq!(holds.len(), 1);
+    assert_eq!(holds[0]["actorUsername"], "system");
+    assert_eq!(holds[0]["targetId"], script.id.as_str());
+    let record = app
+        .admin_get(&format!("/v1/admin/users/{}", script.id), Some(&admin))
+        .await;
+    assert_eq!(record.ok()["fairPlayState"], "held");
+    assert_eq!(record.ok()["fairPlayHeld"], true);
+    // nothing else changes for it: it still plays and earns
+    assert_eq!(script.get("/v1/progress/summary").await.ok()["xp"], 100);
+}
+
+async fn a_held_player_is_not_in_the_rank_index(engine: Engine) {
+    let prefix = format!("test-{}", uuid::Uuid::new_v4().simple());
+    let app = demo(
+        engine,
+        &[
+            ("FAIRPLAY_HOLD_SCORE", "15".into()),
+            ("REDIS_URL", "redis://127.0.0.1:6379".into()),
+            ("REDIS_KEY_PREFIX", prefix),
+        ],
+    )
+    .await;
+    assert!(app.ctx.ranks.is_some());
+    let (honest, script) = held_board(&app).await;
+    for (i, p) in honest.iter().enumerate() {
+        let me = p.get("/v1/leaderboards/me?scope=topic").await;
+        assert_eq!(me.ok()["rank"], i as i64 + 1, "the script is not ahead");
+    }
+    let me = script.get("/v1/leaderboards/me?scope=topic").await;
+    assert_eq!(me.ok()["rank"], 1);
+    let week = "2026-11-16";
+    let ranks = app.ctx.ranks.as_ref().unwrap();
+    let indexed = ranks
+        .rank(
+            &app.ctx.db,
+            week,
+            "topic:all",
+            &script.id,
+            app.clock.now_ms(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(indexed, None, "not in the index");
+}
+
+async fn staff_decide_from_the_queue(engine: Engine) {
+    let app = demo(engine, &[("FAIRPLAY_HOLD_SCORE", "15".into())]).await;
+    let (honest, script) = held_board(&app).await;
+    // a fast human: flagged, not held
+    let quick = Player::new(&app, "fp-quick", Some("310000")).await;
+    let c = quick.next().await;
+    for i in 0..3 {
+        quick.answer(&c, i, true, 0).await.ok();
+    }
+    let (admin, _, _) = app.admin_login().await;
+    let queue = app.admin_get("/v1/admin/fair-play", Some(&admin)).await;
+    let items = queue.ok().as_array().unwrap().clone();
+    assert_eq!(queue.body["pagination"]["total"], 2);
+    assert_eq!(items[0]["userId"], script.id.as_str(), "held first");
+    assert_eq!(items[0]["state"], "held");
+    assert_eq!(items[0]["held"], true);
+    assert_eq!(items[0]["weekScore"], 15);
+    assert_eq!(items[0]["holdScore"], 15);
+    assert_eq!(
+        items[0]["signals"],
+        json!({"tooFast": 5, "timeClaimImpossible": 0, "fastPerfect": 1})
+    );
+    let examples = items[0]["examples"].as_array().unwrap();
+    assert_eq!(examples.len(), 3);
+    assert_eq!(examples[0]["signals"], json!(["too_fast", "fast_perfect"]));
+    assert!(examples[0]["serverElapsedMs"].as_i64().unwrap() < 800);
+    assert_eq!(items[1]["userId"], quick.id.as_str());
+    assert_eq!(items[1]["state"], "flagged");
+    assert_eq!(items[1]["weekScore"], 3);
+    // bad input
+    for bad in [
+        json!({"decision": "pardon"}),
+        json!({"decision": "clear", "reason": "x".repeat(501)}),
+    ] {
+        app.call(
+            tests::Service::Admin,
+            reqwest::Method::PUT,
+            &format!("/v1/admin/users/{}/fair-play", script.id),
+            Some(bad),
+            Some(&admin),
+        )
+        .await
+        .assert_error(400, "VALIDATION_ERROR");
+    }
+    let decide = |id: String, decision: &'static str| {
+        let app = &app;
+        let admin = admin.clone();
+        async move {
+            app.call(
+                tests::Service::Admin,
+                reqwest::Method::PUT,
+                &format!("/v1/admin/users/{id}/fair-play"),
+                Some(json!({"decision": decision, "reason": "checked"})),
+                Some(&admin),
+            )
+            .await
+        }
+    };
+    decide("no-such-player".into(), "clear")
+        .await
+        .assert_error(404, "NOT_FOUND");
+    // cleared: back on the boards, off the queue
+    let r = decide(script.id.clone(), "clear").await;
+    assert_eq!(r.ok()["state"], "cleared");
+    assert_eq!(r.ok()["held"], false);
+    assert_eq!(r.ok()["decidedBy"], "root-admin");
+    let board = honest[0].get("/v1/leaderboards?scope=region").await;
+    assert_eq!(board.body["pagination"]["total"], 6);
+    assert_eq!(board.ok()[0]["userId"], script.id.as_str());
+    let queue = app.admin_get("/v1/admin/fair-play", Some(&admin)).await;
+    assert_eq!(queue.body["pagination"]["total"], 1);
+    // a cleared score does not hold again; new signals past the threshold do
+    script.play_scripted().await;
+    let record = app
+        .admin_get(&format!("/v1/admin/users/{}", script.id), Some(&admin))
+        .await;
+    assert_eq!(record.ok()["fairPlayHeld"], true);
+    let board = honest[0].get("/v1/leaderboards?scope=region").await;
+    assert_eq!(board.body["pagination"]["total"], 5);
+    // held by staff, then banned: 403 for it, off the queue
+    let r = decide(quick.id.clone(), "hold").await;
+    assert_eq!(r.ok()["state"], "held");
+    let board = honest[0].get("/v1/leaderboards?scope=region").await;
+    assert_eq!(board.body["pagination"]["total"], 4);
+    let r = decide(script.id.clone(), "ban").await;
+    assert_eq!(r.ok()["state"], "banned");
+    script
+        .get("/v1/leaderboards/me")
+        .await
+        .assert_error(403, "FORBIDDEN");
+    let record = app
+        .admin_get(&format!("/v1/admin/users/{}", script.id), Some(&admin))
+        .await;
+    assert_eq!(record.ok()["isBanned"], true);
+    assert_eq!(record.ok()["fairPlayState"], "banned");
+    // unbanned, it is still held (staff held it, nobody cleared it)
+    app.call(
+        tests::Service::Admin,
+        reqwest::Method::PUT,
+        &format!("/v1/admin/users/{}/unban", script.id),
+        None,
+        Some(&admin),
+    )
+    .await
+    .ok();
+    let board = honest[0].get("/v1/leaderboards?scope=region").await;
+    assert_eq!(board.body["pagination"]["total"], 4);
+    // every decision audited
+    let log = app
+        .admin_get("/v1/admin/audit-log?limit=50", Some(&admin))
+        .await;
+    let decisions = log
+        .ok()
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["action"] == "player.fair_play")
+        .count();
+    assert_eq!(decisions, 3);
+    // a player token cannot use the admin routes
+    app.admin_get("/v1/admin/fair-play", Some(&honest[0].token))
+        .await
+        .assert_error(401, "UNAUTHORIZED");
+}
