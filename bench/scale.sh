@@ -66,6 +66,7 @@ dims() {
 
 # Beijing time: this week's Monday
 week_start=$(TZ=Asia/Shanghai date -d "$(TZ=Asia/Shanghai date +%F) -$(( $(TZ=Asia/Shanghai date +%u) - 1 )) days" +%F)
+prev_week_start=$(date -d "$week_start -7 days" +%F)
 now_ms=$(( $(date +%s) * 1000 ))
 today=$(TZ=Asia/Shanghai date +%F)
 RESULTS="$RUN_DIR/results.tsv"
@@ -102,7 +103,8 @@ for engine in $ENGINES; do
     sed -e "s/@PLAYERS@/$players/g" -e "s/@QUESTIONS@/$questions/g" -e "s/@WEEKLY@/$weekly/g" \
         -e "s/@LOGS@/$logs/g" -e "s/@HEAVY@/$heavy/g" -e "s/@HEAVY_ANSWERS@/$heavy_answers/g" \
         -e "s/@SESSIONS@/$sessions/g" -e "s/@HEAVY_SESSIONS@/$heavy_sessions/g" \
-        -e "s/@WEEK_START@/$week_start/g" -e "s/@NOW@/$now_ms/g" -e "s/@TODAY@/$today/g" \
+        -e "s/@WEEK_START@/$week_start/g" -e "s/@PREV_WEEK_START@/$prev_week_start/g" \
+        -e "s/@NOW@/$now_ms/g" -e "s/@TODAY@/$today/g" \
         "$ROOT/bench/scale/seed.sql" > "$dir/seed.sql"
     start=$(date +%s)
     if [ "$engine" = postgres ]; then
@@ -127,7 +129,7 @@ SQL
     REDIS_URL="$REDIS" REDIS_KEY_PREFIX="scale-$(date +%s%N)" "$TARGET/release/player-api" >"$dir/player-redis.log" 2>&1 & PIDS+=($!)
     "$TARGET/release/admin-console" >"$dir/admin-redis.log" 2>&1 & PIDS+=($!)
     wait_healthy "http://127.0.0.1:$pport"; wait_healthy "http://127.0.0.1:$aport"
-    ONLY="board_page board_own_rank" LABEL_SUFFIX="+redis" \
+    ONLY="board_page board_own_rank board_around board_league_around" LABEL_SUFFIX="+redis" \
       python3 "$ROOT/bench/scale/timing.py" "http://127.0.0.1:$pport" "http://127.0.0.1:$aport" "${sql_cmd[@]}" \
       | sed "s/^/$engine\t$size\t/" >> "$RESULTS"
     stop_all

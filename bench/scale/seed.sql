@@ -81,6 +81,34 @@ INSERT INTO weekly_xp (week_start, board, player_id, xp, last_earned_at)
 SELECT '@WEEK_START@', 'region:110000', 'sp-' || value, 1 + (value * 7919) % 5000,
        @NOW@ - (value % 86400) * 1000
 FROM generate_series(CAST(1 AS BIGINT), @WEEKLY@) AS value;
+-- … and everyone's board, where their league cohorts read them: cohorts of 30 of
+-- bronze, in the players' order
+INSERT INTO weekly_xp (week_start, board, player_id, xp, last_earned_at)
+SELECT '@WEEK_START@', 'topic:all', 'sp-' || value, 1 + (value * 7919) % 5000,
+       @NOW@ - (value % 86400) * 1000
+FROM generate_series(CAST(1 AS BIGINT), @WEEKLY@) AS value;
+INSERT INTO league_members (week_start, player_id, cohort_id, tier, joined_at)
+SELECT '@WEEK_START@', 'sp-' || value, '@WEEK_START@:bronze:' || (1 + (value - 1) / 30), 0, @NOW@
+FROM generate_series(CAST(1 AS BIGINT), @WEEKLY@) AS value;
+INSERT INTO league_open (week_start, tier, cohort_seq, size)
+VALUES ('@WEEK_START@', 0, (@WEEKLY@ + 29) / 30, @WEEKLY@ - 30 * ((@WEEKLY@ + 29) / 30 - 1));
+
+-- Last week, settled: the region board's frozen standings
+INSERT INTO board_results (week_start, board, player_id, shown, rank, xp, last_earned_at)
+SELECT '@PREV_WEEK_START@', 'region:110000', 'sp-' || value, TRUE, value, @WEEKLY@ + 1 - value,
+       @NOW@ - 604800000
+FROM generate_series(CAST(1 AS BIGINT), @WEEKLY@) AS value;
+INSERT INTO board_settlements (week_start, board, players, settled_at)
+VALUES ('@PREV_WEEK_START@', 'region:110000', @WEEKLY@, @NOW@);
+INSERT INTO week_settlements (week_start, finished_at) VALUES ('@PREV_WEEK_START@', @NOW@);
+
+-- The fair-play queue: one player in a thousand flagged, one in ten thousand held
+INSERT INTO fairplay_players (player_id, state, week_start, week_score, too_fast, impossible,
+                              fast_perfect, last_signal_at, queue_key)
+SELECT 'sp-' || value, CASE WHEN value % 10000 = 0 THEN 'held' ELSE 'flagged' END,
+       '@WEEK_START@', value % 40, value % 40, 0, 0, @NOW@,
+       CASE WHEN value % 10000 = 0 THEN 2000000000000 ELSE 1000000000000 END + value % 40
+FROM generate_series(CAST(1 AS BIGINT), @PLAYERS@) AS value WHERE value % 1000 = 0;
 
 -- Finished challenges, five answers each. Heavy players: @HEAVY_SESSIONS@ sessions each;
 -- the others: the sessions left, round robin.

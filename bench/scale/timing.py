@@ -86,8 +86,11 @@ def main():
         body={"username": os.environ["ADMIN_USERNAME"], "password": os.environ["ADMIN_PASSWORD"]},
     )["data"]["accessToken"]
 
+    def with_query(path, query):
+        return f"{path}{'&' if '?' in path else '?'}{query}"
+
     def last_page(path):
-        total = admin.call("GET", f"{path}?page=1&limit=20", admin_token)["pagination"]["total"]
+        total = admin.call("GET", with_query(path, "page=1&limit=20"), admin_token)["pagination"]["total"]
         return max(1, math.ceil(total / 20))
 
     # players the samples use: the heavy ones, and ordinary ones never used twice
@@ -142,12 +145,15 @@ def main():
     def board_me(i):
         return player.timed("GET", "/v1/leaderboards/me?scope=region", token_of(HEAVY + 1 + i % 50))[0]
 
+    def board_at(query):
+        return lambda i: player.timed("GET", f"/v1/leaderboards{query}", token_of(HEAVY + 1 + i % 50))[0]
+
     def admin_get(path):
         return lambda _: admin.timed("GET", path, admin_token)[0]
 
     def admin_last(path):
         page = last_page(path)
-        return lambda _: admin.timed("GET", f"{path}?page={page}&limit=20", admin_token)[0]
+        return lambda _: admin.timed("GET", with_query(path, f"page={page}&limit=20"), admin_token)[0]
 
     endpoints = [
         ("bootstrap", lambda: bootstrap),
@@ -157,6 +163,11 @@ def main():
         ("answer", lambda: answer),
         ("board_page", lambda: board),
         ("board_own_rank", lambda: board_me),
+        ("board_around", lambda: board_at("/me?scope=region&around=10")),
+        ("board_league", lambda: board_at("?scope=league")),
+        ("board_league_around", lambda: board_at("/me?scope=league&around=10")),
+        ("board_previous", lambda: board_at("?scope=region&week=previous&page=2")),
+        ("board_previous_around", lambda: board_at("/me?scope=region&week=previous&around=10")),
         ("admin_stats", lambda: admin_get("/v1/admin/stats")),
         ("admin_question_stats", lambda: admin_get("/v1/admin/questions/sq-77/stats")),
         ("admin_daily_stats", lambda: admin_get("/v1/admin/stats/daily")),
@@ -168,6 +179,8 @@ def main():
         ("admin_users_last_page", lambda: admin_last("/v1/admin/users")),
         ("admin_audit_last_page", lambda: admin_last("/v1/admin/audit-log")),
         ("admin_feedback_last_page", lambda: admin_last("/v1/admin/feedback")),
+        ("admin_fair_play", lambda: admin_get("/v1/admin/fair-play?page=1&limit=20")),
+        ("admin_history_last_page", lambda: admin_last("/v1/admin/leaderboards/history?board=region:110000")),
     ]
     for name, make in endpoints:
         if only and name not in only:

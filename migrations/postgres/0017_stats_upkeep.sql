@@ -10,8 +10,3 @@ ALTER TABLE question_stats ADD COLUMN derive_due BIGINT NOT NULL DEFAULT 1;
 ALTER TABLE question_stats ADD COLUMN players_read_attempts BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE question_stats ADD COLUMN players_read_at BIGINT NOT NULL DEFAULT 0;
 CREATE INDEX IF NOT EXISTS question_stats_due ON question_stats (question_id, version) WHERE derive_due > 0;
-
--- The admin list's flagged filter (and Needs attention): the flagged questions alone,
--- in severity order, so its page and its count read the flagged rows, not the bank.
-CREATE INDEX IF NOT EXISTS questions_flagged ON questions (stats_severity, id)
-    WHERE stats_flags IS NOT NULL;

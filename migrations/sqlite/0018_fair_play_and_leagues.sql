@@ -89,3 +89,8 @@ CREATE TABLE league_members (
     PRIMARY KEY (week_start, player_id)
 );
 CREATE INDEX IF NOT EXISTS league_members_cohort ON league_members (cohort_id);
+
+-- The admin list's flagged filter (and Needs attention, issue 18): the flagged questions
+-- alone, in severity order, so its page and its count read the flagged rows, not the bank.
+CREATE INDEX IF NOT EXISTS questions_flagged ON questions (stats_severity, id)
+    WHERE stats_flags IS NOT NULL;

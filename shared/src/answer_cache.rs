@@ -62,6 +62,8 @@ pub struct Challenge {
     /// memory measures longer times, never shorter ones).
     pub served_at: i64,
     pub last_answered_at: Option<i64>,
+    /// When it was made (first served).
+    pub created_at: i64,
     pub fast_correct_count: i64,
 }
 
@@ -154,6 +156,7 @@ impl AnswerCache {
             zero_heart_refused: false,
             served_at: challenge.served_at,
             last_answered_at: challenge.last_answered_at,
+            created_at: challenge.created_at,
             fast_correct_count: challenge.fast_correct_count,
             median_ms: question.median_ms,
             card: self.card(question_id, question.question_version),
@@ -408,6 +411,7 @@ mod tests {
             correct_count: 0,
             served_at: 1000,
             last_answered_at: None,
+            created_at: 1000,
             fast_correct_count: 0,
         }
     }

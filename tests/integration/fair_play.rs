@@ -6,13 +6,20 @@
 //! queue, audited.
 
 use chrono::Duration;
+use jsonwebtoken::Algorithm;
+use rsa::pkcs1::EncodeRsaPrivateKey;
 use serde_json::{Value, json};
+use shared::providers::oidc::testing::{TestKey, jwks};
 use tests::{Engine, Resp, TestApp, both_engines_raw};
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
 
 both_engines_raw!(
     answers_are_timed_by_the_server,
     a_held_player_is_seen_by_nobody_but_themselves,
     staff_decide_from_the_queue,
+    the_console_shows_the_queue_and_decides,
+    a_held_player_stays_hidden_when_moving_or_merging,
 );
 
 mod without_memory {
@@ -402,9 +409,13 @@ async fn staff_decide_from_the_queue(engine: Engine) {
     // a fast human: flagged, not held
     let quick = Player::new(&app, "fp-quick", Some("310000")).await;
     let c = quick.next().await;
-    for i in 0..3 {
-        quick.answer(&c, i, true, 0).await.ok();
+    for i in 0..5 {
+        quick.answer(&c, i, i != 2, 0).await.ok();
     }
+    // one stray fast answer puts nobody on the queue
+    let stray = Player::new(&app, "fp-stray", Some("310000")).await;
+    let c = stray.next().await;
+    stray.answer(&c, 0, true, 0).await.ok();
     let (admin, _, _) = app.admin_login().await;
     let queue = app.admin_get("/v1/admin/fair-play", Some(&admin)).await;
     let items = queue.ok().as_array().unwrap().clone();
@@ -424,7 +435,7 @@ async fn staff_decide_from_the_queue(engine: Engine) {
     assert!(examples[0]["serverElapsedMs"].as_i64().unwrap() < 800);
     assert_eq!(items[1]["userId"], quick.id.as_str());
     assert_eq!(items[1]["state"], "flagged");
-    assert_eq!(items[1]["weekScore"], 3);
+    assert_eq!(items[1]["weekScore"], 5);
     // bad input
     for bad in [
         json!({"decision": "pardon"}),
@@ -463,7 +474,7 @@ async fn staff_decide_from_the_queue(engine: Engine) {
     assert_eq!(r.ok()["held"], false);
     assert_eq!(r.ok()["decidedBy"], "root-admin");
     let board = honest[0].get("/v1/leaderboards?scope=region").await;
-    assert_eq!(board.body["pagination"]["total"], 6);
+    assert_eq!(board.body["pagination"]["total"], 7);
     assert_eq!(board.ok()[0]["userId"], script.id.as_str());
     let queue = app.admin_get("/v1/admin/fair-play", Some(&admin)).await;
     assert_eq!(queue.body["pagination"]["total"], 1);
@@ -474,12 +485,12 @@ async fn staff_decide_from_the_queue(engine: Engine) {
         .await;
     assert_eq!(record.ok()["fairPlayHeld"], true);
     let board = honest[0].get("/v1/leaderboards?scope=region").await;
-    assert_eq!(board.body["pagination"]["total"], 5);
+    assert_eq!(board.body["pagination"]["total"], 6);
     // held by staff, then banned: 403 for it, off the queue
     let r = decide(quick.id.clone(), "hold").await;
     assert_eq!(r.ok()["state"], "held");
     let board = honest[0].get("/v1/leaderboards?scope=region").await;
-    assert_eq!(board.body["pagination"]["total"], 4);
+    assert_eq!(board.body["pagination"]["total"], 5);
     let r = decide(script.id.clone(), "ban").await;
     assert_eq!(r.ok()["state"], "banned");
     script
@@ -502,7 +513,7 @@ async fn staff_decide_from_the_queue(engine: Engine) {
     .await
     .ok();
     let board = honest[0].get("/v1/leaderboards?scope=region").await;
-    assert_eq!(board.body["pagination"]["total"], 4);
+    assert_eq!(board.body["pagination"]["total"], 5);
     // every decision audited
     let log = app
         .admin_get("/v1/admin/audit-log?limit=50", Some(&admin))
@@ -519,4 +530,153 @@ async fn staff_decide_from_the_queue(engine: Engine) {
     app.admin_get("/v1/admin/fair-play", Some(&honest[0].token))
         .await
         .assert_error(401, "UNAUTHORIZED");
+}
+
+async fn the_console_shows_the_queue_and_decides(engine: Engine) {
+    let app = demo(engine, &[("FAIRPLAY_HOLD_SCORE", "15".into())]).await;
+    let (honest, script) = held_board(&app).await;
+    let mut console = app.console_signed_in().await;
+    let page = console.get("/console/fair-play").await;
+    page.assert_status(200)
+        .assert_contains("id=\"fair-play\"")
+        .assert_contains(&format!("data-id=\"{}\"", script.id))
+        .assert_contains("held (held)")
+        .assert_contains("15 / 15")
+        .assert_contains("too_fast, fast_perfect");
+    // the player's page says it too
+    console
+        .get(&format!("/console/players/{}", script.id))
+        .await
+        .assert_contains("id=\"player-fair-play\"")
+        .assert_contains("held: on no board others see");
+    // a post without the security token writes nothing
+    let path = format!("/console/players/{}/fair-play", script.id);
+    console
+        .post_raw(&path, &[("decision", "clear")])
+        .await
+        .assert_status(403);
+    let done = console
+        .post(&path, &[("decision", "clear"), ("reason", "a fast reader")])
+        .await;
+    done.assert_status(303);
+    assert_eq!(done.location(), Some("/console/fair-play"));
+    console
+        .follow(&done)
+        .await
+        .assert_contains("is cleared: back on the boards")
+        .assert_contains("Nobody is flagged.");
+    let board = honest[0].get("/v1/leaderboards?scope=region").await;
+    assert_eq!(board.body["pagination"]["total"], 5);
+    // a bad decision is shown, nothing written
+    let page = console.post(&path, &[("decision", "pardon")]).await;
+    page.assert_status(400)
+        .assert_contains("decision must be clear, hold or ban");
+}
+
+/// A held player's XP stays hidden when they move region, and when the held guest links
+/// to an account: the account is held with it.
+async fn a_held_player_stays_hidden_when_moving_or_merging(engine: Engine) {
+    let server = MockServer::start().await;
+    let private = rsa::RsaPrivateKey::new(&mut rsa::rand_core::OsRng, 2048).unwrap();
+    let der = private.to_pkcs1_der().unwrap();
+    let key = TestKey::from_pkcs1_der("fp-apple", der.as_bytes()).unwrap();
+    Mock::given(method("GET"))
+        .and(path("/auth/keys"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(jwks(&[&key])))
+        .mount(&server)
+        .await;
+    let app = demo(
+        engine,
+        &[
+            ("FAIRPLAY_HOLD_SCORE", "15".into()),
+            ("APPLE_CLIENT_ID", "com.example.quiz".into()),
+            ("APPLE_JWKS_URL", format!("{}/auth/keys", server.uri())),
+            ("APPLE_ISSUER", "https://appleid.apple.com".into()),
+        ],
+    )
+    .await;
+    let (honest, script) = held_board(&app).await;
+    // a script without a region, held, then choosing one: its XP goes there, hidden
+    let roamer = Player::new(&app, "fp-roamer", None).await;
+    roamer.play_scripted().await;
+    app.call(
+        tests::Service::Player,
+        reqwest::Method::PATCH,
+        "/v1/users/me/region",
+        Some(json!({ "regionCode": "440000" })),
+        Some(&roamer.token),
+    )
+    .await
+    .ok();
+    let elsewhere = Player::new(&app, "fp-elsewhere", Some("440000")).await;
+    let r = elsewhere.get("/v1/leaderboards?scope=region").await;
+    assert_eq!(r.ok(), &json!([]), "the moved row is hidden");
+    let r = roamer.get("/v1/leaderboards?scope=region").await;
+    assert_eq!(r.ok()[0]["userId"], roamer.id.as_str());
+    assert_eq!(r.body["pagination"]["total"], 1);
+
+    // an account with XP of its own, then the held guest links to it
+    let now = chrono::Utc::now().timestamp();
+    let identity = key.sign(
+        Algorithm::RS256,
+        &json!({ "iss": "https://appleid.apple.com", "aud": "com.example.quiz",
+                 "sub": "fp-merge", "iat": now, "exp": now + 600 }),
+    );
+    let signed_in = app
+        .post(
+            "/v1/auth/ios_vendor",
+            json!({ "identityToken": identity }),
+            None,
+        )
+        .await;
+    let account = signed_in.ok()["user"]["id"].as_str().unwrap().to_string();
+    let account_token = signed_in.ok()["tokens"]["accessToken"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let account_player = Player {
+        app: &app,
+        id: account.clone(),
+        token: account_token,
+    };
+    let c = account_player.next().await;
+    app.clock.advance(Duration::seconds(3));
+    account_player.answer(&c, 0, true, 2000).await.ok();
+    let r = honest[0].get("/v1/leaderboards?scope=topic").await;
+    assert!(
+        r.ok()
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["userId"] == account.as_str())
+    );
+    app.post(
+        "/v1/auth/link",
+        json!({
+            "provider": "ios_vendor",
+            "credential": { "identityToken": identity },
+            "mergePolicy": "server_account_first",
+            "clientMigrationId": "fp-merge",
+        }),
+        Some(&script.token),
+    )
+    .await
+    .ok();
+    let (admin, _, _) = app.admin_login().await;
+    let record = app
+        .admin_get(&format!("/v1/admin/users/{account}"), Some(&admin))
+        .await;
+    assert_eq!(record.ok()["fairPlayHeld"], true);
+    assert_eq!(record.ok()["fairPlayState"], "held");
+    let r = honest[0].get("/v1/leaderboards?scope=topic").await;
+    assert!(
+        r.ok()
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|e| e["userId"] != account.as_str()),
+        "the account holding the script's XP is hidden too: {}",
+        r.body
+    );
+    assert_eq!(r.body["pagination"]["total"], 4);
 }

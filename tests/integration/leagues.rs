@@ -20,6 +20,7 @@ both_engines_raw!(
     a_killed_settler_is_taken_over,
     cohorts_fill_in_arrival_order_under_concurrency,
     the_top_of_a_cohort_moves_up_and_the_bottom_down,
+    a_first_answer_before_settlement_joins_at_the_new_tier,
     around_shows_the_neighbours_of_any_rank,
 );
 
@@ -602,4 +603,39 @@ async fn check_around(viewer: &Player<'_>, n: usize, expected: Vec<(String, i64)
         })
         .collect();
     assert_eq!(around, expected, "{}", viewer.id);
+}
+
+/// Monday's first answers can come before the job settles last week: the player's last
+/// cohort is settled then and there, so they join at their new tier, and the job later
+/// moves nobody twice.
+async fn a_first_answer_before_settlement_joins_at_the_new_tier(engine: Engine) {
+    let app = demo(engine, &[]).await;
+    let mut devices = Vec::new();
+    for i in 0..3 {
+        let device = format!("early-{i}");
+        let p = Player::new(&app, &device, None).await;
+        let c = p.next().await;
+        for q in 0..(3 - i) {
+            app.clock.advance(Duration::seconds(2));
+            p.answer(&c, q, true, 1500).await.ok();
+        }
+        devices.push(device);
+    }
+    app.clock.set(NEXT_MONDAY.parse().unwrap());
+    let top = Player::new(&app, &devices[0], None).await;
+    let c = top.next().await;
+    app.clock.advance(Duration::seconds(2));
+    // (its challenge of last week is unfinished: the fourth question is new)
+    top.answer(&c, 3, true, 1500).await.ok();
+    let r = top.get("/v1/leaderboards?scope=league").await;
+    assert_eq!(r.body["meta"]["league"]["tier"], "silver");
+    assert_eq!(r.body["meta"]["league"]["cohortId"], "2026-11-23:silver:1");
+    // the job finds that cohort settled: every tier moved once
+    let done = settlement::settle(&app.ctx).await.unwrap();
+    assert_eq!((done.cohorts, done.weeks), (0, 1));
+    for device in &devices {
+        let p = Player::new(&app, device, None).await;
+        let boot = p.get("/v1/app/bootstrap").await;
+        assert_eq!(boot.ok()["user"]["league"]["tier"], "silver", "{device}");
+    }
 }

@@ -282,24 +282,30 @@ pub async fn merge_guest(
         .execute(&mut *ex)
         .await?;
     });
-    // The answers counted by the statistics follow the answers.
+    // The answers counted by the statistics follow the answers; so does a fair-play
+    // hold (before the weekly rows move: a held guest's XP stays hidden).
     crate::db::question_stats::move_player(tx, guest, target).await?;
+    crate::db::fairplay::move_player(tx, guest, target).await?;
     // XP follows its ledger rows, so each account's ledger still sums to its XP.
     for (player, delta) in [(target, c.xp), (guest, -c.xp)] {
         progress::write(Target::Tx(tx), player, Update::AddXp(delta), now_ms).await?;
     }
     in_tx!(tx, |ex| {
         c.weekly_rows = sqlx::query(
-            "INSERT INTO weekly_xp (week_start, board, player_id, xp, last_earned_at)
-             SELECT week_start, board, $2, xp, last_earned_at FROM weekly_xp
+            "INSERT INTO weekly_xp (week_start, board, player_id, xp, last_earned_at, hidden_until)
+             SELECT week_start, board, $2, xp, last_earned_at,
+                    (SELECT CASE WHEN fairplay_held THEN $3 END FROM players WHERE id = $2)
+             FROM weekly_xp
              WHERE player_id = $1 AND board = 'topic:all'
              ON CONFLICT (week_start, board, player_id) DO UPDATE SET
                  xp = weekly_xp.xp + excluded.xp,
+                 hidden_until = COALESCE(excluded.hidden_until, weekly_xp.hidden_until),
                  last_earned_at = CASE WHEN excluded.last_earned_at > weekly_xp.last_earned_at
                                        THEN excluded.last_earned_at ELSE weekly_xp.last_earned_at END",
         )
         .bind(guest)
         .bind(target)
+        .bind(crate::db::ledger::HIDDEN_FOR_GOOD)
         .execute(&mut *ex)
         .await?
         .rows_affected() as i64;

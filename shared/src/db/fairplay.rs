@@ -44,7 +44,8 @@ const COLUMNS: &str =
     f.impossible, f.fast_perfect, f.last_signal_at, f.decided_by, f.decided_at, f.reason";
 
 /// Adds signals to the player's row of `week` (a new week starts its score again);
-/// a cleared player is flagged again. Returns the row as it is now.
+/// a cleared player, or one banned since (signals come only after an unban), is flagged
+/// again. Returns the row as it is now.
 pub async fn add_signals(
     tx: &mut Tx,
     player_id: &str,
@@ -68,7 +69,7 @@ pub async fn add_signals(
                  impossible = f.impossible + excluded.impossible,
                  fast_perfect = f.fast_perfect + excluded.fast_perfect,
                  last_signal_at = excluded.last_signal_at,
-                 state = CASE WHEN f.state = 'cleared' THEN 'flagged' ELSE f.state END
+                 state = CASE WHEN f.state IN ('cleared', 'banned') THEN 'flagged' ELSE f.state END
              RETURNING player_id, state, week_start, week_score, cleared_score, too_fast,
                        impossible, fast_perfect, last_signal_at, decided_by, decided_at, reason",
         )
@@ -157,6 +158,17 @@ pub async fn set_held(tx: &mut Tx, player_id: &str, held: bool) -> sqlx::Result<
     }))
 }
 
+/// Whether the player is held, read in `tx` (after its row locks).
+pub async fn is_held(tx: &mut Tx, player_id: &str) -> sqlx::Result<bool> {
+    let held: Option<bool> = in_tx!(tx, |ex| {
+        sqlx::query_scalar("SELECT fairplay_held FROM players WHERE id = $1")
+            .bind(player_id)
+            .fetch_optional(ex)
+            .await?
+    });
+    Ok(held.unwrap_or(false))
+}
+
 /// The player's row, if they ever had a signal or a decision.
 pub async fn row_of(db: &Db, player_id: &str) -> sqlx::Result<Option<FairPlayRow>> {
     Ok(read!(db, |ex| {
@@ -178,15 +190,16 @@ pub async fn queue_size(db: &Db) -> sqlx::Result<i64> {
     }))
 }
 
-/// One page of the queue: held first, then by the week's score.
+/// One page of the queue: held first, then by the week's score (the queue index read
+/// backwards).
 pub async fn queue(db: &Db, limit: i64, offset: i64) -> sqlx::Result<Vec<QueueRow>> {
     Ok(read!(db, |ex| {
         sqlx::query_as::<_, QueueRow>(sqlx::AssertSqlSafe(format!(
             "SELECT {COLUMNS}, p.nickname
              FROM (SELECT * FROM fairplay_players WHERE queue_key > 0
-                   ORDER BY queue_key DESC, player_id LIMIT $1 OFFSET $2) f
+                   ORDER BY queue_key DESC, player_id DESC LIMIT $1 OFFSET $2) f
              LEFT JOIN players p ON p.id = f.player_id
-             ORDER BY f.queue_key DESC, f.player_id"
+             ORDER BY f.queue_key DESC, f.player_id DESC"
         )))
         .bind(limit)
         .bind(offset)
@@ -198,6 +211,7 @@ pub async fn queue(db: &Db, limit: i64, offset: i64) -> sqlx::Result<Vec<QueueRo
 /// An answer that raised signals.
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct Example {
+    pub player_id: String,
     pub session_id: String,
     pub question_id: String,
     pub is_correct: bool,
@@ -207,19 +221,92 @@ pub struct Example {
     pub created_at: i64,
 }
 
-/// The player's latest answers that raised signals.
-pub async fn examples(db: &Db, player_id: &str, limit: i64) -> sqlx::Result<Vec<Example>> {
+/// The latest answers that raised signals of each of `players` (at most `limit` each),
+/// in one statement of one bounded index range per player.
+pub async fn examples(db: &Db, players: &[&str], limit: i64) -> sqlx::Result<Vec<Example>> {
+    if players.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ranges = (0..players.len())
+        .map(|i| {
+            format!(
+                "SELECT * FROM (SELECT player_id, session_id, question_id, is_correct, time_ms,
+                                       server_elapsed_ms, signals, created_at
+                                FROM challenge_answers WHERE player_id = ${} AND signals <> 0
+                                ORDER BY created_at DESC LIMIT $1) e{i}",
+                i + 2
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" UNION ALL ");
     Ok(read!(db, |ex| {
-        sqlx::query_as::<_, Example>(
-            "SELECT session_id, question_id, is_correct, time_ms, server_elapsed_ms, signals,
-                    created_at
-             FROM challenge_answers
-             WHERE player_id = $1 AND signals <> 0
-             ORDER BY created_at DESC LIMIT $2",
-        )
-        .bind(player_id)
-        .bind(limit)
-        .fetch_all(ex)
-        .await?
+        let mut q = sqlx::query_as::<_, Example>(sqlx::AssertSqlSafe(ranges)).bind(limit);
+        for p in players {
+            q = q.bind(*p);
+        }
+        q.fetch_all(ex).await?
     }))
+}
+
+/// Takes flagged players whose week ended before `week` off the queue (held players
+/// stay until staff decide): over the queue's partial index.
+pub async fn unqueue_stale(db: &Db, week: &str) -> sqlx::Result<u64> {
+    let mut tx = db.begin().await?;
+    let n = in_tx!(&mut tx, |ex| {
+        sqlx::query(
+            "UPDATE fairplay_players SET queue_key = 0
+             WHERE queue_key > 0 AND state = 'flagged' AND week_start < $1",
+        )
+        .bind(week)
+        .execute(ex)
+        .await?
+        .rows_affected()
+    });
+    tx.commit().await?;
+    Ok(n)
+}
+
+/// A guest merged into an account brings its fair play along: a held guest makes the
+/// account held (its XP stays hidden), and its signals and score add to the account's.
+pub async fn move_player(tx: &mut Tx, guest: &str, target: &str) -> sqlx::Result<()> {
+    in_tx!(tx, |ex| {
+        for sql in [
+            "UPDATE players SET fairplay_held = TRUE
+             WHERE id = $2 AND EXISTS (SELECT 1 FROM players g WHERE g.id = $1 AND g.fairplay_held)",
+            "INSERT INTO fairplay_players AS f (player_id, state, week_start, week_score,
+                 cleared_score, too_fast, impossible, fast_perfect, last_signal_at, queue_key,
+                 decided_by, decided_at, reason)
+             SELECT $2, state, week_start, week_score, cleared_score, too_fast, impossible,
+                    fast_perfect, last_signal_at, queue_key, decided_by, decided_at, reason
+             FROM fairplay_players WHERE player_id = $1
+             ON CONFLICT (player_id) DO UPDATE SET
+                 week_score = CASE WHEN f.week_start = excluded.week_start
+                                   THEN f.week_score + excluded.week_score
+                                   WHEN excluded.week_start > f.week_start
+                                   THEN excluded.week_score ELSE f.week_score END,
+                 week_start = CASE WHEN excluded.week_start > f.week_start
+                                   THEN excluded.week_start ELSE f.week_start END,
+                 too_fast = f.too_fast + excluded.too_fast,
+                 impossible = f.impossible + excluded.impossible,
+                 fast_perfect = f.fast_perfect + excluded.fast_perfect,
+                 last_signal_at = CASE WHEN excluded.last_signal_at > f.last_signal_at
+                                       THEN excluded.last_signal_at ELSE f.last_signal_at END,
+                 state = CASE WHEN 'held' IN (f.state, excluded.state) THEN 'held'
+                              WHEN 'flagged' IN (f.state, excluded.state) THEN 'flagged'
+                              ELSE f.state END,
+                 queue_key = CASE WHEN excluded.queue_key > f.queue_key
+                                  THEN excluded.queue_key ELSE f.queue_key END",
+        ] {
+            sqlx::query(sql)
+                .bind(guest)
+                .bind(target)
+                .execute(&mut *ex)
+                .await?;
+        }
+        sqlx::query("DELETE FROM fairplay_players WHERE player_id = $1")
+            .bind(guest)
+            .execute(&mut *ex)
+            .await?;
+    });
+    Ok(())
 }

@@ -262,6 +262,8 @@ pub struct AnswerContext {
     /// this answer runs from the later.
     pub served_at: i64,
     pub last_answered_at: Option<i64>,
+    /// When the session was made (first served).
+    pub created_at: i64,
     /// The session's right answers so far that were too fast.
     pub fast_correct_count: i64,
     /// The question's median answer time when the session was made.
@@ -305,6 +307,7 @@ struct LookupRow {
     zero_heart_refused: Option<bool>,
     served_at: Option<i64>,
     last_answered_at: Option<i64>,
+    session_created_at: Option<i64>,
     fast_correct_count: Option<i64>,
     median_ms: Option<i64>,
     stem_text: Option<String>,
@@ -330,7 +333,7 @@ macro_rules! select_answer_lookup {
                     c.track_id, c.node_id, c.options, c.correct_option_id, c.question_version,
                     c.total_questions,
                     c.pass_threshold, c.zero_heart_refused, c.served_at, c.last_answered_at,
-                    c.fast_correct_count, c.median_ms, c.stem_text, c.correct_answer, c.category_name, c.card_id,
+                    c.session_created_at, c.fast_correct_count, c.median_ms, c.stem_text, c.correct_answer, c.category_name, c.card_id,
                     c.card_title, c.card_summary, c.card_deep_dive
              FROM (SELECT 1 AS one) o
              LEFT JOIN (
@@ -345,7 +348,8 @@ macro_rules! select_answer_lookup {
                  SELECT s.player_id, s.status, s.attempt_consumed, s.answered_count, s.correct_count,
                         s.track_id, s.node_id, sq.options, sq.correct_option_id, sq.zero_heart_refused,
                         sq.question_version, COALESCE(s.served_at, s.created_at) AS served_at,
-                        s.last_answered_at, s.fast_correct_count, sq.median_ms,
+                        s.last_answered_at, s.created_at AS session_created_at,
+                        s.fast_correct_count, sq.median_ms,
                         (SELECT count(*) FROM challenge_session_questions t WHERE t.session_id = s.id) AS total_questions,
                         COALESCE((SELECT n.pass_threshold FROM skill_nodes n WHERE n.id = s.node_id), 3) AS pass_threshold,
                         v.stem_text, v.correct_answer, cat.name AS category_name, v.card_id,
@@ -475,6 +479,7 @@ fn lookup_of(row: LookupRow, question_id: &str) -> AnswerLookup {
         row.pass_threshold,
         row.zero_heart_refused,
         row.served_at,
+        row.session_created_at,
         row.fast_correct_count,
     ) {
         (
@@ -492,6 +497,7 @@ fn lookup_of(row: LookupRow, question_id: &str) -> AnswerLookup {
             Some(pass_threshold),
             Some(zero_heart_refused),
             Some(served_at),
+            Some(created_at),
             Some(fast_correct_count),
         ) => Some(AnswerContext {
             player_id,
@@ -509,6 +515,7 @@ fn lookup_of(row: LookupRow, question_id: &str) -> AnswerLookup {
             zero_heart_refused,
             served_at,
             last_answered_at: row.last_answered_at,
+            created_at,
             fast_correct_count,
             median_ms: row.median_ms,
             card,

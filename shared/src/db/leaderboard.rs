@@ -288,13 +288,15 @@ pub async fn set_hidden(
 }
 
 /// After a region selection: this week's region row follows the player into the new
-/// region, carrying the week's XP so far (the all-players row counts it all).
+/// region, carrying the week's XP so far (the all-players row counts it all) and its
+/// hiding. Returns the new row when it is shown at `now_ms`.
 pub async fn move_region_row(
     tx: &mut Tx,
     week: &str,
     player_id: &str,
     old_board: Option<&str>,
     new_board: &str,
+    now_ms: i64,
 ) -> sqlx::Result<Option<BoardRow>> {
     in_tx!(tx, |ex| {
         if let Some(old) = old_board {
@@ -307,19 +309,30 @@ pub async fn move_region_row(
             .execute(&mut *ex)
             .await?;
         }
-        Ok(sqlx::query_as::<_, BoardRow>(
-            "INSERT INTO weekly_xp (week_start, board, player_id, xp, last_earned_at)
-             SELECT week_start, $2, player_id, xp, last_earned_at FROM weekly_xp
+        // hidden as the all-players row is (a held or banned player stays hidden)
+        let moved = sqlx::query_as::<_, (String, i64, i64, bool)>(
+            "INSERT INTO weekly_xp (week_start, board, player_id, xp, last_earned_at, hidden_until)
+             SELECT week_start, $2, player_id, xp, last_earned_at, hidden_until FROM weekly_xp
              WHERE week_start = $1 AND board = 'topic:all' AND player_id = $3
              ON CONFLICT (week_start, board, player_id) DO UPDATE SET xp = excluded.xp,
-                 last_earned_at = excluded.last_earned_at, hidden_until = NULL
-             RETURNING player_id, xp, last_earned_at",
+                 last_earned_at = excluded.last_earned_at, hidden_until = excluded.hidden_until
+             RETURNING player_id, xp, last_earned_at,
+                       (hidden_until IS NOT NULL AND hidden_until > $4) AS hidden",
         )
         .bind(week)
         .bind(new_board)
         .bind(player_id)
+        .bind(now_ms)
         .fetch_optional(&mut *ex)
-        .await?)
+        .await?;
+        // a hidden row is on no board others see: nothing for the rank index
+        Ok(moved.and_then(|(player_id, xp, last_earned_at, hidden)| {
+            (!hidden).then_some(BoardRow {
+                player_id,
+                xp,
+                last_earned_at,
+            })
+        }))
     })
 }
 

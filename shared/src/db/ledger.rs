@@ -79,7 +79,8 @@ pub async fn add_weekly_xp(
              VALUES ($1, $2, $3, $4, $5,
                      (SELECT CASE WHEN fairplay_held THEN $6 END FROM players WHERE id = $3))
              ON CONFLICT (week_start, board, player_id)
-             DO UPDATE SET xp = weekly_xp.xp + excluded.xp, last_earned_at = excluded.last_earned_at
+             DO UPDATE SET xp = weekly_xp.xp + excluded.xp, last_earned_at = excluded.last_earned_at,
+                 hidden_until = COALESCE(excluded.hidden_until, weekly_xp.hidden_until)
              RETURNING xp, last_earned_at, hidden_until",
         )
         .bind(week_start)

@@ -99,6 +99,10 @@ pub fn elapsed_ms(served_at: i64, last_answered_at: Option<i64>, now_ms: i64) ->
 pub struct TimedAnswer {
     /// What the server measured ([`elapsed_ms`]).
     pub elapsed_ms: i64,
+    /// The longest time the client can have taken: since the challenge was first
+    /// served or its previous answer (a challenge served again may have been on the
+    /// screen since before).
+    pub claim_window_ms: i64,
     /// What the client claims (`timeMs`).
     pub claimed_ms: i64,
     /// The question's median answer time, when its statistics have one.
@@ -117,6 +121,10 @@ pub struct Judged {
     pub signals: i64,
     pub fast_correct: bool,
 }
+
+/// The largest question median the too-fast floor is taken from (20 s: a floor of at
+/// most 5 s at 25 %).
+pub const MEDIAN_CAP_MS: i64 = 20_000;
 
 pub fn judge(a: TimedAnswer, rules: &FairPlayRules) -> Judged {
     let floor = a.median_ms.map_or(rules.min_ms, |m| {
@@ -158,6 +166,7 @@ mod tests {
     fn answer(elapsed_ms: i64) -> TimedAnswer {
         TimedAnswer {
             elapsed_ms,
+            claim_window_ms: elapsed_ms,
             claimed_ms: 0,
             median_ms: None,
             correct: true,
@@ -211,6 +220,23 @@ mod tests {
         };
         assert_eq!(
             judge(forged, &rules).signals,
+            Signal::TimeClaimImpossible.bit()
+        );
+        // served again 1 s ago, on screen for 20 s before: a claim of 20 s is possible
+        let resumed = TimedAnswer {
+            claimed_ms: 20_000,
+            claim_window_ms: 21_000,
+            ..answer(1000)
+        };
+        assert_eq!(judge(resumed, &rules).signals, 0);
+        // huge numbers neither overflow nor pass
+        let huge = TimedAnswer {
+            claimed_ms: i64::MAX,
+            median_ms: Some(i64::MAX),
+            ..answer(4000)
+        };
+        assert_eq!(
+            judge(huge, &rules).signals,
             Signal::TimeClaimImpossible.bit()
         );
     }

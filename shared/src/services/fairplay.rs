@@ -12,10 +12,10 @@ use crate::clock::{beijing, from_ms};
 use crate::context::AppContext;
 use crate::db::fairplay::{Added, Decision, Example, FairPlayRow};
 use crate::db::ledger::HIDDEN_FOR_GOOD;
-use crate::db::progress::{Target, Update};
+use crate::db::progress::{Target, Update, Written};
 use crate::db::{self, Tx, in_tx};
 use crate::domain::board::BoardKey;
-use crate::domain::fairplay::{self as rules, Signal, signals_of};
+use crate::domain::fairplay::{self as rules, FairPlayRules, Signal, signals_of};
 use crate::envelope::Pagination;
 use crate::services::admin_auth::AdminPrincipal;
 use crate::services::audit::{self, PageQuery, Write};
@@ -28,11 +28,30 @@ const FLAGGED_KEY: i64 = 1_000_000_000_000;
 /// Answers shown as examples per player of the queue.
 const EXAMPLES: i64 = 3;
 
-fn queue_key(state: &str, week_score: i64) -> i64 {
+/// Where a player stands in the queue: held players always; flagged ones once their
+/// week's score reaches a third of the hold score (a quick reader's stray fast answer
+/// does not queue them); 0 off it.
+fn queue_key(state: &str, week_score: i64, rules: &FairPlayRules) -> i64 {
     match state {
         "held" => HELD_KEY + week_score,
-        "flagged" => FLAGGED_KEY + week_score,
+        "flagged" if week_score * 3 >= rules.hold_score => FLAGGED_KEY + week_score,
         _ => 0,
+    }
+}
+
+/// [`record`] after an answer was written, tried again when it loses a race with the
+/// player's other writes (a deadlock or a busy database); a last failure is logged: the
+/// signals stay in the answer's row, the week's score misses them.
+pub async fn record_retrying(ctx: &AppContext, player_id: &str, signals: i64, now_ms: i64) {
+    for attempt in 1..=3 {
+        match record(ctx, player_id, signals, now_ms).await {
+            Ok(()) => return,
+            Err(e) if attempt < 3 => {
+                tracing::debug!(error = %e, attempt, "fair-play signals: trying again");
+                tokio::time::sleep(std::time::Duration::from_millis(20 * attempt)).await;
+            }
+            Err(e) => tracing::warn!(error = %e, player_id, "fair-play signals not scored"),
+        }
     }
 }
 
@@ -52,8 +71,12 @@ pub async fn record(ctx: &AppContext, player_id: &str, signals: i64, now_ms: i64
     let hold = row.state == "flagged"
         && rules::holds(row.week_score, row.cleared_score, &ctx.settings.fairplay);
     if !hold {
-        db::fairplay::set_queue_key(&mut tx, player_id, queue_key(&row.state, row.week_score))
-            .await?;
+        db::fairplay::set_queue_key(
+            &mut tx,
+            player_id,
+            queue_key(&row.state, row.week_score, &ctx.settings.fairplay),
+        )
+        .await?;
         tx.commit().await?;
         return Ok(());
     }
@@ -63,7 +86,7 @@ pub async fn record(ctx: &AppContext, player_id: &str, signals: i64, now_ms: i64
         &week,
         &Decision {
             state: "held",
-            queue_key: queue_key("held", row.week_score),
+            queue_key: queue_key("held", row.week_score, &ctx.settings.fairplay),
             decided_by: None,
             reason: None,
             clear_week: None,
@@ -94,11 +117,20 @@ pub async fn record(ctx: &AppContext, player_id: &str, signals: i64, now_ms: i64
     Ok(())
 }
 
-/// Holds or releases a player in `tx`: the flag (their new weekly rows are hidden as
-/// written), this and last week's rows (last week's may not be settled yet: settlement
-/// leaves hidden rows out), and a revision step so no answer judged before it is written
-/// after it. Returns the player's boards (their Redis entries follow after commit).
+/// Holds or releases a player in `tx`: a revision step (so no answer judged before it
+/// is written after it), the flag (their new weekly rows are hidden as written), this
+/// and last week's rows (last week's may not be settled yet: settlement leaves hidden
+/// rows out). Returns the player's boards (their Redis entries follow after commit).
 async fn set_hold(tx: &mut Tx, player_id: &str, held: bool, now_ms: i64) -> Result<Vec<String>> {
+    // The progress row first, as every writer of the player's weekly rows locks it: a
+    // write racing the hold then either commits before it (its rows are hidden below)
+    // or waits and reads the hold (and an answer judged before it fails its guard).
+    if !matches!(
+        db::progress::write(Target::Tx(tx), player_id, Update::Touch, now_ms).await?,
+        Written::Recorded { .. }
+    ) {
+        return Err(Error::not_found("player not found"));
+    }
     if !db::fairplay::set_held(tx, player_id, held).await? {
         return Err(Error::not_found("player not found"));
     }
@@ -209,14 +241,14 @@ fn example(e: Example) -> SignalExample {
     }
 }
 
-async fn entry(
+fn entry(
     ctx: &AppContext,
     row: FairPlayRow,
     nickname: Option<String>,
     held: bool,
-) -> Result<FairPlayEntry> {
-    let examples = db::fairplay::examples(&ctx.db, &row.player_id, EXAMPLES).await?;
-    Ok(FairPlayEntry {
+    examples: Vec<Example>,
+) -> FairPlayEntry {
+    FairPlayEntry {
         display_name: nickname
             .filter(|n| !n.trim().is_empty())
             .unwrap_or_else(|| "Player".into()),
@@ -238,7 +270,7 @@ async fn entry(
         reason: row.reason,
         examples: examples.into_iter().map(example).collect(),
         user_id: row.player_id,
-    })
+    }
 }
 
 /// `GET /v1/admin/fair-play`: held players first, then flagged ones, by the week's
@@ -251,11 +283,21 @@ pub async fn queue(ctx: &AppContext, q: &PageQuery) -> Result<(Vec<FairPlayEntry
     } else {
         Vec::new()
     };
-    let mut items = Vec::with_capacity(rows.len());
-    for r in rows {
-        let held = r.row.state == "held";
-        items.push(entry(ctx, r.row, r.nickname, held).await?);
-    }
+    let ids: Vec<&str> = rows.iter().map(|r| r.row.player_id.as_str()).collect();
+    let mut examples = db::fairplay::examples(&ctx.db, &ids, EXAMPLES).await?;
+    examples.sort_by_key(|e| std::cmp::Reverse(e.created_at));
+    let items = rows
+        .into_iter()
+        .map(|r| {
+            let held = r.row.state == "held";
+            let own = examples
+                .iter()
+                .filter(|e| e.player_id == r.row.player_id)
+                .cloned()
+                .collect();
+            entry(ctx, r.row, r.nickname, held, own)
+        })
+        .collect();
     Ok((items, Pagination { total, page, limit }))
 }
 
@@ -319,7 +361,7 @@ pub async fn decide(
         &week,
         &Decision {
             state,
-            queue_key: queue_key(state, score),
+            queue_key: queue_key(state, score, &ctx.settings.fairplay),
             decided_by: Some(&actor.username),
             reason,
             clear_week: (state == "cleared").then_some(week.as_str()),
@@ -360,5 +402,12 @@ pub async fn decide(
         .await?
         .ok_or_else(|| Error::internal("fair-play row vanished"))?;
     let after = moderation::player(ctx, player_id).await?;
-    entry(ctx, row, after.nickname, after.fair_play_held).await
+    let examples = db::fairplay::examples(&ctx.db, &[player_id], EXAMPLES).await?;
+    Ok(entry(
+        ctx,
+        row,
+        after.nickname,
+        after.fair_play_held,
+        examples,
+    ))
 }

@@ -640,8 +640,14 @@ pub async fn board(
     let state = admitted(subject, state, now.timestamp_millis())?;
     let mut v = view(ctx, now, state, &subject.player_id, &choice).await?;
     v.with_league_meta();
-    // a held viewer is put in at their rank: the only viewer whose page needs it
-    let hidden_own = if v.viewer.held {
+    // a hidden viewer is put in at their rank: one held now on a live board, one
+    // stored unshown on frozen standings (held or banned when they were settled)
+    let may_be_hidden = match &v.source {
+        Some(Source::Live { .. }) => v.viewer.held,
+        Some(_) => true,
+        None => false,
+    };
+    let hidden_own = if may_be_hidden {
         own(ctx, &v).await?.filter(|o| o.hidden)
     } else {
         None

@@ -3,10 +3,12 @@
 //! cohort's board ranks its members by the week's XP; the week's settlement moves the
 //! top of each cohort up a tier and the bottom down (`services::settlement`).
 
+use crate::clock::beijing;
 use crate::context::AppContext;
 use crate::db::league::Membership;
 use crate::db::{self};
 use crate::domain::league::cohort_id;
+use crate::services::settlement;
 use crate::{Error, Result};
 
 /// The player's cohort of `week`, joining the open one of their tier when they have
@@ -24,6 +26,13 @@ pub async fn ensure_member(
     if let Some(m) = db::league::membership(&ctx.db, week, player_id).await? {
         ctx.answer_cache.remember_membership(week, player_id, &m);
         return Ok(m);
+    }
+    // last week's cohort settled first (the job may not have come round yet): the
+    // player joins this week at the tier it leaves them
+    if let Some(last) = previous_week(week)
+        && let Some(m) = db::league::membership(&ctx.db, &last, player_id).await?
+    {
+        settlement::settle_cohort(ctx, &last, &m.cohort_id, m.tier).await?;
     }
     let tier = db::league::tier_of(&ctx.db, player_id).await?;
     let mut tx = ctx.db.begin().await?;
@@ -44,6 +53,13 @@ pub async fn ensure_member(
     };
     ctx.answer_cache.remember_membership(week, player_id, &m);
     Ok(m)
+}
+
+/// The Monday a week before `week` (`YYYY-MM-DD`).
+fn previous_week(week: &str) -> Option<String> {
+    chrono::NaiveDate::parse_from_str(week, "%Y-%m-%d")
+        .ok()
+        .map(|d| beijing::day_key(d - chrono::Duration::days(7)))
 }
 
 /// [`ensure_member`] after a change that earned weekly XP was committed: a failure is

@@ -175,7 +175,7 @@ async fn set_ban(
     // back at unban, or by itself when the ban ends. A banned player earns nothing, so
     // this week's rows are all there are to hide.
     // A held player stays hidden when the ban ends or is lifted.
-    let hidden_until = if before.fair_play_held {
+    let hidden_until = if db::fairplay::is_held(&mut tx, id).await? {
         Some(HIDDEN_FOR_GOOD)
     } else if banned {
         Some(until.unwrap_or(HIDDEN_FOR_GOOD))

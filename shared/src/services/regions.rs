@@ -97,6 +97,7 @@ pub async fn change_region(
         &player.id,
         old_board.as_deref(),
         &new_board,
+        now.timestamp_millis(),
     )
     .await?;
     tx.commit().await?;

@@ -23,19 +23,31 @@ pub struct Settled {
     pub weeks: u64,
 }
 
-/// Settles every ended week not settled yet, oldest first.
+/// How far back settlement looks: a deployment that starts settling (or whose jobs
+/// stopped for weeks) settles the last four ended weeks, not its whole history.
+const WEEKS_BACK: i64 = 4;
+
+/// Settles every ended week of the last [`WEEKS_BACK`] not settled yet, oldest first;
+/// then flagged players of weeks before the last leave the fair-play queue.
 pub async fn settle(ctx: &AppContext) -> Result<Settled> {
-    let current = beijing::day_key(beijing::week_start(ctx.clock.now()));
+    let this_week = beijing::week_start(ctx.clock.now());
+    let current = beijing::day_key(this_week);
+    let oldest = beijing::day_key(this_week - chrono::Duration::days(7 * WEEKS_BACK + 1));
     let mut done = Settled::default();
     loop {
         let last = db::settlement::last_finished_week(&ctx.db)
             .await?
-            .unwrap_or_default();
+            .filter(|last| *last > oldest)
+            .unwrap_or_else(|| oldest.clone());
         let Some(week) = db::settlement::next_week_with_rows(&ctx.db, &last, &current).await?
         else {
             break;
         };
         settle_week(ctx, &week, &mut done).await?;
+    }
+    if done.weeks > 0 {
+        let last_week = beijing::day_key(this_week - chrono::Duration::days(7));
+        db::fairplay::unqueue_stale(&ctx.db, &last_week).await?;
     }
     Ok(done)
 }
@@ -76,8 +88,14 @@ pub async fn settle_week(ctx: &AppContext, week: &str, done: &mut Settled) -> Re
 }
 
 /// Freezes a cohort's standings and moves its players' tiers; false when it was
-/// settled already.
-async fn settle_cohort(ctx: &AppContext, week: &str, cohort: &str, tier: i64) -> Result<bool> {
+/// settled already. Also run on demand when a member of it earns their first XP of the
+/// next week before the job has settled it, so they join at their new tier.
+pub(crate) async fn settle_cohort(
+    ctx: &AppContext,
+    week: &str,
+    cohort: &str,
+    tier: i64,
+) -> Result<bool> {
     let board = league_board(cohort);
     if db::settlement::settled(&ctx.db, week, &board)
         .await?

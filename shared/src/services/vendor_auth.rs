@@ -363,8 +363,15 @@ pub async fn link(
                     ctx.clock.now(),
                 ));
                 let board = String::from(BoardKey::region(&code));
-                db::leaderboard::move_region_row(&mut tx, &week, &target, Some(&board), &board)
-                    .await?;
+                db::leaderboard::move_region_row(
+                    &mut tx,
+                    &week,
+                    &target,
+                    Some(&board),
+                    &board,
+                    now_ms,
+                )
+                .await?;
             }
             (target, summary_of(&counts))
         }

@@ -292,8 +292,8 @@ SELECT $28, $29, $30, $31, $32, $33, $34, $35, $36, $37, $38",
             $from
         )
     };
-    // every player's board ($44) and the region's ($40, when the player has one); a new
-    // row of a held player is hidden as it is written ($49)
+    // every player's board ($44) and the region's ($40, when the player has one); a row
+    // of a held player is hidden as it is written ($49), whatever slipped before
     (weekly $from:literal) => {
         concat!(
             "INSERT INTO weekly_xp (week_start, board, player_id, xp, last_earned_at, hidden_until)
@@ -305,7 +305,8 @@ SELECT $39, $40, $29, $32, $41, $49",
             $from,
             " WHERE $39 IS NOT NULL AND $40 IS NOT NULL
 ON CONFLICT (week_start, board, player_id)
-DO UPDATE SET xp = weekly_xp.xp + excluded.xp, last_earned_at = excluded.last_earned_at
+DO UPDATE SET xp = weekly_xp.xp + excluded.xp, last_earned_at = excluded.last_earned_at,
+    hidden_until = COALESCE(excluded.hidden_until, weekly_xp.hidden_until)
 RETURNING board, xp, last_earned_at"
         )
     };

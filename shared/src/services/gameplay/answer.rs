@@ -372,6 +372,7 @@ async fn judge(
     let timed = timing::judge(
         timing::TimedAnswer {
             elapsed_ms,
+            claim_window_ms: judgement.change.at_ms - c.last_answered_at.unwrap_or(c.created_at),
             claimed_ms: fields.time_ms,
             median_ms: c.median_ms,
             correct: judgement.correct,
@@ -446,11 +447,7 @@ async fn judge(
     if timed.signals != 0 {
         // the signals are in the answer's row already; the week's score and the hold
         // follow (a failure leaves the answer as it is: the queue misses one score)
-        if let Err(e) =
-            fairplay::record(ctx, player_id, timed.signals, judgement.change.at_ms).await
-        {
-            tracing::warn!(error = %e, "fair-play signals not scored");
-        }
+        fairplay::record_retrying(ctx, player_id, timed.signals, judgement.change.at_ms).await;
     }
 
     // the card of the version the session served, as it was then

@@ -168,6 +168,7 @@ pub async fn next_challenge(
             correct_count: 0,
             served_at: now,
             last_answered_at: None,
+            created_at: now,
             fast_correct_count: 0,
         },
     );
