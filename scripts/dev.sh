@@ -12,7 +12,8 @@ if [ ! -s "$password_file" ]; then
   chmod 600 "$password_file"
 fi
 
-cargo build --bins
+# only the two services (the test harness's binaries are built by the tests)
+cargo build -p player-api -p admin-console
 target_dir="${CARGO_TARGET_DIR:-target}"
 
 export DEMO_CONTENT=true

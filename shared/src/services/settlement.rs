@@ -27,7 +27,7 @@ pub struct Settled {
 /// stopped for weeks) settles the last four ended weeks, not its whole history.
 const WEEKS_BACK: i64 = 4;
 
-/// Settles every ended week of the last [`WEEKS_BACK`] not settled yet, oldest first;
+/// Settles every ended week of the last four not settled yet, oldest first;
 /// then flagged players of weeks before the last leave the fair-play queue.
 pub async fn settle(ctx: &AppContext) -> Result<Settled> {
     let this_week = beijing::week_start(ctx.clock.now());

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Every test, on a fresh machine: starts PostgreSQL and Redis when they are down,
+# installs Debian's Chromium and ChromeDriver for the browser tests when missing, then
+# runs `cargo test --workspace` (unit tests, both engines' end-to-end tests, the browser
+# test). Extra arguments go to cargo test (e.g. `bash scripts/test.sh -p tests -- leagues::`).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! pg_isready -h 127.0.0.1 -p 5432 -q; then
+  echo "PostgreSQL is down; starting it"
+  pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -n1)" main start
+  for _ in $(seq 1 60); do pg_isready -h 127.0.0.1 -p 5432 -q && break; sleep 1; done
+fi
+pg_isready -h 127.0.0.1 -p 5432
+
+if command -v redis-server >/dev/null && ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
+  echo "Redis is down; starting it"
+  redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no \
+    --dir /var/lib/redis --logfile /var/log/redis/ci.log
+fi
+
+# The console's end-to-end tests drive Debian's headless Chromium through chromedriver.
+if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+  echo "Installing Chromium and ChromeDriver for the browser tests"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
+fi
+
+if [ $# -eq 0 ]; then
+  exec cargo test --workspace
+fi
+exec cargo test "$@"
