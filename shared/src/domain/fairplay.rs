@@ -127,11 +127,15 @@ pub struct Judged {
 pub const MEDIAN_CAP_MS: i64 = 20_000;
 
 pub fn judge(a: TimedAnswer, rules: &FairPlayRules) -> Judged {
-    let floor = a.median_ms.map_or(rules.min_ms, |m| {
-        rules.min_ms.max(m * rules.median_percent / 100)
+    // a median is of client-claimed times: capped, so claims cannot push it high
+    let median = a.median_ms.map(|m| m.clamp(0, MEDIAN_CAP_MS));
+    let floor = median.map_or(rules.min_ms, |m| {
+        rules
+            .min_ms
+            .max(m.saturating_mul(rules.median_percent) / 100)
     });
     let too_fast = a.elapsed_ms < floor;
-    let impossible = a.claimed_ms > a.elapsed_ms + rules.claim_tolerance_ms;
+    let impossible = a.claimed_ms > a.claim_window_ms.saturating_add(rules.claim_tolerance_ms);
     let fast_correct = a.correct && too_fast;
     let fast_perfect = a.finishes
         && fast_correct
@@ -229,7 +233,8 @@ mod tests {
             ..answer(1000)
         };
         assert_eq!(judge(resumed, &rules).signals, 0);
-        // huge numbers neither overflow nor pass
+        // huge numbers neither overflow nor pass; a median counts up to 20 s (a floor
+        // of 5 s at 25 %)
         let huge = TimedAnswer {
             claimed_ms: i64::MAX,
             median_ms: Some(i64::MAX),
@@ -237,8 +242,13 @@ mod tests {
         };
         assert_eq!(
             judge(huge, &rules).signals,
-            Signal::TimeClaimImpossible.bit()
+            Signal::TooFast.bit() | Signal::TimeClaimImpossible.bit()
         );
+        let capped = TimedAnswer {
+            median_ms: Some(i64::MAX),
+            ..answer(5000)
+        };
+        assert_eq!(judge(capped, &rules).signals, 0);
     }
 
     #[test]
