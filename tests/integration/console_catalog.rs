@@ -158,7 +158,7 @@ async fn signed_out_catalog_pages_redirect_to_sign_in(app: TestApp) {
         assert_eq!(page.location(), Some("/console/login"), "{path}");
     }
     assert_eq!(category(&app, GEO).await.status, "active");
-    assert_eq!(node_count(&app).await, 12);
+    assert_eq!(node_count(&app).await, 20);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -425,7 +425,7 @@ async fn category_bad_input_shows_the_reason(app: TestApp) {
             "{message}"
         );
     }
-    assert_eq!(categories(&app).await.len(), 3);
+    assert_eq!(categories(&app).await.len(), 5);
 
     // the editor: a child to make a cycle with
     browser
@@ -536,7 +536,7 @@ async fn category_forms_need_the_csrf_token(app: TestApp) {
         wrong.push(("_csrf", "not-the-token"));
         browser.post_raw(&path, &wrong).await.assert_status(403);
     }
-    assert_eq!(categories(&app).await.len(), 3);
+    assert_eq!(categories(&app).await.len(), 5);
     let geo = category(&app, GEO).await;
     assert_eq!(geo.name, "World Geography");
     assert_eq!(geo.status, "active");
@@ -560,7 +560,7 @@ async fn card_list_pages_and_links_to_questions(app: TestApp) {
     list.assert_status(200)
         .assert_contains("href=\"/console/cards\" aria-current=\"page\"")
         .assert_contains("id=\"cards\"")
-        .assert_contains("Page 1 · 90 cards")
+        .assert_contains("Page 1 · 150 cards")
         .assert_contains("href=\"/console/cards?page=2\" id=\"next-page\"");
     assert!(!list.contains("id=\"prev-page\""));
     assert_eq!(list.body.matches("<tr id=\"card-").count(), 20);
@@ -583,11 +583,11 @@ async fn card_list_pages_and_links_to_questions(app: TestApp) {
     let second = browser.get("/console/cards?page=2").await;
     second
         .assert_status(200)
-        .assert_contains("Page 2 · 90 cards")
+        .assert_contains("Page 2 · 150 cards")
         .assert_contains("href=\"/console/cards\" id=\"prev-page\"")
         .assert_contains("href=\"/console/cards?page=3\" id=\"next-page\"");
     assert!(!second.contains(&format!("<tr id=\"card-{}\"", cards[0].id)));
-    let last_page = browser.get("/console/cards?page=5").await;
+    let last_page = browser.get("/console/cards?page=8").await;
     last_page.assert_status(200);
     assert_eq!(last_page.body.matches("<tr id=\"card-").count(), 10);
     assert!(!last_page.contains("id=\"next-page\""));
@@ -1148,7 +1148,7 @@ async fn skill_tree_bad_input_shows_the_reason(app: TestApp) {
         .await
         .assert_status(400)
         .assert_contains("categoryId: no such category");
-    assert_eq!(node_count(&app).await, 12);
+    assert_eq!(node_count(&app).await, 20);
 
     // the editor
     let chain = nodes_of(&app, GEO).await;
@@ -1272,7 +1272,7 @@ async fn skill_tree_forms_need_the_csrf_token(app: TestApp) {
         wrong.push(("_csrf", "not-the-token"));
         browser.post_raw(&path, &wrong).await.assert_status(403);
     }
-    assert_eq!(node_count(&app).await, 12);
+    assert_eq!(node_count(&app).await, 20);
     let after = node(&app, &id).await.unwrap();
     assert_eq!(after.title, chain[1].title);
     assert_eq!(after.parent_id, chain[1].parent_id);

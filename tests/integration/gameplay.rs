@@ -149,7 +149,13 @@ async fn tracks_show_nodes_and_progress(app: TestApp) {
     let ids: Vec<&str> = tracks.iter().map(|t| t["id"].as_str().unwrap()).collect();
     assert_eq!(
         ids,
-        ["world-geography", "science-basics", "history-culture"]
+        [
+            "world-geography",
+            "science-basics",
+            "history-culture",
+            "china-geography",
+            "science-common-sense"
+        ]
     );
     for t in &tracks {
         assert_eq!(t["progress"], 0.0);

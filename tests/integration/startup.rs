@@ -130,14 +130,20 @@ async fn demo_content_loads_idempotently(engine: Engine) {
                 .unwrap())
         }
     };
-    assert_eq!(count("SELECT count(*) FROM categories").await, 3);
-    assert_eq!(count("SELECT count(*) FROM skill_nodes").await, 12);
+    assert_eq!(count("SELECT count(*) FROM categories").await, 5);
+    assert_eq!(count("SELECT count(*) FROM skill_nodes").await, 20);
     assert_eq!(
         count("SELECT count(*) FROM questions WHERE status = 'published'").await,
-        90
+        150
     );
-    assert_eq!(count("SELECT count(*) FROM knowledge_cards").await, 90);
-    for track in ["world-geography", "science-basics", "history-culture"] {
+    assert_eq!(count("SELECT count(*) FROM knowledge_cards").await, 150);
+    for track in [
+        "world-geography",
+        "science-basics",
+        "history-culture",
+        "china-geography",
+        "science-common-sense",
+    ] {
         let n = shared::db::content::published_question_count(&a.db, track)
             .await
             .unwrap();

@@ -1,5 +1,5 @@
-//! The demo content set (`DEMO_CONTENT=true`): three tracks with chapter nodes and
-//! published questions with knowledge cards. Loading is idempotent: ids are derived
+//! The demo content set (`DEMO_CONTENT=true`): three English tracks and two Chinese ones
+//! with chapter nodes and published questions with knowledge cards. Loading is idempotent: ids are derived
 //! from the content, and existing rows are left alone.
 
 use serde::Deserialize;
@@ -10,7 +10,11 @@ use crate::db::content::{CategoryInsert, NodeInsert};
 use crate::db::questions::{NewCard, NewQuestion, QuestionFields};
 use crate::db::{self, Db};
 
-const DEMO_JSON: &str = include_str!("../../demo/demo_content.json");
+/// The English tracks, then the Chinese ones (中国地理, 科学常识), in the same format.
+const DEMO_SETS: [&str; 2] = [
+    include_str!("../../demo/demo_content.json"),
+    include_str!("../../demo/demo_content_zh.json"),
+];
 
 /// Namespace of the demo content's derived ids.
 const NAMESPACE: Uuid = Uuid::from_u128(0x5f1d_2c0e_8a4b_4e7d_9c3a_1b2e_3f4a_5b6c);
@@ -78,11 +82,14 @@ pub struct DemoLoad {
 
 /// Loads the demo set in one transaction.
 pub async fn load(db: &Db, clock: &Clock) -> anyhow::Result<DemoLoad> {
-    let set: DemoSet = serde_json::from_str(DEMO_JSON)?;
+    let mut tracks = Vec::new();
+    for json in DEMO_SETS {
+        tracks.extend(serde_json::from_str::<DemoSet>(json)?.tracks);
+    }
     let now = clock.now_ms();
     let mut added = DemoLoad::default();
     let mut tx = db.begin().await?;
-    for track in &set.tracks {
+    for track in &tracks {
         let c = &track.category;
         added.categories += usize::from(
             db::content::insert_category_if_absent(
@@ -178,9 +185,18 @@ mod tests {
 
     #[test]
     fn demo_set_meets_its_promise() {
-        let set: DemoSet = serde_json::from_str(DEMO_JSON).unwrap_or_else(|e| panic!("{e}"));
-        assert!(set.tracks.len() >= 3);
-        for t in &set.tracks {
+        let sets: Vec<DemoSet> = DEMO_SETS
+            .iter()
+            .map(|json| serde_json::from_str(json).unwrap_or_else(|e| panic!("{e}")))
+            .collect();
+        assert_eq!(sets[0].tracks.len(), 3);
+        // two Chinese tracks of 4 chapters and 30 questions, each with its card
+        assert_eq!(sets[1].tracks.len(), 2);
+        for t in &sets[1].tracks {
+            assert_eq!(t.nodes.len(), 4);
+            assert_eq!(t.questions.len(), 30);
+        }
+        for t in sets.iter().flat_map(|s| &s.tracks) {
             assert!(t.nodes.len() >= 4, "{}", t.category.id);
             assert!(t.questions.len() >= 25, "{}", t.category.id);
             for q in &t.questions {

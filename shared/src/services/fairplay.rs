@@ -46,6 +46,11 @@ pub async fn record_retrying(ctx: &AppContext, player_id: &str, signals: i64, no
     for attempt in 1..=3 {
         match record(ctx, player_id, signals, now_ms).await {
             Ok(()) => return,
+            // an unreachable database will not be back within a retry
+            Err(e @ Error::DatabaseUnavailable(_)) => {
+                tracing::warn!(error = %e, player_id, "fair-play signals not scored");
+                return;
+            }
             Err(e) if attempt < 3 => {
                 tracing::debug!(error = %e, attempt, "fair-play signals: trying again");
                 tokio::time::sleep(std::time::Duration::from_millis(20 * attempt)).await;

@@ -63,9 +63,14 @@ fn previous_week(week: &str) -> Option<String> {
 }
 
 /// [`ensure_member`] after a change that earned weekly XP was committed: a failure is
-/// logged (the player's next look at their league joins them).
-pub async fn after_weekly_xp(ctx: &AppContext, player_id: &str, week: &str, now_ms: i64) {
-    if let Err(e) = ensure_member(ctx, player_id, week, now_ms).await {
-        tracing::warn!(error = %e, player_id, "league: cohort not joined yet");
+/// logged (the player's next look at their league joins them). False when the database
+/// is unreachable (the caller skips what else it would ask of it).
+pub async fn after_weekly_xp(ctx: &AppContext, player_id: &str, week: &str, now_ms: i64) -> bool {
+    match ensure_member(ctx, player_id, week, now_ms).await {
+        Ok(_) => true,
+        Err(e) => {
+            tracing::warn!(error = %e, player_id, "league: cohort not joined yet");
+            !matches!(e, Error::DatabaseUnavailable(_))
+        }
     }
 }

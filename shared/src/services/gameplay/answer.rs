@@ -441,12 +441,15 @@ async fn judge(
         ctx.publish_ranks(&progress::rank_updates(&judgement.change, totals))
             .await;
     }
+    // What follows the recorded answer: the league join (the week's first XP) and the
+    // fair-play score. Neither fails the answer; once the database is found unreachable
+    // the rest is skipped, so an outage that begins now costs the answer one wait.
+    let mut reachable = true;
     if let Some(w) = &judgement.change.weekly {
-        league::after_weekly_xp(ctx, player_id, &w.week_start, judgement.change.at_ms).await;
+        reachable =
+            league::after_weekly_xp(ctx, player_id, &w.week_start, judgement.change.at_ms).await;
     }
-    if timed.signals != 0 {
-        // the signals are in the answer's row already; the week's score and the hold
-        // follow (a failure leaves the answer as it is: the queue misses one score)
+    if reachable && timed.signals != 0 {
         fairplay::record_retrying(ctx, player_id, timed.signals, judgement.change.at_ms).await;
     }
 
