@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every test, on a fresh machine: starts PostgreSQL and Redis when they are down,
-# installs Debian's Chromium and ChromeDriver for the browser tests when missing, then
-# runs `cargo test --workspace` (unit tests, both engines' end-to-end tests, the browser
+# installs Debian's Chromium, ChromeDriver and a Chinese font for the browser tests when
+# missing, then runs `cargo test --workspace` (unit tests, both engines' end-to-end tests, the browser
 # test). Extra arguments go to cargo test (e.g. `bash scripts/test.sh -p tests -- leagues::`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,11 +19,14 @@ if command -v redis-server >/dev/null && ! redis-cli -h 127.0.0.1 -p 6379 ping >
     --dir /var/lib/redis --logfile /var/log/redis/ci.log
 fi
 
-# The console's end-to-end tests drive Debian's headless Chromium through chromedriver.
-if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
-  echo "Installing Chromium and ChromeDriver for the browser tests"
+# The console's end-to-end tests drive Debian's headless Chromium through chromedriver;
+# its Chinese run's screenshots need a font with Chinese characters.
+if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null \
+  || ! fc-list :lang=zh 2>/dev/null | grep -q .; then
+  echo "Installing Chromium, ChromeDriver and a Chinese font for the browser tests"
   apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver \
+    fonts-wqy-microhei >/dev/null
 fi
 
 if [ $# -eq 0 ]; then

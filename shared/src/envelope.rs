@@ -242,6 +242,15 @@ impl crate::Error {
     }
 }
 
+/// An error answer's English texts (its message, and its items' when it has some), as
+/// the code wrote them: [`crate::http::localize_errors`] renders them in the client's
+/// language.
+#[derive(Clone, Debug)]
+pub struct ErrorText {
+    pub message: String,
+    pub details: Option<Vec<ItemErrors>>,
+}
+
 /// The error half of the envelope.
 #[derive(Serialize, utoipa::ToSchema)]
 pub struct ErrorBody {
@@ -281,10 +290,17 @@ impl IntoResponse for crate::Error {
             },
         };
         let code = body.error.code;
+        let text = ErrorText {
+            message: body.error.message.clone(),
+            details: body.error.details.clone(),
+        };
         let mut response = json_response(status, &body);
         response
             .extensions_mut()
             .insert(crate::metrics::ErrorCode(code));
+        // the message as written, for `http::localize_errors` to put in the client's
+        // language
+        response.extensions_mut().insert(text);
         if let Some(secs) = retry_after {
             response
                 .headers_mut()

@@ -10,7 +10,7 @@ use axum::Router;
 use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
 use axum::extract::{DefaultBodyLimit, FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
-use axum::http::{HeaderName, Method, StatusCode, Uri};
+use axum::http::{HeaderName, HeaderValue, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use serde::de::DeserializeOwned;
 use tower_http::catch_panic::CatchPanicLayer;
@@ -19,6 +19,9 @@ use tower_http::trace::{DefaultOnResponse, TraceLayer};
 use tracing::Level;
 
 use crate::Error;
+use crate::envelope::{ErrorBody, ErrorEnvelope, ErrorText, json_response};
+use crate::error::ItemErrors;
+use crate::i18n::{self, Lang};
 
 /// Largest JSON body any route accepts; larger ones get 413 PAYLOAD_TOO_LARGE.
 pub const JSON_BODY_LIMIT: usize = 64 * 1024;
@@ -274,6 +277,7 @@ pub fn with_common_layers(
         .layer(CatchPanicLayer::custom(
             |_: Box<dyn std::any::Any + Send>| Error::internal("handler panicked").into_response(),
         ))
+        .layer(axum::middleware::from_fn(localize_errors))
         .layer(
             TraceLayer::new_for_http()
                 .make_span_with(|req: &Request| {
@@ -299,6 +303,54 @@ pub fn with_common_layers(
         .layer(SetRequestIdLayer::new(REQUEST_ID.clone(), MakeRequestUuid))
         // Merged after the layers, so none wraps it.
         .merge(probe.method_not_allowed_fallback(method_not_allowed))
+}
+
+/// Puts an error answer's message (and its items' messages) in the language the
+/// request's `Accept-Language` prefers (zh-CN when it names neither of ours or is
+/// absent), `error.code` unchanged; answers that are no error pass untouched.
+pub async fn localize_errors(req: Request, next: axum::middleware::Next) -> Response {
+    let accept = req.headers().get(header::ACCEPT_LANGUAGE).cloned();
+    let mut response = next.run(req).await;
+    let Some(text) = response.extensions_mut().remove::<ErrorText>() else {
+        return response;
+    };
+    response
+        .headers_mut()
+        .append(header::VARY, HeaderValue::from_static("accept-language"));
+    let lang = Lang::from_accept_language(accept.as_ref().and_then(|v| v.to_str().ok()));
+    if lang == Lang::En {
+        return response;
+    }
+    let (mut parts, _) = response.into_parts();
+    let code = parts
+        .extensions
+        .get::<crate::metrics::ErrorCode>()
+        .map_or("INTERNAL_ERROR", |c| c.0);
+    let body = ErrorEnvelope {
+        success: false,
+        data: None,
+        error: ErrorBody {
+            code,
+            message: i18n::error_message(lang, code, &text.message),
+            details: text.details.map(|items| {
+                items
+                    .into_iter()
+                    .map(|item| ItemErrors {
+                        index: item.index,
+                        errors: item
+                            .errors
+                            .iter()
+                            .map(|e| i18n::error_message(lang, "VALIDATION_FAILED", e))
+                            .collect(),
+                    })
+                    .collect()
+            }),
+        },
+    };
+    let translated = json_response(parts.status, &body);
+    parts.headers.remove(header::CONTENT_LENGTH);
+    let (_, body) = translated.into_parts();
+    Response::from_parts(parts, body)
 }
 
 /// Binds the listener of `variable` (`PLAYER_API_ADDR`, `METRICS_ADDR`, …): an address

@@ -12,6 +12,8 @@
 //!   unreachable database: 503), and their schemas in the OpenAPI documents.
 //! - [`http`]: extractors that answer in the envelope, fallbacks, the middleware stack,
 //!   the health and readiness answers, listeners, graceful shutdown.
+//! - [`i18n`]: the message catalogues (zh-CN, en) and the language of a request;
+//!   error messages in the client's language.
 //! - [`api_docs`]: the browsable API reference at `/docs` (vendored Swagger UI).
 //! - [`metrics`]: the Prometheus registry, its middleware and the metrics listener's
 //!   router.
@@ -49,6 +51,7 @@ pub mod domain;
 pub mod envelope;
 pub mod error;
 pub mod http;
+pub mod i18n;
 pub mod metrics;
 pub mod password;
 pub mod providers;

@@ -42,9 +42,9 @@ fn free_port() -> u16 {
 }
 
 impl Browser {
-    /// Starts chromedriver and a headless Chromium session; screenshots go to
-    /// `tests/artifacts/e2e/<run>/`.
-    pub async fn start(base: &str, run: &str) -> Self {
+    /// Starts chromedriver and a headless Chromium session whose language (its
+    /// `Accept-Language`) is `lang`; screenshots go to `tests/artifacts/e2e/<run>/`.
+    pub async fn start(base: &str, run: &str, lang: &str) -> Self {
         for tool in [CHROMIUM, CHROMEDRIVER] {
             assert!(
                 std::path::Path::new(tool).exists(),
@@ -80,7 +80,9 @@ impl Browser {
                     "--disable-quic", "--no-first-run", "--disable-background-networking",
                     "--disable-component-update", "--disable-sync", "--window-size=1400,1000",
                     format!("--user-data-dir={}", profile.display()),
+                    format!("--lang={lang}"), format!("--accept-lang={lang}"),
                 ],
+                "prefs": { "intl.accept_languages": lang },
             }),
         );
         // WebDriver over loopback is plain HTTP: no TLS stack needed.

@@ -2,9 +2,10 @@
 //! `chromium-driver`), driven over WebDriver with fantoccini, on SQLite and PostgreSQL.
 //! A content editor's day: sign in, import a CSV, review and publish its questions,
 //! build a track's skill tree, ban a player; then a super_admin turns MFA on (the QR
-//! code page, the recovery codes) and signs in again with a code. A screenshot of every
-//! step is saved under
-//! `tests/artifacts/e2e/<engine>/`.
+//! code page, the recovery codes) and signs in again with a code. The day runs once in
+//! English (SQLite) and once in Chinese (PostgreSQL), every expected text read from the
+//! catalogues in the browser's language; a screenshot of every step is saved under
+//! `tests/artifacts/e2e/<engine>-<language>/`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod driver;
@@ -12,40 +13,67 @@ mod driver;
 use std::time::Duration;
 
 use driver::Browser;
+use shared::i18n::{Lang, error_message};
 use tests::{Engine, TestApp};
 
 const GEO: &str = "world-geography";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn editor_workflow_sqlite() {
-    editor_workflow(Engine::Sqlite).await;
+async fn editor_workflow_sqlite_in_english() {
+    editor_workflow(Engine::Sqlite, Lang::En).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn editor_workflow_postgres() {
-    editor_workflow(Engine::Postgres).await;
+async fn editor_workflow_postgres_in_chinese() {
+    editor_workflow(Engine::Postgres, Lang::ZhCn).await;
 }
 
-async fn editor_workflow(engine: Engine) {
+async fn editor_workflow(engine: Engine, lang: Lang) {
     let app = TestApp::spawn_demo(engine).await;
     let name = match engine {
         Engine::Sqlite => "sqlite",
         Engine::Postgres => "postgres",
     };
-    let b = Browser::start(&app.admin_url, name).await;
+    let b = Browser::start(
+        &app.admin_url,
+        &format!("{name}-{}", lang.tag()),
+        lang.tag(),
+    )
+    .await;
 
-    sign_in(&b, &app).await;
-    let imported = import_csv(&b, &app).await;
-    review_and_publish(&b, &app, &imported).await;
-    build_skill_tree(&b, &app).await;
-    ban_player(&b, &app).await;
-    question_quality(&b, &app).await;
-    mfa(&b, &app).await;
+    sign_in(&b, &app, lang).await;
+    let imported = import_csv(&b, &app, lang).await;
+    review_and_publish(&b, &app, &imported, lang).await;
+    build_skill_tree(&b, &app, lang).await;
+    ban_player(&b, &app, lang).await;
+    question_quality(&b, &app, lang).await;
+    mfa(&b, &app, lang).await;
 
     b.finish().await;
 }
 
-async fn sign_in(b: &Browser, app: &TestApp) {
+/// Message `id` in `lang` with its arguments.
+fn ta(lang: Lang, id: &str, args: &[(&str, &str)]) -> String {
+    let args: Vec<(&str, String)> = args.iter().map(|(k, v)| (*k, v.to_string())).collect();
+    lang.t_args(id, &args)
+}
+
+/// The longest fixed part of message `id` with variables `vars`: what a page shows of
+/// it whatever their values.
+fn fixed(lang: Lang, id: &str, vars: &[&str]) -> String {
+    let marker = "\u{1}";
+    let args: Vec<(&str, &str)> = vars.iter().map(|v| (*v, marker)).collect();
+    let text = ta(lang, id, &args);
+    let longest = text
+        .split(marker)
+        .max_by_key(|part| part.chars().count())
+        .unwrap_or_default()
+        .to_string();
+    assert!(longest.chars().count() >= 3, "{id}: {text:?}");
+    longest
+}
+
+async fn sign_in(b: &Browser, app: &TestApp, lang: Lang) {
     b.open("/console").await;
     // Not signed in: the sign-in page.
     b.wait_for("#login-form").await;
@@ -53,8 +81,11 @@ async fn sign_in(b: &Browser, app: &TestApp) {
     b.type_into("#username", &app.admin_username).await;
     b.type_into("#password", "not-the-password").await;
     b.submit("#sign-in").await;
-    b.wait_text(".flash.error", "wrong username or password")
-        .await;
+    b.wait_text(
+        ".flash.error",
+        &error_message(lang, "UNAUTHORIZED", "wrong username or password"),
+    )
+    .await;
     b.type_into("#password", &app.admin_password).await;
     b.submit("#sign-in").await;
     b.wait_text("#whoami", &app.admin_username).await;
@@ -63,9 +94,9 @@ async fn sign_in(b: &Browser, app: &TestApp) {
 
 /// Uploads a CSV with a bad row (refused in the preview), then the fixed file; returns
 /// the stems imported.
-async fn import_csv(b: &Browser, app: &TestApp) -> Vec<String> {
+async fn import_csv(b: &Browser, app: &TestApp, lang: Lang) -> Vec<String> {
     let before = app.scalar("SELECT count(*) FROM questions", &[]).await;
-    b.click_link("CSV import").await;
+    b.click_link(&lang.t("nav-import")).await;
     b.wait_for("#upload-form").await;
     let header = "categoryId,contentType,difficulty,stemText,correctAnswer,distractor1,distractor2,distractor3,distractor4,distractor5,cardSummary,cardDeepDive,cardSourceRef";
     let bad = format!(
@@ -79,8 +110,16 @@ async fn import_csv(b: &Browser, app: &TestApp) -> Vec<String> {
 
     b.upload("#csv-file", &bad_path).await;
     b.submit("#check-file").await;
-    b.wait_text("#preview-failed", "1 of 2 rows fail").await;
-    b.wait_text("#preview", "does not exist").await;
+    b.wait_text(
+        "#preview-failed",
+        &ta(lang, "import-some-fail", &[("failed", "1"), ("total", "2")]),
+    )
+    .await;
+    b.wait_text(
+        "#preview",
+        &fixed(lang, "err-category-id-cat-does-not-exist", &["cat"]),
+    )
+    .await;
     b.shot("csv-preview-refused").await;
     assert_eq!(
         app.scalar("SELECT count(*) FROM questions", &[]).await,
@@ -90,10 +129,14 @@ async fn import_csv(b: &Browser, app: &TestApp) -> Vec<String> {
 
     b.upload("#csv-file", &good_path).await;
     b.submit("#check-file").await;
-    b.wait_text("#preview-ok", "All 2 rows pass").await;
+    b.wait_text(
+        "#preview-ok",
+        &ta(lang, "import-all-pass", &[("count", "2")]),
+    )
+    .await;
     b.shot("csv-preview-ok").await;
     b.submit("#import-now").await;
-    b.wait_text("#flash", "Imported 2 questions as drafts")
+    b.wait_text("#flash", &ta(lang, "import-done", &[("count", "2")]))
         .await;
     b.shot("csv-imported").await;
     assert_eq!(
@@ -108,7 +151,7 @@ async fn import_csv(b: &Browser, app: &TestApp) -> Vec<String> {
 
 /// One question through the editor's status buttons (htmx fragments), the other by a
 /// batch publish from the list.
-async fn review_and_publish(b: &Browser, app: &TestApp, stems: &[String]) {
+async fn review_and_publish(b: &Browser, app: &TestApp, stems: &[String], lang: Lang) {
     let status_of = |stem: &str| {
         let stem = stem.to_string();
         async move {
@@ -128,10 +171,12 @@ async fn review_and_publish(b: &Browser, app: &TestApp, stems: &[String]) {
         "a draft cannot be published"
     );
     b.click("#move-reviewing").await;
-    b.wait_text("#question-status", "reviewing").await;
+    b.wait_text("#question-status", &lang.t("status-reviewing"))
+        .await;
     b.shot("question-in-review").await;
     b.click("#move-published").await;
-    b.wait_text("#question-status", "published").await;
+    b.wait_text("#question-status", &lang.t("status-published"))
+        .await;
     b.shot("question-published").await;
     assert_eq!(status_of(&stems[0]).await, "published");
 
@@ -139,21 +184,31 @@ async fn review_and_publish(b: &Browser, app: &TestApp, stems: &[String]) {
     b.open("/console/questions?status=draft").await;
     b.click_link(&stems[1]).await;
     b.click("#move-reviewing").await;
-    b.wait_text("#question-status", "reviewing").await;
+    b.wait_text("#question-status", &lang.t("status-reviewing"))
+        .await;
     let draft_stem = "A draft left behind?";
     b.open("/console/questions/new").await;
     b.type_into("#stem", draft_stem).await;
     b.type_into("#correct-answer", "Yes").await;
     b.type_into("#distractors", "No\nMaybe").await;
     b.submit("#save-question").await;
-    b.wait_text("#flash", "Question created as a draft").await;
+    b.wait_text("#flash", &lang.t("q-created")).await;
 
     b.open("/console/questions?sortBy=updatedAt&sortOrder=desc")
         .await;
     b.check_row(&stems[1]).await;
     b.check_row(draft_stem).await;
     b.click("#batch-publish").await;
-    b.wait_text("#batch-result", "Publish: 1 of 2 moved.").await;
+    let publish = lang.t("q-batch-publish");
+    b.wait_text(
+        "#batch-result",
+        &ta(
+            lang,
+            "q-batch-summary",
+            &[("action", &publish), ("succeeded", "1"), ("total", "2")],
+        ),
+    )
+    .await;
     b.wait_for("#batch-failures").await;
     b.shot("batch-publish-with-failure").await;
     assert_eq!(status_of(&stems[1]).await, "published");
@@ -162,7 +217,7 @@ async fn review_and_publish(b: &Browser, app: &TestApp, stems: &[String]) {
 
 /// A new chapter under the first demo node, a sibling to reorder it against, an edit,
 /// a move up, and a delete.
-async fn build_skill_tree(b: &Browser, app: &TestApp) {
+async fn build_skill_tree(b: &Browser, app: &TestApp, lang: Lang) {
     let nodes_of = |title: &str| {
         let title = title.to_string();
         async move {
@@ -173,7 +228,7 @@ async fn build_skill_tree(b: &Browser, app: &TestApp) {
             .await
         }
     };
-    b.click_link("Skill tree").await;
+    b.click_link(&lang.t("nav-skill-tree")).await;
     b.select("#category-select", GEO).await;
     b.submit("#pick-category").await;
     b.wait_for("#skill-tree").await;
@@ -235,24 +290,25 @@ async fn build_skill_tree(b: &Browser, app: &TestApp) {
 }
 
 /// Finds a player, bans them (the player API then refuses their token), unbans.
-async fn ban_player(b: &Browser, app: &TestApp) {
+async fn ban_player(b: &Browser, app: &TestApp, lang: Lang) {
     let (player_id, token, _) = app.guest("e2e-player-device").await;
     app.get("/v1/auth/me", Some(&token)).await.ok();
-    b.click_link("Players").await;
+    b.click_link(&lang.t("nav-players")).await;
     b.type_into("#player-search", &player_id).await;
     b.click_link_containing(&format!("/console/players/{player_id}"))
         .await;
     b.wait_for("#ban-form").await;
     b.type_into("#ban-reason", "Answer sharing").await;
     b.click("#ban-player").await;
-    b.wait_text("#ban-status", "Banned").await;
+    b.wait_text("#ban-status", &lang.t("people-banned")).await;
     b.shot("player-banned").await;
     app.get("/v1/auth/me", Some(&token))
         .await
         .assert_error(403, "FORBIDDEN");
 
     b.click("#unban-player").await;
-    b.wait_text("#ban-status", "Not banned").await;
+    b.wait_text("#ban-status", &lang.t("people-not-banned"))
+        .await;
     b.shot("player-unbanned").await;
     app.get("/v1/auth/me", Some(&token)).await.ok();
 }
@@ -261,7 +317,7 @@ async fn ban_player(b: &Browser, app: &TestApp) {
 /// distractor ahead of the key; after the statistics job: the dashboard's charts, the
 /// "Needs attention" screen, the question's page (bars, line, flags in words, the diff of
 /// its two versions), a revert, and the bulk "send to review".
-async fn question_quality(b: &Browser, app: &TestApp) {
+async fn question_quality(b: &Browser, app: &TestApp, lang: Lang) {
     let (admin, _, _) = app.admin_login().await;
     let track = app
         .text("SELECT id FROM categories WHERE slug = $1", &[GEO])
@@ -369,13 +425,17 @@ async fn question_quality(b: &Browser, app: &TestApp) {
 
     b.click("#attention-link").await;
     b.wait_for("#attention-table").await;
-    b.wait_text("#attention-table", "more often than the answer")
-        .await;
+    let miskeyed = fixed(
+        lang,
+        "quality-flag-likely-miskeyed",
+        &["top", "answer", "top_rate", "answer_rate"],
+    );
+    b.wait_text("#attention-table", &miskeyed).await;
     b.shot("needs-attention").await;
 
     b.click_link(&stem).await;
     b.wait_for("#question-picks svg").await;
-    b.wait_text("#question-flags", "is the key right?").await;
+    b.wait_text("#question-flags", &miskeyed).await;
     b.wait_text("#version-diff", "reworded").await;
     b.shot("question-statistics-and-versions").await;
 
@@ -383,7 +443,11 @@ async fn question_quality(b: &Browser, app: &TestApp) {
     b.open("/console/attention").await;
     b.check_row(&stem).await;
     b.click("#send-to-review").await;
-    b.wait_text(".flash", "1 sent to review.").await;
+    b.wait_text(
+        ".flash",
+        &ta(lang, "quality-review-sent", &[("count", "1")]),
+    )
+    .await;
     b.shot("sent-to-review").await;
     assert_eq!(
         app.text("SELECT status FROM questions WHERE id = $1", &[&question])
@@ -395,8 +459,11 @@ async fn question_quality(b: &Browser, app: &TestApp) {
     b.open(&format!("/console/questions/{question}/stats"))
         .await;
     b.click("#revert-1").await;
-    b.wait_text(".flash", "Version 3 now holds the content of version 1")
-        .await;
+    b.wait_text(
+        ".flash",
+        &ta(lang, "quality-reverted", &[("new", "3"), ("version", "1")]),
+    )
+    .await;
     b.shot("question-reverted").await;
     assert_eq!(
         app.text(
@@ -420,7 +487,7 @@ fn totp_code(secret: &str, at: i64) -> String {
 /// The MFA page from the header: set-up shows an inline SVG QR code and the secret, a
 /// code turns MFA on and shows the recovery codes once; after signing out, sign-in needs
 /// the next code.
-async fn mfa(b: &Browser, app: &TestApp) {
+async fn mfa(b: &Browser, app: &TestApp, lang: Lang) {
     // A step with at least 20 s left, so this step's code and the next stay valid.
     let into = chrono::Utc::now().timestamp_millis().rem_euclid(30_000);
     if into > 10_000 {
@@ -431,7 +498,7 @@ async fn mfa(b: &Browser, app: &TestApp) {
     }
     let t0 = chrono::Utc::now().timestamp();
     b.click("#mfa-link").await;
-    b.wait_text("#mfa-state", "MFA is off").await;
+    b.wait_text("#mfa-state", &lang.t("mfa-off-badge")).await;
     b.submit("#mfa-setup").await;
     b.wait_for("#mfa-qr-code").await;
     b.shot("mfa-qr-code").await;
@@ -447,11 +514,12 @@ async fn mfa(b: &Browser, app: &TestApp) {
         10
     );
     b.submit("#sign-out").await;
-    b.wait_text(".flash", "Signed out.").await;
+    b.wait_text(".flash", &lang.t("sign-in-signed-out")).await;
     b.type_into("#username", &app.admin_username).await;
     b.type_into("#password", &app.admin_password).await;
     b.submit("#sign-in").await;
-    b.wait_text(".flash.error", "MFA on").await;
+    b.wait_text(".flash.error", &lang.t("sign-in-mfa-needed"))
+        .await;
     b.shot("sign-in-asks-for-the-code").await;
     b.type_into("#password", &app.admin_password).await;
     b.type_into("#mfa-code", &totp_code(secret.trim(), t0 + 30))

@@ -197,10 +197,10 @@ async fn a_ban_reaches_the_player_api_and_unban_restores(app: TestApp) {
     let expected = app.clock.now() + chrono::Duration::days(2);
     let drift = record.banned_until.unwrap() - expected;
     assert!(drift.num_seconds().abs() < 5, "{drift}");
-    // an end as a UTC time (datetime-local)
-    let until = (app.clock.now() + chrono::Duration::hours(5))
-        .format("%Y-%m-%dT%H:%M")
-        .to_string();
+    // an end as a Beijing time (datetime-local), shown in Beijing time
+    let end = app.clock.now() + chrono::Duration::hours(5);
+    let beijing = end.with_timezone(&chrono_tz::Asia::Shanghai);
+    let until = beijing.format("%Y-%m-%dT%H:%M").to_string();
     console
         .post(
             &format!("{path}/ban"),
@@ -209,11 +209,14 @@ async fn a_ban_reaches_the_player_api_and_unban_restores(app: TestApp) {
         .await
         .assert_status(303);
     let page = console.get(&path).await;
-    page.assert_contains(&format!(
-        "until {} UTC",
-        (app.clock.now() + chrono::Duration::hours(5)).format("%Y-%m-%d %H:%M")
-    ))
-    .assert_contains("reason: spam");
+    page.assert_contains(&format!("until {}", beijing.format("%Y-%m-%d %H:%M")))
+        .assert_contains("reason: spam");
+    let record = moderation::player(&app.ctx, &player).await.unwrap();
+    let drift = record.banned_until.unwrap() - end;
+    assert!(
+        drift.num_seconds().abs() < 60,
+        "read as Beijing time: {drift}"
+    );
     app.get("/v1/auth/me", Some(&token))
         .await
         .assert_error(403, "FORBIDDEN");

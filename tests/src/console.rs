@@ -64,9 +64,20 @@ pub struct Console {
 }
 
 impl Console {
-    /// A fresh browser: no cookies yet.
+    /// A fresh browser reading English (no cookies yet): the tests read the console's
+    /// English texts; [`Console::new_in`] asks for another language.
     pub fn new(base: &str) -> Self {
+        Self::new_in(base, "en")
+    }
+
+    /// A fresh browser whose `Accept-Language` is `accept`.
+    pub fn new_in(base: &str, accept: &str) -> Self {
+        let mut headers = reqwest::header::HeaderMap::new();
+        if let Ok(value) = reqwest::header::HeaderValue::from_str(accept) {
+            headers.insert(reqwest::header::ACCEPT_LANGUAGE, value);
+        }
         let client = reqwest::Client::builder()
+            .default_headers(headers)
             .cookie_store(true)
             .redirect(reqwest::redirect::Policy::none())
             .build()

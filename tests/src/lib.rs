@@ -210,6 +210,8 @@ pub struct TestApp {
     pub admin_metrics_url: String,
     pub ctx: Arc<AppContext>,
     pub clock: Clock,
+    /// Sends `Accept-Language: en`, so tests read the messages the code writes; the
+    /// language tests send their own header with [`TestApp::client_in`].
     pub client: reqwest::Client,
     /// Username and password of the bootstrap super_admin.
     pub admin_username: String,
@@ -222,6 +224,20 @@ pub struct TestApp {
 pub const TEST_START: &str = "2026-11-18T04:00:00Z";
 
 impl TestApp {
+    /// A client sending `Accept-Language: {accept}` with every request (none when empty).
+    pub fn client_in(accept: &str) -> reqwest::Client {
+        let mut headers = reqwest::header::HeaderMap::new();
+        if let Ok(value) = reqwest::header::HeaderValue::from_str(accept)
+            && !accept.is_empty()
+        {
+            headers.insert(reqwest::header::ACCEPT_LANGUAGE, value);
+        }
+        reqwest::Client::builder()
+            .default_headers(headers)
+            .build()
+            .unwrap_or_default()
+    }
+
     /// Starts both apps on `engine` with the defaults (clock at [`TEST_START`]).
     pub async fn spawn(engine: Engine) -> Self {
         Self::spawn_with(engine, &[]).await
@@ -296,7 +312,7 @@ impl TestApp {
             admin_metrics_url,
             ctx,
             clock,
-            client: reqwest::Client::new(),
+            client: Self::client_in("en"),
             admin_username: "root-admin".to_string(),
             admin_password,
             shutdown,

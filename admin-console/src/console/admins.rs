@@ -18,6 +18,7 @@ use shared::tokens::{Audience, TokenType};
 
 use super::auth::{ConsoleAdmin, ConsoleForm, IDENTITY_KEY, session_error};
 use super::fields::{PageParam, Pager, non_empty, pager, parse_int, parse_query};
+use super::i18n;
 use super::page::{
     Chrome, FormOf, PageError, PageResult, html, page, redirect_with, save_or_rerender,
 };
@@ -107,7 +108,7 @@ struct NewPage {
 #[template(path = "console/admin_password_once.html")]
 struct PasswordOncePage {
     chrome: Chrome,
-    heading: &'static str,
+    heading: String,
     admin_id: String,
     username: String,
     password: String,
@@ -145,7 +146,7 @@ async fn create(
         async |created| {
             Ok(page(&PasswordOncePage {
                 chrome: me.chrome("admins").await,
-                heading: "Admin created",
+                heading: i18n::t("admins-heading-created"),
                 admin_id: created.account.id,
                 username: created.account.username,
                 password: created.plain_password,
@@ -254,7 +255,7 @@ async fn update(
         FormOf::Existing,
         result,
         async |account| {
-            let text = format!("Saved {}.", account.username);
+            let text = i18n::t1("admins-saved", "name", &account.username);
             Ok(redirect_with(&me.session, "ok", text, &urls::admin(&account.id)).await)
         },
         async |refused| {
@@ -277,10 +278,7 @@ async fn delete(
     let account = admin_accounts::delete(&state.ctx, &me.admin, &id)
         .await
         .map_err(|e| PageError::new(e, &headers))?;
-    let text = format!(
-        "{} is deactivated; their sessions and tokens have ended.",
-        account.username
-    );
+    let text = i18n::t1("admins-deactivated", "name", &account.username);
     Ok(redirect_with(&me.session, "ok", text, urls::ADMINS).await)
 }
 
@@ -297,7 +295,7 @@ async fn reset_password(
         .map_err(|e| PageError::new(e, &headers))?;
     Ok(page(&PasswordOncePage {
         chrome: me.chrome("admins").await,
-        heading: "Password reset",
+        heading: i18n::t("admins-heading-reset"),
         admin_id: reset.admin_id,
         username: reset.username,
         password: reset.plain_password,
@@ -316,10 +314,7 @@ async fn reset_mfa(
     let account = admin_mfa::reset(&state.ctx, &me.admin, &id)
         .await
         .map_err(|e| PageError::new(e, &headers))?;
-    let text = format!(
-        "MFA of {} is off; they sign in with their password and can set it up again.",
-        account.username
-    );
+    let text = i18n::t1("admins-mfa-reset", "name", &account.username);
     Ok(redirect_with(&me.session, "ok", text, &urls::admin(&account.id)).await)
 }
 
@@ -417,7 +412,7 @@ async fn carry_on_signed_in(
     Ok(redirect_with(
         &me.session,
         "ok",
-        "Password changed. Your other sessions have been signed out.",
+        i18n::t("admins-password-changed"),
         urls::ADMINS,
     )
     .await)

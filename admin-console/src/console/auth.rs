@@ -76,6 +76,9 @@ pub struct ConsoleAdmin {
     pub admin: AdminPrincipal,
     pub session: Session,
     pub csrf: String,
+    /// Where the header's language menu returns to: this page (a GET's path and
+    /// query), else the dashboard.
+    pub back: String,
 }
 
 impl ConsoleAdmin {
@@ -92,6 +95,9 @@ impl ConsoleAdmin {
             csrf: self.csrf.clone(),
             nav,
             flash: take_flash(&self.session).await,
+            back: self.back.clone(),
+            lang: super::i18n::current(),
+            chosen_lang: self.admin.language,
         }
     }
 
@@ -141,11 +147,19 @@ async fn signed_in(parts: &mut Parts, state: &AppState) -> Result<ConsoleAdmin, 
         }
         Err(e) => return Err(fail(e)),
     };
+    if let Some(lang) = admin.language {
+        super::i18n::choose(lang);
+    }
     let csrf = csrf_token(&session).await.map_err(fail)?;
+    let back = match parts.uri.path_and_query() {
+        Some(here) if parts.method == axum::http::Method::GET && !htmx => here.to_string(),
+        _ => urls::HOME.to_string(),
+    };
     Ok(ConsoleAdmin {
         admin,
         session,
         csrf,
+        back,
     })
 }
 

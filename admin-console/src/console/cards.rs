@@ -14,6 +14,7 @@ use shared::services::catalog::{self, AdminKnowledgeCard, UpdateKnowledgeCard};
 
 use super::auth::{ConsoleAdmin, ConsoleForm};
 use super::fields::{non_empty, parse_int};
+use super::i18n;
 use super::page::{
     Chrome, FormOf, PageError, PageResult, html, page, redirect_with, save_or_rerender,
 };
@@ -159,7 +160,7 @@ async fn save(
         result,
         async |_| {
             let to = urls::card(&id);
-            Ok(redirect_with(&me.session, "ok", "Knowledge card saved.", &to).await)
+            Ok(redirect_with(&me.session, "ok", i18n::t("card-saved"), &to).await)
         },
         async |refused| {
             let card = catalog::get_card(&state.ctx, &id).await?;

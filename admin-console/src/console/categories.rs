@@ -12,6 +12,7 @@ use shared::services::catalog::{self, Category, CreateCategory, UpdateCategory};
 
 use super::auth::{ConsoleAdmin, ConsoleForm};
 use super::fields::{non_empty, parse_int};
+use super::i18n;
 use super::page::{
     Chrome, FormOf, PageError, PageResult, html, is_htmx, page, redirect_with, save_or_rerender,
 };
@@ -141,7 +142,7 @@ async fn create(
         FormOf::New,
         result,
         async |created| {
-            let text = format!("Created category {} ({}).", created.name, created.id);
+            let text = i18n::t2("cat-created", "name", &created.name, "id", &created.id);
             Ok(redirect_with(&me.session, "ok", text, urls::CATEGORIES).await)
         },
         async |refused| {
@@ -209,7 +210,7 @@ async fn save(
         FormOf::Existing,
         result,
         async |updated| {
-            let text = format!("Saved category {} ({}).", updated.name, updated.id);
+            let text = i18n::t2("cat-saved", "name", &updated.name, "id", &updated.id);
             Ok(redirect_with(&me.session, "ok", text, urls::CATEGORIES).await)
         },
         async |refused| {
@@ -250,10 +251,7 @@ async fn archive(
     Ok(redirect_with(
         &me.session,
         "ok",
-        format!(
-            "Archived category {} ({}): it is no longer a track.",
-            archived.name, archived.id
-        ),
+        i18n::t2("cat-archived", "name", &archived.name, "id", &archived.id),
         urls::CATEGORIES,
     )
     .await)

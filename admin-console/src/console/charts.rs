@@ -7,10 +7,48 @@
 //! `width="100%"` scales it with its box; `role="img"` with an `aria-label` (and a
 //! `<title>` for the tooltip) gives screen readers, which skip the shapes, the numbers.
 //! Rendering is pure: no request, database or clock, so the tests here cover it all.
+//! Its words (summaries, tooltips, "no data" texts) are the catalogues' `chart-*`
+//! messages in the language the caller passes (the page's: `i18n::current()`).
 
 use std::fmt::{self, Write as _};
 
 use chrono::NaiveDate;
+
+use super::i18n::Lang;
+
+/// A chart's words in one language.
+#[derive(Clone, Copy)]
+struct Say(Lang);
+
+impl Say {
+    fn t(self, id: &str) -> String {
+        self.0.t(id)
+    }
+
+    fn t1(self, id: &str, name: &str, value: impl fmt::Display) -> String {
+        self.0.t_args(id, &[(name, value.to_string())])
+    }
+
+    fn t2(
+        self,
+        id: &str,
+        a: &str,
+        a_value: impl fmt::Display,
+        b: &str,
+        b_value: impl fmt::Display,
+    ) -> String {
+        self.0
+            .t_args(id, &[(a, a_value.to_string()), (b, b_value.to_string())])
+    }
+
+    fn t3(self, id: &str, args: [(&str, String); 3]) -> String {
+        self.0.t_args(id, &args)
+    }
+
+    fn t4(self, id: &str, args: [(&str, String); 4]) -> String {
+        self.0.t_args(id, &args)
+    }
+}
 
 /// One answer option of a question, as the pick-rate chart shows it.
 #[derive(Clone, Debug, PartialEq)]
@@ -190,26 +228,38 @@ const BAR_MAX: f64 = 260.0;
 
 /// One horizontal bar per option, its length the option's pick rate, with the rate and
 /// the pick count at its end; the correct option carries a ✓ and the class `correct`.
-/// Without answers (every rate `None`) it says "No answers yet".
-pub fn pick_rate_bars(options: &[OptionBar]) -> String {
+/// Without answers (every rate `None`) it says "No answers yet". Its words are in `lang`.
+pub fn pick_rate_bars(options: &[OptionBar], lang: Lang) -> String {
+    let say = Say(lang);
     if options.iter().all(|o| finite(o.pick_rate).is_none()) {
-        return no_answers();
+        return no_answers(say);
     }
     let describe = |o: &OptionBar| {
-        let correct = if o.is_correct { " (correct)" } else { "" };
         let value = match finite(o.pick_rate) {
-            Some(rate) => format!(
-                "{} of answers, {} picks",
+            Some(rate) => say.t2(
+                "chart-option-rate",
+                "rate",
                 format_percent(rate),
-                format_count(o.picks)
+                "picks",
+                format_count(o.picks),
             ),
-            None => "no answers".to_string(),
+            None => say.t("chart-option-no-answers"),
         };
-        format!("{}{correct}: {value}", o.text.trim())
+        let id = if o.is_correct {
+            "chart-correct-option"
+        } else {
+            "chart-option"
+        };
+        say.t2(id, "option", o.text.trim(), "value", value)
     };
-    let summary = format!(
-        "Pick rate per option. {}",
-        options.iter().map(describe).collect::<Vec<_>>().join("; ")
+    let summary = say.t1(
+        "chart-picks-summary",
+        "options",
+        options
+            .iter()
+            .map(describe)
+            .collect::<Vec<_>>()
+            .join(&say.t("chart-list-sep")),
     );
     let height = BAR_ROW * options.len() as f64 + 8.0;
     let mut out = open_svg("chart-bars", BARS_WIDTH, height, &summary);
@@ -251,14 +301,18 @@ pub fn pick_rate_bars(options: &[OptionBar]) -> String {
 }
 
 /// The pick-rate chart of a question nobody has answered: one line that says so.
-fn no_answers() -> String {
+fn no_answers(say: Say) -> String {
     let mut out = open_svg(
         "chart-bars",
         BARS_WIDTH,
         32.0,
-        "Pick rate per option: no answers yet",
+        &say.t("chart-picks-empty-summary"),
     );
-    out.push_str("<text class=\"chart-empty\" x=\"0\" y=\"21\">No answers yet</text></svg>");
+    let _ = write!(
+        out,
+        "<text class=\"chart-empty\" x=\"0\" y=\"21\">{}</text></svg>",
+        escape(&say.t("chart-no-answers"))
+    );
     out
 }
 
@@ -387,41 +441,55 @@ impl Series {
         }
     }
 
-    /// `from 2024-11-01 to 2024-11-30` (or `on 2024-11-01`).
-    fn range(&self) -> String {
+    /// `from 2024-11-01 to 2024-11-30` (or `on 2024-11-01`); None without points.
+    fn range(&self, say: Say) -> Option<String> {
         match (self.points.first(), self.points.last()) {
             (Some(first), Some(last)) if first.day != last.day => {
-                format!("from {} to {}", first.day, last.day)
+                Some(say.t2("chart-range", "from", first.day, "to", last.day))
             }
-            (Some(only), _) => format!("on {}", only.day),
-            _ => String::new(),
+            (Some(only), _) => Some(say.t1("chart-range-day", "day", only.day)),
+            _ => None,
         }
     }
 
     /// The screen reader's reading of the series.
-    fn summary(&self, what: &str, format: ValueFormat) -> String {
-        let mut out = what.to_string();
-        let range = self.range();
-        if !range.is_empty() {
-            let _ = write!(out, " {range}");
-        }
-        match (self.latest, self.max, self.min) {
+    fn summary(&self, what: &str, format: ValueFormat, say: Say) -> String {
+        let detail = match (self.latest, self.max, self.min) {
             (Some((day, latest)), Some(max), Some(min)) => {
-                let _ = write!(
-                    out,
-                    ": latest {} ({day}), highest {}, lowest {}",
-                    format.format(latest),
-                    format.format(max),
-                    format.format(min)
+                let values = say.t4(
+                    "chart-detail",
+                    [
+                        ("latest", format.format(latest)),
+                        ("day", day.to_string()),
+                        ("max", format.format(max)),
+                        ("min", format.format(min)),
+                    ],
                 );
                 if self.gaps > 0 {
-                    let days = if self.gaps == 1 { "day" } else { "days" };
-                    let _ = write!(out, ", no data on {} {days}", self.gaps);
+                    let id = if self.gaps == 1 {
+                        "chart-gap-day"
+                    } else {
+                        "chart-gap-days"
+                    };
+                    let gaps = say.t1(id, "days", self.gaps);
+                    say.t2("chart-detail-gaps", "detail", values, "gaps", gaps)
+                } else {
+                    values
                 }
             }
-            _ => out.push_str(": no data yet"),
+            _ => say.t("chart-detail-none"),
+        };
+        match self.range(say) {
+            Some(range) => say.t3(
+                "chart-summary",
+                [
+                    ("what", what.to_string()),
+                    ("range", range),
+                    ("detail", detail),
+                ],
+            ),
+            None => say.t2("chart-summary-no-range", "what", what, "detail", detail),
         }
-        out
     }
 }
 
@@ -436,8 +504,10 @@ const PLOT_BOTTOM: f64 = 192.0;
 /// A line over the days, with a labelled y axis (0–100 % for [`ValueFormat::Percent`],
 /// `0..max` for counts), the first and last day under it, a dot on each day with data
 /// and the latest value printed beside its dot. A day without data breaks the line, as
-/// does a day missing from `points`. `points` may come in any order.
-pub fn daily_line(points: &[DailyPoint], format: ValueFormat) -> String {
+/// does a day missing from `points`. `points` may come in any order. Its words are in
+/// `lang`.
+pub fn daily_line(points: &[DailyPoint], format: ValueFormat, lang: Lang) -> String {
+    let say = Say(lang);
     let series = Series::new(points);
     let scale = Scale::new(format, series.max.unwrap_or(0.0));
     let x = |day: NaiveDate| PLOT_LEFT + (PLOT_RIGHT - PLOT_LEFT) * series.position(day);
@@ -447,7 +517,7 @@ pub fn daily_line(points: &[DailyPoint], format: ValueFormat) -> String {
         "chart-line",
         LINE_WIDTH,
         LINE_HEIGHT,
-        &series.summary("Daily values", format),
+        &series.summary(&say.t("chart-daily-values"), format, say),
     );
     for &tick in &scale.ticks {
         let class = if tick == 0.0 { "axis" } else { "grid" };
@@ -490,9 +560,10 @@ pub fn daily_line(points: &[DailyPoint], format: ValueFormat) -> String {
     let Some((latest_day, latest)) = series.latest else {
         let _ = write!(
             out,
-            "<text class=\"chart-empty\" x=\"{m}\" y=\"{c}\" text-anchor=\"middle\">No data yet</text></svg>",
+            "<text class=\"chart-empty\" x=\"{m}\" y=\"{c}\" text-anchor=\"middle\">{none}</text></svg>",
             m = N((PLOT_LEFT + PLOT_RIGHT) / 2.0),
             c = N((PLOT_TOP + PLOT_BOTTOM) / 2.0),
+            none = escape(&say.t("chart-no-data")),
         );
         return out;
     };
@@ -529,12 +600,17 @@ pub fn daily_line(points: &[DailyPoint], format: ValueFormat) -> String {
         };
         let _ = write!(
             out,
-            "<circle class=\"{class}\" cx=\"{cx}\" cy=\"{cy}\" r=\"{r}\"><title>{day}: {v}</title></circle>",
+            "<circle class=\"{class}\" cx=\"{cx}\" cy=\"{cy}\" r=\"{r}\"><title>{tip}</title></circle>",
             cx = N(x(point.day)),
             cy = N(y(value)),
             r = N(radius),
-            day = point.day,
-            v = escape(&format.format(value)),
+            tip = escape(&say.t2(
+                "chart-point",
+                "day",
+                point.day,
+                "value",
+                format.format(value)
+            )),
         );
     }
     let _ = write!(
@@ -557,13 +633,15 @@ const TITLE_UNITS: usize = 24;
 /// A dashboard card: `title`, the latest value large, the highest value of the period
 /// (`max …`), and a column per day under them (none for a day without data; a stub for
 /// a zero, so the two differ). Rates share a 0–100 % scale, counts go up to their max.
-pub fn small_chart(title: &str, points: &[DailyPoint], format: ValueFormat) -> String {
+/// `title` comes translated; the chart's other words are in `lang`.
+pub fn small_chart(title: &str, points: &[DailyPoint], format: ValueFormat, lang: Lang) -> String {
+    let say = Say(lang);
     let series = Series::new(points);
     let mut out = open_svg(
         "chart-small",
         SMALL_WIDTH,
         SMALL_HEIGHT,
-        &series.summary(title, format),
+        &series.summary(title, format, say),
     );
     let latest = series
         .latest
@@ -578,9 +656,9 @@ pub fn small_chart(title: &str, points: &[DailyPoint], format: ValueFormat) -> S
     if let Some(max) = series.max {
         let _ = write!(
             out,
-            "<text class=\"axis-label\" x=\"{r}\" y=\"14\" text-anchor=\"end\">max {v}</text>",
+            "<text class=\"axis-label\" x=\"{r}\" y=\"14\" text-anchor=\"end\">{v}</text>",
             r = N(SMALL_WIDTH),
-            v = escape(&format.format(max)),
+            v = escape(&say.t1("chart-max", "value", format.format(max))),
         );
     }
     let _ = write!(
@@ -592,9 +670,10 @@ pub fn small_chart(title: &str, points: &[DailyPoint], format: ValueFormat) -> S
     let Some((latest_day, _)) = series.latest else {
         let _ = write!(
             out,
-            "<text class=\"chart-empty\" x=\"{m}\" y=\"{c}\" text-anchor=\"middle\">No data yet</text></svg>",
+            "<text class=\"chart-empty\" x=\"{m}\" y=\"{c}\" text-anchor=\"middle\">{none}</text></svg>",
             m = N(SMALL_WIDTH / 2.0),
             c = N((COLUMNS_TOP + COLUMNS_BOTTOM) / 2.0 + 4.0),
+            none = escape(&say.t("chart-no-data")),
         );
         return out;
     };
@@ -627,13 +706,18 @@ pub fn small_chart(title: &str, points: &[DailyPoint], format: ValueFormat) -> S
         let _ = write!(
             out,
             "<rect class=\"{class}\" x=\"{cx}\" y=\"{cy}\" width=\"{w}\" height=\"{h}\">\
-             <title>{day}: {v}</title></rect>",
+             <title>{tip}</title></rect>",
             cx = N(left),
             cy = N(COLUMNS_BOTTOM - height),
             w = N(column),
             h = N(height),
-            day = point.day,
-            v = escape(&format.format(value)),
+            tip = escape(&say.t2(
+                "chart-point",
+                "day",
+                point.day,
+                "value",
+                format.format(value)
+            )),
         );
     }
     out.push_str("</svg>");
@@ -643,6 +727,19 @@ pub fn small_chart(title: &str, points: &[DailyPoint], format: ValueFormat) -> S
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // The charts in English, the language of most assertions here (Chinese: below).
+    fn pick_rate_bars(options: &[OptionBar]) -> String {
+        super::pick_rate_bars(options, Lang::En)
+    }
+
+    fn daily_line(points: &[DailyPoint], format: ValueFormat) -> String {
+        super::daily_line(points, format, Lang::En)
+    }
+
+    fn small_chart(title: &str, points: &[DailyPoint], format: ValueFormat) -> String {
+        super::small_chart(title, points, format, Lang::En)
+    }
 
     fn day(d: u32) -> NaiveDate {
         NaiveDate::from_ymd_opt(2024, 11, d).unwrap()
@@ -960,5 +1057,51 @@ mod tests {
             [0.0, 500_000.0, 1_000_000.0, 1_500_000.0]
         );
         assert_eq!(ticks(f64::NAN), [0.0, 1.0]);
+    }
+
+    #[test]
+    fn the_charts_speak_the_language_they_are_given() {
+        let zh = Lang::ZhCn;
+        let bars = super::pick_rate_bars(
+            &[
+                option("巴黎", true, 60, Some(0.6)),
+                option("里昂", false, 40, Some(0.4)),
+            ],
+            zh,
+        );
+        assert_well_formed(&bars);
+        assert!(
+            bars.contains("巴黎（正确答案）：占作答的 60.0 %，被选 60 次"),
+            "{bars}"
+        );
+        assert!(bars.contains("里昂：占作答的 40.0 %，被选 40 次"), "{bars}");
+        let empty = super::pick_rate_bars(&[option("a", true, 0, None)], zh);
+        assert!(empty.contains(">暂无作答</text>"), "{empty}");
+
+        let line = super::daily_line(
+            &series(&[Some(0.5), None, Some(0.8)]),
+            ValueFormat::Percent,
+            zh,
+        );
+        assert_well_formed(&line);
+        assert!(
+            line.contains("每日数值（2024-11-01 至 2024-11-03）：最新 80.0 %（2024-11-03），最高 80.0 %，最低 50.0 %，1 天无数据"),
+            "{line}"
+        );
+        assert!(line.contains("<title>2024-11-01：50.0 %</title>"), "{line}");
+        let none = super::daily_line(&[], ValueFormat::Count, zh);
+        assert!(none.contains(">暂无数据</text>"), "{none}");
+
+        let small = super::small_chart("作答数", &series(&[Some(3.0)]), ValueFormat::Count, zh);
+        assert!(small.contains(">最高 3</text>"), "{small}");
+        assert!(
+            small.contains("作答数（2024-11-01）：最新 3（2024-11-01）"),
+            "{small}"
+        );
+        // no English word is left in a Chinese chart
+        for svg in [&bars, &empty, &line, &none, &small] {
+            let words = svg.split(['<', '>']).step_by(2).collect::<String>();
+            assert!(!words.chars().any(|c| c.is_ascii_alphabetic()), "{words}");
+        }
     }
 }

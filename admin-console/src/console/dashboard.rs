@@ -8,6 +8,7 @@ use shared::services::question_stats::{self, DayActivity};
 
 use super::auth::ConsoleAdmin;
 use super::charts::{self, DailyPoint, ValueFormat};
+use super::i18n;
 use super::page::{Chrome, PageResult, page};
 use super::urls;
 use crate::AppState;
@@ -37,18 +38,31 @@ pub async fn show(State(state): State<AppState>, me: ConsoleAdmin) -> PageResult
     let stats = moderation::stats(&state.ctx).await?;
     let days = question_stats::daily_activity(&state.ctx).await?;
     let count = |f: fn(&DayActivity) -> i64| series(&days, move |d| Some(f(d) as f64));
+    let lang = i18n::current();
     let charts = vec![
         charts::small_chart(
-            "Players who answered",
+            &i18n::t("dash-chart-active-players"),
             &count(|d| d.active_players),
             ValueFormat::Count,
+            lang,
         ),
-        charts::small_chart("Answers", &count(|d| d.answers), ValueFormat::Count),
-        charts::small_chart("New players", &count(|d| d.new_players), ValueFormat::Count),
         charts::small_chart(
-            "Accuracy",
+            &i18n::t("dash-chart-answers"),
+            &count(|d| d.answers),
+            ValueFormat::Count,
+            lang,
+        ),
+        charts::small_chart(
+            &i18n::t("dash-chart-new-players"),
+            &count(|d| d.new_players),
+            ValueFormat::Count,
+            lang,
+        ),
+        charts::small_chart(
+            &i18n::t("dash-chart-accuracy"),
             &series(&days, |d| d.accuracy),
             ValueFormat::Percent,
+            lang,
         ),
     ];
     Ok(page(&DashboardPage {

@@ -8,10 +8,11 @@ use axum::http::HeaderMap;
 use axum::routing::{get, post};
 use serde::Deserialize;
 use shared::services::audit::PageQuery;
-use shared::services::fairplay::{self, DecisionRequest, FairPlayEntry};
+use shared::services::fairplay::{self, DecisionRequest, FairPlayEntry, SignalExample};
 
 use super::auth::{ConsoleAdmin, ConsoleForm};
 use super::fields::{PageParam, Pager, pager, parse_int, parse_query};
+use super::i18n;
 use super::page::{Chrome, PageError, PageResult, page, redirect_with};
 use super::urls;
 use crate::AppState;
@@ -28,6 +29,37 @@ struct FairPlayPage {
     chrome: Chrome,
     items: Vec<FairPlayEntry>,
     pager: Pager,
+}
+
+impl FairPlayPage {
+    /// One answer that raised signals: when (Beijing time), the server's and the app's
+    /// times, right or wrong, and the signals by name.
+    fn example(&self, e: &SignalExample) -> String {
+        let server = e
+            .server_elapsed_ms
+            .map_or_else(|| i18n::t("fair-unknown-ms"), i18n::num);
+        let result = if e.is_correct {
+            i18n::t("fair-right")
+        } else {
+            i18n::t("fair-wrong")
+        };
+        let signals = e
+            .signals
+            .iter()
+            .map(|s| i18n::term("signal", s))
+            .collect::<Vec<_>>()
+            .join(&i18n::t("people-list-sep"));
+        i18n::current().t_args(
+            "fair-example",
+            &[
+                ("at", i18n::when(&e.answered_at)),
+                ("server", server),
+                ("claimed", i18n::num(e.time_ms)),
+                ("result", result),
+                ("signals", signals),
+            ],
+        )
+    }
 }
 
 async fn list(
@@ -78,14 +110,14 @@ async fn decide(
     .await
     .map_err(|e| PageError::new(e, &headers))?;
     let said = match entry.state.as_str() {
-        "cleared" => "is cleared: back on the boards",
-        "held" => "is held: off every board others see",
-        _ => "is banned",
+        "cleared" => "fair-done-cleared",
+        "held" => "fair-done-held",
+        _ => "fair-done-banned",
     };
     Ok(redirect_with(
         &me.session,
         "ok",
-        format!("{} {said}.", entry.display_name),
+        i18n::t1(said, "name", &entry.display_name),
         urls::FAIR_PLAY,
     )
     .await)

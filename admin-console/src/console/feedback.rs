@@ -10,6 +10,7 @@ use shared::services::moderation::{self, FeedbackRecord};
 
 use super::auth::ConsoleAdmin;
 use super::fields::{PageParam, Pager, pager, parse_int, parse_query};
+use super::i18n;
 use super::page::{Chrome, PageError, PageResult, page};
 use super::urls;
 use crate::AppState;

@@ -12,6 +12,7 @@ use shared::Error;
 use shared::services::questions::{self, CsvPreview};
 
 use super::auth::{CSRF_FIELD, ConsoleAdmin, ConsoleForm, check_csrf};
+use super::i18n;
 use super::page::{
     Chrome, FormOf, PageError, PageResult, describe, html, page, redirect_with, save_or_rerender,
 };
@@ -37,6 +38,13 @@ struct ImportPage {
     csv: String,
     file_name: String,
     error: Option<String>,
+}
+
+impl ImportPage {
+    /// Why a row would be refused, in the page's language.
+    fn row_error(&self, english: &str) -> String {
+        shared::i18n::error_message(i18n::current(), "VALIDATION_FAILED", english)
+    }
 }
 
 async fn form(me: ConsoleAdmin) -> PageResult {
@@ -162,10 +170,7 @@ async fn import(
         FormOf::New,
         result,
         async |imported| {
-            let text = format!(
-                "Imported {} questions as drafts. Submit them for review, then publish.",
-                imported.succeeded
-            );
+            let text = i18n::t1("import-done", "count", i18n::num(imported.succeeded));
             Ok(redirect_with(&me.session, "ok", text, &urls::newest_drafts()).await)
         },
         async |refused| {

@@ -16,6 +16,7 @@ use shared::services::admin_auth;
 use shared::services::admin_mfa::{self, MfaEnrolment};
 
 use super::auth::{ConsoleAdmin, ConsoleForm, ConsoleMfaAdmin};
+use super::i18n;
 use super::page::{
     Chrome, FormOf, PageError, PageResult, Refusal, html, page, redirect_with, save_or_rerender,
 };
@@ -69,9 +70,14 @@ fn qr_svg(uri: &str) -> Result<String, Error> {
         .build();
     // Inline in HTML the XML declaration has no place; the <svg> element is what shows.
     let start = svg.find("<svg").unwrap_or(0);
+    let label = i18n::t("mfa-qr-label")
+        .replace('&', "&amp;")
+        .replace('"', "&quot;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;");
     Ok(svg[start..].replacen(
         "<svg ",
-        "<svg role=\"img\" aria-label=\"QR code of the MFA secret\" id=\"mfa-qr-code\" ",
+        &format!("<svg role=\"img\" aria-label=\"{label}\" id=\"mfa-qr-code\" "),
         1,
     ))
 }
@@ -114,13 +120,7 @@ async fn setup(
     admin_mfa::setup(&state.ctx, &me.admin)
         .await
         .map_err(|e| PageError::new(e, &headers))?;
-    Ok(redirect_with(
-        &me.session,
-        "ok",
-        "Scan the code with your authenticator app, then enter the code it shows.",
-        urls::MFA,
-    )
-    .await)
+    Ok(redirect_with(&me.session, "ok", i18n::t("mfa-flash-setup"), urls::MFA).await)
 }
 
 #[derive(Deserialize)]
@@ -167,7 +167,7 @@ async fn disable(
         &headers,
         FormOf::New,
         admin_mfa::disable(&state.ctx, &me.admin, &form.code, client).await,
-        async |_| Ok(redirect_with(&me.session, "ok", "MFA is off.", urls::MFA).await),
+        async |_| Ok(redirect_with(&me.session, "ok", i18n::t("mfa-flash-off"), urls::MFA).await),
         async |refusal| refused(&state, &me, refusal).await,
     )
     .await

@@ -11,6 +11,9 @@
 //! - [`urls`]: every console URL, named once (routers, redirects, templates).
 //! - [`assets`]: the embedded static files, served under content-hashed URLs.
 //! - [`charts`]: inline SVG charts of the statistics (pure functions of the numbers).
+//! - [`i18n`]: the request's language (the admin's choice, else the browser's) and
+//!   the texts, Beijing times and numbers pages show in it; [`language`] stores the
+//!   choice.
 //! - [`diff`]: two versions of a question's text as HTML with `<del>`/`<ins>`.
 //! - one module per screen.
 
@@ -26,7 +29,9 @@ pub mod diff;
 pub mod fair_play;
 pub mod feedback;
 pub mod fields;
+pub mod i18n;
 pub mod import;
+pub mod language;
 pub mod mfa;
 pub mod page;
 pub mod players;
@@ -76,6 +81,7 @@ pub fn router(state: &AppState) -> Router<AppState> {
         .merge(players::router())
         .merge(admins::router())
         .merge(mfa::router())
+        .merge(language::router())
         .merge(providers::router())
         .merge(fair_play::router())
         .merge(feedback::router())
@@ -91,6 +97,7 @@ pub fn router(state: &AppState) -> Router<AppState> {
         .route(urls::HOME_SLASH, get(|| async { Redirect::to(urls::HOME) }))
         // Assets need no session (and set no cookie).
         .route(urls::pattern::ASSET, get(assets::serve))
+        .layer(axum::middleware::from_fn(i18n::layer))
 }
 
 async fn not_found() -> impl IntoResponse {

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use shared::Error;
 use tower_sessions::Session;
 
+use super::i18n;
 use super::urls;
 
 /// A one-time message shown on the next page.
@@ -43,6 +44,12 @@ pub struct Chrome {
     pub csrf: String,
     pub nav: &'static str,
     pub flash: Option<Flash>,
+    /// This page's address, for the language menu to return to.
+    pub back: String,
+    /// The page's language (`<html lang>`).
+    pub lang: super::i18n::Lang,
+    /// The admin's own choice of language; None follows the browser.
+    pub chosen_lang: Option<super::i18n::Lang>,
 }
 
 /// Renders `template` with `status` as an HTML response.
@@ -58,7 +65,7 @@ pub fn html(status: StatusCode, template: &impl Template) -> Response {
             tracing::error!(error = %e, "template rendering failed");
             (
                 StatusCode::INTERNAL_SERVER_ERROR,
-                "the page could not be rendered",
+                i18n::t("page-error-render"),
             )
                 .into_response()
         }
@@ -122,16 +129,32 @@ impl From<Error> for PageError {
     }
 }
 
-/// The user-facing text of an error; server faults stay generic (they are logged).
-/// Per-item import failures are shown by the import page's own table.
+/// The user-facing text of an error, in the page's language; server faults stay
+/// generic (they are logged). Per-item import failures are shown by the import page's
+/// own table.
 pub fn describe(error: &Error) -> String {
     if let Error::DatabaseUnavailable(_) = error {
-        return "The service is temporarily unavailable; try again in a moment.".into();
+        return i18n::t("page-error-unavailable");
     }
     if error.status().is_server_error() {
-        return "Something went wrong on the server; the error was logged. Try again.".into();
+        return i18n::t("page-error-server");
     }
-    error.to_string()
+    let lang = i18n::current();
+    let english = error.to_string();
+    match shared::i18n::error_id(&english) {
+        // a status change's statuses by their names (`无法从“草稿”改为“已发布”`)
+        Some((id, args)) if lang != i18n::Lang::En => {
+            let args: Vec<(&str, String)> = args
+                .into_iter()
+                .map(|(name, value)| match name {
+                    "from" | "to" | "status" => (name, i18n::term("status", &value)),
+                    _ => (name, value),
+                })
+                .collect();
+            lang.t_args(&id, &args)
+        }
+        _ => shared::i18n::error_message(lang, error.code(), &english),
+    }
 }
 
 impl IntoResponse for PageError {

@@ -13,6 +13,7 @@ use shared::services::moderation::{self, BanRequest, PlayerListQuery, PlayerReco
 
 use super::auth::{ConsoleAdmin, ConsoleForm};
 use super::fields::{Pager, pager, parse_int, parse_query};
+use super::i18n;
 use super::page::{
     Chrome, FormOf, PageError, PageResult, html, is_htmx, page, redirect_with, save_or_rerender,
 };
@@ -101,14 +102,15 @@ async fn list(
 // ---------------------------------------------------------------------------------------
 // One player, ban and unban
 
-/// The ban form as typed: a reason, and an end given as a number of days or a UTC time.
+/// The ban form as typed: a reason, and an end given as a number of days or a Beijing
+/// time (as every time the console shows).
 #[derive(Clone, Debug, Default, Deserialize)]
 pub struct BanForm {
     #[serde(default)]
     pub reason: String,
     #[serde(default)]
     pub days: String,
-    /// `datetime-local` (`YYYY-MM-DDTHH:MM[:SS]`), read as UTC.
+    /// `datetime-local` (`YYYY-MM-DDTHH:MM[:SS]`), read as Beijing time.
     #[serde(default)]
     pub until: String,
 }
@@ -117,8 +119,12 @@ fn parse_local(s: &str) -> Result<DateTime<Utc>, Error> {
     ["%Y-%m-%dT%H:%M", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M"]
         .iter()
         .find_map(|f| NaiveDateTime::parse_from_str(s, f).ok())
-        .map(|t| t.and_utc())
-        .ok_or_else(|| Error::validation("until must be a date and time (YYYY-MM-DDTHH:MM, UTC)"))
+        // Beijing has one offset all year: every local time is one instant
+        .and_then(|t| t.and_local_timezone(chrono_tz::Asia::Shanghai).single())
+        .map(|t| t.to_utc())
+        .ok_or_else(|| {
+            Error::validation("until must be a date and time (YYYY-MM-DDTHH:MM, Beijing time)")
+        })
 }
 
 impl BanForm {
@@ -240,8 +246,8 @@ async fn ban(
         result,
         async |player| {
             let message = match player.banned_until {
-                Some(until) => format!("Banned until {} UTC.", until.format("%Y-%m-%d %H:%M")),
-                None => "Banned until unbanned.".to_string(),
+                Some(until) => i18n::t1("people-flash-banned-until", "at", i18n::when(&until)),
+                None => i18n::t("people-flash-banned-open"),
             };
             done(&me, &headers, player, message).await
         },
@@ -264,7 +270,7 @@ async fn unban(
     let player = moderation::unban(&state.ctx, &me.admin, &id)
         .await
         .map_err(|e| PageError::new(e, &headers))?;
-    done(&me, &headers, player, "Ban lifted.".to_string()).await
+    done(&me, &headers, player, i18n::t("people-flash-unbanned")).await
 }
 
 #[cfg(test)]
@@ -280,7 +286,7 @@ mod tests {
     }
 
     #[test]
-    fn ban_end_from_days_or_a_utc_time() {
+    fn ban_end_from_days_or_a_beijing_time() {
         let now = DateTime::parse_from_rfc3339("2026-01-01T00:00:00Z")
             .map(|t| t.to_utc())
             .unwrap_or_default();
@@ -298,7 +304,8 @@ mod tests {
                 .ok()
                 .and_then(|r| r.until)
                 .map(|t| t.to_rfc3339()),
-            Some("2026-01-03T10:30:00+00:00".to_string())
+            Some("2026-01-03T02:30:00+00:00".to_string()),
+            "10:30 in Beijing is 02:30 UTC"
         );
         assert!(form("2", "2026-01-03T10:30").to_request(now).is_err());
         assert!(form("0", "").to_request(now).is_err());

@@ -11,6 +11,7 @@ use shared::Error;
 use shared::services::moderation::{self, AdminProvider, ProviderToggle, ProviderToggles};
 
 use super::auth::{ConsoleAdmin, ConsoleForm};
+use super::i18n;
 use super::page::{Chrome, PageError, PageResult, page, redirect_with};
 use super::urls;
 use crate::AppState;
@@ -32,8 +33,26 @@ async fn list(State(state): State<AppState>, me: ConsoleAdmin) -> PageResult {
     let list = moderation::providers(&state.ctx).await?;
     Ok(page(&ProvidersPage {
         chrome: me.chrome("providers").await,
-        providers: list.providers,
+        providers: list
+            .providers
+            .into_iter()
+            .map(|p| AdminProvider {
+                name: name_of(&p.id, &p.name),
+                ..p
+            })
+            .collect(),
     }))
+}
+
+/// A provider's name in the page's language (`prov-name-{id}`), else its stored name.
+fn name_of(id: &str, stored: &str) -> String {
+    let key = format!("prov-name-{id}");
+    let text = i18n::t(&key);
+    if text == key {
+        stored.to_string()
+    } else {
+        text
+    }
 }
 
 #[derive(Deserialize)]
@@ -70,11 +89,11 @@ async fn toggle(
         .providers
         .iter()
         .find(|p| p.id == form.id)
-        .map_or(form.id.clone(), |p| p.name.clone());
+        .map_or(form.id.clone(), |p| name_of(&p.id, &p.name));
     let text = if enabled {
-        format!("{name} is enabled.")
+        i18n::t1("prov-done-enabled", "name", &name)
     } else {
-        format!("{name} is disabled; players can no longer sign in with it.")
+        i18n::t1("prov-done-disabled", "name", &name)
     };
     Ok(redirect_with(&me.session, "ok", text, urls::PROVIDERS).await)
 }

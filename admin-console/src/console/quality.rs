@@ -20,6 +20,7 @@ use shared::services::questions::{
 use super::auth::{ConsoleAdmin, ConsoleForm};
 use super::charts::{self, DailyPoint, OptionBar, ValueFormat};
 use super::diff::{self, FieldDiff};
+use super::i18n;
 use super::page::{Chrome, PageError, PageResult, page, redirect_with};
 use super::urls;
 use crate::AppState;
@@ -32,7 +33,12 @@ pub fn router() -> Router<AppState> {
         .route(urls::pattern::QUESTION_REVERT, post(revert))
 }
 
-/// A flag said in words, with the numbers that raised it.
+/// Message `id` with four arguments.
+fn t4(id: &str, args: [(&str, String); 4]) -> String {
+    i18n::current().t_args(id, &args)
+}
+
+/// A flag said in words, with the numbers that raised it, in the page's language.
 fn flag_sentence(flag: &str, s: &QuestionStats, rules: &QualityRules) -> String {
     let percent = |r: Option<f64>| r.map_or_else(|| "—".to_string(), charts::format_percent);
     let answer = s.options.iter().find(|o| o.is_correct);
@@ -40,38 +46,36 @@ fn flag_sentence(flag: &str, s: &QuestionStats, rules: &QualityRules) -> String 
     match flag {
         "likely_miskeyed" => {
             let top = distractors().max_by_key(|o| o.picks);
-            format!(
-                "Players pick “{}” more often than the answer “{}” ({} against {}): is the key right?",
-                top.map_or("", |o| o.text.as_str()),
-                answer.map_or("", |o| o.text.as_str()),
-                percent(top.and_then(|o| o.pick_rate)),
-                percent(answer.and_then(|o| o.pick_rate)),
+            t4(
+                "quality-flag-likely-miskeyed",
+                [
+                    ("top", top.map_or("", |o| o.text.as_str()).to_string()),
+                    ("answer", answer.map_or("", |o| o.text.as_str()).to_string()),
+                    ("top_rate", percent(top.and_then(|o| o.pick_rate))),
+                    ("answer_rate", percent(answer.and_then(|o| o.pick_rate))),
+                ],
             )
         }
-        "negative_discrimination" => format!(
-            "The strongest players get it wrong more often than the weakest (discrimination {}): the wording or the key may mislead.",
+        "negative_discrimination" => i18n::t1(
+            "quality-flag-negative-discrimination",
+            "discrimination",
             s.discrimination
-                .map_or_else(|| "—".into(), |d| format!("{d:.2}"))
+                .map_or_else(|| "—".into(), |d| format!("{d:.2}")),
         ),
-        "too_hard" => format!(
-            "Only {} of the answers are right: too hard, or unclear?",
-            percent(s.accuracy)
-        ),
-        "too_easy" => format!(
-            "{} of the answers are right: it may be too easy to teach anything.",
-            percent(s.accuracy)
-        ),
+        "too_hard" => i18n::t1("quality-flag-too-hard", "accuracy", percent(s.accuracy)),
+        "too_easy" => i18n::t1("quality-flag-too-easy", "accuracy", percent(s.accuracy)),
         "dead_distractor" => {
             let dead: Vec<String> = distractors()
                 .filter(|o| o.pick_rate.is_some_and(|r| r < rules.dead_distractor_rate))
-                .map(|o| format!("“{}”", o.text))
+                .map(|o| i18n::t1("quality-quoted", "text", &o.text))
                 .collect();
-            format!(
-                "Almost nobody picks {}: a likelier wrong answer would teach more.",
-                dead.join(", ")
+            i18n::t1(
+                "quality-flag-dead-distractor",
+                "options",
+                dead.join(&i18n::t("quality-list-sep")),
             )
         }
-        other => other.to_string(),
+        other => i18n::term("flag", other),
     }
 }
 
@@ -92,7 +96,7 @@ struct StatsPage {
     flags: Vec<String>,
     bars: String,
     line: String,
-    numbers: Vec<(&'static str, String)>,
+    numbers: Vec<(String, String)>,
     /// Attempts before a version gets flags (`RULE_STATS_MIN_ATTEMPTS`).
     min_attempts: i64,
     versions: Vec<QuestionVersionSummary>,
@@ -101,33 +105,80 @@ struct StatsPage {
     diff: Vec<FieldDiff>,
 }
 
-/// A version's fields as the diff compares them.
-fn fields_of(v: &QuestionVersion) -> Vec<(&'static str, String)> {
+impl StatsPage {
+    /// What version row `fields` changed (`created` for the first version).
+    fn changed(&self, fields: &[String]) -> String {
+        changed_fields(fields)
+    }
+}
+
+/// A version's fields as the diff compares them, named in the page's language.
+fn fields_of(v: &QuestionVersion) -> Vec<(String, String)> {
     let card = v.knowledge_card.as_ref();
     vec![
-        ("Stem", v.stem.text.clone()),
-        ("Answer", v.correct_answer.clone()),
-        ("Distractors", v.distractors.join("\n")),
-        ("Category", v.category_id.clone()),
-        ("Difficulty", v.difficulty.to_string()),
-        ("Content type", v.content_type.as_str().to_string()),
+        (i18n::t("quality-field-stem"), v.stem.text.clone()),
+        (i18n::t("quality-field-answer"), v.correct_answer.clone()),
         (
-            "Card title",
+            i18n::t("quality-field-distractors"),
+            v.distractors.join("\n"),
+        ),
+        (i18n::t("quality-field-category"), v.category_id.clone()),
+        (
+            i18n::t("quality-field-difficulty"),
+            v.difficulty.to_string(),
+        ),
+        (
+            i18n::t("quality-field-content-type"),
+            i18n::term("content-type", v.content_type.as_str()),
+        ),
+        (
+            i18n::t("quality-field-card-title"),
             card.and_then(|c| c.title.clone()).unwrap_or_default(),
         ),
         (
-            "Card summary",
+            i18n::t("quality-field-card-summary"),
             card.map(|c| c.summary.clone()).unwrap_or_default(),
         ),
         (
-            "Card deep dive",
+            i18n::t("quality-field-card-deep-dive"),
             card.and_then(|c| c.deep_dive.clone()).unwrap_or_default(),
         ),
         (
-            "Card source",
+            i18n::t("quality-field-card-source"),
             card.and_then(|c| c.source_ref.clone()).unwrap_or_default(),
         ),
     ]
+}
+
+/// The name of a field a version changed (its API name, as the history stores it), in
+/// the page's language; the stored name for a field this page does not know.
+fn changed_field_name(field: &str) -> String {
+    let id = match field {
+        "stem" => "quality-field-stem",
+        "correctAnswer" => "quality-field-answer",
+        "distractors" => "quality-field-distractors",
+        "categoryId" => "quality-field-category",
+        "difficulty" => "quality-field-difficulty",
+        "contentType" => "quality-field-content-type",
+        "knowledgeCard.title" => "quality-field-card-title",
+        "knowledgeCard.summary" => "quality-field-card-summary",
+        "knowledgeCard.deepDive" => "quality-field-card-deep-dive",
+        "knowledgeCard.sourceRef" => "quality-field-card-source",
+        other => return other.to_string(),
+    };
+    i18n::t(id)
+}
+
+/// What a version changed, as its row in the history says it (`created` for the first).
+fn changed_fields(fields: &[String]) -> String {
+    if fields.is_empty() {
+        return i18n::t("quality-version-created");
+    }
+    fields
+        .iter()
+        .map(|f| changed_field_name(f))
+        .collect::<Vec<_>>()
+        .join(&i18n::t("quality-list-sep"))
 }
 
 async fn stats_page(
@@ -156,10 +207,9 @@ async fn stats_page(
         let old = questions::get_version(ctx, &id, from).await?;
         let new = questions::get_version(ctx, &id, to).await?;
         let (old, new) = (fields_of(&old), fields_of(&new));
-        let as_refs = |v: &[(&'static str, String)]| {
-            v.iter().map(|(k, s)| (*k, s.clone())).collect::<Vec<_>>()
-        };
-        diff::diff_fields(&as_refs(&old), &as_refs(&new))
+        let old: Vec<(&str, String)> = old.iter().map(|(k, s)| (k.as_str(), s.clone())).collect();
+        let new: Vec<(&str, String)> = new.iter().map(|(k, s)| (k.as_str(), s.clone())).collect();
+        diff::diff_fields(&old, &new)
     };
     let bars = charts::pick_rate_bars(
         &stats
@@ -172,36 +222,46 @@ async fn stats_page(
                 pick_rate: o.pick_rate,
             })
             .collect::<Vec<_>>(),
+        i18n::current(),
     );
-    let line = charts::daily_line(&daily_points(&stats), ValueFormat::Percent);
+    let line = charts::daily_line(&daily_points(&stats), ValueFormat::Percent, i18n::current());
     let numbers = vec![
-        ("Attempts", charts::format_count(stats.attempts)),
+        (i18n::t("quality-attempts"), i18n::num(stats.attempts)),
         (
-            "Accuracy",
+            i18n::t("quality-accuracy"),
             stats
                 .accuracy
                 .map_or_else(|| "—".into(), charts::format_percent),
         ),
         (
-            "Median time",
-            stats
-                .median_time_ms
-                .map_or_else(|| "—".into(), |ms| format!("{:.1} s", ms as f64 / 1000.0)),
+            i18n::t("quality-median-time"),
+            stats.median_time_ms.map_or_else(
+                || "—".into(),
+                |ms| {
+                    i18n::t1(
+                        "quality-seconds",
+                        "seconds",
+                        format!("{:.1}", ms as f64 / 1000.0),
+                    )
+                },
+            ),
         ),
         (
-            "Discrimination",
+            i18n::t("quality-discrimination"),
             stats
                 .discrimination
                 .map_or_else(|| "—".into(), |d| format!("{d:.2}")),
         ),
         (
-            "Card views",
-            format!(
-                "{} ({})",
-                charts::format_count(stats.card_views),
+            i18n::t("quality-card-views"),
+            i18n::t2(
+                "quality-card-views-value",
+                "views",
+                i18n::num(stats.card_views),
+                "rate",
                 stats
                     .card_view_rate
-                    .map_or_else(|| "—".into(), charts::format_percent)
+                    .map_or_else(|| "—".into(), charts::format_percent),
             ),
         ),
     ];
@@ -254,12 +314,9 @@ async fn revert(
         .await
         .map_err(|e| PageError::new(e, &headers))?;
     let message = if after.version == before.version {
-        format!("Version {version} is the current content already: nothing changed.")
+        i18n::t1("quality-revert-unchanged", "version", version)
     } else {
-        format!(
-            "Version {} now holds the content of version {version}.",
-            after.version
-        )
+        i18n::t2("quality-reverted", "new", after.version, "version", version)
     };
     Ok(redirect_with(&me.session, "ok", message, &urls::question_stats(&id)).await)
 }
@@ -285,6 +342,24 @@ struct AttentionPage {
     chrome: Chrome,
     rows: Vec<AttentionRow>,
     total: i64,
+}
+
+impl AttentionPage {
+    /// What the screen lists, and how many of them it shows when not all.
+    fn lede(&self) -> String {
+        let shown = i64::try_from(self.rows.len()).unwrap_or(i64::MAX);
+        if self.total > shown {
+            i18n::t2(
+                "quality-attention-lede-some",
+                "shown",
+                i18n::num(shown),
+                "total",
+                i18n::num(self.total),
+            )
+        } else {
+            i18n::t("quality-attention-lede")
+        }
+    }
 }
 
 async fn attention(State(state): State<AppState>, me: ConsoleAdmin) -> PageResult {
@@ -344,7 +419,7 @@ async fn send_to_review(
         return Ok(redirect_with(
             &me.session,
             "error",
-            "Select the questions to send to review first.",
+            i18n::t("quality-review-none-selected"),
             urls::ATTENTION,
         )
         .await);
@@ -357,14 +432,51 @@ async fn send_to_review(
     )
     .await
     .map_err(|e| PageError::new(e, &headers))?;
-    let mut message = format!("{} sent to review.", result.succeeded);
-    if !result.failed.is_empty() {
+    let sent = i18n::num(i64::try_from(result.succeeded).unwrap_or(i64::MAX));
+    let message = if result.failed.is_empty() {
+        i18n::t1("quality-review-sent", "count", sent)
+    } else {
         let failed: Vec<String> = result
             .failed
             .iter()
-            .map(|f| format!("{}: {}", f.id, f.reason))
+            .map(|f| {
+                i18n::t2(
+                    "quality-review-failure",
+                    "id",
+                    &f.id,
+                    "reason",
+                    failure_reason(&f.reason),
+                )
+            })
             .collect();
-        message.push_str(&format!(" Not moved: {}.", failed.join("; ")));
-    }
+        i18n::t2(
+            "quality-review-sent-some",
+            "count",
+            sent,
+            "failed",
+            failed.join(&i18n::t("quality-review-failure-sep")),
+        )
+    };
     Ok(redirect_with(&me.session, "ok", message, urls::ATTENTION).await)
+}
+
+/// Why the batch left a question where it was (`not found`, or the service's refused
+/// move), in the page's language.
+fn failure_reason(reason: &str) -> String {
+    if reason == "not found" {
+        return i18n::t("quality-review-not-found");
+    }
+    if let Some((from, to)) = reason
+        .strip_prefix("cannot move a question from ")
+        .and_then(|rest| rest.split_once(" to "))
+    {
+        return i18n::t2(
+            "quality-review-cannot-move",
+            "from",
+            i18n::term("status", from),
+            "to",
+            i18n::term("status", to),
+        );
+    }
+    shared::i18n::error_message(i18n::current(), "INVALID_STATUS_TRANSITION", reason)
 }

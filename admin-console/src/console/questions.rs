@@ -19,6 +19,7 @@ use shared::services::questions::{
 
 use super::auth::{ConsoleAdmin, ConsoleForm};
 use super::fields::{non_empty, pager, parse_int, parse_query};
+use super::i18n;
 use super::page::{
     Chrome, FormOf, PageError, PageResult, html, is_htmx, page, redirect_with, save_or_rerender,
 };
@@ -142,23 +143,58 @@ impl Filters {
 
 /// The outcome of a batch action, shown above the table.
 pub struct BatchView {
-    pub action: &'static str,
+    /// The action's name, in the page's language.
+    pub action: String,
     pub total: usize,
     pub succeeded: usize,
+    /// The refused ids, their reasons in the page's language.
     pub failed: Vec<BatchFailure>,
 }
 
 impl BatchView {
+    /// `Publish: 1 of 2 moved.`
+    pub fn headline(&self) -> String {
+        i18n::t3(
+            "q-batch-summary",
+            ("action", &self.action),
+            ("succeeded", &i18n::num(count(self.succeeded))),
+            ("total", &i18n::num(count(self.total))),
+        )
+    }
+
     fn summary(&self) -> String {
-        let mut text = format!(
-            "{}: {} of {} moved.",
-            self.action, self.succeeded, self.total
-        );
+        let mut text = self.headline();
         for f in &self.failed {
             text.push_str(&format!("\n{} — {}", f.id, f.reason));
         }
         text
     }
+}
+
+/// A count as [`i18n::num`] takes it.
+fn count(n: usize) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+/// Why the batch left a question where it was (`not found`, or the service's refused
+/// move), in the page's language.
+fn failure_reason(reason: &str) -> String {
+    if reason == "not found" {
+        return i18n::t("q-batch-not-found");
+    }
+    if let Some((from, to)) = reason
+        .strip_prefix("cannot move a question from ")
+        .and_then(|rest| rest.split_once(" to "))
+    {
+        return i18n::t2(
+            "q-batch-cannot-move",
+            "from",
+            i18n::term("status", from),
+            "to",
+            i18n::term("status", to),
+        );
+    }
+    shared::i18n::error_message(i18n::current(), "INVALID_STATUS_TRANSITION", reason)
 }
 
 pub struct Table {
@@ -273,9 +309,9 @@ async fn batch(
 ) -> PageResult {
     let fail = |e| PageError::new(e, &headers);
     let (action, label) = match form.action.as_str() {
-        "publish" => (BatchAction::Publish, "Publish"),
-        "archive" => (BatchAction::Archive, "Archive"),
-        "delete" => (BatchAction::Delete, "Delete"),
+        "publish" => (BatchAction::Publish, i18n::t("q-batch-publish")),
+        "archive" => (BatchAction::Archive, i18n::t("q-batch-archive")),
+        "delete" => (BatchAction::Delete, i18n::t("q-batch-delete")),
         _ => return Err(fail(Error::validation("choose publish, archive or delete"))),
     };
     if form.ids.is_empty() {
@@ -293,7 +329,14 @@ async fn batch(
         action: label,
         total: result.total,
         succeeded: result.succeeded,
-        failed: result.failed,
+        failed: result
+            .failed
+            .into_iter()
+            .map(|f| BatchFailure {
+                reason: failure_reason(&f.reason),
+                id: f.id,
+            })
+            .collect(),
     };
     let return_to = if form.return_to.starts_with(urls::QUESTIONS) {
         form.return_to
@@ -424,17 +467,18 @@ impl EditorForm {
 pub struct StatusPanel {
     pub id: String,
     pub status: String,
-    pub moves: Vec<(&'static str, &'static str)>,
+    /// Each move's target status and its button's label.
+    pub moves: Vec<(&'static str, String)>,
     pub csrf: String,
 }
 
-fn move_label(to: QuestionStatus) -> &'static str {
-    match to {
-        QuestionStatus::Draft => "Back to draft",
-        QuestionStatus::Reviewing => "Submit for review",
-        QuestionStatus::Published => "Publish",
-        QuestionStatus::Archived => "Archive",
-    }
+fn move_label(to: QuestionStatus) -> String {
+    i18n::t(match to {
+        QuestionStatus::Draft => "q-move-draft",
+        QuestionStatus::Reviewing => "q-move-reviewing",
+        QuestionStatus::Published => "q-move-published",
+        QuestionStatus::Archived => "q-move-archived",
+    })
 }
 
 impl StatusPanel {
@@ -468,6 +512,38 @@ struct EditorPage {
     categories: Vec<Category>,
     content_types: [&'static str; 4],
     error: Option<String>,
+}
+
+impl EditorPage {
+    /// `source system · created 2026-11-24 13:05 · version 3` (empty while creating).
+    fn meta(&self) -> String {
+        self.question
+            .as_ref()
+            .map(|q| {
+                i18n::t3(
+                    "q-edit-meta",
+                    ("source", &i18n::term("source", &q.source)),
+                    ("created", &i18n::when(&q.created_at)),
+                    ("version", &q.version),
+                )
+            })
+            .unwrap_or_default()
+    }
+
+    /// The question's flags by name (`too_easy, dead_distractor`), empty when none.
+    fn flag_names(&self) -> String {
+        self.question
+            .as_ref()
+            .map(|q| {
+                q.stats
+                    .flags
+                    .iter()
+                    .map(|f| i18n::term("flag", f))
+                    .collect::<Vec<_>>()
+                    .join(&i18n::t("q-flag-separator"))
+            })
+            .unwrap_or_default()
+    }
 }
 
 #[derive(Template)]
@@ -517,7 +593,7 @@ async fn create(
         result,
         async |created| {
             let to = urls::question(&created.id);
-            Ok(redirect_with(&me.session, "ok", "Question created as a draft.", &to).await)
+            Ok(redirect_with(&me.session, "ok", i18n::t("q-created"), &to).await)
         },
         async |refused| {
             let page = editor(&state, &me, None, form, Some(refused.message)).await?;
@@ -554,7 +630,7 @@ async fn save(
         result,
         async |_| {
             let to = urls::question(&id);
-            Ok(redirect_with(&me.session, "ok", "Question saved.", &to).await)
+            Ok(redirect_with(&me.session, "ok", i18n::t("q-saved"), &to).await)
         },
         async |refused| {
             let question = questions::get(&state.ctx, &id).await?;
@@ -589,7 +665,11 @@ async fn move_status(
     )
     .await
     .map_err(fail)?;
-    let message = format!("Status is now {}.", question.status);
+    let message = i18n::t1(
+        "q-status-now",
+        "status",
+        i18n::term("status", &question.status),
+    );
     if is_htmx(&headers) {
         return Ok(page(&StatusFragment {
             panel: StatusPanel::of(&question, &me.csrf),

@@ -18,6 +18,7 @@ use super::auth::{
     CSRF_KEY, ConsoleForm, ConsoleMfaAdmin, IDENTITY_KEY, SignInForm, new_csrf_token,
     session_error, sign_in_csrf,
 };
+use super::i18n;
 use super::page::{Flash, FormOf, PageResult, html, save_or_rerender};
 use super::urls;
 use crate::AppState;
@@ -76,7 +77,7 @@ async fn form(
     }
     let flash = (query.as_deref() == Some(urls::SIGNED_OUT_QUERY)).then(|| Flash {
         kind: "ok".into(),
-        text: "Signed out.".into(),
+        text: i18n::t("sign-in-signed-out"),
     });
     Ok(login_page(
         &state,
@@ -137,9 +138,7 @@ async fn sign_in(
         async |refused| {
             let mfa_required = matches!(refused.error, Error::MfaRequired(_));
             let text = if mfa_required {
-                "This account has MFA on: enter the code from your authenticator app (or a \
-                 recovery code) with your password."
-                    .to_string()
+                i18n::t("sign-in-mfa-needed")
             } else {
                 refused.message
             };

@@ -19,6 +19,7 @@ use shared::services::catalog::{
 
 use super::auth::{ConsoleAdmin, ConsoleForm};
 use super::fields::{non_empty, parse_int};
+use super::i18n;
 use super::page::{
     Chrome, FormOf, PageError, PageResult, html, page, redirect_with, save_or_rerender,
 };
@@ -49,6 +50,18 @@ pub struct TreeRow {
     pub last: bool,
     /// For pickers: the title indented by depth.
     pub label: String,
+}
+
+impl TreeRow {
+    /// Its place and challenge, as the tree shows them under its title.
+    pub fn meta(&self) -> String {
+        i18n::t3(
+            "tree-node-meta",
+            ("order", &self.node.sort_order),
+            ("questions", &i18n::num(self.node.questions_required)),
+            ("pass", &i18n::num(self.node.pass_threshold)),
+        )
+    }
 }
 
 /// The parent a node is shown under: its parent when that is a node of the same
@@ -250,7 +263,7 @@ async fn create(
         FormOf::New,
         result,
         async |node| {
-            let text = format!("Added node {}.", node.title);
+            let text = i18n::t1("tree-added", "title", &node.title);
             let to = urls::skill_tree_of(&node.category_id);
             Ok(redirect_with(&me.session, "ok", text, &to).await)
         },
@@ -399,7 +412,7 @@ async fn save(
         FormOf::Existing,
         result,
         async |node| {
-            let text = format!("Saved node {}.", node.title);
+            let text = i18n::t1("tree-saved", "title", &node.title);
             let to = urls::skill_tree_of(&node.category_id);
             Ok(redirect_with(&me.session, "ok", text, &to).await)
         },
@@ -495,11 +508,15 @@ async fn move_node(
         .await
         .map_err(fail)?;
     }
-    let direction = if up { "up" } else { "down" };
+    let moved = if up {
+        i18n::t1("tree-moved-up", "title", &node.title)
+    } else {
+        i18n::t1("tree-moved-down", "title", &node.title)
+    };
     Ok(redirect_with(
         &me.session,
         "ok",
-        format!("Moved {} {direction}.", node.title),
+        moved,
         &urls::skill_tree_of(&node.category_id),
     )
     .await)
@@ -523,10 +540,7 @@ async fn delete(
     Ok(redirect_with(
         &me.session,
         "ok",
-        format!(
-            "Deleted node {}; its children moved up to its parent.",
-            node.title
-        ),
+        i18n::t1("tree-deleted", "title", &node.title),
         &urls::skill_tree_of(&node.category_id),
     )
     .await)

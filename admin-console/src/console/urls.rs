@@ -54,6 +54,9 @@ pub const ADMIN_NEW: &str = console!("/admins/new");
 /// The signed-in admin's own password.
 pub const ADMIN_PASSWORD: &str = console!("/admins/password");
 
+/// The signed-in admin's console language (the header's menu posts here).
+pub const LANGUAGE: &str = console!("/language");
+
 /// The signed-in admin's MFA page.
 pub const MFA: &str = console!("/mfa");
 pub const MFA_SETUP: &str = console!("/mfa/setup");
@@ -142,6 +145,7 @@ pub const ROUTES: &[&str] = &[
     pattern::ADMIN_DELETE,
     pattern::ADMIN_RESET_PASSWORD,
     pattern::ADMIN_RESET_MFA,
+    LANGUAGE,
     MFA,
     MFA_SETUP,
     MFA_ENABLE,

@@ -5,7 +5,7 @@ use super::{Db, Tx, count_rows, in_tx, read};
 /// The columns of [`AdminRow`]; `mfa_enabled` is read from `admin_mfa`.
 macro_rules! admin_columns {
     () => {
-        "id, username, password_hash, role, is_active, token_version, last_login_at, created_at, updated_at,
+        "id, username, password_hash, role, is_active, token_version, last_login_at, created_at, updated_at, language,
          EXISTS (SELECT 1 FROM admin_mfa m WHERE m.admin_id = admins.id AND m.secret IS NOT NULL) AS mfa_enabled"
     };
 }
@@ -21,6 +21,9 @@ pub struct AdminRow {
     pub last_login_at: Option<i64>,
     pub created_at: i64,
     pub updated_at: i64,
+    /// The console's language chosen by the admin (`zh-CN`, `en`); None follows the
+    /// browser.
+    pub language: Option<String>,
     /// A TOTP secret is confirmed (`admin_mfa.secret`); not a column of `admins`.
     pub mfa_enabled: bool,
 }
@@ -77,6 +80,18 @@ pub async fn insert_if_absent(tx: &mut Tx, row: &AdminRow) -> sqlx::Result<bool>
         .rows_affected()
             == 1
     }))
+}
+
+/// Stores the admin's console language (None: follow the browser).
+pub async fn set_language(tx: &mut Tx, id: &str, language: Option<&str>) -> sqlx::Result<bool> {
+    Ok(in_tx!(tx, |ex| {
+        sqlx::query("UPDATE admins SET language = $1 WHERE id = $2")
+            .bind(language)
+            .bind(id)
+            .execute(ex)
+            .await?
+            .rows_affected()
+    }) == 1)
 }
 
 pub async fn touch_login(tx: &mut Tx, id: &str, now_ms: i64) -> sqlx::Result<()> {

@@ -77,6 +77,7 @@ pub(crate) async fn new_admin_row(
         last_login_at: None,
         created_at: now_ms,
         updated_at: now_ms,
+        language: None,
         mfa_enabled: false,
     })
 }
@@ -155,7 +156,20 @@ fn principal(row: AdminRow) -> AdminPrincipal {
         id: row.id,
         username: row.username,
         mfa_enabled: row.mfa_enabled,
+        language: row.language.as_deref().and_then(crate::i18n::Lang::parse),
     }
+}
+
+/// Stores the console language `admin` chose (None: follow the browser's).
+pub async fn set_language(
+    ctx: &AppContext,
+    admin: &AdminPrincipal,
+    language: Option<crate::i18n::Lang>,
+) -> Result<()> {
+    let mut tx = ctx.db.begin().await?;
+    db::admins::set_language(&mut tx, &admin.id, language.map(|l| l.tag())).await?;
+    tx.commit().await?;
+    Ok(())
 }
 
 /// `ADMIN_REQUIRE_MFA`: a super_admin without MFA may only set it up (403 elsewhere).

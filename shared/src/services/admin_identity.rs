@@ -39,6 +39,8 @@ pub struct AdminPrincipal {
     pub role: AdminRole,
     /// TOTP is on for this admin.
     pub mfa_enabled: bool,
+    /// The console language the admin chose; None follows the browser.
+    pub language: Option<crate::i18n::Lang>,
 }
 
 /// Admin account as the API shows it.

@@ -31,6 +31,7 @@ pub fn system() -> AdminPrincipal {
         username: "system".into(),
         role: AdminRole::Admin,
         mfa_enabled: false,
+        language: None,
     }
 }
 
