@@ -243,7 +243,7 @@ impl crate::Error {
 }
 
 /// An error answer's English texts (its message, and its items' when it has some), as
-/// the code wrote them: [`crate::http::localize_errors`] renders them in the client's
+/// the code wrote them: the HTTP layer (`localize_errors`) renders them in the client's
 /// language.
 #[derive(Clone, Debug)]
 pub struct ErrorText {

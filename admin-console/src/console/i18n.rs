@@ -3,7 +3,7 @@
 //!
 //! The language is the signed-in admin's choice (stored per admin, the header's menu),
 //! else the browser's `Accept-Language`, else zh-CN. [`layer`] reads the header for
-//! every console request; the [`super::auth::ConsoleAdmin`] extractor puts the admin's
+//! every console request; the signed-in admin's extractor (`ConsoleAdmin`) puts the admin's
 //! choice over it. Templates and handlers then ask [`t`] for their texts (the
 //! catalogues under `locales/`, through [`shared::i18n`]), [`when`] for times (Beijing
 //! time, the service's calendar) and [`num`] for numbers.
