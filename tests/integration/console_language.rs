@@ -1,7 +1,8 @@
 //! The console's language through HTTP: the browser's `Accept-Language` (zh-CN when
 //! absent or naming neither), the admin's own choice from the header's menu (stored on
 //! the account, so a new session keeps it; cleared to follow the browser again),
-//! `<html lang>`, refusals in the page's language, and times in Beijing time.
+//! `<html lang>`, refusals in the page's language, times in Beijing time, and stored
+//! names (audit actions) shown by name.
 
 use shared::i18n::Lang;
 use tests::console::Console;
@@ -161,4 +162,19 @@ async fn pages_show_refusals_and_times_in_the_language(app: TestApp) {
     let page = chinese.get(&format!("/console/players/{player_id}")).await;
     page.assert_status(200).assert_contains("2026-11-18 12:00");
     assert!(!page.contains("2026-11-18 04:00"), "{}", page.body);
+
+    // the audit log names its actions in the page's language (the stored name kept)
+    chinese
+        .post(
+            &format!("/console/players/{player_id}/ban"),
+            &[("reason", "测试"), ("days", "1")],
+        )
+        .await
+        .assert_status(303);
+    chinese
+        .get("/console/audit")
+        .await
+        .assert_contains(&Lang::ZhCn.t("audit-action-player-ban"))
+        .assert_contains("title=\"player.ban\"");
+    assert_eq!(Lang::En.t("audit-action-player-ban"), "player.ban");
 }
