@@ -526,6 +526,18 @@ async fn staff_decide_from_the_queue(engine: Engine) {
         .filter(|e| e["action"] == "player.fair_play")
         .count();
     assert_eq!(decisions, 3);
+    // the ban decision wrote its ban in the same transaction: one ban row, then the unban
+    let mut bans: Vec<_> = log
+        .ok()
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["targetId"] == script.id.as_str())
+        .filter_map(|e| e["action"].as_str())
+        .filter(|a| a.starts_with("player.ban") || *a == "player.unban")
+        .collect();
+    bans.sort_unstable();
+    assert_eq!(bans, ["player.ban", "player.unban"]);
     // a player token cannot use the admin routes
     app.admin_get("/v1/admin/fair-play", Some(&honest[0].token))
         .await

@@ -19,7 +19,7 @@ use crate::domain::fairplay::{self as rules, FairPlayRules, Signal, signals_of};
 use crate::envelope::Pagination;
 use crate::services::admin_auth::AdminPrincipal;
 use crate::services::audit::{self, PageQuery, Write};
-use crate::services::moderation::{self, BanRequest};
+use crate::services::moderation;
 use crate::{Error, Result};
 
 /// The queue's order: held players first, then flagged ones, each by the week's score.
@@ -340,18 +340,6 @@ pub async fn decide(
         _ => return Err(Error::validation("decision must be clear, hold or ban")),
     };
     let before = moderation::player(ctx, player_id).await?;
-    if state == "banned" {
-        moderation::ban(
-            ctx,
-            actor,
-            player_id,
-            &BanRequest {
-                reason: reason.map(str::to_string),
-                until: None,
-            },
-        )
-        .await?;
-    }
     let now = ctx.clock.now_ms();
     let week = beijing::day_key(beijing::week_start(from_ms(now)));
     let previous = db::fairplay::row_of(&ctx.db, player_id).await?;
@@ -374,11 +362,24 @@ pub async fn decide(
         },
     )
     .await?;
-    // a ban keeps a hold as it was (the ban hides the rows while it lasts)
-    let boards = if state == "banned" {
-        None
+    // a ban keeps a hold as it was (the ban hides the rows while it lasts); it is
+    // written in this transaction after the fair-play row, the order the scoring of
+    // answers locks them in, so the decision and the ban land together or not at all
+    let (boards, ban) = if state == "banned" {
+        let ban = moderation::set_ban_in(
+            &mut tx,
+            ctx,
+            actor,
+            &before,
+            true,
+            reason,
+            None,
+            "player.ban",
+        )
+        .await?;
+        (None, Some(ban))
     } else {
-        Some(set_hold(&mut tx, player_id, held, now).await?)
+        (Some(set_hold(&mut tx, player_id, held, now).await?), None)
     };
     audit::record_and_commit(
         tx,
@@ -402,6 +403,9 @@ pub async fn decide(
     .await?;
     if let Some(boards) = boards {
         after_hold_change(ctx, player_id, &boards).await;
+    }
+    if let Some(ban) = ban {
+        moderation::after_ban(ctx, &ban).await;
     }
     let row = db::fairplay::row_of(&ctx.db, player_id)
         .await?

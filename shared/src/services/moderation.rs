@@ -165,26 +165,55 @@ async fn set_ban(
     action: &str,
 ) -> Result<PlayerRecord> {
     let before = player(ctx, id).await?;
+    let mut tx = ctx.db.begin().await?;
+    let change = set_ban_in(&mut tx, ctx, actor, &before, banned, reason, until, action).await?;
+    tx.commit().await?;
+    after_ban(ctx, &change).await;
+    player(ctx, id).await
+}
+
+/// What a ban written in a transaction leaves to do once it commits: the rank index.
+pub(crate) struct BanChange {
+    player_id: String,
+    week: String,
+    boards: Vec<String>,
+    banned: bool,
+    until: Option<i64>,
+}
+
+/// A ban (or its lifting) of player `before` inside `tx`, with its audit row: for a
+/// caller that writes more in the same transaction (a fair-play decision).
+#[allow(clippy::too_many_arguments)]
+pub(crate) async fn set_ban_in(
+    tx: &mut db::Tx,
+    ctx: &AppContext,
+    actor: &AdminPrincipal,
+    before: &PlayerRecord,
+    banned: bool,
+    reason: Option<&str>,
+    until: Option<i64>,
+    action: &str,
+) -> Result<BanChange> {
+    let id = before.id.as_str();
     let week = beijing::day_key(beijing::week_start(ctx.clock.now()));
     let boards = BoardKey::stored_of_player(before.region_code.as_deref());
-    let mut tx = ctx.db.begin().await?;
-    if !db::moderation::set_ban(&mut tx, id, banned, reason, until, ctx.clock.now_ms()).await? {
+    if !db::moderation::set_ban(tx, id, banned, reason, until, ctx.clock.now_ms()).await? {
         return Err(Error::not_found("player not found"));
     }
     // On no board while banned (a ban without end hides until the largest instant);
     // back at unban, or by itself when the ban ends. A banned player earns nothing, so
     // this week's rows are all there are to hide.
     // A held player stays hidden when the ban ends or is lifted.
-    let hidden_until = if db::fairplay::is_held(&mut tx, id).await? {
+    let hidden_until = if db::fairplay::is_held(tx, id).await? {
         Some(HIDDEN_FOR_GOOD)
     } else if banned {
         Some(until.unwrap_or(HIDDEN_FOR_GOOD))
     } else {
         None
     };
-    db::leaderboard::set_hidden(&mut tx, &week, &boards, id, hidden_until).await?;
+    db::leaderboard::set_hidden(tx, &week, &boards, id, hidden_until).await?;
     let after = serde_json::json!({ "isBanned": banned, "banReason": reason, "bannedUntil": until.map(from_ms) });
-    audit::record(&mut tx, ctx, actor, Write {
+    audit::record(tx, ctx, actor, Write {
         action,
         target_type: "player",
         target_id: Some(id),
@@ -194,12 +223,23 @@ async fn set_ban(
         after: Some(after),
     })
     .await?;
-    tx.commit().await?;
-    ctx.resync_ranks(id, &boards).await;
-    if let (Some(ranks), true, Some(until)) = (&ctx.ranks, banned, until) {
-        ranks.rebuild_after(&week, &boards, until).await;
+    Ok(BanChange {
+        player_id: id.to_string(),
+        week,
+        boards,
+        banned,
+        until,
+    })
+}
+
+/// After a ban's transaction committed: the Redis rank index follows the boards.
+pub(crate) async fn after_ban(ctx: &AppContext, change: &BanChange) {
+    ctx.resync_ranks(&change.player_id, &change.boards).await;
+    if let (Some(ranks), true, Some(until)) = (&ctx.ranks, change.banned, change.until) {
+        ranks
+            .rebuild_after(&change.week, &change.boards, until)
+            .await;
     }
-    player(ctx, id).await
 }
 
 #[derive(Clone, Debug, Serialize, ToSchema)]
