@@ -7,7 +7,6 @@ people-title = Players
 people-search = Search
 people-search-placeholder = id, nickname or phone number
 people-search-button = Search
-people-list-sep = { ", " }
 people-col-player = Player
 people-col-kind = Kind
 people-col-region = Region

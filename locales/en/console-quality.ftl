@@ -63,7 +63,6 @@ quality-field-card-title = Card title
 quality-field-card-summary = Card summary
 quality-field-card-deep-dive = Card deep dive
 quality-field-card-source = Card source
-quality-list-sep = { ", " }
 quality-quoted = “{ $text }”
 quality-revert-unchanged = Version { $version } is the current content already: nothing changed.
 quality-reverted = Version { $new } now holds the content of version { $version }.

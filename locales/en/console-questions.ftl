@@ -68,7 +68,6 @@ q-edit-id = Id
 q-edit-meta = source { $source } · created { $created } · version { $version }
 q-edit-stats-link = Statistics and versions
 q-edit-flagged = flagged: { $flags }
-q-flag-separator = { ", " }
 q-new-help = A new question starts as a draft.
 q-legend-question = Question
 q-field-stem = Question text

@@ -21,6 +21,8 @@ sign-out = Sign out
 language = Language
 language-browser = Browser's language
 language-apply = Apply
+# between the items of a list
+list-sep = { ", " }
 role-super_admin = super_admin
 role-admin = admin
 

@@ -6,7 +6,6 @@ people-title = 玩家
 people-search = 搜索
 people-search-placeholder = ID、昵称或手机号
 people-search-button = 搜索
-people-list-sep = 、
 people-col-player = 玩家
 people-col-kind = 类型
 people-col-region = 地区

@@ -62,7 +62,6 @@ quality-field-card-title = 卡片标题
 quality-field-card-summary = 卡片摘要
 quality-field-card-deep-dive = 卡片延伸阅读
 quality-field-card-source = 卡片出处
-quality-list-sep = 、
 quality-quoted = “{ $text }”
 quality-revert-unchanged = 版本 { $version } 已是当前内容，未做任何改动。
 quality-reverted = 已生成版本 { $new }，内容恢复为版本 { $version }。

@@ -68,7 +68,6 @@ q-edit-id = ID
 q-edit-meta = 来源：{ $source } · 创建于 { $created } · 版本 { $version }
 q-edit-stats-link = 统计与版本
 q-edit-flagged = 已标记：{ $flags }
-q-flag-separator = 、
 q-new-help = 新题目创建后为草稿状态。
 q-legend-question = 题目
 q-field-stem = 题干

@@ -21,6 +21,8 @@ sign-out = 退出登录
 language = 语言
 language-browser = 跟随浏览器
 language-apply = 应用
+# between the items of a list
+list-sep = 、
 role-super_admin = 超级管理员
 role-admin = 管理员
 

@@ -109,6 +109,23 @@ impl Lang {
             .unwrap_or_else(|| id.to_string())
     }
 
+    /// Message `id` with one argument.
+    pub fn t1(self, id: &str, name: &str, value: impl std::fmt::Display) -> String {
+        self.t_args(id, &[(name, value.to_string())])
+    }
+
+    /// Message `id` with two arguments.
+    pub fn t2(
+        self,
+        id: &str,
+        a: &str,
+        a_value: impl std::fmt::Display,
+        b: &str,
+        b_value: impl std::fmt::Display,
+    ) -> String {
+        self.t_args(id, &[(a, a_value.to_string()), (b, b_value.to_string())])
+    }
+
     /// The text of message `id` with its arguments.
     pub fn t_args(self, id: &str, args: &[(&str, String)]) -> String {
         let args: HashMap<std::borrow::Cow<'static, str>, FluentValue<'_>> = args

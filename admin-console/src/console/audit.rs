@@ -39,18 +39,6 @@ fn compact(v: Option<serde_json::Value>) -> Option<String> {
 }
 
 impl Row {
-    /// The action by name (`question.update` is message `audit-action-question-update`:
-    /// Fluent ids have no dots); an action no catalogue names shows as stored.
-    fn action_name(&self) -> String {
-        let id = self.action.replace('.', "-");
-        let name = i18n::term("audit-action", &id);
-        if name == id {
-            self.action.clone()
-        } else {
-            name
-        }
-    }
-
     fn of(e: AuditEntry) -> Self {
         let target_href = e.target_id.as_deref().and_then(|id| {
             let page: fn(&str) -> String = match e.target_type.as_str() {

@@ -16,40 +16,6 @@ use chrono::NaiveDate;
 
 use super::i18n::Lang;
 
-/// A chart's words in one language.
-#[derive(Clone, Copy)]
-struct Say(Lang);
-
-impl Say {
-    fn t(self, id: &str) -> String {
-        self.0.t(id)
-    }
-
-    fn t1(self, id: &str, name: &str, value: impl fmt::Display) -> String {
-        self.0.t_args(id, &[(name, value.to_string())])
-    }
-
-    fn t2(
-        self,
-        id: &str,
-        a: &str,
-        a_value: impl fmt::Display,
-        b: &str,
-        b_value: impl fmt::Display,
-    ) -> String {
-        self.0
-            .t_args(id, &[(a, a_value.to_string()), (b, b_value.to_string())])
-    }
-
-    fn t3(self, id: &str, args: [(&str, String); 3]) -> String {
-        self.0.t_args(id, &args)
-    }
-
-    fn t4(self, id: &str, args: [(&str, String); 4]) -> String {
-        self.0.t_args(id, &args)
-    }
-}
-
 /// One answer option of a question, as the pick-rate chart shows it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct OptionBar {
@@ -230,7 +196,7 @@ const BAR_MAX: f64 = 260.0;
 /// the pick count at its end; the correct option carries a ✓ and the class `correct`.
 /// Without answers (every rate `None`) it says "No answers yet". Its words are in `lang`.
 pub fn pick_rate_bars(options: &[OptionBar], lang: Lang) -> String {
-    let say = Say(lang);
+    let say = lang;
     if options.iter().all(|o| finite(o.pick_rate).is_none()) {
         return no_answers(say);
     }
@@ -301,7 +267,7 @@ pub fn pick_rate_bars(options: &[OptionBar], lang: Lang) -> String {
 }
 
 /// The pick-rate chart of a question nobody has answered: one line that says so.
-fn no_answers(say: Say) -> String {
+fn no_answers(say: Lang) -> String {
     let mut out = open_svg(
         "chart-bars",
         BARS_WIDTH,
@@ -442,7 +408,7 @@ impl Series {
     }
 
     /// `from 2024-11-01 to 2024-11-30` (or `on 2024-11-01`); None without points.
-    fn range(&self, say: Say) -> Option<String> {
+    fn range(&self, say: Lang) -> Option<String> {
         match (self.points.first(), self.points.last()) {
             (Some(first), Some(last)) if first.day != last.day => {
                 Some(say.t2("chart-range", "from", first.day, "to", last.day))
@@ -453,12 +419,12 @@ impl Series {
     }
 
     /// The screen reader's reading of the series.
-    fn summary(&self, what: &str, format: ValueFormat, say: Say) -> String {
+    fn summary(&self, what: &str, format: ValueFormat, say: Lang) -> String {
         let detail = match (self.latest, self.max, self.min) {
             (Some((day, latest)), Some(max), Some(min)) => {
-                let values = say.t4(
+                let values = say.t_args(
                     "chart-detail",
-                    [
+                    &[
                         ("latest", format.format(latest)),
                         ("day", day.to_string()),
                         ("max", format.format(max)),
@@ -480,9 +446,9 @@ impl Series {
             _ => say.t("chart-detail-none"),
         };
         match self.range(say) {
-            Some(range) => say.t3(
+            Some(range) => say.t_args(
                 "chart-summary",
-                [
+                &[
                     ("what", what.to_string()),
                     ("range", range),
                     ("detail", detail),
@@ -507,7 +473,7 @@ const PLOT_BOTTOM: f64 = 192.0;
 /// does a day missing from `points`. `points` may come in any order. Its words are in
 /// `lang`.
 pub fn daily_line(points: &[DailyPoint], format: ValueFormat, lang: Lang) -> String {
-    let say = Say(lang);
+    let say = lang;
     let series = Series::new(points);
     let scale = Scale::new(format, series.max.unwrap_or(0.0));
     let x = |day: NaiveDate| PLOT_LEFT + (PLOT_RIGHT - PLOT_LEFT) * series.position(day);
@@ -635,7 +601,7 @@ const TITLE_UNITS: usize = 24;
 /// a zero, so the two differ). Rates share a 0–100 % scale, counts go up to their max.
 /// `title` comes translated; the chart's other words are in `lang`.
 pub fn small_chart(title: &str, points: &[DailyPoint], format: ValueFormat, lang: Lang) -> String {
-    let say = Say(lang);
+    let say = lang;
     let series = Series::new(points);
     let mut out = open_svg(
         "chart-small",

@@ -43,12 +43,7 @@ impl FairPlayPage {
         } else {
             i18n::t("fair-wrong")
         };
-        let signals = e
-            .signals
-            .iter()
-            .map(|s| i18n::term("signal", s))
-            .collect::<Vec<_>>()
-            .join(&i18n::t("people-list-sep"));
+        let signals = i18n::list(e.signals.iter().map(|s| i18n::term("signal", s)));
         i18n::current().t_args(
             "fair-example",
             &[

@@ -54,23 +54,37 @@ pub fn t(id: &str) -> String {
     current().t(id)
 }
 
+/// Message `id`, or `fallback` when no catalogue has it.
+pub fn t_or(id: &str, fallback: &str) -> String {
+    let text = t(id);
+    if text == id {
+        fallback.to_string()
+    } else {
+        text
+    }
+}
+
 /// The name of a stored value of kind `kind` (`term("status", "draft")` is message
-/// `status-draft`): statuses, roles, flags and signals are stored in English and shown
-/// in the page's language; a value no catalogue names shows as it is stored.
+/// `status-draft`; a dot, which Fluent ids lack, is a `-`: `audit-action-player-ban`):
+/// statuses, roles, flags, signals and audit actions are stored in English and shown in
+/// the page's language; a value no catalogue names shows as it is stored.
 pub fn term(kind: &str, value: &str) -> String {
-    let id = format!("{kind}-{value}");
-    let text = t(&id);
-    if text == id { value.to_string() } else { text }
+    t_or(&format!("{kind}-{}", value.replace('.', "-")), value)
+}
+
+/// Items joined as the language lists them (`a, b` / `a、b`).
+pub fn list(items: impl IntoIterator<Item = String>) -> String {
+    items.into_iter().collect::<Vec<_>>().join(&t("list-sep"))
 }
 
 /// Message `id` with one argument.
 pub fn t1(id: &str, name: &str, value: impl Display) -> String {
-    current().t_args(id, &[(name, value.to_string())])
+    current().t1(id, name, value)
 }
 
 /// Message `id` with two arguments.
 pub fn t2(id: &str, a: &str, a_value: impl Display, b: &str, b_value: impl Display) -> String {
-    current().t_args(id, &[(a, a_value.to_string()), (b, b_value.to_string())])
+    current().t2(id, a, a_value, b, b_value)
 }
 
 /// Message `id` with three arguments.

@@ -46,13 +46,7 @@ async fn list(State(state): State<AppState>, me: ConsoleAdmin) -> PageResult {
 
 /// A provider's name in the page's language (`prov-name-{id}`), else its stored name.
 fn name_of(id: &str, stored: &str) -> String {
-    let key = format!("prov-name-{id}");
-    let text = i18n::t(&key);
-    if text == key {
-        stored.to_string()
-    } else {
-        text
-    }
+    i18n::t_or(&format!("prov-name-{id}"), stored)
 }
 
 #[derive(Deserialize)]

@@ -69,11 +69,7 @@ fn flag_sentence(flag: &str, s: &QuestionStats, rules: &QualityRules) -> String 
                 .filter(|o| o.pick_rate.is_some_and(|r| r < rules.dead_distractor_rate))
                 .map(|o| i18n::t1("quality-quoted", "text", &o.text))
                 .collect();
-            i18n::t1(
-                "quality-flag-dead-distractor",
-                "options",
-                dead.join(&i18n::t("quality-list-sep")),
-            )
+            i18n::t1("quality-flag-dead-distractor", "options", i18n::list(dead))
         }
         other => i18n::term("flag", other),
     }
@@ -174,11 +170,7 @@ fn changed_fields(fields: &[String]) -> String {
     if fields.is_empty() {
         return i18n::t("quality-version-created");
     }
-    fields
-        .iter()
-        .map(|f| changed_field_name(f))
-        .collect::<Vec<_>>()
-        .join(&i18n::t("quality-list-sep"))
+    i18n::list(fields.iter().map(|f| changed_field_name(f)))
 }
 
 async fn stats_page(

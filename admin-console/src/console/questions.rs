@@ -534,14 +534,7 @@ impl EditorPage {
     fn flag_names(&self) -> String {
         self.question
             .as_ref()
-            .map(|q| {
-                q.stats
-                    .flags
-                    .iter()
-                    .map(|f| i18n::term("flag", f))
-                    .collect::<Vec<_>>()
-                    .join(&i18n::t("q-flag-separator"))
-            })
+            .map(|q| i18n::list(q.stats.flags.iter().map(|f| i18n::term("flag", f))))
             .unwrap_or_default()
     }
 }

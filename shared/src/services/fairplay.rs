@@ -325,14 +325,7 @@ pub async fn decide(
     player_id: &str,
     req: &DecisionRequest,
 ) -> Result<FairPlayEntry> {
-    let reason = req
-        .reason
-        .as_deref()
-        .map(str::trim)
-        .filter(|r| !r.is_empty());
-    if reason.is_some_and(|r| r.chars().count() > 500) {
-        return Err(Error::validation("reason must be at most 500 characters"));
-    }
+    let reason = moderation::staff_reason(req.reason.as_deref())?;
     let (state, held) = match req.decision.as_str() {
         "clear" => ("cleared", false),
         "hold" => ("held", true),

@@ -127,14 +127,7 @@ pub async fn ban(
     id: &str,
     req: &BanRequest,
 ) -> Result<PlayerRecord> {
-    let reason = req
-        .reason
-        .as_deref()
-        .map(str::trim)
-        .filter(|r| !r.is_empty());
-    if reason.is_some_and(|r| r.chars().count() > 500) {
-        return Err(Error::validation("reason must be at most 500 characters"));
-    }
+    let reason = staff_reason(req.reason.as_deref())?;
     let now = ctx.clock.now();
     if req.until.is_some_and(|u| u <= now) {
         return Err(Error::validation("until must be in the future"));
@@ -149,6 +142,16 @@ pub async fn ban(
         "player.ban",
     )
     .await
+}
+
+/// A reason staff typed (a ban's, a fair-play decision's): trimmed, empty as none, at
+/// most 500 characters.
+pub(crate) fn staff_reason(reason: Option<&str>) -> Result<Option<&str>> {
+    let reason = reason.map(str::trim).filter(|r| !r.is_empty());
+    if reason.is_some_and(|r| r.chars().count() > 500) {
+        return Err(Error::validation("reason must be at most 500 characters"));
+    }
+    Ok(reason)
 }
 
 pub async fn unban(ctx: &AppContext, actor: &AdminPrincipal, id: &str) -> Result<PlayerRecord> {
