@@ -91,13 +91,14 @@ pub fn router(state: &AppState) -> Router<AppState> {
         .merge(screens)
         .route(urls::UNKNOWN, get(not_found).post(not_found))
         .layer(sessions)
+        // pages only: assets are the same in every language (no Vary on them)
+        .layer(axum::middleware::from_fn(i18n::layer))
         .layer(axum::middleware::map_response(shared::http::no_store));
     Router::new()
         .merge(pages)
         .route(urls::HOME_SLASH, get(|| async { Redirect::to(urls::HOME) }))
         // Assets need no session (and set no cookie).
         .route(urls::pattern::ASSET, get(assets::serve))
-        .layer(axum::middleware::from_fn(i18n::layer))
 }
 
 async fn not_found() -> impl IntoResponse {
