@@ -117,4 +117,5 @@ card-updated = updated { $at }
 card-title-help = Title (optional, up to 200 characters; empty: players see the category name)
 card-deep-dive = Deep dive (optional)
 card-source = Source (optional)
+card-source-open = Open the source
 card-saved = Knowledge card saved.

@@ -286,6 +286,7 @@ audit-action-question-batch_publish = question.batch_publish
 audit-action-question-batch_review = question.batch_review
 audit-action-question-create = question.create
 audit-action-question-delete = question.delete
+audit-action-question-export = question.export
 audit-action-question-import = question.import
 audit-action-question-import_csv = question.import_csv
 audit-action-question-revert = question.revert

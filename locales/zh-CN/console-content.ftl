@@ -117,4 +117,5 @@ card-updated = 更新于 { $at }
 card-title-help = 标题（选填，最多 200 个字符；留空则玩家看到分类名称）
 card-deep-dive = 深入了解（选填）
 card-source = 出处（选填）
+card-source-open = 打开出处
 card-saved = 知识卡片已保存。

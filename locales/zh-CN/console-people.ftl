@@ -285,6 +285,7 @@ audit-action-question-batch_publish = 批量发布题目
 audit-action-question-batch_review = 批量送审题目
 audit-action-question-create = 创建题目
 audit-action-question-delete = 删除题目
+audit-action-question-export = 导出题目
 audit-action-question-import = 导入题目
 audit-action-question-import_csv = CSV 导入题目
 audit-action-question-revert = 恢复题目版本

@@ -137,3 +137,22 @@ fn a_bad_variable_is_named_at_start() {
         "{stderr}"
     );
 }
+
+#[test]
+fn production_refuses_provider_urls_over_plain_http() {
+    let (code, stderr) = run_to_exit(
+        EXE,
+        &[
+            ("APP_ENV", "production".into()),
+            ("JWT_SECRET", "p".repeat(40)),
+            ("ADMIN_JWT_SECRET", "a".repeat(40)),
+            ("APPLE_CLIENT_ID", "com.example.quiz".into()),
+            ("APPLE_JWKS_URL", "http://keys.example.com/auth/keys".into()),
+        ],
+    );
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("APPLE_JWKS_URL must be an https:// URL when APP_ENV=production"),
+        "{stderr}"
+    );
+}

@@ -22,6 +22,8 @@ both_engines!(
     export_failing_after_the_first_byte_ends_the_body_early_and_is_logged,
     export_refuses_bad_requests_like_the_list,
     console_export_buttons_carry_the_filters_and_download,
+    export_formula_cells_are_quoted_and_import_back,
+    exports_are_audited_with_their_format_and_filters,
 );
 
 async fn seed_categories(app: &TestApp) {
@@ -266,7 +268,13 @@ async fn export_csv_quoting_survives(app: TestApp) {
     let rows = export_csv(&app, &token, "").await;
     assert_eq!(rows.len(), stems.len());
     for (row, stem) in rows.iter().zip(stems) {
-        assert_eq!(row[3], stem);
+        // a formula is written quoted (export_formula_cells_are_quoted_and_import_back)
+        let written = if stem.starts_with('=') {
+            format!("'{stem}")
+        } else {
+            stem.to_string()
+        };
+        assert_eq!(row[3], written);
         assert_eq!(row[5..8], ["x, y", "line\nbreak", "\"q\""]);
         assert_eq!(row[8..10], ["", ""]);
         assert_eq!(row[10], format!("Summary, {stem}"));
@@ -710,4 +718,210 @@ async fn console_export_buttons_carry_the_filters_and_download(app: TestApp) {
         .await;
     page.assert_status(303);
     assert_eq!(page.location(), Some("/console/login"));
+}
+
+/// OWASP CSV injection: a cell a spreadsheet would run as a formula is written with a
+/// leading `'`, and the CSV import takes exactly that quote away again, so the bank comes
+/// back as it was: a negative number answer, a text that itself starts with `'=`, and
+/// a quote elsewhere too.
+async fn export_formula_cells_are_quoted_and_import_back(app: TestApp) {
+    seed_categories(&app).await;
+    let token = app.admin_login().await.0;
+    let questions = [
+        (
+            "=1+1 is?",
+            "2",
+            ["+1", "@two"],
+            Some(("=HYPERLINK(\"http://x\")", "-deep", "@src")),
+        ),
+        ("Below zero?", "-5", ["5", "-4"], None),
+        (
+            "'=A1 is typed so?",
+            "'-5",
+            ["''=x", "'plain"],
+            Some(("+sum", "'", "''")),
+        ),
+        ("@everyone?", "a-b", ["=", "+"], None),
+        ("Plain question?", "it's fine", ["a = b", "5-3"], None),
+    ];
+    for (stem, answer, distractors, card) in questions {
+        app.clock.advance(chrono::Duration::seconds(1));
+        let mut body = json!({
+            "stem": {"text": stem},
+            "contentType": "text",
+            "correctAnswer": answer,
+            "distractors": distractors,
+            "categoryId": "cat-a",
+        });
+        if let Some((summary, deep_dive, source)) = card {
+            body["knowledgeCard"] =
+                json!({"summary": summary, "deepDive": deep_dive, "sourceRef": source});
+        }
+        create(&app, &token, body).await;
+    }
+    let (status, _, csv) = export(&app, Some(&token), "format=csv").await;
+    assert_eq!(status, 200, "{csv}");
+    let rows = csv_records(&csv);
+    assert_eq!(rows.len(), questions.len());
+    // no cell of the file begins a formula
+    for cell in rows.iter().flatten() {
+        assert!(
+            !cell.starts_with(['=', '+', '-', '@', '\t', '\r']),
+            "{cell:?} in {csv}"
+        );
+    }
+    assert_eq!(rows[0][3], "'=1+1 is?");
+    assert_eq!(rows[0][5..7], ["'+1", "'@two"]);
+    assert_eq!(
+        rows[0][10..13],
+        ["'=HYPERLINK(\"http://x\")", "'-deep", "'@src"]
+    );
+    assert_eq!(rows[1][4], "'-5", "a negative number answer is quoted");
+    assert_eq!(rows[1][6], "'-4");
+    // a text that begins with quotes before a formula character gets one more
+    assert_eq!(rows[2][3], "''=A1 is typed so?");
+    assert_eq!(rows[2][4], "''-5");
+    assert_eq!(rows[2][5..7], ["'''=x", "'plain"]);
+    assert_eq!(rows[2][10..13], ["'+sum", "'", "''"]);
+    assert_eq!(rows[3][3], "'@everyone?");
+    assert_eq!(rows[3][4..7], ["a-b", "'=", "'+"]);
+    assert_eq!(rows[4][4..7], ["it's fine", "a = b", "5-3"]);
+
+    // imported into an empty bank: every text as it was
+    let (fresh, fresh_token) = empty_app(&app).await;
+    let resp = fresh
+        .client
+        .post(fresh.url(Service::Admin, "/v1/admin/questions/import-csv"))
+        .bearer_auth(&fresh_token)
+        .header("content-type", "text/csv")
+        .body(csv)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(TestApp::read(resp).await.ok()["succeeded"], 5);
+    let before: Vec<Value> = listed(&app, &token, "").await;
+    let after: Vec<Value> = listed(&fresh, &fresh_token, "").await;
+    // (imported at one instant: compared as sets)
+    assert_eq!(
+        sorted(after.iter().map(|q| portable(q, false)).collect()),
+        sorted(before.iter().map(|q| portable(q, false)).collect()),
+    );
+    let imported = |stem: &str| -> Value {
+        after
+            .iter()
+            .find(|q| q["stem"]["text"] == stem)
+            .unwrap_or_else(|| panic!("{stem} not imported"))
+            .clone()
+    };
+    assert_eq!(imported("Below zero?")["correctAnswer"], "-5");
+    let quoted = imported("'=A1 is typed so?");
+    assert_eq!(quoted["correctAnswer"], "'-5");
+    assert_eq!(quoted["distractors"], json!(["''=x", "'plain"]));
+    assert_eq!(
+        imported("=1+1 is?")["knowledgeCard"]["summary"],
+        "=HYPERLINK(\"http://x\")"
+    );
+    // the JSON export is no spreadsheet: written as stored
+    let items = export_json(&app, &token, "").await;
+    assert_eq!(items[0]["stem"]["text"], "=1+1 is?");
+    assert_eq!(items[1]["correctAnswer"], "-5");
+}
+
+/// The audit entries of question exports, newest first: (actor, after, when).
+async fn export_audits(app: &TestApp, token: &str) -> Vec<(String, Value, String)> {
+    let log = app
+        .admin_get("/v1/admin/audit-log?limit=50", Some(token))
+        .await;
+    log.ok()
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["action"] == "question.export")
+        .map(|e| {
+            assert_eq!(e["targetType"], "question", "{e}");
+            assert!(e["targetId"].is_null(), "{e}");
+            assert!(e["before"].is_null(), "{e}");
+            (
+                e["actorUsername"].as_str().unwrap().to_string(),
+                e["after"].clone(),
+                e["createdAt"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// Every export, from the API or the console's buttons, leaves an audit entry: who,
+/// when, the format and the filters. A refused request exports nothing and leaves none.
+async fn exports_are_audited_with_their_format_and_filters(app: TestApp) {
+    seed_categories(&app).await;
+    let token = app.admin_login().await.0;
+    create(
+        &app,
+        &token,
+        json!({
+            "stem": {"text": "Alpha?"},
+            "contentType": "text",
+            "correctAnswer": "right",
+            "distractors": ["wrong 1", "wrong 2"],
+            "categoryId": "cat-a",
+            "difficulty": 2,
+        }),
+    )
+    .await;
+    assert!(export_audits(&app, &token).await.is_empty());
+
+    let (status, _, _) = export(
+        &app,
+        Some(&token),
+        "format=csv&categoryId=cat-a&keyword=alp&difficulty=2&flagged=false",
+    )
+    .await;
+    assert_eq!(status, 200);
+    let entries = export_audits(&app, &token).await;
+    assert_eq!(entries.len(), 1);
+    let (actor, after, at) = &entries[0];
+    assert_eq!(actor, &app.admin_username);
+    assert_eq!(
+        *after,
+        json!({"format": "csv", "categoryId": "cat-a", "keyword": "alp", "difficulty": 2, "flagged": false})
+    );
+    let at = chrono::DateTime::parse_from_rfc3339(at).unwrap().to_utc();
+    assert!(
+        (app.clock.now() - at).num_seconds().abs() < 5,
+        "{at} against {}",
+        app.clock.now()
+    );
+
+    // refused requests leave no entry
+    for query in [
+        "format=xml",
+        "format=csv&difficulty=9",
+        "format=json&status=gone",
+    ] {
+        let (status, _, _) = export(&app, Some(&token), query).await;
+        assert_eq!(status, 400, "{query}");
+    }
+    let (status, _, _) = export(&app, None, "format=csv").await;
+    assert_eq!(status, 401);
+    assert_eq!(export_audits(&app, &token).await.len(), 1);
+
+    // the console's button, by another admin
+    app.clock.advance(chrono::Duration::seconds(10));
+    let mut browser = app.console_as_plain_admin().await;
+    browser
+        .get("/console/questions/export?format=json&status=draft")
+        .await
+        .assert_status(200);
+    let entries = export_audits(&app, &token).await;
+    assert_eq!(entries.len(), 2);
+    let (actor, after, _) = &entries[0];
+    assert!(actor.starts_with("editor"), "{actor}");
+    assert_eq!(*after, json!({"format": "json", "status": "draft"}));
+    // and the console's audit log names the action
+    app.console_signed_in()
+        .await
+        .get("/console/audit")
+        .await
+        .assert_status(200)
+        .assert_contains("title=\"question.export\"");
 }

@@ -18,6 +18,7 @@ both_engines_demo!(
     card_list_pages_and_links_to_questions,
     card_editor_saves_clears_and_refuses_bad_input,
     card_form_needs_the_csrf_token,
+    card_source_is_a_link_only_over_http,
     skill_tree_shows_the_nested_nodes_of_one_category,
     skill_tree_add_edit_reorder_delete_round_trip,
     skill_tree_bad_input_shows_the_reason,
@@ -1285,4 +1286,53 @@ async fn skill_tree_forms_need_the_csrf_token(app: TestApp) {
         .await,
         0
     );
+}
+
+/// A card's stored source becomes an "open" link on its editor only when it is an
+/// `http(s)` URL; a `javascript:` or `data:` source (any admin, or an import, can write
+/// one) stays text in the form's field.
+async fn card_source_is_a_link_only_over_http(app: TestApp) {
+    let mut browser = app.console_signed_in().await;
+    let original = first_cards(&app).await[0].clone();
+    let path = format!("/console/cards/{}", original.id);
+    for (source, link) in [
+        (
+            "https://en.wikipedia.org/wiki/Ottawa",
+            Some("https://en.wikipedia.org/wiki/Ottawa"),
+        ),
+        ("javascript:alert(document.cookie)", None),
+        ("data:text/html,<script>alert(1)</script>", None),
+        ("Atlas of the World, p. 12", None),
+    ] {
+        browser
+            .post(
+                &path,
+                &[
+                    ("title", ""),
+                    ("summary", "A summary"),
+                    ("deepDive", ""),
+                    ("sourceRef", source),
+                ],
+            )
+            .await
+            .assert_status(303);
+        assert_eq!(
+            card(&app, &original.id).await.source_ref.as_deref(),
+            Some(source)
+        );
+        let page = browser.get(&path).await;
+        page.assert_status(200);
+        match link {
+            Some(href) => {
+                page.assert_contains(&format!(
+                    "<a href=\"{href}\" rel=\"noreferrer noopener\" target=\"_blank\" id=\"card-source-link\">"
+                ));
+            }
+            None => {
+                assert!(!page.contains("card-source-link"), "{source}");
+                assert!(!page.contains("href=\"javascript:"), "{source}");
+                assert!(!page.contains("href=\"data:"), "{source}");
+            }
+        }
+    }
 }

@@ -19,6 +19,7 @@ both_engines!(
     provider_switches_reach_the_player_api,
     feedback_and_audit_log_list_api_writes,
     posts_without_the_csrf_token_are_refused_and_write_nothing,
+    a_stored_avatar_address_is_a_link_only_over_http,
 );
 
 async fn api(app: &TestApp, method: Method, path: &str, body: Option<Value>, token: &str) -> Resp {
@@ -950,4 +951,55 @@ async fn posts_without_the_csrf_token_are_refused_and_write_nothing(app: TestApp
     // the password did not change and the session lives on
     app.admin_login().await;
     console.get("/console").await.assert_status(200);
+}
+
+/// A player's stored avatar address is a link on their page only when it is an
+/// `http(s)` URL: a `javascript:` or `data:` address would run in the console's origin
+/// when an admin clicks it, so it is shown as text.
+async fn a_stored_avatar_address_is_a_link_only_over_http(app: TestApp) {
+    let (player, _, _) = app.guest("device-avatar").await;
+    let mut browser = app.console_signed_in().await;
+    let path = format!("/console/players/{player}");
+    for (stored, link) in [
+        (
+            "https://cdn.example.com/a.png",
+            Some("https://cdn.example.com/a.png"),
+        ),
+        (
+            "http://cdn.example.com/b c.png",
+            Some("http://cdn.example.com/b%20c.png"),
+        ),
+        ("javascript:alert(document.cookie)", None),
+        (" JavaScript:alert(1)", None),
+        ("java\tscript:alert(1)", None),
+        (
+            "data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==",
+            None,
+        ),
+        ("vbscript:msgbox(1)", None),
+        ("//evil.example.com/x.png", None),
+    ] {
+        app.exec(
+            "UPDATE players SET avatar_url = $1 WHERE id = $2",
+            &[stored, &player],
+        )
+        .await;
+        let page = browser.get(&path).await;
+        page.assert_status(200);
+        match link {
+            Some(href) => {
+                page.assert_contains(&format!(
+                    "<a href=\"{href}\" rel=\"noreferrer\" id=\"player-avatar\">"
+                ));
+            }
+            None => {
+                page.assert_contains("<span id=\"player-avatar\">");
+                assert!(!page.contains("<a href=\"java"), "{stored}");
+                assert!(!page.contains("href=\"data:"), "{stored}");
+                assert!(!page.contains("href=\" Java"), "{stored}");
+                assert!(!page.contains("href=\"vbscript:"), "{stored}");
+                assert!(!page.contains("href=\"//evil"), "{stored}");
+            }
+        }
+    }
 }

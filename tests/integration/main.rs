@@ -28,6 +28,7 @@ mod outage;
 mod paging;
 mod phone;
 mod picking;
+mod question_limits;
 mod question_stats;
 mod question_versions;
 mod races;

@@ -31,6 +31,7 @@ engine_tests!(
     link_upgrades_a_new_identity_in_place,
     link_merges_into_the_existing_account,
     concurrent_replays_merge_once,
+    migration_ids_are_each_guests_own,
 );
 
 const HUAWEI_CLIENT: &str = "huawei-app-123";
@@ -712,15 +713,87 @@ async fn link_merges_into_the_existing_account(engine: Engine) {
     )
     .await
     .assert_error(409, "CONFLICT");
-    // another guest cannot reuse this migration id
-    let (_, other_guest_token, _) = app.guest("device-other").await;
+    // another guest's equal migration id is its own: no replay of this guest's link, no
+    // conflict, but its own merge into the account
+    let (other_guest, other_guest_token, _) = app.guest("device-other").await;
+    let other = app
+        .post(
+            "/v1/auth/link",
+            link_body(&token, "m-merge"),
+            Some(&other_guest_token),
+        )
+        .await;
+    assert_eq!(other.ok()["session"]["user"]["id"], account.as_str());
+    assert_ne!(other.ok()["migrationSummary"], *summary);
+    assert_eq!(xp_of(&app, &account).await, 28);
+    assert_eq!(
+        app.scalar(
+            "SELECT count(*) FROM idempotency_records WHERE key = 'm-merge' AND owner_id = $1",
+            &[&other_guest]
+        )
+        .await,
+        1
+    );
+}
+
+/// `clientMigrationId` is scoped to the guest that sent it: two guests sending the same
+/// id (clients that number their migrations, or one that guesses another's) each link
+/// their own identity, and each replay answers its own guest.
+async fn migration_ids_are_each_guests_own(engine: Engine) {
+    let fakes = Fakes::start().await;
+    let k = key("apple-1");
+    fakes.serve_keys("/auth/keys", &[&k]).await;
+    let app = TestApp::spawn_with(engine, &fakes.vars()).await;
+    let mut guests = Vec::new();
+    for (device, sub) in [("device-one", "apple-one"), ("device-two", "apple-two")] {
+        let (id, guest_token, _) = app.guest(device).await;
+        let identity = k.sign(
+            Algorithm::RS256,
+            &claims(APPLE_ISSUER, APPLE_CLIENT, sub, now() + 600),
+        );
+        guests.push((id, guest_token, identity));
+    }
+    for (id, guest_token, identity) in &guests {
+        let r = app
+            .post(
+                "/v1/auth/link",
+                link_body(identity, "migration-1"),
+                Some(guest_token),
+            )
+            .await;
+        // each guest upgraded in place to its own identity
+        assert_eq!(r.ok()["session"]["user"]["id"], id.as_str());
+    }
+    for (id, _, identity) in &guests {
+        assert_eq!(apple(&app, identity).await.ok()["user"]["id"], id.as_str());
+    }
+    // each replay is its own guest's
+    for (id, guest_token, identity) in &guests {
+        let again = app
+            .post(
+                "/v1/auth/link",
+                link_body(identity, "migration-1"),
+                Some(guest_token),
+            )
+            .await;
+        assert_eq!(again.ok()["session"]["user"]["id"], id.as_str());
+    }
+    // one guest's identity token does not replay the other guest's link
     app.post(
         "/v1/auth/link",
-        link_body(&token, "m-merge"),
-        Some(&other_guest_token),
+        link_body(&guests[1].2, "migration-1"),
+        Some(&guests[0].1),
     )
     .await
     .assert_error(409, "CONFLICT");
+    assert_eq!(
+        app.scalar(
+            "SELECT count(*) FROM idempotency_records WHERE key = 'migration-1'",
+            &[]
+        )
+        .await,
+        2
+    );
 }
 
 async fn concurrent_replays_merge_once(engine: Engine) {

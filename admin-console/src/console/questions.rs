@@ -277,7 +277,7 @@ struct ExportParam {
 /// the signed-in admin.
 async fn export(
     State(state): State<AppState>,
-    _me: ConsoleAdmin,
+    me: ConsoleAdmin,
     headers: HeaderMap,
     RawQuery(raw): RawQuery,
 ) -> Result<Response, PageError> {
@@ -286,7 +286,9 @@ async fn export(
     let query = Filters::parse(raw.as_deref())
         .and_then(|f| f.to_export_query(format))
         .map_err(fail)?;
-    let export = questions::export(&state.ctx, &query).await.map_err(fail)?;
+    let export = questions::export(&state.ctx, &me.admin, &query)
+        .await
+        .map_err(fail)?;
     Ok(download(export))
 }
 

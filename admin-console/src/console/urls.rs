@@ -297,6 +297,16 @@ pub fn asset(path: &str) -> String {
     format!("{ASSETS}/{}", assets::hashed_path_of(path))
 }
 
+/// A link to an address stored in the data (a player's avatar, a card's source), or
+/// `None` when it is no absolute `http`/`https` URL: a `javascript:` or `data:` address
+/// in an `href` would run in the console's origin when an admin clicks it, so anything
+/// else is shown as text. The link is the parsed URL written out again (WHATWG: the
+/// scheme a browser would see, control characters and spaces encoded).
+pub fn external(stored: &str) -> Option<String> {
+    let parsed = url::Url::parse(stored.trim()).ok()?;
+    (matches!(parsed.scheme(), "http" | "https") && parsed.has_host()).then(|| parsed.into())
+}
+
 /// The console's stylesheet.
 pub const STYLESHEET: &str = "css/console.css";
 /// htmx, pinned with its version in the file name.
@@ -305,6 +315,31 @@ pub const HTMX: &str = "vendor/htmx-2.0.11.min.js";
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_http_and_https_addresses_become_links() {
+        for (stored, link) in [
+            (
+                "https://example.com/a.png",
+                Some("https://example.com/a.png"),
+            ),
+            ("  http://example.com  ", Some("http://example.com/")),
+            ("HTTPS://Example.com/x y", Some("https://example.com/x%20y")),
+            ("javascript:alert(1)", None),
+            ("JavaScript:alert(1)", None),
+            (" javascript:alert(1)", None),
+            ("java\tscript:alert(1)", None),
+            ("data:text/html,<script>alert(1)</script>", None),
+            ("vbscript:msgbox", None),
+            ("file:///etc/passwd", None),
+            ("//evil.example.com/x", None),
+            ("/console/admins", None),
+            ("Encyclopaedia Britannica, p. 12", None),
+            ("", None),
+        ] {
+            assert_eq!(external(stored).as_deref(), link, "{stored:?}");
+        }
+    }
 
     #[test]
     fn record_urls_fill_their_router_pattern() {

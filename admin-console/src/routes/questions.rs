@@ -77,8 +77,12 @@ pub async fn list_questions(
 ///
 /// Every question the filters match (the list's filters and rules; no paging), oldest
 /// first, in an import's format: `format=csv` is the 13-column CSV of the CSV import
-/// (no card title: the template has no column for it; distractors 1-5), `format=json`
-/// the body of the JSON import. Streamed in batches: an error after the answer started
+/// (no card title: the template has no column for it; distractors 1-5; a cell that
+/// begins with `=`, `+`, `-`, `@`, a tab or a carriage return, possibly after quotes,
+/// gets a leading `'` so no spreadsheet runs it as a formula, and the CSV import takes
+/// it away again), `format=json` the body of the JSON import. Each export is recorded
+/// in the audit log (`question.export`: the admin, the time, the format and the
+/// filters). Streamed in batches: an error after the answer started
 /// cuts the body short (the chunked transfer never completes), and is logged.
 #[utoipa::path(get, path = "/questions/export", operation_id = "adminExportQuestions", tag = "questions", security(("admin_jwt" = [])),
     params(ExportQuery),
@@ -94,10 +98,10 @@ pub async fn list_questions(
     ))]
 pub async fn export_questions(
     State(state): State<AppState>,
-    AdminUser(_admin): AdminUser,
+    AdminUser(admin): AdminUser,
     ApiQuery(q): ApiQuery<ExportQuery>,
 ) -> Result<Response, Error> {
-    Ok(download(questions::export(&state.ctx, &q).await?))
+    Ok(download(questions::export(&state.ctx, &admin, &q).await?))
 }
 
 /// A started export as a download: its format's type and file name, the body streamed.

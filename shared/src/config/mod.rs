@@ -349,7 +349,12 @@ impl Settings {
                     access_key_secret,
                     sign_name,
                     template_code,
-                    endpoint: r.string_or("ALIYUN_DYPNS_ENDPOINT", "https://dypnsapi.aliyuncs.com"),
+                    endpoint: provider_url(
+                        &mut r,
+                        "ALIYUN_DYPNS_ENDPOINT",
+                        "https://dypnsapi.aliyuncs.com",
+                        production,
+                    ),
                 })
             }
             Some(other) => {
@@ -367,13 +372,17 @@ impl Settings {
             (Some(client_id), Some(secret)) => Some(HuaweiSettings {
                 client_id,
                 client_secret: Secret::new(secret),
-                token_url: r.string_or(
+                token_url: provider_url(
+                    &mut r,
                     "HUAWEI_TOKEN_URL",
                     "https://oauth-login.cloud.huawei.com/oauth2/v3/token",
+                    production,
                 ),
-                jwks_url: r.string_or(
+                jwks_url: provider_url(
+                    &mut r,
                     "HUAWEI_JWKS_URL",
                     "https://oauth-login.cloud.huawei.com/oauth2/v3/certs",
+                    production,
                 ),
                 issuer: r.string_or("HUAWEI_ISSUER", "https://accounts.huawei.com"),
             }),
@@ -386,7 +395,12 @@ impl Settings {
         };
         let apple = r.string("APPLE_CLIENT_ID").map(|client_id| AppleSettings {
             client_id,
-            jwks_url: r.string_or("APPLE_JWKS_URL", "https://appleid.apple.com/auth/keys"),
+            jwks_url: provider_url(
+                &mut r,
+                "APPLE_JWKS_URL",
+                "https://appleid.apple.com/auth/keys",
+                production,
+            ),
             issuer: r.string_or("APPLE_ISSUER", "https://appleid.apple.com"),
         });
 
@@ -437,6 +451,27 @@ impl Settings {
     pub fn is_production(&self) -> bool {
         self.app_env == AppEnv::Production
     }
+}
+
+/// Reads the provider endpoint `name` (unset: `default`): an absolute `https://` URL,
+/// or `http://` as well when `APP_ENV=development` (the local fakes of development and
+/// tests). Over plain HTTP a key set or token answer could be swapped on the way, and a
+/// forged key set signs anyone in as anyone.
+fn provider_url(r: &mut Reader, name: &str, default: &str, production: bool) -> String {
+    let value = r.string_or(name, default);
+    // The value is not echoed: an endpoint URL may carry credentials.
+    match url::Url::parse(&value) {
+        Ok(u) if u.has_host() && u.scheme() == "https" => {}
+        Ok(u) if u.has_host() && u.scheme() == "http" && !production => {}
+        Ok(u) if u.has_host() && u.scheme() == "http" => r.errors.push(format!(
+            "{name} must be an https:// URL when APP_ENV=production (http:// is allowed only \
+             when APP_ENV=development)"
+        )),
+        _ => r.errors.push(format!(
+            "{name} must be an absolute https:// URL (or http:// when APP_ENV=development)"
+        )),
+    }
+    value
 }
 
 #[cfg(test)]
@@ -527,6 +562,89 @@ mod tests {
             "JWT_SECRET must be at least 32",
         ] {
             assert!(e.contains(needle), "missing {needle} in {e}");
+        }
+    }
+
+    #[test]
+    fn provider_urls_need_https_outside_development() {
+        fn providers(url: &str) -> Vec<(&'static str, &str)> {
+            let mut vars = vec![
+                ("HUAWEI_CLIENT_ID", "hw"),
+                ("HUAWEI_CLIENT_SECRET", "hw-secret"),
+                ("APPLE_CLIENT_ID", "com.example"),
+                ("SMS_PROVIDER", "aliyun"),
+                ("ALIYUN_ACCESS_KEY_ID", "id"),
+                ("ALIYUN_ACCESS_KEY_SECRET", "secret"),
+                ("ALIYUN_SMS_SIGN_NAME", "sign"),
+                ("ALIYUN_SMS_TEMPLATE_CODE", "tpl"),
+            ];
+            for name in [
+                "HUAWEI_TOKEN_URL",
+                "HUAWEI_JWKS_URL",
+                "APPLE_JWKS_URL",
+                "ALIYUN_DYPNS_ENDPOINT",
+            ] {
+                vars.push((name, url));
+            }
+            vars
+        }
+        fn production(url: &str) -> Vec<(&'static str, &str)> {
+            let mut vars = providers(url);
+            vars.extend([
+                ("APP_ENV", "production"),
+                ("JWT_SECRET", SECRET_A),
+                ("ADMIN_JWT_SECRET", SECRET_B),
+            ]);
+            vars
+        }
+        // development: the local fakes over http
+        let dev = settings(&providers("http://127.0.0.1:9000/x")).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            dev.apple.map(|a| a.jwks_url).as_deref(),
+            Some("http://127.0.0.1:9000/x")
+        );
+        // production: https only, each variable named, the value not echoed
+        let e = errors(&production("http://keys.example.com/certs"));
+        for name in [
+            "HUAWEI_TOKEN_URL",
+            "HUAWEI_JWKS_URL",
+            "APPLE_JWKS_URL",
+            "ALIYUN_DYPNS_ENDPOINT",
+        ] {
+            assert!(
+                e.contains(&format!(
+                    "{name} must be an https:// URL when APP_ENV=production"
+                )),
+                "{name}: {e}"
+            );
+        }
+        assert!(!e.contains("keys.example.com"), "{e}");
+        assert!(settings(&production("https://keys.example.com/certs")).is_ok());
+        // the defaults are https
+        let defaults = settings(&[
+            ("APP_ENV", "production"),
+            ("JWT_SECRET", SECRET_A),
+            ("ADMIN_JWT_SECRET", SECRET_B),
+            ("APPLE_CLIENT_ID", "com.example"),
+        ])
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            defaults
+                .apple
+                .is_some_and(|a| a.jwks_url.starts_with("https://"))
+        );
+        // neither mode takes another scheme or a relative address
+        for bad in [
+            "ftp://keys.example.com/certs",
+            "file:///etc/keys",
+            "keys.example.com/certs",
+            "javascript:alert(1)",
+        ] {
+            let e = errors(&providers(bad));
+            assert!(
+                e.contains("APPLE_JWKS_URL must be an absolute https:// URL"),
+                "{bad}: {e}"
+            );
         }
     }
 

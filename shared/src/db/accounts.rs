@@ -7,7 +7,8 @@ use super::progress::{self, Target, Update};
 use super::{Tx, in_tx};
 use crate::domain::identity::IdentityProvider;
 
-/// Claims an idempotency key for `owner`; false when the key exists already.
+/// Claims an idempotency key of `owner` (keys are each owner's own: another owner's
+/// equal key is another record); false when the owner holds the key already.
 pub async fn claim_idempotency(
     tx: &mut Tx,
     scope: &str,
@@ -18,7 +19,7 @@ pub async fn claim_idempotency(
     Ok(in_tx!(tx, |ex| {
         sqlx::query(
             "INSERT INTO idempotency_records (scope, key, owner_id, response, created_at)
-             VALUES ($1, $2, $3, '', $4) ON CONFLICT (scope, key) DO NOTHING",
+             VALUES ($1, $2, $3, '', $4) ON CONFLICT (owner_id, scope, key) DO NOTHING",
         )
         .bind(scope)
         .bind(key)
@@ -31,25 +32,21 @@ pub async fn claim_idempotency(
     }))
 }
 
-#[derive(Clone, Debug, sqlx::FromRow)]
-pub struct IdempotencyRecord {
-    pub owner_id: String,
-    pub response: String,
-}
+/// The stored answer of an owner's idempotency key (`$1` owner, `$2` scope, `$3` key);
+/// read inside and outside a transaction.
+const IDEMPOTENT_RESPONSE: &str = "SELECT response FROM idempotency_records
+     WHERE owner_id = $1 AND scope = $2 AND key = $3";
 
-/// The record of an idempotency key (`$1` scope, `$2` key); read inside and outside a
-/// transaction.
-const IDEMPOTENCY_RECORD: &str =
-    "SELECT owner_id, response FROM idempotency_records WHERE scope = $1 AND key = $2";
-
-/// The stored record of an idempotency key, read outside any transaction.
-pub async fn find_idempotency_record(
+/// The stored answer of `owner`'s idempotency key, read outside any transaction.
+pub async fn find_idempotent_response(
     db: &super::Db,
+    owner: &str,
     scope: &str,
     key: &str,
-) -> sqlx::Result<Option<IdempotencyRecord>> {
+) -> sqlx::Result<Option<String>> {
     Ok(super::read!(db, |ex| {
-        sqlx::query_as::<_, IdempotencyRecord>(IDEMPOTENCY_RECORD)
+        sqlx::query_scalar(IDEMPOTENT_RESPONSE)
+            .bind(owner)
             .bind(scope)
             .bind(key)
             .fetch_optional(ex)
@@ -57,13 +54,15 @@ pub async fn find_idempotency_record(
     }))
 }
 
-pub async fn idempotency_record(
+pub async fn idempotent_response(
     tx: &mut Tx,
+    owner: &str,
     scope: &str,
     key: &str,
-) -> sqlx::Result<Option<IdempotencyRecord>> {
+) -> sqlx::Result<Option<String>> {
     Ok(in_tx!(tx, |ex| {
-        sqlx::query_as::<_, IdempotencyRecord>(IDEMPOTENCY_RECORD)
+        sqlx::query_scalar(IDEMPOTENT_RESPONSE)
+            .bind(owner)
             .bind(scope)
             .bind(key)
             .fetch_optional(ex)
@@ -73,18 +72,23 @@ pub async fn idempotency_record(
 
 pub async fn store_idempotent_response(
     tx: &mut Tx,
+    owner: &str,
     scope: &str,
     key: &str,
     response: &str,
 ) -> sqlx::Result<()> {
     in_tx!(tx, |ex| {
-        sqlx::query("UPDATE idempotency_records SET response = $3 WHERE scope = $1 AND key = $2")
-            .bind(scope)
-            .bind(key)
-            .bind(response)
-            .execute(ex)
-            .await?
-            .rows_affected()
+        sqlx::query(
+            "UPDATE idempotency_records SET response = $4
+             WHERE owner_id = $1 AND scope = $2 AND key = $3",
+        )
+        .bind(owner)
+        .bind(scope)
+        .bind(key)
+        .bind(response)
+        .execute(ex)
+        .await?
+        .rows_affected()
     });
     Ok(())
 }

@@ -9,6 +9,7 @@ pub mod identity;
 pub mod league;
 pub mod phone;
 pub mod pick;
+pub mod question_limits;
 pub mod question_stats;
 pub mod question_status;
 pub mod question_version;

@@ -105,7 +105,8 @@ pub struct LinkRequest {
     pub credential: LinkCredential,
     /// `server_account_first` (the default and only value).
     pub merge_policy: Option<String>,
-    /// Client-made id; repeating it replays the first answer.
+    /// Client-made id, the guest's own (another player's equal id is no conflict);
+    /// repeating it replays the first answer.
     pub client_migration_id: String,
 }
 
@@ -210,21 +211,15 @@ fn validate_link(req: &LinkRequest) -> Result<(String, String)> {
     Ok((migration_id.to_string(), token))
 }
 
-/// Replays a stored link answer for its owner, when the request proves the same Apple
+/// Replays the guest's stored link answer when the request proves the same Apple
 /// identity the link went to (`None` otherwise: a guest's token alone, which may be
-/// stolen, replays nothing). Another player's id is a conflict.
+/// stolen, replays nothing).
 async fn replay(
     ctx: &AppContext,
-    caller: &str,
-    record: &db::accounts::IdempotencyRecord,
+    response: &str,
     identity: &VerifiedIdentity,
 ) -> Result<Option<LinkResult>> {
-    if record.owner_id != caller {
-        return Err(Error::conflict(
-            "this clientMigrationId was used by another account",
-        ));
-    }
-    let stored: StoredLink = serde_json::from_str(&record.response)
+    let stored: StoredLink = serde_json::from_str(response)
         .map_err(|e| Error::internal(format!("stored link answer unreadable: {e}")))?;
     let owner =
         db::players::find_by_identity(&ctx.db, IdentityProvider::Apple, &identity.subject).await?;
@@ -261,12 +256,14 @@ pub async fn link(
 
     // A replay answers to the identity token of the identity linked to, even when the
     // guest is gone (merged away); without one it is refused as a first link would be.
+    // The id is the guest's own: another player's equal id is none of its business.
     let existing =
-        db::accounts::find_idempotency_record(&ctx.db, LINK_SCOPE, &migration_id).await?;
-    if let Some(record) = existing {
+        db::accounts::find_idempotent_response(&ctx.db, &caller.id, LINK_SCOPE, &migration_id)
+            .await?;
+    if let Some(response) = existing {
         match verify_apple(ctx, &token).await {
             Ok(identity) => {
-                if let Some(replayed) = replay(ctx, &caller.id, &record, &identity).await? {
+                if let Some(replayed) = replay(ctx, &response, &identity).await? {
                     return Ok(replayed);
                 }
             }
@@ -314,16 +311,16 @@ pub async fn link(
     if !db::accounts::claim_idempotency(&mut tx, LINK_SCOPE, &migration_id, &caller.id, now_ms)
         .await?
     {
-        // The same id is being (or was just) linked by a concurrent request: replay it.
-        let record = db::accounts::idempotency_record(&mut tx, LINK_SCOPE, &migration_id)
-            .await?
-            .ok_or_else(|| Error::internal("link record vanished"))?;
+        // The same id is being (or was just) linked by a concurrent request of this
+        // guest: replay it.
+        let response =
+            db::accounts::idempotent_response(&mut tx, &caller.id, LINK_SCOPE, &migration_id)
+                .await?
+                .ok_or_else(|| Error::internal("link record vanished"))?;
         drop(tx);
-        return replay(ctx, &caller.id, &record, &identity)
-            .await?
-            .ok_or_else(|| {
-                Error::conflict("this clientMigrationId was linked to another identity")
-            });
+        return replay(ctx, &response, &identity).await?.ok_or_else(|| {
+            Error::conflict("this clientMigrationId was linked to another identity")
+        });
     }
     if !db::accounts::mark_guest_linked(&mut tx, &caller.id, now_ms).await? {
         return Err(Error::conflict("this guest account is already linked"));
@@ -387,7 +384,14 @@ pub async fn link(
     };
     let stored = serde_json::to_string(&stored)
         .map_err(|e| Error::internal(format!("serialising link answer: {e}")))?;
-    db::accounts::store_idempotent_response(&mut tx, LINK_SCOPE, &migration_id, &stored).await?;
+    db::accounts::store_idempotent_response(
+        &mut tx,
+        &caller.id,
+        LINK_SCOPE,
+        &migration_id,
+        &stored,
+    )
+    .await?;
     tx.commit().await?;
     tracing::info!(guest = %caller.id, account = %target, merged = target != caller.id, "guest linked");
     if target != caller.id {

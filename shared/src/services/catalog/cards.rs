@@ -3,6 +3,7 @@
 //! version.
 
 use super::*;
+use crate::domain::question_limits as limits;
 use crate::domain::question_version::{CardContent, changed_card_fields};
 use crate::services::questions;
 
@@ -53,11 +54,13 @@ pub struct UpdateKnowledgeCard {
     #[serde(default, deserialize_with = "nullable")]
     #[schema(value_type = Option<String>)]
     pub title: Option<Option<String>>,
-    /// Not empty.
+    /// Not empty; up to 500 characters.
     pub summary: Option<String>,
+    /// Up to 5,000 characters.
     #[serde(default, deserialize_with = "nullable")]
     #[schema(value_type = Option<String>)]
     pub deep_dive: Option<Option<String>>,
+    /// Up to 500 characters; an `http(s)` address becomes a link in the console.
     #[serde(default, deserialize_with = "nullable")]
     #[schema(value_type = Option<String>)]
     pub source_ref: Option<Option<String>>,
@@ -111,16 +114,10 @@ pub async fn update_card(
             "give at least one of title, summary, deepDive, sourceRef",
         ));
     }
-    let title = match &req.title {
-        None => None,
-        Some(t) => {
-            let t = t.as_deref().map(str::trim).unwrap_or_default();
-            if t.chars().count() > 200 {
-                return Err(Error::validation("title must be at most 200 characters"));
-            }
-            Some((!t.is_empty()).then(|| t.to_string()))
-        }
-    };
+    let title = req.title.as_ref().map(|t| {
+        let t = t.as_deref().map(str::trim).unwrap_or_default();
+        (!t.is_empty()).then(|| t.to_string())
+    });
     let summary = match &req.summary {
         None => None,
         Some(s) if s.trim().is_empty() => {
@@ -128,6 +125,36 @@ pub async fn update_card(
         }
         Some(s) => Some(s.trim().to_string()),
     };
+    // Each field as it would be stored, named as in this route's body.
+    let lengths: [(&str, Option<&str>, usize); 4] = [
+        (
+            "title",
+            title.as_ref().and_then(Option::as_deref),
+            limits::CARD_TITLE_MAX_CHARS,
+        ),
+        (
+            "summary",
+            summary.as_deref(),
+            limits::CARD_SUMMARY_MAX_CHARS,
+        ),
+        (
+            "deepDive",
+            req.deep_dive.as_ref().and_then(Option::as_deref),
+            limits::CARD_DEEP_DIVE_MAX_CHARS,
+        ),
+        (
+            "sourceRef",
+            req.source_ref.as_ref().and_then(Option::as_deref),
+            limits::CARD_SOURCE_MAX_CHARS,
+        ),
+    ];
+    let too_long: Vec<String> = lengths
+        .into_iter()
+        .filter_map(|(field, value, max_chars)| limits::over_length(field, value?, max_chars))
+        .collect();
+    if !too_long.is_empty() {
+        return Err(Error::Validation(too_long.join("; ")));
+    }
     let now = ctx.clock.now_ms();
     let mut tx = ctx.db.begin().await?;
     let (current, version) = db::catalog::card_with_version_in_tx(&mut tx, id)

@@ -1,6 +1,7 @@
 //! The checks every new or edited question passes (the API, the CSV and JSON imports).
 
 use super::*;
+use crate::domain::question_limits as limits;
 
 // ---------------------------------------------------------------------------------------
 // Item checks
@@ -34,6 +35,11 @@ pub(super) fn check_stem(stem: &Stem, errors: &mut Vec<String>) -> String {
     if text.is_empty() {
         errors.push("stem.text must not be empty".into());
     }
+    errors.extend(limits::over_length(
+        "stem.text",
+        text,
+        limits::STEM_MAX_CHARS,
+    ));
     text.to_string()
 }
 
@@ -49,6 +55,11 @@ pub(super) fn check_answer(answer: &str, errors: &mut Vec<String>) -> String {
     if answer.is_empty() {
         errors.push("correctAnswer must have at least 1 character".into());
     }
+    errors.extend(limits::over_length(
+        "correctAnswer",
+        answer,
+        limits::OPTION_MAX_CHARS,
+    ));
     answer.to_string()
 }
 
@@ -59,6 +70,14 @@ pub(super) fn check_distractors(list: &[String], errors: &mut Vec<String>) -> Ve
     }
     if trimmed.iter().filter(|d| !d.is_empty()).count() < 2 {
         errors.push("distractors needs at least 2 entries".into());
+    }
+    errors.extend(limits::too_many_distractors(trimmed.len()));
+    for (i, d) in trimmed.iter().enumerate() {
+        errors.extend(limits::over_length(
+            &format!("distractors[{i}]"),
+            d,
+            limits::OPTION_MAX_CHARS,
+        ));
     }
     trimmed
 }
@@ -78,7 +97,39 @@ pub(super) fn check_category_id(id: &str, errors: &mut Vec<String>) -> String {
     id.to_string()
 }
 
+/// The lengths of the card fields given (as stored: trimmed), named as in the question's
+/// JSON (`knowledgeCard.summary`).
+pub(super) fn check_card_lengths(card: &CardInput, errors: &mut Vec<String>) {
+    for (field, value, max_chars) in [
+        (
+            "knowledgeCard.title",
+            &card.title,
+            limits::CARD_TITLE_MAX_CHARS,
+        ),
+        (
+            "knowledgeCard.summary",
+            &card.summary,
+            limits::CARD_SUMMARY_MAX_CHARS,
+        ),
+        (
+            "knowledgeCard.deepDive",
+            &card.deep_dive,
+            limits::CARD_DEEP_DIVE_MAX_CHARS,
+        ),
+        (
+            "knowledgeCard.sourceRef",
+            &card.source_ref,
+            limits::CARD_SOURCE_MAX_CHARS,
+        ),
+    ] {
+        if let Some(value) = value {
+            errors.extend(limits::over_length(field, value.trim(), max_chars));
+        }
+    }
+}
+
 pub(super) fn check_new_card(card: &CardInput, errors: &mut Vec<String>) -> Option<ValidCard> {
+    check_card_lengths(card, errors);
     match non_empty(card.summary.as_deref()) {
         Some(summary) => Some(ValidCard {
             title: non_empty(card.title.as_deref()),

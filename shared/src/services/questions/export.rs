@@ -10,6 +10,7 @@
 
 use futures::stream::{self, BoxStream};
 
+use super::csv_cell;
 use super::reading::{FilterParams, list_filter};
 use super::*;
 
@@ -17,7 +18,7 @@ use super::*;
 pub const EXPORT_BATCH: i64 = 500;
 
 /// The format of an export: one of the imports' formats.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, ToSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ExportFormat {
     /// The 13-column CSV of `POST /questions/import-csv`.
@@ -45,7 +46,8 @@ impl ExportFormat {
 }
 
 /// `GET /questions/export`: the list's filters (same rules, same errors), no paging.
-#[derive(Clone, Debug, Deserialize, IntoParams)]
+/// Serialised as the export's audit entry (the filters given, by their query names).
+#[derive(Clone, Debug, Serialize, Deserialize, IntoParams)]
 #[serde(rename_all = "camelCase")]
 #[into_params(parameter_in = Query)]
 pub struct ExportQuery {
@@ -53,15 +55,21 @@ pub struct ExportQuery {
     #[param(inline)]
     pub format: ExportFormat,
     /// draft, reviewing, published or archived.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub category_id: Option<String>,
     /// Case-insensitive match in the stem or the distractors.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub keyword: Option<String>,
     /// 1-5, exact.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub difficulty: Option<i64>,
     /// system or ugc.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
     /// `true`: only questions whose current version has flags.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub flagged: Option<bool>,
 }
 
@@ -150,9 +158,11 @@ struct Cursor {
     span: tracing::Span,
 }
 
-/// `GET /v1/admin/questions/export`: checks the filters, reads the first batch, and
-/// hands back the body as a stream of the rest.
-pub async fn export(ctx: &AppContext, q: &ExportQuery) -> Result<Export> {
+/// `GET /v1/admin/questions/export` (and the console's buttons): checks the filters,
+/// records the export in the audit log (who, when, the format and the filters: a bank
+/// leaving the service is something to trace), reads the first batch, and hands back
+/// the body as a stream of the rest.
+pub async fn export(ctx: &AppContext, admin: &AdminPrincipal, q: &ExportQuery) -> Result<Export> {
     // Taken before any await: the request's span, whatever a driver enters meanwhile.
     let span = tracing::Span::current();
     let filter = list_filter(&FilterParams {
@@ -163,6 +173,21 @@ pub async fn export(ctx: &AppContext, q: &ExportQuery) -> Result<Export> {
         source: q.source.as_deref(),
         flagged: q.flagged,
     })?;
+    // Before any row is read: an export whose entry cannot be written does not start.
+    let tx = ctx.db.begin().await?;
+    audit::record_and_commit(
+        tx,
+        ctx,
+        admin,
+        audit::Write {
+            action: "question.export",
+            target_type: "question",
+            target_id: None,
+            before: None,
+            after: serde_json::to_value(q).ok(),
+        },
+    )
+    .await?;
     let first = db::questions::export_batch(&ctx.db, &filter, None, EXPORT_BATCH).await?;
     let cursor = Cursor {
         db: ctx.db.clone(),
@@ -275,9 +300,10 @@ fn encode(
     Ok((bytes, n))
 }
 
-/// A question as a row of the 13 columns: distractors 1-5 (a question with more keeps
-/// its first five: the template has no more columns; JSON keeps all), the card's
-/// summary, deep dive and source (the template has no title column).
+/// A question as a row of the 13 columns: distractors 1-5 (a question stored before the
+/// limit with more keeps its first five: the template has no more columns; JSON keeps
+/// all), the card's summary, deep dive and source (the template has no title column).
+/// Every cell a spreadsheet would run as a formula is escaped ([`csv_cell`]).
 fn csv_row(q: &ExportedQuestion) -> [String; 13] {
     let distractor = |i: usize| q.distractors.get(i).cloned().unwrap_or_default();
     let card = q.knowledge_card.as_ref();
@@ -296,6 +322,7 @@ fn csv_row(q: &ExportedQuestion) -> [String; 13] {
         card.and_then(|c| c.deep_dive.clone()).unwrap_or_default(),
         card.and_then(|c| c.source_ref.clone()).unwrap_or_default(),
     ]
+    .map(csv_cell::escape)
 }
 
 #[cfg(test)]
@@ -370,15 +397,50 @@ mod tests {
         assert!(items[1].as_ref().unwrap().knowledge_card.is_none());
     }
 
+    /// Cells a spreadsheet would run carry a leading `'` in the file, and read back as
+    /// they were stored.
+    #[test]
+    fn formula_cells_are_escaped_and_read_back() {
+        let mut r = row("1", "=HYPERLINK(\"http://evil\")", true);
+        r.correct_answer = "-5".into();
+        r.distractors = r#"["+5","@5","'=quoted","5"]"#.into();
+        r.card_summary = Some("\tindented".into());
+        let csv = body(ExportFormat::Csv, vec![vec![r]]);
+        let data = csv.lines().nth(1).unwrap();
+        assert!(
+            data.contains("'=HYPERLINK") && data.contains(",'-5,'+5,'@5,''=quoted,5,"),
+            "{data}"
+        );
+        let items = super::super::import::parse_csv(csv.as_bytes()).unwrap();
+        let item = items[0].as_ref().unwrap();
+        assert_eq!(
+            item.stem.as_ref().unwrap().text,
+            "=HYPERLINK(\"http://evil\")"
+        );
+        assert_eq!(item.correct_answer.as_deref(), Some("-5"));
+        assert_eq!(
+            item.distractors.as_deref().unwrap(),
+            ["+5", "@5", "'=quoted", "5"]
+        );
+        // written quoted; read back trimmed, as the import trims every card field
+        assert!(csv.contains(",'\tindented,"), "{csv}");
+        let card = item.knowledge_card.as_ref().unwrap();
+        assert_eq!(card.summary.as_deref(), Some("indented"));
+    }
+
     /// The JSON export, joined over batches, is an import body whose items pass the
     /// import item rules.
     #[test]
     fn json_batches_join_into_an_import_body() {
+        let five = |mut r: QuestionRow| {
+            r.distractors = r#"["B","C\nc","D","E","F"]"#.into();
+            r
+        };
         let json = body(
             ExportFormat::Json,
             vec![
-                vec![row("1", "one", true), row("2", "two", false)],
-                vec![row("3", "three", true)],
+                vec![five(row("1", "one", true)), five(row("2", "two", false))],
+                vec![five(row("3", "three", true))],
             ],
         );
         let req: ImportRequest = serde_json::from_str(&json).unwrap();
@@ -386,7 +448,7 @@ mod tests {
         for v in &req.questions {
             let item: QuestionInput = serde_json::from_value(v.clone()).unwrap();
             let valid = check_item(&item).unwrap();
-            assert_eq!(valid.distractors.len(), 6);
+            assert_eq!(valid.distractors.len(), 5);
         }
         assert_eq!(req.questions[0]["knowledgeCard"]["title"], "T");
         assert!(req.questions[1].get("knowledgeCard").is_none());

@@ -1,5 +1,6 @@
 //! Bulk imports: JSON items and CSV (the 13-column template), previewed or applied.
 
+use super::csv_cell;
 use super::*;
 
 // ---------------------------------------------------------------------------------------
@@ -107,7 +108,8 @@ pub(super) fn parse_csv(body: &[u8]) -> Result<Vec<std::result::Result<QuestionI
 }
 
 fn csv_item(r: &csv::StringRecord) -> std::result::Result<QuestionInput, String> {
-    let col = |i: usize| r.get(i).unwrap_or("");
+    // The export's `'` before a formula-like cell is taken away (csv_cell).
+    let col = |i: usize| csv_cell::unescape(r.get(i).unwrap_or(""));
     let difficulty = match col(2).trim() {
         "" => None,
         d => Some(

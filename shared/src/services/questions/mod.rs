@@ -50,6 +50,7 @@ pub const CSV_HEADER: [&str; 13] = [
 ];
 
 mod checks;
+mod csv_cell;
 mod export;
 mod import;
 mod reading;
@@ -75,6 +76,7 @@ pub use writing::{batch, create, delete, set_status, update};
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct Stem {
+    /// 1-1,000 characters.
     pub text: String,
 }
 
@@ -283,10 +285,13 @@ async fn store_card(
 #[derive(Clone, Debug, Default, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CardInput {
+    /// Up to 200 characters.
     pub title: Option<String>,
-    /// Required when the card is created.
+    /// Required when the card is created; up to 500 characters.
     pub summary: Option<String>,
+    /// Up to 5,000 characters.
     pub deep_dive: Option<String>,
+    /// Up to 500 characters.
     pub source_ref: Option<String>,
 }
 
@@ -298,8 +303,9 @@ pub struct QuestionInput {
     pub stem: Option<Stem>,
     /// text, image, video or audio.
     pub content_type: Option<String>,
+    /// 1-200 characters.
     pub correct_answer: Option<String>,
-    /// At least 2 non-empty strings.
+    /// 2-5 non-empty strings of up to 200 characters each.
     pub distractors: Option<Vec<String>>,
     pub category_id: Option<String>,
     /// 1-5, default 1.

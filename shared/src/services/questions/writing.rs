@@ -84,11 +84,11 @@ pub async fn update(
         },
         None => None,
     };
-    if let Some(card) = &patch.knowledge_card
-        && card.summary.is_some()
-        && non_empty(card.summary.as_deref()).is_none()
-    {
-        errors.push("knowledgeCard.summary must not be empty".into());
+    if let Some(card) = &patch.knowledge_card {
+        if card.summary.is_some() && non_empty(card.summary.as_deref()).is_none() {
+            errors.push("knowledgeCard.summary must not be empty".into());
+        }
+        check_card_lengths(card, &mut errors);
     }
     if let Some(cat) = category_id.as_deref().filter(|c| !c.is_empty())
         && !missing_categories(ctx, &[cat]).await?.is_empty()
