@@ -67,8 +67,9 @@ run_engine() {
     --include-path-regex "$session_enders"
   echo "== $engine: admin API"
   # A password reset of the fuzzing admin's own account (its id is in the listings the
-  # fuzzer reads) or a password change ends its tokens: those routes run last too.
-  local admin_session_enders='^/v1/admin/(admins/[^/]+/reset-password|change-password)$'
+  # fuzzer reads), a password change or turning MFA on ends its tokens: those routes run
+  # last too.
+  local admin_session_enders='^/v1/admin/(admins/[^/]+/reset-password|change-password|mfa/enable)$'
   st_signed_in "$admin/v1/admin/openapi.json" --url "$admin" -H "Authorization: Bearer $atoken" \
     -c not_a_server_error,response_schema_conformance "${common[@]}" \
     --exclude-path-regex "$admin_session_enders"

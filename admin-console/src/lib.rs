@@ -25,7 +25,7 @@ use axum::Router;
 use shared::config::Settings;
 use shared::context::AppContext;
 use shared::metrics::Metrics;
-use shared::services::admin_auth;
+use shared::services::{admin_auth, admin_mfa};
 
 #[derive(Clone)]
 pub struct AppState {
@@ -57,9 +57,12 @@ pub fn app(state: AppState, metrics: Arc<Metrics>) -> Router {
     shared::http::with_common_layers(router, probe.with_state(state), metrics)
 }
 
-/// Creates the bootstrap super_admin if no admin exists yet; a generated password is
-/// printed once on standard error (never through the structured log).
+/// Seals TOTP secrets stored before `SECRETS_KEY` (refusing to start when the key does
+/// not open the sealed ones), then creates the bootstrap super_admin if no admin exists
+/// yet; a generated password is printed once on standard error (never through the
+/// structured log).
 pub async fn bootstrap_admin(ctx: &AppContext) -> anyhow::Result<()> {
+    admin_mfa::seal_stored_secrets(ctx).await?;
     if let Some(password) = admin_auth::bootstrap(ctx).await? {
         eprintln!(
             "admin-console: created super_admin '{}' with the generated password: {password}\n\

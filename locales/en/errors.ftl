@@ -204,6 +204,7 @@ err-too-many-requests-slow-down = too many requests; slow down
 err-too-many-sign-in-attempts-slow-down = too many sign-in attempts; slow down
 err-too-many-sign-ins-at-once-try-again-in-a-moment = too many sign-ins at once; try again in a moment
 err-too-many-verification-codes-requested-try-again-later = too many verification codes requested, try again later
+err-too-many-wrong-mfa-codes-this-account-s-codes-are-refused-f = too many wrong MFA codes: this account's codes are refused for an hour, or until a super_admin resets its MFA
 err-track-not-found = track not found
 err-trackid-is-required = trackId is required
 err-unknown-player = unknown player

@@ -203,6 +203,7 @@ err-too-many-requests-slow-down = 请求过于频繁，请稍后再试
 err-too-many-sign-in-attempts-slow-down = 登录尝试过于频繁，请稍后再试
 err-too-many-sign-ins-at-once-try-again-in-a-moment = 同时登录的请求过多，请稍候再试
 err-too-many-verification-codes-requested-try-again-later = 请求验证码过于频繁，请稍后再试
+err-too-many-wrong-mfa-codes-this-account-s-codes-are-refused-f = 两步验证码错误次数过多：该账号的验证码将在一小时内被拒绝，或直到超级管理员重置其两步验证
 err-track-not-found = 未找到该学习路线
 err-trackid-is-required = trackId 为必填项
 err-unknown-player = 未知玩家

@@ -105,6 +105,10 @@ fn production_refuses_to_start_without_secrets_or_with_dev_features() {
     assert_eq!(code, Some(2));
     assert!(stderr.contains("JWT_SECRET is required"), "{stderr}");
     assert!(stderr.contains("ADMIN_JWT_SECRET is required"), "{stderr}");
+    assert!(
+        stderr.contains("SECRETS_KEY is required when APP_ENV=production"),
+        "{stderr}"
+    );
     let (code, stderr) = run_to_exit(
         EXE,
         &[

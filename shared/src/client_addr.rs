@@ -124,6 +124,27 @@ impl<S: ClientAddressSource + Send + Sync> FromRequestParts<S> for ClientAddress
     }
 }
 
+/// Extractor: the client's whole address, as the audit log records it (limits count
+/// [`ClientAddress`]'s key instead); `0.0.0.0` only without a peer (never on a socket).
+pub struct ClientIp(pub IpAddr);
+
+impl<S: ClientAddressSource + Send + Sync> FromRequestParts<S> for ClientIp {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        let peer = parts
+            .extensions
+            .get::<ConnectInfo<SocketAddr>>()
+            .map(|c| c.0);
+        Ok(Self(
+            state
+                .client_address_rule()
+                .client_address(&parts.headers, peer)
+                .unwrap_or(IpAddr::from([0, 0, 0, 0])),
+        ))
+    }
+}
+
 /// What a per-address limit counts: one IPv4 address, or one IPv6 /64 network.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum LimitKey {

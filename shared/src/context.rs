@@ -10,6 +10,7 @@ use crate::db::Db;
 use crate::providers::ProviderClients;
 use crate::rank_index::{RankIndex, RankUpdate};
 use crate::region_catalog::RegionCatalog;
+use crate::secrets_key::SecretsKey;
 use crate::tokens::TokenKeys;
 
 pub struct AppContext {
@@ -21,6 +22,8 @@ pub struct AppContext {
     pub clock: Clock,
     /// Signing keys of player and admin tokens.
     pub tokens: TokenKeys,
+    /// Seals and opens the secrets stored at rest (admins' TOTP secrets).
+    pub secrets_key: SecretsKey,
     /// The region catalogue, cached in-process.
     pub regions: RegionCatalog,
     /// Clients of the SMS, HUAWEI ID and Apple services this server is configured for.

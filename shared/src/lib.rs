@@ -22,6 +22,8 @@
 //!   records, hearts/attempts/streaks, board keys and other closed sets.
 //! - [`tokens`]: player and admin JWTs, refresh-token material.
 //! - [`password`]: argon2 hashing off the async runtime.
+//! - [`secrets_key`]: secrets the service reads back (TOTP), sealed at rest with
+//!   AES-256-GCM under `SECRETS_KEY`.
 //! - [`client_addr`], [`attempt_limiter`]: the client address limits count, and
 //!   per-address buckets of one process.
 //! - [`providers`]: clients of Aliyun SMS verification, HUAWEI ID and Sign in with Apple.
@@ -57,6 +59,7 @@ pub mod password;
 pub mod providers;
 pub mod rank_index;
 pub mod region_catalog;
+pub mod secrets_key;
 pub mod services;
 pub mod telemetry;
 pub mod tokens;

@@ -13,6 +13,7 @@ both_engines!(
     the_last_super_admin_stays,
     concurrent_demotions_keep_one_super_admin,
     change_password_ends_other_tokens,
+    a_wrong_current_password_counts_as_a_failed_sign_in,
     bans_reach_the_player_api_at_once,
     stats_feedback_providers_and_audit_log,
 );
@@ -406,6 +407,66 @@ async fn change_password_ends_other_tokens(app: TestApp) {
         .ok();
 }
 
+async fn a_wrong_current_password_counts_as_a_failed_sign_in(app: TestApp) {
+    let (token, _, _) = app.admin_login().await;
+    async fn change_with(app: &TestApp, current: &str, token: &str) -> Resp {
+        let body = json!({"currentPassword": current, "newPassword": "brand-new-pass"});
+        call(
+            app,
+            Method::PUT,
+            "/v1/admin/change-password",
+            Some(body),
+            token,
+        )
+        .await
+    }
+    let change = |current: &str, token: &str| {
+        let (current, token) = (current.to_string(), token.to_string());
+        let app = &app;
+        async move { change_with(app, &current, &token).await }
+    };
+    // Four wrong current passwords and a wrong sign-in fill the username's minute ...
+    for _ in 0..4 {
+        change("wrong-password", &token)
+            .await
+            .assert_error(401, "UNAUTHORIZED");
+    }
+    login(&app, &app.admin_username, "wrong-password")
+        .await
+        .assert_error(401, "UNAUTHORIZED");
+    // ... so the next try is refused before the password is looked at, even the right one.
+    let r = change(&app.admin_password, &token).await;
+    r.assert_error(429, "RATE_LIMITED");
+    let secs: u64 = r.headers["retry-after"].to_str().unwrap().parse().unwrap();
+    assert!((1..=60).contains(&secs), "Retry-After {secs}");
+    login(&app, &app.admin_username, &app.admin_password)
+        .await
+        .assert_error(429, "RATE_LIMITED");
+    // A minute on: nothing was changed, and a right current password takes no place.
+    app.clock.advance(chrono::Duration::seconds(61));
+    for _ in 0..4 {
+        change("wrong-password", &token)
+            .await
+            .assert_error(401, "UNAUTHORIZED");
+    }
+    let changed = change(&app.admin_password, &token).await;
+    let fresh = changed.ok()["tokens"]["accessToken"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    change("wrong-password", &fresh)
+        .await
+        .assert_error(401, "UNAUTHORIZED");
+    login(&app, &app.admin_username, "brand-new-pass")
+        .await
+        .assert_error(429, "RATE_LIMITED");
+    // Ten minutes on, the address's window (ten failures from it) has ended too.
+    app.clock.advance(chrono::Duration::seconds(601));
+    login(&app, &app.admin_username, "brand-new-pass")
+        .await
+        .ok();
+}
+
 async fn bans_reach_the_player_api_at_once(app: TestApp) {
     let (token, _, _) = app.admin_login().await;
     let (player, player_token, _) = app.guest("d-banned").await;
@@ -649,7 +710,12 @@ async fn stats_feedback_providers_and_audit_log(app: TestApp) {
     assert_eq!(entries[0]["after"]["isBanned"], true);
     assert!(entries[0]["createdAt"].as_str().is_some());
     assert_eq!(entries[1]["action"], "auth_providers.update");
-    assert_eq!(log.body["pagination"]["total"], 2);
+    // the sign-in that made `token` is there too, with its address
+    assert_eq!(entries[2]["action"], "admin.login");
+    assert_eq!(entries[2]["targetId"], admin_id.as_str());
+    assert_eq!(entries[2]["after"]["channel"], "api");
+    assert_eq!(entries[2]["after"]["clientAddress"], "127.0.0.1");
+    assert_eq!(log.body["pagination"]["total"], 3);
     app.admin_get("/v1/admin/audit-log?limit=51", Some(&token))
         .await
         .assert_error(400, "VALIDATION_ERROR");

@@ -9,6 +9,10 @@ use tests::{Engine, Resp, Service, TestApp, both_engines, both_engines_raw, both
 
 both_engines!(
     secrets_are_never_kept_by_caches,
+    turning_mfa_on_ends_every_other_session,
+    ten_wrong_codes_lock_the_codes_for_an_hour,
+    a_super_admins_reset_lifts_a_lock_audited,
+    totp_secrets_are_sealed_and_older_plain_ones_sealed_at_start,
     sixth_failure_of_a_username_is_throttled_even_with_the_right_password,
     successes_never_count_and_clear_the_usernames_failures,
     concurrent_wrong_guesses_judge_at_most_five,
@@ -19,7 +23,12 @@ both_engines!(
 
 both_engines_with!(forwarded; eleven_failures_from_one_address_are_throttled_across_usernames);
 
-both_engines_raw!(a_flood_of_attempts_is_refused_before_the_database);
+both_engines_raw!(
+    a_flood_of_attempts_is_refused_before_the_database,
+    a_secrets_key_that_does_not_open_the_secrets_stops_the_console,
+);
+
+both_engines_with!(forwarded; sign_ins_are_audited_with_the_client_address_and_bounded);
 
 both_engines_with!(require_mfa; require_mfa_holds_super_admins_to_the_setup_routes);
 
@@ -286,8 +295,9 @@ async fn call(app: &TestApp, method: Method, path: &str, body: Option<Value>, to
 }
 
 /// Enrols `token`'s admin (set-up, then enable with the code of `t0`'s step, which is
-/// then spent); returns the secret and the recovery codes.
-pub async fn enrol(app: &TestApp, token: &str, t0: i64) -> (String, Vec<String>) {
+/// then spent); returns the secret, the recovery codes and the fresh access token the
+/// enabling answered (`token` has ended with every other session of the admin).
+pub async fn enrol(app: &TestApp, token: &str, t0: i64) -> (String, Vec<String>, String) {
     let setup = call(app, Method::POST, "/v1/admin/mfa/setup", None, token).await;
     let secret = setup.ok()["secret"].as_str().unwrap().to_string();
     let enabled = call(
@@ -304,7 +314,11 @@ pub async fn enrol(app: &TestApp, token: &str, t0: i64) -> (String, Vec<String>)
         .iter()
         .map(|c| c.as_str().unwrap().to_string())
         .collect();
-    (secret, codes)
+    let fresh = enabled.ok()["tokens"]["accessToken"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    (secret, codes, fresh)
 }
 
 async fn mfa_enrolment_sign_in_replay_recovery_and_disable(app: TestApp) {
@@ -363,6 +377,11 @@ async fn mfa_enrolment_sign_in_replay_recovery_and_disable(app: TestApp) {
         .map(|c| c.as_str().unwrap().to_string())
         .collect();
     assert_eq!(codes.len(), 10);
+    // The session that turned MFA on carries on with the answer's fresh tokens.
+    let token = enabled.ok()["tokens"]["accessToken"]
+        .as_str()
+        .unwrap()
+        .to_string();
     // Stored hashed, never as given; the secret is nowhere but in admin_mfa.
     let stored = app
         .text("SELECT code_hash FROM admin_recovery_codes LIMIT 1", &[])
@@ -372,9 +391,15 @@ async fn mfa_enrolment_sign_in_replay_recovery_and_disable(app: TestApp) {
     call(&app, Method::POST, "/v1/admin/mfa/setup", None, &token)
         .await
         .assert_error(409, "CONFLICT");
-    enable(totp_code(&secret, t0, 0))
-        .await
-        .assert_error(409, "CONFLICT");
+    call(
+        &app,
+        Method::POST,
+        "/v1/admin/mfa/enable",
+        Some(json!({"code": totp_code(&secret, t0, 0)})),
+        &token,
+    )
+    .await
+    .assert_error(409, "CONFLICT");
     let account = call(
         &app,
         Method::GET,
@@ -501,7 +526,7 @@ async fn mfa_enrolment_sign_in_replay_recovery_and_disable(app: TestApp) {
 async fn concurrent_sign_ins_with_one_code_succeed_once(app: TestApp) {
     let t0 = fresh_totp_step().await;
     let (token, _, _) = app.admin_login().await;
-    let (secret, _) = enrol(&app, &token, t0).await;
+    let (secret, _, _) = enrol(&app, &token, t0).await;
     let code = totp_code(&secret, t0, 1);
     let body =
         json!({"username": app.admin_username, "password": app.admin_password, "totpCode": code});
@@ -537,8 +562,8 @@ async fn require_mfa_holds_super_admins_to_the_setup_routes(app: TestApp) {
         .await;
     let token = pair.ok()["accessToken"].as_str().unwrap().to_string();
     app.admin_get("/v1/admin/mfa", Some(&token)).await.ok();
-    let (secret, _) = enrol(&app, &token, t0).await;
-    // With MFA on, the same token reaches everything.
+    let (secret, _, token) = enrol(&app, &token, t0).await;
+    // With MFA on, the enabling session's fresh token reaches everything.
     app.admin_get("/v1/admin/admins", Some(&token)).await.ok();
     // A plain admin is not held back.
     let created = call(
@@ -592,7 +617,10 @@ async fn super_admin_resets_another_admins_mfa_audited(app: TestApp) {
     )
     .await;
     let editor_token = editor.ok()["accessToken"].as_str().unwrap().to_string();
-    enrol(&app, &editor_token, t0).await;
+    let (_, _, editor_token) = enrol(&app, &editor_token, t0).await;
+    app.admin_get("/v1/admin/stats", Some(&editor_token))
+        .await
+        .ok();
     login(
         &app,
         json!({"username": "editor-1", "password": "editor-pass-1"}),
@@ -770,5 +798,435 @@ async fn secrets_are_never_kept_by_caches(app: TestApp) {
             .get("cache-control")
             .map(|v| v.to_str().unwrap()),
         Some("no-store")
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// Issue 28: sessions after MFA, the wrong-code lock, sealed secrets, audited sign-ins
+
+/// A 6-digit code that is none of the secret's codes around `t0` (a wrong guess).
+fn wrong_code(secret: &str, t0: i64) -> String {
+    let near: Vec<String> = (-1..=2).map(|k| totp_code(secret, t0, k)).collect();
+    (0..)
+        .map(|n| format!("{n:06}"))
+        .find(|c| !near.contains(c))
+        .unwrap()
+}
+
+/// A sign-in body with a second factor (`totpCode` or `recoveryCode`).
+fn with_factor(username: &str, password: &str, field: &str, code: &str) -> Value {
+    let mut body = json!({"username": username, "password": password});
+    body[field] = json!(code);
+    body
+}
+
+/// The audit entries of `action` (newest first).
+async fn audited(app: &TestApp, token: &str, action: &str) -> Vec<Value> {
+    let log = call(
+        app,
+        Method::GET,
+        "/v1/admin/audit-log?limit=50",
+        None,
+        token,
+    )
+    .await;
+    log.ok()
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["action"] == action)
+        .cloned()
+        .collect()
+}
+
+async fn turning_mfa_on_ends_every_other_session(app: TestApp) {
+    let t0 = fresh_totp_step().await;
+    let (token, refresh, _) = app.admin_login().await;
+    let (other, other_refresh, _) = app.admin_login().await;
+    let mut browser = app.console_signed_in().await;
+    let setup = call(&app, Method::POST, "/v1/admin/mfa/setup", None, &token).await;
+    let secret = setup.ok()["secret"].as_str().unwrap().to_string();
+    // Setting up changes nothing yet.
+    app.admin_get("/v1/admin/mfa", Some(&other)).await.ok();
+    browser.get("/console").await.assert_status(200);
+    let enabled = call(
+        &app,
+        Method::POST,
+        "/v1/admin/mfa/enable",
+        Some(json!({"code": totp_code(&secret, t0, 0)})),
+        &token,
+    )
+    .await;
+    let fresh = enabled.ok()["tokens"]["accessToken"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let fresh_refresh = enabled.ok()["tokens"]["refreshToken"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // Every session made with the password alone has ended: access and refresh tokens,
+    // the console session.
+    for old in [&token, &other] {
+        app.admin_get("/v1/admin/mfa", Some(old))
+            .await
+            .assert_error(401, "UNAUTHORIZED");
+    }
+    for old in [&refresh, &other_refresh] {
+        app.admin_post("/v1/admin/refresh", json!({"refreshToken": old}), None)
+            .await
+            .assert_error(401, "UNAUTHORIZED");
+    }
+    let gone = browser.get("/console").await;
+    gone.assert_status(303);
+    assert_eq!(gone.location(), Some("/console/login"));
+    // The caller carries on with the answer's pair.
+    let status = app.admin_get("/v1/admin/mfa", Some(&fresh)).await;
+    assert_eq!(status.ok()["mfaEnabled"], true);
+    app.admin_post(
+        "/v1/admin/refresh",
+        json!({"refreshToken": fresh_refresh}),
+        None,
+    )
+    .await
+    .ok();
+}
+
+/// Ten minutes and a second of the service clock: both sign-in throttle windows (per
+/// username a minute, per address ten) have ended, the wrong-code run's hour has not.
+fn next_throttle_windows(app: &TestApp) {
+    app.clock.advance(chrono::Duration::seconds(601));
+}
+
+/// Sends `n` wrong codes through the sign-in, five per window of the sign-in throttle
+/// (which they fill), each refused as a wrong code; the windows move on after the last.
+async fn send_wrong_codes(app: &TestApp, username: &str, password: &str, code: &str, n: usize) {
+    for i in 0..n {
+        if i > 0 && i % 5 == 0 {
+            next_throttle_windows(app);
+        }
+        login(app, with_factor(username, password, "totpCode", code))
+            .await
+            .assert_error(401, "UNAUTHORIZED");
+    }
+    next_throttle_windows(app);
+}
+
+#[track_caller]
+fn assert_codes_locked(r: &Resp) {
+    r.assert_error(429, "RATE_LIMITED");
+    assert!(
+        r.body["error"]["message"].as_str().unwrap().contains("MFA"),
+        "{}",
+        r.body
+    );
+    let secs: u64 = r.headers["retry-after"].to_str().unwrap().parse().unwrap();
+    // what is left of the lock's hour, not a throttle window (at most ten minutes)
+    assert!((1200..=3600).contains(&secs), "Retry-After {secs}");
+}
+
+async fn ten_wrong_codes_lock_the_codes_for_an_hour(app: TestApp) {
+    let t0 = fresh_totp_step().await;
+    let (token, _, root_id) = app.admin_login().await;
+    let (secret, codes, token) = enrol(&app, &token, t0).await;
+    let (user, pass) = (app.admin_username.clone(), app.admin_password.clone());
+    let wrong = wrong_code(&secret, t0);
+    // Nine wrong codes: eight at sign-in, one turning MFA off (it counts too) ...
+    send_wrong_codes(&app, &user, &pass, &wrong, 8).await;
+    call(
+        &app,
+        Method::POST,
+        "/v1/admin/mfa/disable",
+        Some(json!({"code": wrong})),
+        &token,
+    )
+    .await
+    .assert_error(400, "VALIDATION_ERROR");
+    // ... and a wrong recovery code, the tenth within the hour: judged, then locked.
+    login(
+        &app,
+        with_factor(&user, &pass, "recoveryCode", "aaaa-bbbb-cccc-dddd"),
+    )
+    .await
+    .assert_error(401, "UNAUTHORIZED");
+    next_throttle_windows(&app);
+    // Now even the right code, a recovery code, and turning MFA off are refused.
+    let r = login(
+        &app,
+        with_factor(&user, &pass, "totpCode", &totp_code(&secret, t0, 1)),
+    )
+    .await;
+    assert_codes_locked(&r);
+    let r = login(&app, with_factor(&user, &pass, "recoveryCode", &codes[0])).await;
+    assert_codes_locked(&r);
+    let r = call(
+        &app,
+        Method::POST,
+        "/v1/admin/mfa/disable",
+        Some(json!({"code": codes[1]})),
+        &token,
+    )
+    .await;
+    assert_codes_locked(&r);
+    // The lock is audited once, by the service, on the admin.
+    let locks = audited(&app, &token, "admin.mfa_lock").await;
+    assert_eq!(locks.len(), 1, "{locks:?}");
+    assert_eq!(locks[0]["targetId"], root_id.as_str());
+    assert_eq!(locks[0]["actorUsername"], "system");
+    assert_eq!(locks[0]["after"]["wrongCodes"], 10);
+    let failed = audited(&app, &token, "admin.login_failed").await;
+    let reasons = |reason: &str| {
+        failed
+            .iter()
+            .filter(|e| e["after"]["reason"] == reason)
+            .count()
+    };
+    assert_eq!((reasons("mfa_code"), reasons("mfa_locked")), (9, 2));
+    // The locked attempts spent nothing: an hour on, the same codes sign in.
+    app.clock.advance(chrono::Duration::minutes(60));
+    let signed_in = login(
+        &app,
+        with_factor(&user, &pass, "totpCode", &totp_code(&secret, t0, 1)),
+    )
+    .await;
+    let fresh = signed_in.ok()["accessToken"].as_str().unwrap().to_string();
+    login(&app, with_factor(&user, &pass, "recoveryCode", &codes[0]))
+        .await
+        .ok();
+    let status = app.admin_get("/v1/admin/mfa", Some(&fresh)).await;
+    assert_eq!(status.ok()["recoveryCodesLeft"], 9);
+    // and a new run of wrong codes starts from one
+    login(&app, with_factor(&user, &pass, "totpCode", &wrong))
+        .await
+        .assert_error(401, "UNAUTHORIZED");
+}
+
+async fn a_super_admins_reset_lifts_a_lock_audited(app: TestApp) {
+    let t0 = fresh_totp_step().await;
+    let (token, _, _) = app.admin_login().await;
+    let created = call(
+        &app,
+        Method::POST,
+        "/v1/admin/admins",
+        Some(json!({"username": "editor-1", "password": "editor-pass-1", "role": "admin"})),
+        &token,
+    )
+    .await;
+    let editor_id = created.ok()["id"].as_str().unwrap().to_string();
+    let editor = login(
+        &app,
+        json!({"username": "editor-1", "password": "editor-pass-1"}),
+    )
+    .await;
+    let editor_token = editor.ok()["accessToken"].as_str().unwrap().to_string();
+    let (secret, _, _) = enrol(&app, &editor_token, t0).await;
+    send_wrong_codes(
+        &app,
+        "editor-1",
+        "editor-pass-1",
+        &wrong_code(&secret, t0),
+        10,
+    )
+    .await;
+    let r = login(
+        &app,
+        with_factor(
+            "editor-1",
+            "editor-pass-1",
+            "totpCode",
+            &totp_code(&secret, t0, 1),
+        ),
+    )
+    .await;
+    assert_codes_locked(&r);
+    // A super_admin's reset lifts the lock with the factor: the password signs in.
+    call(
+        &app,
+        Method::DELETE,
+        &format!("/v1/admin/admins/{editor_id}/mfa"),
+        None,
+        &token,
+    )
+    .await
+    .ok();
+    login(
+        &app,
+        json!({"username": "editor-1", "password": "editor-pass-1"}),
+    )
+    .await
+    .ok();
+    let resets = audited(&app, &token, "admin.mfa_reset").await;
+    assert_eq!(resets.len(), 1);
+    assert_eq!(resets[0]["targetId"], editor_id.as_str());
+    assert!(
+        resets[0]["before"]["mfaCodesLockedUntil"].is_string(),
+        "{}",
+        resets[0]
+    );
+    assert_eq!(audited(&app, &token, "admin.mfa_lock").await.len(), 1);
+}
+
+async fn totp_secrets_are_sealed_and_older_plain_ones_sealed_at_start(app: TestApp) {
+    let t0 = fresh_totp_step().await;
+    let (token, _, admin_id) = app.admin_login().await;
+    let setup = call(&app, Method::POST, "/v1/admin/mfa/setup", None, &token).await;
+    let secret = setup.ok()["secret"].as_str().unwrap().to_string();
+    let stored = |column: &'static str| {
+        let sql = match column {
+            "pending" => "SELECT pending_secret FROM admin_mfa",
+            _ => "SELECT secret FROM admin_mfa",
+        };
+        app.text(sql, &[])
+    };
+    // The pending secret is sealed already; the set-up page still shows it.
+    let pending = stored("pending").await;
+    assert!(
+        pending.starts_with("v1.") && !pending.contains(&secret),
+        "{pending}"
+    );
+    let again = call(&app, Method::GET, "/v1/admin/mfa", None, &token).await;
+    assert_eq!(again.ok()["pending"], true);
+    let enabled = call(
+        &app,
+        Method::POST,
+        "/v1/admin/mfa/enable",
+        Some(json!({"code": totp_code(&secret, t0, 0)})),
+        &token,
+    )
+    .await;
+    enabled.ok();
+    let sealed = stored("confirmed").await;
+    assert!(
+        sealed.starts_with("v1.") && !sealed.contains(&secret),
+        "{sealed}"
+    );
+    // A secret stored before sealing (as an older version wrote it) still signs in ...
+    app.exec(
+        "UPDATE admin_mfa SET secret = $1, last_used_step = 0 WHERE admin_id = $2",
+        &[&secret, &admin_id],
+    )
+    .await;
+    let (user, pass) = (app.admin_username.clone(), app.admin_password.clone());
+    login(
+        &app,
+        with_factor(&user, &pass, "totpCode", &totp_code(&secret, t0, 0)),
+    )
+    .await
+    .ok();
+    // ... and the console's start seals it, once, in place.
+    admin_console::bootstrap_admin(&app.ctx).await.unwrap();
+    let resealed = stored("confirmed").await;
+    assert!(
+        resealed.starts_with("v1.") && !resealed.contains(&secret),
+        "{resealed}"
+    );
+    admin_console::bootstrap_admin(&app.ctx).await.unwrap();
+    assert_eq!(stored("confirmed").await, resealed);
+    login(
+        &app,
+        with_factor(&user, &pass, "totpCode", &totp_code(&secret, t0, 1)),
+    )
+    .await
+    .ok();
+}
+
+async fn a_secrets_key_that_does_not_open_the_secrets_stops_the_console(engine: Engine) {
+    const KEY: &str = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=";
+    const OTHER_KEY: &str = "ZmVkY2JhOTg3NjU0MzIxMGZlZGNiYTk4NzY1NDMyMTA=";
+    let app = TestApp::spawn_with(engine, &[("SECRETS_KEY", KEY.to_string())]).await;
+    let t0 = fresh_totp_step().await;
+    let (token, _, _) = app.admin_login().await;
+    enrol(&app, &token, t0).await;
+    let start = |key: &'static str| {
+        let url = app.database.url.clone();
+        async move {
+            let settings =
+                tests::settings_with(&[("DATABASE_URL", url), ("SECRETS_KEY", key.to_string())]);
+            let ctx = shared::context::AppContext::start(settings, shared::clock::Clock::system())
+                .await
+                .unwrap();
+            admin_console::bootstrap_admin(&ctx).await
+        }
+    };
+    let refused = start(OTHER_KEY).await.unwrap_err().to_string();
+    assert!(
+        refused.contains("SECRETS_KEY does not open the stored TOTP secrets of 1 admin"),
+        "{refused}"
+    );
+    assert!(!refused.contains(OTHER_KEY) && !refused.contains(KEY));
+    start(KEY).await.unwrap();
+}
+
+async fn sign_ins_are_audited_with_the_client_address_and_bounded(app: TestApp) {
+    let (user, pass) = (app.admin_username.clone(), app.admin_password.clone());
+    let ok = login_from(&app, "203.0.113.9", &user, &pass).await;
+    let token = ok.ok()["accessToken"].as_str().unwrap().to_string();
+    let root_id = ok.ok()["admin"]["id"].as_str().unwrap().to_string();
+    login_from(&app, "198.51.100.7", &user, "wrong-password")
+        .await
+        .assert_error(401, "UNAUTHORIZED");
+    // A password typed into the username field is never stored.
+    login_from(
+        &app,
+        "2001:db8:1:2::7",
+        "Hunter2-typed-here",
+        "wrong-password",
+    )
+    .await
+    .assert_error(401, "UNAUTHORIZED");
+    // Refused before judging (malformed): not audited.
+    login_from(&app, "198.51.100.7", &user, "short")
+        .await
+        .assert_error(400, "VALIDATION_ERROR");
+
+    let signed_in = audited(&app, &token, "admin.login").await;
+    assert_eq!(signed_in.len(), 1, "{signed_in:?}");
+    assert_eq!(signed_in[0]["targetId"], root_id.as_str());
+    assert_eq!(signed_in[0]["actorUsername"], user.as_str());
+    assert_eq!(
+        signed_in[0]["after"],
+        json!({"channel": "api", "clientAddress": "203.0.113.9"})
+    );
+    let failed = audited(&app, &token, "admin.login_failed").await;
+    assert_eq!(failed.len(), 2, "{failed:?}");
+    // newest first: the unknown username (the whole IPv6 address), then the wrong password
+    assert!(failed[0]["targetId"].is_null());
+    assert_eq!(failed[0]["actorUsername"], "anonymous");
+    assert_eq!(failed[0]["after"]["clientAddress"], "2001:db8:1:2::7");
+    assert_eq!(failed[1]["targetId"], root_id.as_str());
+    assert_eq!(
+        failed[1]["after"],
+        json!({"channel": "api", "clientAddress": "198.51.100.7", "reason": "password"})
+    );
+    assert_eq!(
+        app.scalar(
+            "SELECT count(*) FROM audit_log WHERE actor_username LIKE '%Hunter2%'
+                OR after_state LIKE '%Hunter2%' OR COALESCE(target_id, '') LIKE '%Hunter2%'",
+            &[],
+        )
+        .await,
+        0
+    );
+    // The console's sign-in is audited the same, as its channel.
+    let mut browser = app.console();
+    browser.sign_in(&user, &pass).await;
+    let signed_in = audited(&app, &token, "admin.login").await;
+    assert_eq!(signed_in[0]["after"]["channel"], "console");
+    assert_eq!(signed_in[0]["after"]["clientAddress"], "127.0.0.1");
+
+    // A flood from one address adds no more entries than the throttle judges: 10.
+    let flood = "192.0.2.50";
+    for i in 0..30 {
+        let r = login_from(&app, flood, &format!("guess-{i}"), "wrong-password").await;
+        assert!(matches!(r.status, 401 | 429), "{}", r.status);
+    }
+    assert_eq!(
+        app.scalar(
+            "SELECT count(*) FROM audit_log
+             WHERE action = 'admin.login_failed' AND after_state LIKE '%192.0.2.50%'",
+            &[],
+        )
+        .await,
+        10
     );
 }

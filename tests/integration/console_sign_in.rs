@@ -21,6 +21,9 @@ both_engines!(
     console_sign_in_is_throttled_with_the_api,
     mfa_page_enrols_with_an_inline_qr_code_and_sign_in_needs_the_code,
     super_admin_resets_mfa_from_the_admins_screen,
+    turning_mfa_on_in_the_console_keeps_this_session_only,
+    a_dump_of_the_console_sessions_signs_nobody_in,
+    the_change_password_form_is_throttled_with_sign_in,
 );
 
 both_engines_with!(require_mfa; require_mfa_sends_a_super_admin_to_the_mfa_page);
@@ -426,4 +429,115 @@ async fn super_admin_resets_mfa_from_the_admins_screen(app: TestApp) {
         .post(&format!("/console/admins/{root_id}/reset-mfa"), &[])
         .await
         .assert_status(403);
+}
+
+async fn turning_mfa_on_in_the_console_keeps_this_session_only(app: TestApp) {
+    let t0 = fresh_totp_step().await;
+    let (token, _, _) = app.admin_login().await;
+    let mut other = app.console_signed_in().await;
+    let mut browser = app.console_signed_in().await;
+    let started = browser.post("/console/mfa/setup", &[]).await;
+    let page = browser.follow(&started).await;
+    let secret = text_of(&page, "mfa-secret");
+    browser
+        .post(
+            "/console/mfa/enable",
+            &[("code", &totp_code(&secret, t0, 0))],
+        )
+        .await
+        .assert_status(200)
+        .assert_contains("recovery-codes");
+    // This browser carries on, forms included ...
+    browser.get("/console").await.assert_status(200);
+    browser.get("/console/providers").await;
+    browser
+        .post(
+            "/console/providers/toggle",
+            &[("id", "wechat"), ("enabled", "false")],
+        )
+        .await
+        .assert_status(303);
+    // ... every other session of the admin has ended.
+    let gone = other.get("/console").await;
+    gone.assert_status(303);
+    assert_eq!(gone.location(), Some("/console/login"));
+    app.admin_get("/v1/admin/mfa", Some(&token))
+        .await
+        .assert_error(401, "UNAUTHORIZED");
+}
+
+async fn a_dump_of_the_console_sessions_signs_nobody_in(app: TestApp) {
+    let mut browser = app.console();
+    browser.get("/console/login").await;
+    let signed_in = browser
+        .post(
+            "/console/login",
+            &[
+                ("username", &app.admin_username),
+                ("password", &app.admin_password),
+            ],
+        )
+        .await;
+    signed_in.assert_status(303);
+    let id = session_cookie(signed_in.header("set-cookie").unwrap());
+    // Stored under its SHA-256, never as the cookie carries it.
+    let stored = app.text("SELECT id FROM console_sessions", &[]).await;
+    assert_ne!(stored, id);
+    assert_eq!(stored, shared::tokens::hash_token(&id));
+    let with_cookie = |value: String| {
+        app.console()
+            .client
+            .get(format!("{}/console", app.admin_url))
+            .header("cookie", format!("quiz_console={value}"))
+            .send()
+    };
+    // What a dump shows signs nobody in; the cookie does.
+    let dumped = with_cookie(stored).await.unwrap();
+    assert_eq!(dumped.status(), 303);
+    assert_eq!(dumped.headers()["location"], "/console/login");
+    assert_eq!(with_cookie(id).await.unwrap().status(), 200);
+    assert_eq!(sessions(&app).await, 1);
+}
+
+async fn the_change_password_form_is_throttled_with_sign_in(app: TestApp) {
+    let mut browser = app.console_signed_in().await;
+    browser.get("/console/admins/password").await;
+    for _ in 0..5 {
+        browser
+            .post(
+                "/console/admins/password",
+                &[
+                    ("currentPassword", "not-the-password"),
+                    ("newPassword", "Brand-new-pass-1"),
+                    ("confirmPassword", "Brand-new-pass-1"),
+                ],
+            )
+            .await
+            .assert_status(400)
+            .assert_contains("current password is wrong");
+    }
+    let page = browser
+        .post(
+            "/console/admins/password",
+            &[
+                ("currentPassword", &app.admin_password),
+                ("newPassword", "Brand-new-pass-1"),
+                ("confirmPassword", "Brand-new-pass-1"),
+            ],
+        )
+        .await;
+    page.assert_status(429).assert_contains("RATE_LIMITED");
+    let secs: u64 = page.header("retry-after").unwrap().parse().unwrap();
+    assert!((1..=60).contains(&secs));
+    // The counters are the sign-in's: the API refuses the right password too.
+    app.admin_post(
+        "/v1/admin/login",
+        json!({"username": app.admin_username, "password": app.admin_password}),
+        None,
+    )
+    .await
+    .assert_error(429, "RATE_LIMITED");
+    // Nothing changed: a minute on, the old password signs in.
+    app.clock.advance(chrono::Duration::seconds(61));
+    app.admin_login().await;
 }

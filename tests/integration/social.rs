@@ -1071,6 +1071,10 @@ async fn mock_ads_are_refused_in_production(engine: Engine) {
             ("APP_ENV", "production".into()),
             ("JWT_SECRET", "p".repeat(40)),
             ("ADMIN_JWT_SECRET", "a".repeat(40)),
+            (
+                "SECRETS_KEY",
+                "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=".into(),
+            ),
         ],
     )
     .await;

@@ -109,8 +109,11 @@ async fn concurrent_bootstrap_creates_one_admin(engine: Engine) {
         password: generated[0].clone(),
         ..Default::default()
     };
-    let client = shared::client_addr::LimitKey::of([127, 0, 0, 1].into());
-    let login = admin_auth::login(&a, &sign_in, client).await.unwrap();
+    let origin = admin_auth::Origin {
+        channel: admin_auth::Channel::Api,
+        address: [127, 0, 0, 1].into(),
+    };
+    let login = admin_auth::login(&a, &sign_in, origin).await.unwrap();
     assert_eq!(login.admin.username, "admin");
     // a later start creates nothing
     assert!(admin_auth::bootstrap(&a).await.unwrap().is_none());

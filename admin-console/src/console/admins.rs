@@ -9,14 +9,14 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::routing::{get, post};
 use serde::Deserialize;
 use shared::Error;
+use shared::client_addr::ClientAddress;
 use shared::services::admin_accounts::{
     self, AdminListQuery, ChangePassword, CreateAdmin, PasswordChanged, UpdateAdmin,
 };
-use shared::services::admin_auth::{self, AdminAccount, ConsoleIdentity};
+use shared::services::admin_auth::{self, AdminAccount};
 use shared::services::admin_mfa;
-use shared::tokens::{Audience, TokenType};
 
-use super::auth::{ConsoleAdmin, ConsoleForm, IDENTITY_KEY, session_error};
+use super::auth::{ConsoleAdmin, ConsoleForm, carry_on};
 use super::fields::{PageParam, Pager, non_empty, pager, parse_int, parse_query};
 use super::i18n;
 use super::page::{
@@ -350,6 +350,7 @@ async fn change_password(
     State(state): State<AppState>,
     me: ConsoleAdmin,
     headers: HeaderMap,
+    ClientAddress(client): ClientAddress,
     ConsoleForm(form): ConsoleForm<PasswordForm>,
 ) -> PageResult {
     let result = if form.new_password != form.confirm_password {
@@ -361,7 +362,7 @@ async fn change_password(
             current_password: form.current_password,
             new_password: form.new_password,
         };
-        admin_accounts::change_password(&state.ctx, &me.admin, &req).await
+        admin_accounts::change_password(&state.ctx, &me.admin, &req, client).await
     };
     save_or_rerender(
         &headers,
@@ -391,24 +392,7 @@ async fn carry_on_signed_in(
     me: &ConsoleAdmin,
     changed: PasswordChanged,
 ) -> PageResult {
-    // The change bumped the token version, which ends every console session of this
-    // admin; this one carries on with the version of the fresh token pair.
-    let ctx = &state.ctx;
-    let claims = ctx.tokens.verify(
-        Audience::Admin,
-        TokenType::Access,
-        &changed.tokens.access_token,
-        ctx.clock.now_ms(),
-    )?;
-    let identity = ConsoleIdentity {
-        admin_id: claims.sub,
-        token_version: claims.ver,
-    };
-    me.session
-        .insert(IDENTITY_KEY, identity)
-        .await
-        .map_err(session_error)?;
-    me.session.cycle_id().await.map_err(session_error)?;
+    carry_on(state, &me.session, &changed.tokens).await?;
     Ok(redirect_with(
         &me.session,
         "ok",

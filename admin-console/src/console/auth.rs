@@ -13,7 +13,8 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use shared::Error;
 use shared::services::admin_auth::{self, AdminPrincipal, AdminRole, ConsoleIdentity};
-use shared::tokens::constant_time_eq;
+use shared::services::refresh_sessions::TokenPair;
+use shared::tokens::{Audience, TokenType, constant_time_eq};
 use tower_sessions::Session;
 use tower_sessions::cookie::{Cookie, SameSite};
 
@@ -62,6 +63,32 @@ pub fn session_error(e: tower_sessions::session::Error) -> Error {
         return Error::DatabaseUnavailable(detail.to_string());
     }
     Error::internal(format!("console session: {e}"))
+}
+
+/// Carries this console session on after a change that ended every session of its
+/// admin (a password change, MFA turned on): it takes the token version of the fresh
+/// pair the change answered, and a new id (the old one was in use before the change).
+pub async fn carry_on(
+    state: &AppState,
+    session: &Session,
+    tokens: &TokenPair,
+) -> Result<(), Error> {
+    let ctx = &state.ctx;
+    let claims = ctx.tokens.verify(
+        Audience::Admin,
+        TokenType::Access,
+        &tokens.access_token,
+        ctx.clock.now_ms(),
+    )?;
+    let identity = ConsoleIdentity {
+        admin_id: claims.sub,
+        token_version: claims.ver,
+    };
+    session
+        .insert(IDENTITY_KEY, identity)
+        .await
+        .map_err(session_error)?;
+    session.cycle_id().await.map_err(session_error)
 }
 
 pub async fn session_of(parts: &mut Parts, state: &AppState) -> Result<Session, Error> {

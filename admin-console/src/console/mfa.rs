@@ -1,6 +1,7 @@
 //! The signed-in admin's MFA page (`/console/mfa`): enrolment with the QR code drawn
 //! here as inline SVG (nothing loaded from another host), the secret as text and a code
-//! field; the recovery codes shown once after enabling; disabling with a code. Open to a
+//! field; the recovery codes shown once after enabling (which ends the admin's other
+//! sessions; this one carries on); disabling with a code. Open to a
 //! super_admin that `ADMIN_REQUIRE_MFA` holds back from every other screen.
 
 use askama::Template;
@@ -15,7 +16,7 @@ use shared::Error;
 use shared::services::admin_auth;
 use shared::services::admin_mfa::{self, MfaEnrolment};
 
-use super::auth::{ConsoleAdmin, ConsoleForm, ConsoleMfaAdmin};
+use super::auth::{ConsoleAdmin, ConsoleForm, ConsoleMfaAdmin, carry_on};
 use super::i18n;
 use super::page::{
     Chrome, FormOf, PageError, PageResult, Refusal, html, page, redirect_with, save_or_rerender,
@@ -146,6 +147,8 @@ async fn enable(
         FormOf::New,
         admin_mfa::enable(&state.ctx, &me.admin, &form.code).await,
         async |enabled| {
+            // Turning MFA on ended every session of this admin; this one carries on.
+            carry_on(&state, &me.session, &enabled.tokens).await?;
             Ok(page(&RecoveryCodesPage {
                 chrome: me.chrome("mfa").await,
                 codes: enabled.recovery_codes,

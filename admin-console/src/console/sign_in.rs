@@ -10,7 +10,7 @@ use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use serde::Deserialize;
 use shared::Error;
-use shared::services::admin_auth::{self, ConsoleIdentity, SignIn};
+use shared::services::admin_auth::{self, Channel, ConsoleIdentity, Origin, SignIn};
 use shared::services::admin_mfa::SecondFactor;
 use tower_sessions::Session;
 
@@ -22,7 +22,7 @@ use super::i18n;
 use super::page::{Flash, FormOf, PageResult, html, save_or_rerender};
 use super::urls;
 use crate::AppState;
-use shared::client_addr::ClientAddress;
+use shared::client_addr::ClientIp;
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -103,7 +103,7 @@ async fn sign_in(
     State(state): State<AppState>,
     session: Session,
     headers: HeaderMap,
-    ClientAddress(client): ClientAddress,
+    ClientIp(address): ClientIp,
     SignInForm(form): SignInForm<Credentials>,
 ) -> PageResult {
     let attempt = SignIn {
@@ -115,7 +115,15 @@ async fn sign_in(
     save_or_rerender(
         &headers,
         FormOf::New,
-        admin_auth::console_login(&state.ctx, &attempt, client).await,
+        admin_auth::console_login(
+            &state.ctx,
+            &attempt,
+            Origin {
+                channel: Channel::Console,
+                address,
+            },
+        )
+        .await,
         async |(admin, identity)| {
             // The session is made here, with a fresh id and its own CSRF token.
             session.cycle_id().await.map_err(session_error)?;

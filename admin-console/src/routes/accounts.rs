@@ -15,6 +15,7 @@ use utoipa_axum::routes;
 
 use crate::AppState;
 use crate::extract::{AdminUser, SuperAdmin};
+use shared::client_addr::ClientAddress;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -169,22 +170,27 @@ pub async fn reset_mfa(
 
 /// Change the signed-in admin's password
 ///
-/// Changes the signed-in admin's password; every other token of the admin ends and the
-/// answer carries fresh ones.
+/// Changes the signed-in admin's password; every other token and console session of the
+/// admin ends and the answer carries fresh tokens. A wrong current password counts as a
+/// failed sign-in of the admin's username and client address (the same throttle: 5 per
+/// username per minute, then 429).
 #[utoipa::path(put, path = "/change-password", operation_id = "adminChangeOwnPassword", tag = "admins", security(("admin_jwt" = [])),
     request_body(content = ChangePassword, example = json!({"currentPassword": "Old-pass-1", "newPassword": "New-pass-2"})),
     responses(
         (status = 200, description = "Changed", body = Envelope<PasswordChanged>),
         (status = 400, description = "New password not 8-128 characters", body = ErrorEnvelope),
         (status = 401, description = "Wrong current password or token", body = ErrorEnvelope),
+        (status = 429, description = "Too many failed sign-ins for this username or address (RATE_LIMITED, with Retry-After)", body = ErrorEnvelope,
+            headers(("Retry-After" = u64, description = "Seconds until the password may be tried again"))),
     ))]
 pub async fn change_password(
     State(state): State<AppState>,
     AdminUser(admin): AdminUser,
+    ClientAddress(client): ClientAddress,
     ApiJson(body): ApiJson<ChangePassword>,
 ) -> ApiResult<PasswordChanged> {
     Ok(ok(admin_accounts::change_password(
-        &state.ctx, &admin, &body,
+        &state.ctx, &admin, &body, client,
     )
     .await?))
 }

@@ -4,7 +4,7 @@ use axum::extract::State;
 use serde::{Deserialize, Serialize};
 use shared::envelope::{ApiResult, Envelope, ErrorEnvelope, ok};
 use shared::http::ApiJson;
-use shared::services::admin_auth::{self, AdminLogin, SignIn};
+use shared::services::admin_auth::{self, AdminLogin, Channel, Origin, SignIn};
 use shared::services::admin_mfa::SecondFactor;
 use shared::services::player_auth::TokenPair;
 use utoipa::ToSchema;
@@ -12,7 +12,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::AppState;
-use shared::client_addr::ClientAddress;
+use shared::client_addr::ClientIp;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -40,21 +40,24 @@ pub struct LoginRequest {
 ///
 /// Signs an admin in with username and password (and, with MFA on, a TOTP or recovery
 /// code). Failed sign-ins are throttled: 5 per username per minute, 10 per client
-/// address per 10 minutes.
+/// address per 10 minutes. Each sign-in the throttle lets through is audited
+/// (`admin.login`, `admin.login_failed`) with the client's address. With MFA on, 10
+/// wrong codes within an hour lock the account's codes for an hour (429) or until a
+/// super_admin resets its MFA.
 #[utoipa::path(post, path = "/login", operation_id = "adminSignIn", tag = "auth",
     request_body(content = LoginRequest, example = json!({"username": "admin", "password": "Str0ng-pass!"})),
     responses(
         (status = 200, description = "Tokens and the admin", body = Envelope<AdminLogin>),
         (status = 400, description = "Bad input (password under 8 characters)", body = ErrorEnvelope),
         (status = 401, description = "Wrong credentials or MFA code (UNAUTHORIZED), or the password was right and the account needs a TOTP or recovery code (MFA_REQUIRED)", body = ErrorEnvelope),
-        (status = 429, description = "Too many failed sign-ins for this username or address (RATE_LIMITED, with Retry-After)", body = ErrorEnvelope,
+        (status = 429, description = "Too many failed sign-ins for this username or address, or the account's MFA codes are locked after too many wrong ones (RATE_LIMITED, with Retry-After)", body = ErrorEnvelope,
             headers(("Retry-After" = u64, description = "Seconds until a sign-in may be tried again"))),
         (status = 503, description = "Too many sign-ins being checked at once (SERVICE_UNAVAILABLE, with Retry-After)", body = ErrorEnvelope,
             headers(("Retry-After" = u64, description = "Seconds to wait before trying again"))),
     ))]
 pub async fn login(
     State(state): State<AppState>,
-    ClientAddress(client): ClientAddress,
+    ClientIp(address): ClientIp,
     ApiJson(body): ApiJson<LoginRequest>,
 ) -> ApiResult<AdminLogin> {
     let sign_in = SignIn {
@@ -65,7 +68,11 @@ pub async fn login(
             recovery_code: body.recovery_code,
         },
     };
-    Ok(ok(admin_auth::login(&state.ctx, &sign_in, client).await?))
+    let origin = Origin {
+        channel: Channel::Api,
+        address,
+    };
+    Ok(ok(admin_auth::login(&state.ctx, &sign_in, origin).await?))
 }
 
 #[derive(Deserialize, ToSchema)]

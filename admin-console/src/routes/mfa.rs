@@ -58,11 +58,13 @@ pub async fn setup(
 /// Turn MFA on
 ///
 /// Turns MFA on with a current code of the pending secret; answers the ten one-time
-/// recovery codes, shown only this once.
+/// recovery codes, shown only this once. Every other token and console session of the
+/// admin ends (they were signed in with the password alone): the answer carries fresh
+/// tokens for the caller, whose old ones end too.
 #[utoipa::path(post, path = "/mfa/enable", operation_id = "adminEnableMfa", tag = "mfa", security(("admin_jwt" = [])),
     request_body(content = MfaCode, example = json!({"code": "123456"})),
     responses(
-        (status = 200, description = "MFA is on; the recovery codes", body = Envelope<MfaEnabled>),
+        (status = 200, description = "MFA is on; the recovery codes and fresh tokens", body = Envelope<MfaEnabled>),
         (status = 400, description = "No set-up waiting, or the code does not match", body = ErrorEnvelope),
         (status = 401, description = "Missing or invalid admin token", body = ErrorEnvelope),
         (status = 409, description = "MFA is already on", body = ErrorEnvelope),
@@ -78,7 +80,8 @@ pub async fn enable(
 /// Turn MFA off
 ///
 /// Turns MFA off with a current TOTP code or a recovery code. Wrong codes count as
-/// failed sign-ins of the admin (the same throttle).
+/// failed sign-ins of the admin (the same throttle) and toward the wrong-code lock (10
+/// within an hour lock the codes for an hour, or until a super_admin's MFA reset).
 #[utoipa::path(post, path = "/mfa/disable", operation_id = "adminDisableMfa", tag = "mfa", security(("admin_jwt" = [])),
     request_body(content = MfaCode, example = json!({"code": "123456"})),
     responses(
@@ -87,7 +90,7 @@ pub async fn enable(
         (status = 401, description = "Missing or invalid admin token", body = ErrorEnvelope),
         (status = 403, description = "A super_admin without MFA while ADMIN_REQUIRE_MFA is on", body = ErrorEnvelope),
         (status = 409, description = "MFA is not on", body = ErrorEnvelope),
-        (status = 429, description = "Too many wrong codes (RATE_LIMITED, with Retry-After)", body = ErrorEnvelope,
+        (status = 429, description = "Too many wrong codes, or the account's codes are locked (RATE_LIMITED, with Retry-After)", body = ErrorEnvelope,
             headers(("Retry-After" = u64, description = "Seconds until a code may be tried again"))),
     ))]
 pub async fn disable(

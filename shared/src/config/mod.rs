@@ -156,6 +156,10 @@ pub struct Settings {
     pub jwt_secret: Option<Secret>,
     /// `ADMIN_JWT_SECRET`; as above.
     pub admin_jwt_secret: Option<Secret>,
+    /// `SECRETS_KEY`: base64 of 32 bytes, the AES-256-GCM key that seals the admins'
+    /// TOTP secrets at rest; outside production, generated once and stored in the
+    /// database (as the JWT secrets are); production: required.
+    pub secrets_key: Option<Secret>,
     /// `ADMIN_BOOTSTRAP_USERNAME`: the first super_admin (default `admin`).
     pub admin_bootstrap_username: String,
     /// `ADMIN_BOOTSTRAP_PASSWORD`: absent, a random one is generated and logged once.
@@ -267,6 +271,21 @@ impl Settings {
         {
             r.errors
                 .push("JWT_SECRET and ADMIN_JWT_SECRET must differ".into());
+        }
+
+        let secrets_key = r.string("SECRETS_KEY").map(Secret::new);
+        match &secrets_key {
+            None if production => r.errors.push(
+                "SECRETS_KEY is required when APP_ENV=production: base64 of 32 random bytes \
+                 (`openssl rand -base64 32`); it seals the admins' TOTP secrets in the database"
+                    .into(),
+            ),
+            Some(key) => {
+                if let Err(e) = crate::secrets_key::SecretsKey::from_base64(key.expose()) {
+                    r.errors.push(e);
+                }
+            }
+            None => {}
         }
 
         let admin_bootstrap_username = r.string_or("ADMIN_BOOTSTRAP_USERNAME", "admin");
@@ -421,6 +440,7 @@ impl Settings {
                 database_url,
                 jwt_secret,
                 admin_jwt_secret,
+                secrets_key,
                 admin_bootstrap_username,
                 admin_bootstrap_password,
                 admin_static_token,
@@ -497,6 +517,8 @@ mod tests {
 
     const SECRET_A: &str = "a-player-secret-of-at-least-32-characters";
     const SECRET_B: &str = "an-admin-secret-of-at-least-32-characters";
+    /// base64 of 32 bytes.
+    const SECRETS_KEY: &str = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=";
 
     #[test]
     fn defaults_need_nothing() {
@@ -516,16 +538,41 @@ mod tests {
     }
 
     #[test]
-    fn production_requires_both_secrets() {
+    fn production_requires_every_secret() {
         let e = errors(&[("APP_ENV", "production")]);
         assert!(e.contains("JWT_SECRET is required"), "{e}");
         assert!(e.contains("ADMIN_JWT_SECRET is required"), "{e}");
-        let ok = settings(&[
+        assert!(e.contains("SECRETS_KEY is required"), "{e}");
+        let e = errors(&[
             ("APP_ENV", "production"),
             ("JWT_SECRET", SECRET_A),
             ("ADMIN_JWT_SECRET", SECRET_B),
         ]);
+        assert!(
+            e.contains("SECRETS_KEY is required when APP_ENV=production"),
+            "{e}"
+        );
+        let ok = settings(&[
+            ("APP_ENV", "production"),
+            ("JWT_SECRET", SECRET_A),
+            ("ADMIN_JWT_SECRET", SECRET_B),
+            ("SECRETS_KEY", SECRETS_KEY),
+        ]);
         assert!(ok.is_ok());
+    }
+
+    #[test]
+    fn secrets_key_must_be_base64_of_32_bytes() {
+        let e = errors(&[("SECRETS_KEY", "c2hvcnQ=")]);
+        assert!(e.contains("SECRETS_KEY must be base64 of 32 bytes"), "{e}");
+        let e = errors(&[("SECRETS_KEY", "not base64 at all")]);
+        assert!(e.contains("SECRETS_KEY must be base64"), "{e}");
+        assert!(
+            !e.contains("not base64 at all"),
+            "the value is never echoed: {e}"
+        );
+        let s = settings(&[("SECRETS_KEY", SECRETS_KEY)]).unwrap_or_else(|e| panic!("{e}"));
+        assert!(!format!("{s:?}").contains(SECRETS_KEY));
     }
 
     #[test]
@@ -534,6 +581,7 @@ mod tests {
             ("APP_ENV", "production"),
             ("JWT_SECRET", SECRET_A),
             ("ADMIN_JWT_SECRET", SECRET_B),
+            ("SECRETS_KEY", SECRETS_KEY),
             ("SMS_PROVIDER", "console"),
             ("QUIZ_CLOCK_START", "2026-01-01T00:00:00Z"),
         ]);

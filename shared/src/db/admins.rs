@@ -249,6 +249,21 @@ pub async fn set_password(
     }))
 }
 
+/// Moves an admin's token version on (every access token and console session ends) and
+/// returns the new version, for the fresh pair of the session that carries on.
+pub async fn next_token_version(tx: &mut Tx, id: &str, now_ms: i64) -> sqlx::Result<Option<i64>> {
+    Ok(in_tx!(tx, |ex| {
+        sqlx::query_scalar(
+            "UPDATE admins SET token_version = token_version + 1, updated_at = $2 WHERE id = $1
+             RETURNING token_version",
+        )
+        .bind(id)
+        .bind(now_ms)
+        .fetch_optional(ex)
+        .await?
+    }))
+}
+
 /// Ends every access token of an admin (their version moves on).
 pub async fn end_access_tokens(tx: &mut Tx, id: &str, now_ms: i64) -> sqlx::Result<()> {
     in_tx!(tx, |ex| {

@@ -1,5 +1,6 @@
 //! `console_sessions`: the HTML console's cookie sessions, shared by every
-//! admin-console process. `data` is the session's JSON; `expires_at` is wall-clock ms.
+//! admin-console process, each under the SHA-256 of its id (`services::console_sessions`).
+//! `data` is the session's JSON; `expires_at` is wall-clock ms.
 
 use super::{Db, delete_expired_rows, in_tx, read};
 

@@ -5,11 +5,13 @@
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
+use crate::client_addr::LimitKey;
 use crate::context::AppContext;
 use crate::db::{self, Tx, admins::AdminRow};
 use crate::envelope::Pagination;
 use crate::password;
 use crate::services::admin_auth::{self, AdminAccount, AdminPrincipal, AdminRole};
+use crate::services::admin_throttle;
 use crate::services::audit::{self, PageQuery, Write};
 use crate::services::refresh_sessions::{self, TokenPair};
 use crate::tokens::Audience;
@@ -314,40 +316,46 @@ pub struct PasswordChanged {
     pub tokens: TokenPair,
 }
 
+/// `PUT /v1/admin/change-password` (and the console's form), from the client address
+/// `client`: the current password is judged under the sign-in throttle of the admin's
+/// username and address (a wrong one counts as a failed sign-in; a throttled attempt
+/// never reaches argon2), then every other session of the admin ends.
 pub async fn change_password(
     ctx: &AppContext,
     actor: &AdminPrincipal,
     req: &ChangePassword,
+    client: LimitKey,
 ) -> Result<PasswordChanged> {
     check_password(&req.new_password)?;
     let row = db::admins::get(&ctx.db, &actor.id)
         .await?
         .ok_or_else(|| Error::unauthorized("admin not found"))?;
-    if !password::verify(
+    let reservation = admin_throttle::reserve(ctx, &row.username, client).await?;
+    let matches = match password::verify(
         req.current_password.clone(),
         Some(row.password_hash.clone()),
     )
-    .await?
+    .await
     {
+        Ok(matches) => matches,
+        Err(e) => {
+            reservation.unjudged(ctx).await;
+            return Err(e);
+        }
+    };
+    if !matches {
+        reservation.failed();
         return Err(Error::unauthorized("current password is wrong"));
     }
+    reservation.confirmed(ctx).await;
     let hash = password::hash(req.new_password.clone()).await?;
     let now = ctx.clock.now_ms();
     let mut tx = ctx.db.begin().await?;
     let version = db::admins::set_password(&mut tx, &actor.id, &hash, now)
         .await?
         .ok_or_else(|| Error::unauthorized("admin not found"))?;
-    db::refresh_tokens::revoke_all(&mut tx, Audience::Admin.column(), &actor.id, None, now).await?;
-    let pair = refresh_sessions::issue_stored_pair(
-        ctx,
-        &mut tx,
-        Audience::Admin,
-        &actor.id,
-        version,
-        None,
-        now,
-    )
-    .await?;
+    let tokens =
+        refresh_sessions::restart_admin_sessions(ctx, &mut tx, &actor.id, version, now).await?;
     audit::record_and_commit(
         tx,
         ctx,
@@ -363,9 +371,6 @@ pub async fn change_password(
     .await?;
     Ok(PasswordChanged {
         message: "password changed; other sessions have been signed out".into(),
-        tokens: TokenPair {
-            access_token: pair.access_token,
-            refresh_token: pair.refresh_token,
-        },
+        tokens,
     })
 }

@@ -1,4 +1,15 @@
 //! Admin sign-in: the bootstrap super_admin, login, token refresh and authentication.
+//!
+//! Every sign-in the throttle lets through to be judged is audited, through the API
+//! and the console alike: a success as `admin.login` (in the sign-in's transaction), a
+//! failure as `admin.login_failed` (the account it named as the target when one exists;
+//! the submitted username is never stored, people type passwords into it), each with
+//! the channel and the client's address. Refusals by the throttle or of malformed input
+//! write nothing, so failures reach the log at most as fast as the throttle lets them be
+//! judged: 10 per client address (IPv6: per /64) per 10 minutes, 5 per username per
+//! minute.
+
+use std::net::IpAddr;
 
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -11,6 +22,7 @@ use crate::password;
 pub use crate::services::admin_identity::{AdminAccount, AdminPrincipal, AdminRole};
 use crate::services::admin_mfa::{self, SecondFactor, SecondStep};
 use crate::services::admin_throttle;
+use crate::services::audit::{self, Write};
 use crate::services::refresh_sessions::{self, TokenPair};
 use crate::tokens::{Audience, TokenType, constant_time_eq};
 use crate::{Error, Result};
@@ -91,9 +103,102 @@ pub struct SignIn {
     pub second_factor: SecondFactor,
 }
 
-/// `POST /v1/admin/login`, from the client address `client` (the throttle counts it).
-pub async fn login(ctx: &AppContext, sign_in: &SignIn, client: LimitKey) -> Result<AdminLogin> {
-    let row = check_credentials(ctx, sign_in, client).await?;
+/// The door a sign-in came through.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Channel {
+    /// `POST /v1/admin/login`.
+    Api,
+    /// The HTML console's sign-in form.
+    Console,
+}
+
+impl Channel {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Api => "api",
+            Self::Console => "console",
+        }
+    }
+}
+
+/// Where a sign-in comes from: the door and the client's address (the throttle counts
+/// the address, an IPv6 one per /64; the audit log records it whole).
+#[derive(Clone, Copy, Debug)]
+pub struct Origin {
+    pub channel: Channel,
+    pub address: IpAddr,
+}
+
+impl Origin {
+    fn limit_key(self) -> LimitKey {
+        LimitKey::of(self.address)
+    }
+
+    /// What a sign-in's audit entry records of it.
+    fn state(self, reason: Option<&str>) -> serde_json::Value {
+        let mut state = serde_json::json!({
+            "channel": self.channel.as_str(),
+            "clientAddress": self.address.to_string(),
+        });
+        if let (Some(reason), serde_json::Value::Object(map)) = (reason, &mut state) {
+            map.insert("reason".into(), reason.into());
+        }
+        state
+    }
+}
+
+/// Records a successful sign-in of `row` from `origin` inside its transaction.
+async fn record_sign_in(
+    tx: &mut db::Tx,
+    ctx: &AppContext,
+    row: &AdminRow,
+    origin: Origin,
+) -> Result<()> {
+    audit::record(
+        tx,
+        ctx,
+        &principal(row.clone()),
+        Write {
+            action: "admin.login",
+            target_type: "admin",
+            target_id: Some(&row.id),
+            before: None,
+            after: Some(origin.state(None)),
+        },
+    )
+    .await
+}
+
+/// Records a judged failed sign-in in its own transaction. Its failure is logged and the
+/// sign-in still answers its refusal (a refusal is no write to keep atomic with it).
+async fn record_failed_sign_in(ctx: &AppContext, failure: &FailedSignIn, origin: Origin) {
+    let result = async {
+        let mut tx = ctx.db.begin().await?;
+        audit::record(
+            &mut tx,
+            ctx,
+            &audit::anonymous(),
+            Write {
+                action: "admin.login_failed",
+                target_type: "admin",
+                target_id: failure.account.as_deref(),
+                before: None,
+                after: Some(origin.state(Some(failure.reason))),
+            },
+        )
+        .await?;
+        tx.commit().await?;
+        Ok::<_, Error>(())
+    }
+    .await;
+    if let Err(e) = result {
+        tracing::warn!(error = %e, "could not audit a failed admin sign-in");
+    }
+}
+
+/// `POST /v1/admin/login`, from `origin` (the throttle counts its address).
+pub async fn login(ctx: &AppContext, sign_in: &SignIn, origin: Origin) -> Result<AdminLogin> {
+    let row = check_credentials(ctx, sign_in, origin).await?;
     let now = ctx.clock.now_ms();
     let mut tx = ctx.db.begin().await?;
     let pair = refresh_sessions::issue_stored_pair(
@@ -107,6 +212,7 @@ pub async fn login(ctx: &AppContext, sign_in: &SignIn, client: LimitKey) -> Resu
     )
     .await?;
     db::admins::touch_login(&mut tx, &row.id, now).await?;
+    record_sign_in(&mut tx, ctx, &row, origin).await?;
     tx.commit().await?;
     Ok(AdminLogin {
         access_token: pair.access_token,
@@ -131,11 +237,12 @@ pub struct ConsoleIdentity {
 pub async fn console_login(
     ctx: &AppContext,
     sign_in: &SignIn,
-    client: LimitKey,
+    origin: Origin,
 ) -> Result<(AdminPrincipal, ConsoleIdentity)> {
-    let row = check_credentials(ctx, sign_in, client).await?;
+    let row = check_credentials(ctx, sign_in, origin).await?;
     let mut tx = ctx.db.begin().await?;
     db::admins::touch_login(&mut tx, &row.id, ctx.clock.now_ms()).await?;
+    record_sign_in(&mut tx, ctx, &row, origin).await?;
     tx.commit().await?;
     let identity = ConsoleIdentity {
         admin_id: row.id.clone(),
@@ -185,10 +292,20 @@ pub fn require_mfa_if_configured(ctx: &AppContext, admin: &AdminPrincipal) -> Re
 
 /// Why a sign-in was refused, and whether the refusal counts as a failure.
 enum Refusal {
-    /// A wrong password (or unknown or inactive account), or a wrong second factor.
-    Failed(Error),
+    /// A wrong password (or unknown or inactive account), a wrong second factor, or
+    /// locked codes.
+    Failed(FailedSignIn),
     /// Not judged: MFA_REQUIRED after a right password, a busy or failing server.
     Unjudged(Error),
+}
+
+/// A failed sign-in: its answer, and what its audit entry says.
+struct FailedSignIn {
+    error: Error,
+    /// The account the username named, if one exists.
+    account: Option<String>,
+    /// `password`, `inactive`, `mfa_code` or `mfa_locked`.
+    reason: &'static str,
 }
 
 /// The checks shared by the API and the console: input, the throttle (before any
@@ -196,11 +313,7 @@ enum Refusal {
 /// one argon2 check: an unknown username checks a dummy hash with the same parameters,
 /// an inactive account is checked like an active one, and a second factor is looked at
 /// only after a right password.
-async fn check_credentials(
-    ctx: &AppContext,
-    sign_in: &SignIn,
-    client: LimitKey,
-) -> Result<AdminRow> {
+async fn check_credentials(ctx: &AppContext, sign_in: &SignIn, origin: Origin) -> Result<AdminRow> {
     let username = sign_in.username.trim();
     if username.is_empty() {
         return Err(Error::validation("username is required"));
@@ -212,15 +325,16 @@ async fn check_credentials(
     if len > 128 {
         return Err(Error::validation("password must be at most 128 characters"));
     }
-    let reservation = admin_throttle::reserve(ctx, username, client).await?;
+    let reservation = admin_throttle::reserve(ctx, username, origin.limit_key()).await?;
     match judge(ctx, username, sign_in).await {
         Ok(row) => {
             reservation.succeeded(ctx).await;
             Ok(row)
         }
-        Err(Refusal::Failed(e)) => {
+        Err(Refusal::Failed(failure)) => {
             reservation.failed();
-            Err(e)
+            record_failed_sign_in(ctx, &failure, origin).await;
+            Err(failure.error)
         }
         Err(Refusal::Unjudged(e)) => {
             reservation.unjudged(ctx).await;
@@ -241,11 +355,20 @@ async fn judge(ctx: &AppContext, username: &str, sign_in: &SignIn) -> Result<Adm
     .map_err(Refusal::Unjudged)?;
     let row = match row {
         Some(row) if matches && row.is_active => row,
-        _ => {
-            return Err(Refusal::Failed(Error::unauthorized(
-                "wrong username or password",
-            )));
+        other => {
+            return Err(Refusal::Failed(FailedSignIn {
+                error: Error::unauthorized("wrong username or password"),
+                reason: if matches { "inactive" } else { "password" },
+                account: other.map(|r| r.id),
+            }));
         }
+    };
+    let failed = |error, reason| {
+        Refusal::Failed(FailedSignIn {
+            error,
+            account: Some(row.id.clone()),
+            reason,
+        })
     };
     match admin_mfa::second_step(ctx, &row.id, &row.username, &sign_in.second_factor)
         .await
@@ -255,9 +378,11 @@ async fn judge(ctx: &AppContext, username: &str, sign_in: &SignIn) -> Result<Adm
         SecondStep::Missing => Err(Refusal::Unjudged(Error::MfaRequired(
             "this account has MFA on: send totpCode (or recoveryCode) with the password".into(),
         ))),
-        SecondStep::Refused => Err(Refusal::Failed(Error::unauthorized(
-            "wrong or already used MFA code",
-        ))),
+        SecondStep::Refused => Err(failed(
+            Error::unauthorized("wrong or already used MFA code"),
+            "mfa_code",
+        )),
+        SecondStep::Locked(error) => Err(failed(error, "mfa_locked")),
     }
 }
 

@@ -9,8 +9,17 @@
 //! - Recovery codes work once: a conditional delete spends them.
 //! - Codes are checked against the real clock, not the service clock: authenticator apps
 //!   run in real time (as HUAWEI and Apple tokens are checked).
+//! - Wrong codes (TOTP or recovery, at sign-in or when turning MFA off) are counted per
+//!   admin in the database beside the per-minute sign-in throttle: the [`CODE_LIMIT`]th
+//!   wrong code within [`CODE_WINDOW_MS`] of a run's first locks the codes for
+//!   [`CODE_LOCK_MS`], or until a super_admin's MFA reset (both audited).
+//! - Turning MFA on ends every other session of the admin (as a password change does);
+//!   the one that turned it on carries on with the fresh token pair of the answer.
 //!
-//! Secrets live in the database and are never logged (no `Debug` on their types).
+//! Secrets live in the database sealed with `SECRETS_KEY` (AES-256-GCM, see
+//! [`crate::secrets_key`]) and are never logged (no `Debug` on their types). Secrets
+//! stored before sealing are read as they are and sealed at the console's start
+//! ([`seal_stored_secrets`]).
 
 use rand::Rng;
 use serde::{Deserialize, Serialize};
@@ -19,10 +28,12 @@ use utoipa::ToSchema;
 
 use crate::client_addr::LimitKey;
 use crate::context::AppContext;
-use crate::db;
+use crate::db::{self, admin_mfa::CodeCounter, admin_mfa::SecretColumn};
+use crate::secrets_key::Opened;
 use crate::services::admin_identity::{AdminAccount, AdminPrincipal};
 use crate::services::admin_throttle;
 use crate::services::audit::{self, Write};
+use crate::services::refresh_sessions::{self, TokenPair};
 use crate::tokens::{Audience, constant_time_eq};
 use crate::{Error, Result};
 
@@ -30,6 +41,12 @@ use crate::{Error, Result};
 pub const ISSUER: &str = "QuizGame";
 /// Recovery codes made at enrolment.
 pub const RECOVERY_CODES: usize = 10;
+/// Wrong codes per admin within [`CODE_WINDOW_MS`] of a run's first that lock the codes.
+pub const CODE_LIMIT: i64 = 10;
+/// How long a run of wrong codes counts (service clock).
+pub const CODE_WINDOW_MS: i64 = 3_600_000;
+/// How long locked codes stay refused, unless a super_admin resets the admin's MFA.
+pub const CODE_LOCK_MS: i64 = 3_600_000;
 
 /// `POST /v1/admin/mfa/setup`: the pending secret, to be confirmed with a code.
 #[derive(Clone, Serialize, ToSchema)]
@@ -48,6 +65,9 @@ pub struct MfaEnabled {
     pub mfa_enabled: bool,
     /// Ten one-time codes that stand in for a TOTP code (e.g. a lost phone).
     pub recovery_codes: Vec<String>,
+    /// Fresh tokens for this admin: every token and console session from before MFA
+    /// was on has ended (they were signed in with the password alone).
+    pub tokens: TokenPair,
 }
 
 /// `GET /v1/admin/mfa`, and the answer of `POST /v1/admin/mfa/disable`.
@@ -120,6 +140,24 @@ fn totp_of(secret_b32: &str, username: &str) -> Result<Totp> {
         .map_err(|e| Error::internal(format!("TOTP set-up failed: {e}")))
 }
 
+/// What a stored secret belongs to (bound into its seal): the admin's row, for the
+/// pending and the confirmed secret alike (enabling moves one into the other).
+fn secret_context(admin_id: &str) -> String {
+    format!("admin_mfa.secret:{admin_id}")
+}
+
+fn seal_secret(ctx: &AppContext, admin_id: &str, base32: &str) -> Result<String> {
+    ctx.secrets_key.seal(base32, &secret_context(admin_id))
+}
+
+/// The base32 secret of a stored one (sealed, or from before sealing).
+fn open_secret(ctx: &AppContext, admin_id: &str, stored: &str) -> Result<String> {
+    ctx.secrets_key
+        .open(stored, &secret_context(admin_id))
+        .map(Opened::into_inner)
+        .map_err(|e| Error::internal(format!("the TOTP secret of admin {admin_id}: {e}")))
+}
+
 fn real_now_secs() -> u64 {
     u64::try_from(chrono::Utc::now().timestamp()).unwrap_or(0)
 }
@@ -187,8 +225,9 @@ pub async fn status(ctx: &AppContext, admin: &AdminPrincipal) -> Result<MfaStatu
 /// 409 CONFLICT while MFA is on.
 pub async fn setup(ctx: &AppContext, admin: &AdminPrincipal) -> Result<MfaEnrolment> {
     let secret = new_secret();
+    let sealed = seal_secret(ctx, &admin.id, &secret)?;
     let mut tx = ctx.db.begin().await?;
-    if !db::admin_mfa::set_pending(&mut tx, &admin.id, &secret, ctx.clock.now_ms()).await? {
+    if !db::admin_mfa::set_pending(&mut tx, &admin.id, &sealed, ctx.clock.now_ms()).await? {
         return Err(Error::conflict(
             "MFA is already on; disable it first to enrol a new device",
         ));
@@ -205,15 +244,18 @@ pub async fn pending_enrolment(
     match db::admin_mfa::get(&ctx.db, &admin.id).await? {
         Some(row) if row.secret.is_none() => row
             .pending_secret
-            .map(|s| enrolment(s, &admin.username))
+            .map(|s| enrolment(open_secret(ctx, &admin.id, &s)?, &admin.username))
             .transpose(),
         _ => Ok(None),
     }
 }
 
 /// `POST /v1/admin/mfa/enable`: MFA on when `code` matches the pending secret; the
-/// recovery codes are returned this once. 409 when MFA is on already, 400 without a
-/// set-up or with a wrong code.
+/// recovery codes are returned this once. Every other session of the admin ends (they
+/// were made with the password alone) and the answer carries the caller's fresh tokens.
+/// 409 when MFA is on already, 400 without a set-up or with a wrong code (not counted
+/// by the wrong-code lock: the secret is not in use yet, and only this signed-in admin
+/// can try).
 pub async fn enable(ctx: &AppContext, admin: &AdminPrincipal, code: &str) -> Result<MfaEnabled> {
     let row = db::admin_mfa::get(&ctx.db, &admin.id).await?;
     let pending = match row {
@@ -226,7 +268,7 @@ pub async fn enable(ctx: &AppContext, admin: &AdminPrincipal, code: &str) -> Res
             "no MFA set-up is waiting; start one with POST /v1/admin/mfa/setup",
         ));
     };
-    let totp = totp_of(&pending, &admin.username)?;
+    let totp = totp_of(&open_secret(ctx, &admin.id, &pending)?, &admin.username)?;
     let step = matching_step(&totp, code).ok_or_else(|| {
         Error::validation("the code does not match; check the device's time and try again")
     })?;
@@ -241,20 +283,27 @@ pub async fn enable(ctx: &AppContext, admin: &AdminPrincipal, code: &str) -> Res
         ));
     }
     db::admin_mfa::replace_recovery_codes(&mut tx, &admin.id, &hashes, now).await?;
+    let version = db::admins::next_token_version(&mut tx, &admin.id, now)
+        .await?
+        .ok_or_else(|| Error::unauthorized("admin not found"))?;
+    let tokens =
+        refresh_sessions::restart_admin_sessions(ctx, &mut tx, &admin.id, version, now).await?;
     commit_own_mfa_change(tx, ctx, admin, "admin.mfa_enable").await?;
     Ok(MfaEnabled {
         mfa_enabled: true,
         recovery_codes: codes,
+        tokens,
     })
 }
 
-/// Whether `factor` is a current TOTP code of `secret` not used before, or an unused
-/// recovery code; a match is spent. Wrong and replayed codes are the same `false`.
+/// Whether `factor` is a current TOTP code of the confirmed secret (`stored_secret`, as
+/// stored) not used before, or an unused recovery code; a match is spent. Wrong and
+/// replayed codes are the same `false`.
 async fn accept_factor(
     ctx: &AppContext,
     admin_id: &str,
     username: &str,
-    secret: &str,
+    stored_secret: &str,
     factor: &SecondFactor,
 ) -> Result<bool> {
     let totp = factor
@@ -263,10 +312,11 @@ async fn accept_factor(
         .map(str::trim)
         .filter(|c| !c.is_empty());
     if let Some(code) = totp {
-        let Some(step) = matching_step(&totp_of(secret, username)?, code) else {
+        let secret = open_secret(ctx, admin_id, stored_secret)?;
+        let Some(step) = matching_step(&totp_of(&secret, username)?, code) else {
             return Ok(false);
         };
-        return Ok(db::admin_mfa::use_step(&ctx.db, admin_id, secret, step).await?);
+        return Ok(db::admin_mfa::use_step(&ctx.db, admin_id, stored_secret, step).await?);
     }
     let recovery = factor
         .recovery_code
@@ -290,6 +340,119 @@ async fn accept_factor(
     Ok(false)
 }
 
+/// How a submitted code was judged under the wrong-code lock.
+enum CodeVerdict {
+    /// Right (and now spent).
+    Accepted,
+    /// Wrong, replayed or spent: counted.
+    Wrong,
+    /// Not judged: the admin's codes are locked for this long.
+    Locked { retry_after_secs: u64 },
+}
+
+/// Judges `factor` against the admin's confirmed secret under the wrong-code lock: a
+/// place in the run's counter is reserved first (locked codes are never judged), a
+/// right code gives it back, a wrong one keeps it, and the [`CODE_LIMIT`]th of a run
+/// locks the codes (audited as `admin.mfa_lock`).
+async fn judge_code(
+    ctx: &AppContext,
+    admin_id: &str,
+    username: &str,
+    stored_secret: &str,
+    factor: &SecondFactor,
+) -> Result<CodeVerdict> {
+    let now = ctx.clock.now_ms();
+    let counter = CodeCounter {
+        now_ms: now,
+        window_ms: CODE_WINDOW_MS,
+        limit: CODE_LIMIT,
+    };
+    let Some(run_start) = db::admin_mfa::reserve_code(&ctx.db, admin_id, counter).await? else {
+        return Ok(match refused_for_ms(ctx, admin_id, now).await? {
+            Some(ms) => CodeVerdict::Locked {
+                retry_after_secs: u64::try_from((ms + 999) / 1000).unwrap_or(1).max(1),
+            },
+            // MFA went off meanwhile: the code matches nothing.
+            None => CodeVerdict::Wrong,
+        });
+    };
+    let give_back = async || {
+        if let Err(e) = db::admin_mfa::give_back_code(&ctx.db, admin_id, run_start).await {
+            tracing::warn!(error = %e, "could not give a wrong-code place back");
+        }
+    };
+    match accept_factor(ctx, admin_id, username, stored_secret, factor).await {
+        Ok(true) => {
+            give_back().await;
+            Ok(CodeVerdict::Accepted)
+        }
+        Ok(false) => {
+            lock_codes_if_full(ctx, admin_id, run_start, now).await?;
+            Ok(CodeVerdict::Wrong)
+        }
+        Err(e) => {
+            give_back().await;
+            Err(e)
+        }
+    }
+}
+
+/// How much longer the admin's codes are refused (a lock, or a full run whose last
+/// codes are still being judged), if they are.
+async fn refused_for_ms(ctx: &AppContext, admin_id: &str, now: i64) -> Result<Option<i64>> {
+    let Some(row) = db::admin_mfa::get(&ctx.db, admin_id).await? else {
+        return Ok(None);
+    };
+    let until = match row.code_locked_until {
+        Some(until) => until,
+        None if row.code_failures >= CODE_LIMIT => row.code_failures_since + CODE_WINDOW_MS,
+        None => return Ok(None),
+    };
+    Ok((until > now).then_some(until - now))
+}
+
+/// After a wrong code: locks the codes when its run is full, with the audit entry, in one
+/// transaction (of concurrent last guesses one locks).
+async fn lock_codes_if_full(
+    ctx: &AppContext,
+    admin_id: &str,
+    run_start: i64,
+    now: i64,
+) -> Result<()> {
+    let until = now + CODE_LOCK_MS;
+    let mut tx = ctx.db.begin().await?;
+    if !db::admin_mfa::lock_codes_if_full(&mut tx, admin_id, run_start, CODE_LIMIT, until).await? {
+        return Ok(());
+    }
+    tracing::warn!(admin = %admin_id, "too many wrong MFA codes; the admin's codes are locked");
+    audit::record_and_commit(
+        tx,
+        ctx,
+        &audit::system(),
+        Write {
+            action: "admin.mfa_lock",
+            target_type: "admin",
+            target_id: Some(admin_id),
+            before: None,
+            after: Some(serde_json::json!({
+                "wrongCodes": CODE_LIMIT,
+                "lockedUntil": crate::clock::from_ms(until),
+            })),
+        },
+    )
+    .await
+}
+
+/// The refusal of a code while the admin's codes are locked.
+fn locked(retry_after_secs: u64) -> Error {
+    Error::RateLimited {
+        message: "too many wrong MFA codes: this account's codes are refused for an hour, or \
+                  until a super_admin resets its MFA"
+            .into(),
+        retry_after_secs,
+    }
+}
+
 /// What a sign-in with a right password still needs.
 pub(crate) enum SecondStep {
     /// MFA is off, or the factor was accepted (and spent).
@@ -298,6 +461,8 @@ pub(crate) enum SecondStep {
     Missing,
     /// A wrong, replayed or spent code.
     Refused,
+    /// The admin's codes are locked (too many wrong ones): this refusal.
+    Locked(Error),
 }
 
 /// The second step of a sign-in whose password was right.
@@ -316,15 +481,20 @@ pub(crate) async fn second_step(
     if factor.is_empty() {
         return Ok(SecondStep::Missing);
     }
-    if accept_factor(ctx, admin_id, username, &secret, factor).await? {
-        Ok(SecondStep::Passed)
-    } else {
-        Ok(SecondStep::Refused)
-    }
+    Ok(
+        match judge_code(ctx, admin_id, username, &secret, factor).await? {
+            CodeVerdict::Accepted => SecondStep::Passed,
+            CodeVerdict::Wrong => SecondStep::Refused,
+            CodeVerdict::Locked { retry_after_secs } => {
+                SecondStep::Locked(locked(retry_after_secs))
+            }
+        },
+    )
 }
 
 /// `POST /v1/admin/mfa/disable`: with a current TOTP code or a recovery code. Wrong
-/// codes count against the sign-in throttle of the admin's username and address.
+/// codes count against the sign-in throttle of the admin's username and address, and
+/// against the wrong-code lock.
 pub async fn disable(
     ctx: &AppContext,
     admin: &AdminPrincipal,
@@ -336,7 +506,7 @@ pub async fn disable(
         .and_then(|r| r.secret)
         .ok_or_else(|| Error::conflict("MFA is not on"))?;
     let reservation = admin_throttle::reserve(ctx, &admin.username, client).await?;
-    let accepted = match accept_factor(
+    let verdict = match judge_code(
         ctx,
         &admin.id,
         &admin.username,
@@ -345,17 +515,23 @@ pub async fn disable(
     )
     .await
     {
-        Ok(accepted) => accepted,
+        Ok(verdict) => verdict,
         Err(e) => {
             reservation.unjudged(ctx).await;
             return Err(e);
         }
     };
-    if !accepted {
-        reservation.failed();
-        return Err(Error::validation("the code is wrong or was already used"));
+    match verdict {
+        CodeVerdict::Accepted => reservation.confirmed(ctx).await,
+        CodeVerdict::Wrong => {
+            reservation.failed();
+            return Err(Error::validation("the code is wrong or was already used"));
+        }
+        CodeVerdict::Locked { retry_after_secs } => {
+            reservation.failed();
+            return Err(locked(retry_after_secs));
+        }
     }
-    reservation.unjudged(ctx).await;
     let mut tx = ctx.db.begin().await?;
     db::admin_mfa::remove(&mut tx, &admin.id).await?;
     commit_own_mfa_change(tx, ctx, admin, "admin.mfa_disable").await?;
@@ -400,11 +576,24 @@ pub async fn reset(ctx: &AppContext, actor: &AdminPrincipal, id: &str) -> Result
         ));
     }
     let now = ctx.clock.now_ms();
+    // The reset also lifts a wrong-code lock: its entry says so.
+    let locked_until = db::admin_mfa::get(&ctx.db, id)
+        .await?
+        .and_then(|m| m.code_locked_until)
+        .filter(|until| *until > now);
     let mut tx = ctx.db.begin().await?;
     let row = db::admins::get_tx(&mut tx, id)
         .await?
         .ok_or_else(|| Error::not_found("admin not found"))?;
     let before = AdminAccount::from_row(&row);
+    let mut before_state = serde_json::to_value(&before).ok();
+    if let (Some(until), Some(serde_json::Value::Object(state))) = (locked_until, &mut before_state)
+    {
+        state.insert(
+            "mfaCodesLockedUntil".into(),
+            serde_json::json!(crate::clock::from_ms(until)),
+        );
+    }
     db::admin_mfa::remove(&mut tx, id).await?;
     // Whoever signed in with the old factor signs in again (tokens and console sessions
     // end with the token version).
@@ -422,12 +611,56 @@ pub async fn reset(ctx: &AppContext, actor: &AdminPrincipal, id: &str) -> Result
             action: "admin.mfa_reset",
             target_type: "admin",
             target_id: Some(id),
-            before: serde_json::to_value(&before).ok(),
+            before: before_state,
             after: serde_json::to_value(&after).ok(),
         },
     )
     .await?;
     Ok(after)
+}
+
+/// Seals every TOTP secret stored before sealing (the admin console's start), and checks
+/// that `SECRETS_KEY` opens every sealed one: a key that does not would lock those
+/// admins out at their next sign-in, so the console refuses to start instead, saying
+/// so. Each secret is replaced only if unchanged (processes starting together seal it
+/// once). Returns how many were sealed.
+pub async fn seal_stored_secrets(ctx: &AppContext) -> anyhow::Result<usize> {
+    let mut sealed = 0;
+    let mut unreadable = Vec::new();
+    for row in db::admin_mfa::all(&ctx.db).await? {
+        let context = secret_context(&row.admin_id);
+        for (column, stored) in [
+            (SecretColumn::Confirmed, &row.secret),
+            (SecretColumn::Pending, &row.pending_secret),
+        ] {
+            let Some(stored) = stored else { continue };
+            match ctx.secrets_key.open(stored, &context) {
+                Ok(Opened::Sealed(_)) => {}
+                Ok(Opened::Plain(plain)) => {
+                    let fresh = ctx.secrets_key.seal(&plain, &context)?;
+                    if db::admin_mfa::reseal(&ctx.db, &row.admin_id, column, stored, &fresh).await?
+                    {
+                        sealed += 1;
+                    }
+                }
+                Err(_) => unreadable.push(row.admin_id.clone()),
+            }
+        }
+    }
+    if !unreadable.is_empty() {
+        unreadable.dedup();
+        anyhow::bail!(
+            "SECRETS_KEY does not open the stored TOTP secrets of {} admin(s) (ids: {}): it \
+             is not the key that sealed them. Start with that key; or, to have these admins \
+             enrol again, delete their rows from admin_mfa and admin_recovery_codes.",
+            unreadable.len(),
+            unreadable.join(", ")
+        );
+    }
+    if sealed > 0 {
+        tracing::info!(sealed, "sealed TOTP secrets stored before SECRETS_KEY");
+    }
+    Ok(sealed)
 }
 
 #[cfg(test)]

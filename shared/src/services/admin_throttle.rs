@@ -1,6 +1,8 @@
 //! Admin sign-in throttling (operations.md §9): at most [`USERNAME_LIMIT`] failed
 //! sign-ins per username per minute and [`ADDRESS_LIMIT`] per client address per ten
-//! minutes, across every process (the counters live in the database).
+//! minutes, across every process (the counters live in the database). A signed-in
+//! admin's re-checks count the same: a wrong current password at a password change, a
+//! wrong code when turning MFA off.
 //!
 //! An attempt first reserves a place in both counters (one conditional upsert each, in
 //! one transaction), so of many concurrent guesses only as many as the limits allow are
@@ -62,7 +64,7 @@ impl Place {
 pub use crate::attempt_limiter::AttemptLimiter;
 
 /// The places an attempt holds while it is judged; settle it with one of its methods.
-#[must_use = "a reservation must be settled: failed, succeeded or unjudged"]
+#[must_use = "a reservation must be settled: failed, succeeded, confirmed or unjudged"]
 pub struct Reservation {
     username: Place,
     address: Place,
@@ -116,6 +118,13 @@ impl Reservation {
             tracing::warn!(error = %e, "could not clear a username's sign-in failures");
         }
         self.give_back(ctx, &[&self.address]).await;
+    }
+
+    /// A right password or code outside a sign-in (a signed-in admin changing their
+    /// password or turning MFA off): both places go back, and the username's earlier
+    /// failures stay (this proves the secret to a session, it signs nobody in).
+    pub async fn confirmed(self, ctx: &AppContext) {
+        self.give_back(ctx, &[&self.username, &self.address]).await;
     }
 
     /// An attempt that was not judged gives both places back.

@@ -1,5 +1,7 @@
 //! The audit log: every admin write records who did what to which target, with the state
-//! before and after, in the write's own transaction (no write without its entry).
+//! before and after, in the write's own transaction (no write without its entry). Admin
+//! sign-ins are there too: each success (in its own transaction) and each failure the
+//! throttle let through to be judged, with the client's address.
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -29,6 +31,18 @@ pub fn system() -> AdminPrincipal {
     AdminPrincipal {
         id: "system".into(),
         username: "system".into(),
+        role: AdminRole::Admin,
+        mfa_enabled: false,
+        language: None,
+    }
+}
+
+/// The actor of a failed sign-in: whoever it was is not known (the account it named,
+/// if any, is the entry's target).
+pub fn anonymous() -> AdminPrincipal {
+    AdminPrincipal {
+        id: "anonymous".into(),
+        username: "anonymous".into(),
         role: AdminRole::Admin,
         mfa_enabled: false,
         language: None,

@@ -55,6 +55,23 @@ pub(crate) async fn issue_stored_pair(
     Ok(pair)
 }
 
+/// Ends every other sign-in of an admin whose token version `tx` has just moved on to
+/// `version` (a password change, MFA turned on): the new version ends their access
+/// tokens and console sessions, this revokes every refresh token, and the answer is a
+/// fresh pair of the new version, with which the session that made the change carries
+/// on.
+pub(crate) async fn restart_admin_sessions(
+    ctx: &AppContext,
+    tx: &mut Tx,
+    admin_id: &str,
+    version: i64,
+    now_ms: i64,
+) -> Result<TokenPair> {
+    db::refresh_tokens::revoke_all(tx, Audience::Admin.column(), admin_id, None, now_ms).await?;
+    let pair = issue_stored_pair(ctx, tx, Audience::Admin, admin_id, version, None, now_ms).await?;
+    Ok(pair.into())
+}
+
 /// Uses up `refresh_token` (already verified as `subject_id`'s) and answers a new pair of
 /// its family. A token presented again means a copy is in other hands: the whole family
 /// is revoked and the subject's access tokens end, so the thief and the victim both sign

@@ -16,12 +16,13 @@ use crate::services::{demo, secrets};
 use crate::tokens::TokenKeys;
 
 impl AppContext {
-    /// Connects, migrates, resolves the signing secrets, loads the demo content when
+    /// Connects, migrates, resolves the signing secrets and `SECRETS_KEY`, loads the demo content when
     /// asked, and warms the caches.
     pub async fn start(settings: Settings, clock: Clock) -> anyhow::Result<Arc<Self>> {
         let db = Db::connect(&settings.database_url).await?;
         db.migrate().await?;
         let (player_secret, admin_secret) = secrets::jwt_secrets(&settings, &db, &clock).await?;
+        let secrets_key = secrets::secrets_key(&settings, &db, &clock).await?;
         if settings.demo_content {
             demo::load(&db, &clock).await?;
         }
@@ -37,6 +38,7 @@ impl AppContext {
             providers,
             ranks,
             tokens: TokenKeys::new(&player_secret, &admin_secret),
+            secrets_key,
             settings,
             db,
             clock,
