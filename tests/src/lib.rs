@@ -10,6 +10,7 @@ pub mod capture;
 pub mod console;
 pub mod pg_cluster;
 pub mod process;
+pub mod statements;
 
 use std::collections::HashMap;
 use std::path::PathBuf;

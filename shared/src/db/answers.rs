@@ -37,6 +37,8 @@ pub struct AnswerRows<'a> {
     pub fast_correct: bool,
     /// The weekly rows it creates are hidden until then (the player is held).
     pub weekly_hidden_until: Option<i64>,
+    /// Its fair-play signals, added to the player's week by the same write.
+    pub fair_play: Option<&'a crate::db::fairplay::FairPlayScore>,
 }
 
 /// A first answer's own writes, after the progress row's guard (in

@@ -30,6 +30,42 @@ pub struct QueueRow {
     pub nickname: Option<String>,
 }
 
+/// An answer's signals as its write adds them to the player's row of `week`.
+#[derive(Clone, Debug)]
+pub struct FairPlayScore {
+    pub week: String,
+    pub added: Added,
+    /// The hold score (`FAIRPLAY_HOLD_SCORE`): the queue key depends on it.
+    pub hold_score: i64,
+}
+
+/// The player's row after an answer's write scored its signals.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Scored {
+    pub state: String,
+    pub week_score: i64,
+    pub cleared_score: i64,
+}
+
+/// Holds a player still flagged (their queue place that of a held player); the week's
+/// score, or None when they are no longer flagged (decided meanwhile).
+pub async fn hold_flagged(tx: &mut Tx, player_id: &str, now_ms: i64) -> sqlx::Result<Option<i64>> {
+    let held: Option<i64> = in_tx!(tx, |ex| {
+        sqlx::query_scalar(
+            "UPDATE fairplay_players SET state = 'held', queue_key = $2 + week_score,
+                 decided_by = NULL, decided_at = $3, reason = NULL
+             WHERE player_id = $1 AND state = 'flagged'
+             RETURNING week_score",
+        )
+        .bind(player_id)
+        .bind(crate::domain::fairplay::HELD_KEY)
+        .bind(now_ms)
+        .fetch_optional(ex)
+        .await?
+    });
+    Ok(held)
+}
+
 /// The signals one answer (or challenge) added.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Added {
@@ -42,48 +78,6 @@ pub struct Added {
 const COLUMNS: &str =
     "f.player_id, f.state, f.week_start, f.week_score, f.cleared_score, f.too_fast,
     f.impossible, f.fast_perfect, f.last_signal_at, f.decided_by, f.decided_at, f.reason";
-
-/// Adds signals to the player's row of `week` (a new week starts its score again);
-/// a cleared player, or one banned since (signals come only after an unban), is flagged
-/// again. Returns the row as it is now.
-pub async fn add_signals(
-    tx: &mut Tx,
-    player_id: &str,
-    week: &str,
-    added: Added,
-    now_ms: i64,
-) -> sqlx::Result<FairPlayRow> {
-    Ok(in_tx!(tx, |ex| {
-        sqlx::query_as::<_, FairPlayRow>(
-            "INSERT INTO fairplay_players AS f (player_id, state, week_start, week_score, too_fast,
-                                           impossible, fast_perfect, last_signal_at)
-             VALUES ($1, 'flagged', $2, $3, $4, $5, $6, $7)
-             ON CONFLICT (player_id) DO UPDATE SET
-                 week_score = CASE WHEN f.week_start = excluded.week_start
-                                   THEN f.week_score + excluded.week_score
-                                   ELSE excluded.week_score END,
-                 cleared_score = CASE WHEN f.week_start = excluded.week_start
-                                      THEN f.cleared_score ELSE 0 END,
-                 week_start = excluded.week_start,
-                 too_fast = f.too_fast + excluded.too_fast,
-                 impossible = f.impossible + excluded.impossible,
-                 fast_perfect = f.fast_perfect + excluded.fast_perfect,
-                 last_signal_at = excluded.last_signal_at,
-                 state = CASE WHEN f.state IN ('cleared', 'banned') THEN 'flagged' ELSE f.state END
-             RETURNING player_id, state, week_start, week_score, cleared_score, too_fast,
-                       impossible, fast_perfect, last_signal_at, decided_by, decided_at, reason",
-        )
-        .bind(player_id)
-        .bind(week)
-        .bind(added.score)
-        .bind(added.too_fast)
-        .bind(added.impossible)
-        .bind(added.fast_perfect)
-        .bind(now_ms)
-        .fetch_one(ex)
-        .await?
-    }))
-}
 
 /// What a decision (or an automatic hold) stores.
 pub struct Decision<'a> {
@@ -128,18 +122,6 @@ pub async fn decide(
         .bind(d.clear_week)
         .execute(ex)
         .await?;
-    });
-    Ok(())
-}
-
-/// Sets the queue order of the player's row.
-pub async fn set_queue_key(tx: &mut Tx, player_id: &str, queue_key: i64) -> sqlx::Result<()> {
-    in_tx!(tx, |ex| {
-        sqlx::query("UPDATE fairplay_players SET queue_key = $2 WHERE player_id = $1")
-            .bind(player_id)
-            .bind(queue_key)
-            .execute(ex)
-            .await?;
     });
     Ok(())
 }

@@ -5,7 +5,7 @@
 
 use super::cards::CardSource;
 use super::progress::{PlayerProgress, ProgressRow, select_progress};
-use super::{Db, Tx, in_tx, read};
+use super::{Db, read};
 use crate::domain::pick::Candidate;
 
 #[derive(Clone, Debug, sqlx::FromRow)]
@@ -74,6 +74,39 @@ pub struct PoolQuestion {
     pub distractors: String,
     /// The version's median answer time, when its statistics have enough answers.
     pub median_ms: Option<i64>,
+    /// The version's card (what answers show), read in the same row; None only when
+    /// the version's snapshot is missing.
+    #[sqlx(flatten)]
+    pub card: PoolCard,
+}
+
+/// The card columns of a [`PoolQuestion`].
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct PoolCard {
+    pub versioned: bool,
+    pub category_name: String,
+    pub card_id: Option<String>,
+    pub card_title: Option<String>,
+    pub card_summary: Option<String>,
+    pub card_deep_dive: Option<String>,
+}
+
+impl PoolQuestion {
+    /// The card of the version read, as an answer shows it (None without its snapshot).
+    pub fn card_source(&self) -> Option<CardSource> {
+        let c = &self.card;
+        c.versioned.then(|| CardSource {
+            question_id: self.id.clone(),
+            question_version: self.version,
+            stem_text: self.stem_text.clone(),
+            correct_answer: self.correct_answer.clone(),
+            category_name: c.category_name.clone(),
+            card_id: c.card_id.clone(),
+            title: c.card_title.clone(),
+            summary: c.card_summary.clone(),
+            deep_dive: c.card_deep_dive.clone(),
+        })
+    }
 }
 
 #[derive(sqlx::FromRow)]
@@ -146,8 +179,13 @@ pub async fn pool_questions(
     let mut rows = read!(db, |ex| {
         let mut q = sqlx::query_as::<_, PoolQuestion>(sqlx::AssertSqlSafe(format!(
             "SELECT q.id, q.version, q.stem_text, q.correct_answer, q.distractors,
-                    CASE WHEN s.attempts >= $1 THEN s.median_time_ms END AS median_ms
+                    CASE WHEN s.attempts >= $1 THEN s.median_time_ms END AS median_ms,
+                    v.question_id IS NOT NULL AND c.id IS NOT NULL AS versioned,
+                    COALESCE(c.name, '') AS category_name,
+                    v.card_id, v.card_title, v.card_summary, v.card_deep_dive
              FROM questions q
+             LEFT JOIN categories c ON c.id = q.category_id
+             LEFT JOIN question_versions v ON v.question_id = q.id AND v.version = q.version
              LEFT JOIN question_stats s ON s.question_id = q.id AND s.version = q.version
              WHERE q.id IN ({placeholders})"
         )))
@@ -164,6 +202,9 @@ pub async fn pool_questions(
 /// A session question to insert.
 pub struct NewSessionQuestion {
     pub question_id: String,
+    /// The stem of that version (not stored with the session: its answer is built from
+    /// it).
+    pub stem_text: String,
     /// The version the options were made from, which the session serves.
     pub question_version: i64,
     pub options_json: String,
@@ -172,71 +213,110 @@ pub struct NewSessionQuestion {
     pub median_ms: Option<i64>,
 }
 
-/// Creates a session with its questions; false (nothing written) when the player has an
-/// unfinished session on the node already (a concurrent request made it).
+/// Creates a session with its questions in one call to the database (PostgreSQL one
+/// statement, SQLite one transaction script); false (nothing written) when the player
+/// has an unfinished session on the node already (a concurrent request made it: the
+/// session's insert does nothing, and its questions are written only beside a session
+/// that was).
 pub async fn create_session(
-    tx: &mut Tx,
+    db: &Db,
     session: &SessionRow,
     questions: &[NewSessionQuestion],
     now_ms: i64,
 ) -> sqlx::Result<bool> {
-    let created = in_tx!(tx, |ex| {
-        sqlx::query(
-            "INSERT INTO challenge_sessions (id, player_id, track_id, node_id, status, created_at,
-                                             served_at)
-             VALUES ($1, $2, $3, $4, 'pending', $5, $5) ON CONFLICT DO NOTHING",
-        )
-        .bind(&session.id)
-        .bind(&session.player_id)
-        .bind(&session.track_id)
-        .bind(&session.node_id)
-        .bind(now_ms)
-        .execute(ex)
-        .await?
-        .rows_affected()
-            == 1
-    });
-    if !created {
-        return Ok(false);
+    const SESSION: &str =
+        "INSERT INTO challenge_sessions (id, player_id, track_id, node_id, status,
+                                        created_at, served_at)
+         VALUES ($1, $2, $3, $4, 'pending', $5, $5) ON CONFLICT DO NOTHING";
+    // one row per question, its values bound from $6 on; `position` is the list's own
+    // index (a number this code makes, never input)
+    let rows = |from: &str| {
+        questions
+            .iter()
+            .enumerate()
+            .map(|(i, _)| {
+                let p = 6 + 5 * i;
+                format!(
+                    "SELECT $1, {i}, ${}, ${}, ${}, ${}, ${} {from}",
+                    p,
+                    p + 1,
+                    p + 2,
+                    p + 3,
+                    p + 4
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(" UNION ALL ")
+    };
+    const QUESTIONS: &str = "INSERT INTO challenge_session_questions (session_id, position,
+             question_id, options, correct_option_id, question_version, median_ms)";
+    let sql = match db {
+        Db::Postgres(_) => format!(
+            "WITH made AS ({SESSION} RETURNING id) {QUESTIONS} {} RETURNING position",
+            rows("FROM made")
+        ),
+        Db::Sqlite(_) => format!(
+            "BEGIN IMMEDIATE; {SESSION}; {QUESTIONS} {} RETURNING position; COMMIT",
+            rows("WHERE EXISTS (SELECT 1 FROM challenge_sessions WHERE id = $1)")
+        ),
+    };
+    macro_rules! bound {
+        ($query:expr) => {{
+            let mut q = $query
+                .bind(&session.id)
+                .bind(&session.player_id)
+                .bind(&session.track_id)
+                .bind(&session.node_id)
+                .bind(now_ms);
+            for question in questions {
+                q = q
+                    .bind(&question.question_id)
+                    .bind(&question.options_json)
+                    .bind(&question.correct_option_id)
+                    .bind(question.question_version)
+                    .bind(question.median_ms);
+            }
+            q
+        }};
     }
-    for (position, q) in questions.iter().enumerate() {
-        in_tx!(tx, |ex| {
-            sqlx::query(
-                "INSERT INTO challenge_session_questions (session_id, position, question_id, options,
-                                                          correct_option_id, question_version,
-                                                          median_ms)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7)",
-            )
-            .bind(&session.id)
-            .bind(position as i64)
-            .bind(&q.question_id)
-            .bind(&q.options_json)
-            .bind(&q.correct_option_id)
-            .bind(q.question_version)
-            .bind(q.median_ms)
-            .execute(ex)
+    let written = match db {
+        Db::Postgres(p) => bound!(sqlx::query(sqlx::AssertSqlSafe(sql)))
+            .fetch_all(p)
             .await?
-            .rows_affected()
-        });
-    }
-    Ok(true)
+            .len(),
+        Db::Sqlite(s) => s
+            .write_script(bound!(sqlx::query(sqlx::AssertSqlSafe(sql))))
+            .await?
+            .len(),
+    };
+    Ok(written > 0)
 }
 
-/// An unfinished session is served again (returned by `GET /challenges/next`): its
-/// answer times run from now.
+/// Marks a session served again now (the server's answer times run from then): one
+/// statement.
 pub async fn mark_served(db: &Db, session_id: &str, now_ms: i64) -> sqlx::Result<()> {
-    let mut tx = db.begin().await?;
-    in_tx!(&mut tx, |ex| {
-        sqlx::query(
+    macro_rules! update {
+        () => {
             "UPDATE challenge_sessions SET served_at = $2
-             WHERE id = $1 AND status IN ('pending', 'in_progress')",
-        )
-        .bind(session_id)
-        .bind(now_ms)
-        .execute(ex)
-        .await?;
-    });
-    tx.commit().await
+             WHERE id = $1 AND status IN ('pending', 'in_progress')"
+        };
+    }
+    match db {
+        Db::Postgres(p) => sqlx::query(update!())
+            .bind(session_id)
+            .bind(now_ms)
+            .execute(p)
+            .await
+            .map(drop),
+        Db::Sqlite(s) => s
+            .write_script(
+                sqlx::query(concat!("BEGIN IMMEDIATE; ", update!(), "; COMMIT"))
+                    .bind(session_id)
+                    .bind(now_ms),
+            )
+            .await
+            .map(drop),
+    }
 }
 
 /// What judging one answer needs, read inside the answer's transaction.

@@ -34,51 +34,134 @@ pub async fn membership(db: &Db, week: &str, player_id: &str) -> sqlx::Result<Op
     }))
 }
 
-/// Takes the next place of the open cohort of `week` and `tier`: one upsert of the
-/// week and tier's row, serialised by its row lock, so places go in arrival order and
-/// a cohort never takes more than `cap`. Returns the cohort's number.
-pub async fn take_place(tx: &mut Tx, week: &str, tier: i64, cap: i64) -> sqlx::Result<i64> {
-    Ok(in_tx!(tx, |ex| {
-        sqlx::query_scalar(
-            "INSERT INTO league_open AS o (week_start, tier, cohort_seq, size) VALUES ($1, $2, 1, 1)
-             ON CONFLICT (week_start, tier) DO UPDATE SET
-                 cohort_seq = CASE WHEN o.size >= $3 THEN o.cohort_seq + 1 ELSE o.cohort_seq END,
-                 size = CASE WHEN o.size >= $3 THEN 1 ELSE o.size + 1 END
-             RETURNING cohort_seq",
-        )
-        .bind(week)
-        .bind(tier)
-        .bind(cap)
-        .fetch_one(ex)
-        .await?
-    }))
+/// What a league join needs to know, read at once: the cohort the player joined in
+/// `week` (if any), the one of the week before, and their tier now.
+#[derive(Clone, Debug)]
+pub struct JoinState {
+    pub this_week: Option<Membership>,
+    pub last_week: Option<Membership>,
+    pub tier: i64,
 }
 
-/// Records the player in a cohort; false when they joined one this week already (the
-/// caller rolls back the place it took).
-pub async fn add_member(
-    tx: &mut Tx,
+pub async fn join_state(
+    db: &Db,
     week: &str,
+    last_week: &str,
     player_id: &str,
-    cohort_id: &str,
-    tier: i64,
-    now_ms: i64,
-) -> sqlx::Result<bool> {
-    Ok(in_tx!(tx, |ex| {
-        sqlx::query(
-            "INSERT INTO league_members (week_start, player_id, cohort_id, tier, joined_at)
-             VALUES ($1, $2, $3, $4, $5) ON CONFLICT (week_start, player_id) DO NOTHING",
+) -> sqlx::Result<JoinState> {
+    type Row = (
+        Option<String>,
+        Option<i64>,
+        Option<String>,
+        Option<i64>,
+        Option<i64>,
+    );
+    let (this_cohort, this_tier, last_cohort, last_tier, tier): Row = read!(db, |ex| {
+        sqlx::query_as(
+            "SELECT (SELECT cohort_id FROM league_members WHERE week_start = $1 AND player_id = $3),
+                    (SELECT tier FROM league_members WHERE week_start = $1 AND player_id = $3),
+                    (SELECT cohort_id FROM league_members WHERE week_start = $2 AND player_id = $3),
+                    (SELECT tier FROM league_members WHERE week_start = $2 AND player_id = $3),
+                    (SELECT tier FROM league_players WHERE player_id = $3)",
         )
         .bind(week)
+        .bind(last_week)
         .bind(player_id)
-        .bind(cohort_id)
-        .bind(tier)
-        .bind(now_ms)
-        .execute(ex)
+        .fetch_one(ex)
         .await?
-        .rows_affected()
-            == 1
-    }))
+    });
+    let membership = |cohort: Option<String>, tier: Option<i64>| {
+        cohort
+            .zip(tier)
+            .map(|(cohort_id, tier)| Membership { cohort_id, tier })
+    };
+    Ok(JoinState {
+        this_week: membership(this_cohort, this_tier),
+        last_week: membership(last_cohort, last_tier),
+        tier: tier.unwrap_or(0),
+    })
+}
+
+/// The place upsert of [`join`]: the next place of the open cohort of the week (`$1`) and
+/// tier (`$2`), serialised by that row's lock, so places go in arrival order and a
+/// cohort never takes more than `$3`.
+macro_rules! take_place {
+    () => {
+        "INSERT INTO league_open AS o (week_start, tier, cohort_seq, size) VALUES ($1, $2, 1, 1)
+ON CONFLICT (week_start, tier) DO UPDATE SET
+    cohort_seq = CASE WHEN o.size >= $3 THEN o.cohort_seq + 1 ELSE o.cohort_seq END,
+    size = CASE WHEN o.size >= $3 THEN 1 ELSE o.size + 1 END"
+    };
+}
+
+/// Puts the player (`$4`) in the open cohort of `week` and `tier`, taking its next place
+/// (see `take_place!`), in one call to the database: PostgreSQL one statement, SQLite
+/// one transaction script. The cohort's id is `$5` (`{week}:{tier name}:`, see
+/// `domain::league::cohort_id`) followed by its number. None when the player joined a
+/// cohort this week already: the write fails on their membership's key as a whole, so
+/// the place it took is given back.
+pub async fn join(
+    db: &Db,
+    week: &str,
+    tier: i64,
+    cap: i64,
+    player_id: &str,
+    cohort_prefix: &str,
+    now_ms: i64,
+) -> sqlx::Result<Option<Membership>> {
+    macro_rules! add_member {
+        ($from:literal) => {
+            concat!(
+                "INSERT INTO league_members (week_start, player_id, cohort_id, tier, joined_at)
+SELECT $1, $4, $5 || CAST(cohort_seq AS TEXT), $2, $6 FROM ",
+                $from,
+                " RETURNING cohort_id"
+            )
+        };
+    }
+    macro_rules! bound {
+        ($query:expr) => {
+            $query
+                .bind(week)
+                .bind(tier)
+                .bind(cap)
+                .bind(player_id)
+                .bind(cohort_prefix)
+                .bind(now_ms)
+        };
+    }
+    let joined: sqlx::Result<String> = match db {
+        Db::Sqlite(s) => s
+            .write_script(bound!(sqlx::query(concat!(
+                "BEGIN IMMEDIATE;\n",
+                take_place!(),
+                ";\n",
+                add_member!("league_open WHERE week_start = $1 AND tier = $2"),
+                ";\nCOMMIT"
+            ))))
+            .await
+            .and_then(|rows| {
+                use sqlx::Row as _;
+                rows.first()
+                    .ok_or(sqlx::Error::RowNotFound)
+                    .and_then(|r| r.try_get(0))
+            }),
+        Db::Postgres(p) => {
+            bound!(sqlx::query_scalar(concat!(
+                "WITH place AS (",
+                take_place!(),
+                " RETURNING cohort_seq) ",
+                add_member!("place")
+            )))
+            .fetch_one(p)
+            .await
+        }
+    };
+    match joined {
+        Ok(cohort_id) => Ok(Some(Membership { cohort_id, tier })),
+        Err(e) if super::is_unique_violation(&e) => Ok(None),
+        Err(e) => Err(e),
+    }
 }
 
 /// A member of a cohort with their week's XP (their all-players row) and whether that

@@ -72,6 +72,7 @@ use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
 use sqlx::{Postgres, Sqlite, Transaction};
+use tracing::Instrument as _;
 
 use crate::config::DatabaseUrl;
 
@@ -162,6 +163,18 @@ macro_rules! bind_phrase {
 pub(crate) use bind_phrase;
 
 pub use crate::{in_tx, read};
+
+/// The target of the events that mark the round trips sqlx does not log itself (a
+/// `BEGIN`, SQLite's `COMMIT`). With sqlx's own events (target `sqlx::query`, one per
+/// statement sent) they are every round trip a request makes to the database, which the
+/// statement-budget tests count (`tests/budgets`), as Django's `assertNumQueries` does.
+pub const ROUND_TRIP_TARGET: &str = "quiz::db";
+
+/// Marks a round trip sqlx does not log (see [`ROUND_TRIP_TARGET`]); free unless a
+/// subscriber listens at DEBUG for that target.
+fn round_trip(statement: &'static str) {
+    tracing::debug!(target: "quiz::db", statement, "round trip");
+}
 
 /// Runs a `DELETE … WHERE expires_at <= $1` sweep in its own transaction; answers how
 /// many rows went.
@@ -335,11 +348,12 @@ impl Db {
     /// in its own task, which a dropped caller does not stop: the transaction it opens
     /// is then dropped there and rolled back.
     pub async fn begin(&self) -> Result<Tx, sqlx::Error> {
+        round_trip("BEGIN");
         match self {
             Self::Sqlite(s) => Ok(Tx::Sqlite(s.writer.begin_with("BEGIN IMMEDIATE").await?)),
             Self::Postgres(p) => {
                 let pool = p.clone();
-                let tx = tokio::spawn(async move { pool.begin().await })
+                let tx = tokio::spawn(async move { pool.begin().await }.in_current_span())
                     .await
                     .map_err(|e| sqlx::Error::Protocol(format!("BEGIN task failed: {e}")))??;
                 Ok(Tx::Postgres(tx))
@@ -383,18 +397,21 @@ impl SqliteDb {
             script.as_str().starts_with("BEGIN IMMEDIATE;") && script.as_str().ends_with("COMMIT")
         );
         let writer = self.writer.clone();
-        tokio::spawn(async move {
-            let mut conn = writer.acquire().await?;
-            let result = sqlx::query_with(script, arguments)
-                .fetch_all(&mut *conn)
-                .await;
-            // Also when BEGIN itself failed, where ROLLBACK finds no transaction: the
-            // connection is then closed, which is harmless.
-            if result.is_err() && sqlx::query("ROLLBACK").execute(&mut *conn).await.is_err() {
-                conn.close_on_drop();
+        tokio::spawn(
+            async move {
+                let mut conn = writer.acquire().await?;
+                let result = sqlx::query_with(script, arguments)
+                    .fetch_all(&mut *conn)
+                    .await;
+                // Also when BEGIN itself failed, where ROLLBACK finds no transaction: the
+                // connection is then closed, which is harmless.
+                if result.is_err() && sqlx::query("ROLLBACK").execute(&mut *conn).await.is_err() {
+                    conn.close_on_drop();
+                }
+                result
             }
-            result
-        })
+            .in_current_span(),
+        )
         .await
         .map_err(|e| sqlx::Error::Protocol(format!("write task failed: {e}")))?
     }
@@ -403,7 +420,11 @@ impl SqliteDb {
 impl Tx {
     pub async fn commit(self) -> Result<(), sqlx::Error> {
         match self {
-            Self::Sqlite(t) => t.commit().await,
+            Self::Sqlite(t) => {
+                // sqlx logs PostgreSQL's COMMIT itself, not SQLite's
+                round_trip("COMMIT");
+                t.commit().await
+            }
             Self::Postgres(t) => t.commit().await,
         }
     }

@@ -157,6 +157,23 @@ pub fn judge(a: TimedAnswer, rules: &FairPlayRules) -> Judged {
     }
 }
 
+/// The review queue's order: held players first, then flagged ones, each by the week's
+/// score.
+pub const HELD_KEY: i64 = 2_000_000_000_000;
+pub const FLAGGED_KEY: i64 = 1_000_000_000_000;
+
+/// Where a player stands in the queue: held players always; flagged ones once their
+/// week's score reaches a third of the hold score (a quick reader's stray fast answer
+/// does not queue them); 0 off it. The answer's write computes the same in SQL
+/// (`db::progress::write`, `fair_play_row!`).
+pub fn queue_key(state: &str, week_score: i64, rules: &FairPlayRules) -> i64 {
+    match state {
+        "held" => HELD_KEY + week_score,
+        "flagged" if week_score * 3 >= rules.hold_score => FLAGGED_KEY + week_score,
+        _ => 0,
+    }
+}
+
 /// Whether a week's score holds the player: at the threshold, counting only what came
 /// after staff last cleared them that week (`cleared_score`).
 pub fn holds(week_score: i64, cleared_score: i64, rules: &FairPlayRules) -> bool {

@@ -41,7 +41,12 @@ impl Default for LeagueRules {
 
 /// The id of cohort `seq` of a week and tier: `{weekStart}:{tier}:{seq}`.
 pub fn cohort_id(week_start: &str, tier: i64, seq: i64) -> String {
-    format!("{week_start}:{}:{seq}", tier_name(tier))
+    format!("{}{seq}", cohort_prefix(week_start, tier))
+}
+
+/// What the ids of a week and tier's cohorts begin with: `{weekStart}:{tier}:`.
+pub fn cohort_prefix(week_start: &str, tier: i64) -> String {
+    format!("{week_start}:{}:", tier_name(tier))
 }
 
 /// Where a rank of a cohort leads when the week ends.

@@ -10,96 +10,72 @@ use utoipa::ToSchema;
 
 use crate::clock::{beijing, from_ms};
 use crate::context::AppContext;
-use crate::db::fairplay::{Added, Decision, Example, FairPlayRow};
+use crate::db::fairplay::{Added, Decision, Example, FairPlayRow, FairPlayScore, Scored};
 use crate::db::ledger::HIDDEN_FOR_GOOD;
 use crate::db::progress::{Target, Update, Written};
 use crate::db::{self, Tx, in_tx};
 use crate::domain::board::BoardKey;
-use crate::domain::fairplay::{self as rules, FairPlayRules, Signal, signals_of};
+use crate::domain::fairplay::{self as rules, Signal, queue_key, signals_of};
 use crate::envelope::Pagination;
 use crate::services::admin_auth::AdminPrincipal;
 use crate::services::audit::{self, PageQuery, Write};
 use crate::services::moderation;
 use crate::{Error, Result};
 
-/// The queue's order: held players first, then flagged ones, each by the week's score.
-const HELD_KEY: i64 = 2_000_000_000_000;
-const FLAGGED_KEY: i64 = 1_000_000_000_000;
 /// Answers shown as examples per player of the queue.
 const EXAMPLES: i64 = 3;
 
-/// Where a player stands in the queue: held players always; flagged ones once their
-/// week's score reaches a third of the hold score (a quick reader's stray fast answer
-/// does not queue them); 0 off it.
-fn queue_key(state: &str, week_score: i64, rules: &FairPlayRules) -> i64 {
-    match state {
-        "held" => HELD_KEY + week_score,
-        "flagged" if week_score * 3 >= rules.hold_score => FLAGGED_KEY + week_score,
-        _ => 0,
+/// The signals of an answer, as its write adds them to the player's week
+/// (`db::progress::write` scores them in the answer's own statement).
+pub fn score_of_answer(
+    signals: i64,
+    now_ms: i64,
+    rules: &rules::FairPlayRules,
+) -> Option<FairPlayScore> {
+    if signals == 0 {
+        return None;
     }
-}
-
-/// [`record`] after an answer was written, tried again when it loses a race with the
-/// player's other writes (a deadlock or a busy database); a last failure is logged: the
-/// signals stay in the answer's row, the week's score misses them.
-pub async fn record_retrying(ctx: &AppContext, player_id: &str, signals: i64, now_ms: i64) {
-    for attempt in 1..=3 {
-        match record(ctx, player_id, signals, now_ms).await {
-            Ok(()) => return,
-            // an unreachable database will not be back within a retry
-            Err(e @ Error::DatabaseUnavailable(_)) => {
-                tracing::warn!(error = %e, player_id, "fair-play signals not scored");
-                return;
-            }
-            Err(e) if attempt < 3 => {
-                tracing::debug!(error = %e, attempt, "fair-play signals: trying again");
-                tokio::time::sleep(std::time::Duration::from_millis(20 * attempt)).await;
-            }
-            Err(e) => tracing::warn!(error = %e, player_id, "fair-play signals not scored"),
-        }
-    }
-}
-
-/// Adds the signals of one answer to the player's week; holds them when the score
-/// passes the threshold (audited, actor `system`).
-pub async fn record(ctx: &AppContext, player_id: &str, signals: i64, now_ms: i64) -> Result<()> {
-    let week = beijing::day_key(beijing::week_start(from_ms(now_ms)));
     let count = |s: Signal| i64::from(signals & s.bit() != 0);
-    let added = Added {
-        too_fast: count(Signal::TooFast),
-        impossible: count(Signal::TimeClaimImpossible),
-        fast_perfect: count(Signal::FastPerfect),
-        score: rules::score_of(signals),
-    };
-    let mut tx = ctx.db.begin().await?;
-    let row = db::fairplay::add_signals(&mut tx, player_id, &week, added, now_ms).await?;
-    let hold = row.state == "flagged"
-        && rules::holds(row.week_score, row.cleared_score, &ctx.settings.fairplay);
-    if !hold {
-        db::fairplay::set_queue_key(
-            &mut tx,
-            player_id,
-            queue_key(&row.state, row.week_score, &ctx.settings.fairplay),
-        )
-        .await?;
-        tx.commit().await?;
-        return Ok(());
-    }
-    db::fairplay::decide(
-        &mut tx,
-        player_id,
-        &week,
-        &Decision {
-            state: "held",
-            queue_key: queue_key("held", row.week_score, &ctx.settings.fairplay),
-            decided_by: None,
-            reason: None,
-            clear_week: None,
-            now_ms,
+    Some(FairPlayScore {
+        week: beijing::day_key(beijing::week_start(from_ms(now_ms))),
+        added: Added {
+            too_fast: count(Signal::TooFast),
+            impossible: count(Signal::TimeClaimImpossible),
+            fast_perfect: count(Signal::FastPerfect),
+            score: rules::score_of(signals),
         },
-    )
-    .await?;
+        hold_score: rules.hold_score,
+    })
+}
+
+/// After an answer's write scored its signals: holds the player when their week's score
+/// passed the threshold. A failure is logged (the answer stands; the next signalled
+/// answer finds the score still past it and holds them then).
+pub async fn after_scored(ctx: &AppContext, player_id: &str, scored: &Scored, now_ms: i64) {
+    if scored.state != "flagged"
+        || !rules::holds(
+            scored.week_score,
+            scored.cleared_score,
+            &ctx.settings.fairplay,
+        )
+    {
+        return;
+    }
+    if let Err(e) = hold(ctx, player_id, now_ms).await {
+        tracing::warn!(error = %e, player_id, "fair play: hold not placed");
+    }
+}
+
+/// Holds a flagged player (audited, actor `system`); nothing when another request held,
+/// cleared or banned them first. The progress row is locked first, as the answer's write
+/// and every decision lock it before the fair-play row.
+async fn hold(ctx: &AppContext, player_id: &str, now_ms: i64) -> Result<()> {
+    let mut tx = ctx.db.begin().await?;
     let boards = set_hold(&mut tx, player_id, true, now_ms).await?;
+    let Some(week_score) = db::fairplay::hold_flagged(&mut tx, player_id, now_ms).await? else {
+        // decided meanwhile: the hold set above rolls back with the transaction
+        return Ok(());
+    };
     audit::record_and_commit(
         tx,
         ctx,
@@ -108,17 +84,13 @@ pub async fn record(ctx: &AppContext, player_id: &str, signals: i64, now_ms: i64
             action: "player.fair_play_hold",
             target_type: "player",
             target_id: Some(player_id),
-            before: Some(json!({ "state": row.state })),
-            after: Some(json!({ "state": "held", "weekScore": row.week_score })),
+            before: Some(json!({ "state": "flagged" })),
+            after: Some(json!({ "state": "held", "weekScore": week_score })),
         },
     )
     .await?;
     after_hold_change(ctx, player_id, &boards).await;
-    tracing::info!(
-        player_id,
-        week_score = row.week_score,
-        "fair play: player held"
-    );
+    tracing::info!(player_id, week_score, "fair play: player held");
     Ok(())
 }
 
@@ -341,6 +313,14 @@ pub async fn decide(
         .filter(|r| r.week_start == week)
         .map_or(0, |r| r.week_score);
     let mut tx = ctx.db.begin().await?;
+    // The progress row first, the order the answer's write (which scores signals) locks
+    // the player's rows in: so a decision and an answer never wait on each other's lock.
+    if !matches!(
+        db::progress::write(Target::Tx(&mut tx), player_id, Update::Touch, now).await?,
+        Written::Recorded { .. }
+    ) {
+        return Err(Error::not_found("player not found"));
+    }
     db::fairplay::decide(
         &mut tx,
         player_id,
@@ -356,8 +336,8 @@ pub async fn decide(
     )
     .await?;
     // a ban keeps a hold as it was (the ban hides the rows while it lasts); it is
-    // written in this transaction after the fair-play row, the order the scoring of
-    // answers locks them in, so the decision and the ban land together or not at all
+    // written in this transaction, so the decision and the ban land together or not at
+    // all
     let (boards, ban) = if state == "banned" {
         let ban = moderation::set_ban_in(
             &mut tx,

@@ -324,7 +324,7 @@ async fn view(
     };
     let source = match board {
         None => None,
-        Some(board) => Some(source_of(ctx, &week, board, choice.scope).await?),
+        Some(board) => Some(source_of(ctx, &week, board, choice.scope, choice.previous).await?),
     };
     let week_end = week_day + chrono::Duration::days(6);
     let meta = LeaderboardMeta {
@@ -396,9 +396,16 @@ async fn league_membership(
     }
 }
 
-/// Where a board of `week` is read from: its frozen standings once settled.
-async fn source_of(ctx: &AppContext, week: &str, board: String, scope: Scope) -> Result<Source> {
-    if let Some(shown) = db::settlement::settled(&ctx.db, week, &board).await? {
+/// Where a board of `week` is read from: its frozen standings once settled. This week
+/// (by this process's clock) has not ended, so it is read live without asking.
+async fn source_of(
+    ctx: &AppContext,
+    week: &str,
+    board: String,
+    scope: Scope,
+    ended: bool,
+) -> Result<Source> {
+    if ended && let Some(shown) = db::settlement::settled(&ctx.db, week, &board).await? {
         return Ok(Source::Frozen { board, shown });
     }
     if scope != Scope::League {

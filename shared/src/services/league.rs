@@ -7,7 +7,7 @@ use crate::clock::beijing;
 use crate::context::AppContext;
 use crate::db::league::Membership;
 use crate::db::{self};
-use crate::domain::league::cohort_id;
+use crate::domain::league::cohort_prefix;
 use crate::services::settlement;
 use crate::{Error, Result};
 
@@ -23,33 +23,29 @@ pub async fn ensure_member(
     if let Some(m) = ctx.answer_cache.league_membership(week, player_id) {
         return Ok(m);
     }
-    if let Some(m) = db::league::membership(&ctx.db, week, player_id).await? {
+    let last = previous_week(week).ok_or_else(|| Error::internal(format!("not a week: {week}")))?;
+    let state = db::league::join_state(&ctx.db, week, &last, player_id).await?;
+    if let Some(m) = state.this_week {
         ctx.answer_cache.remember_membership(week, player_id, &m);
         return Ok(m);
     }
     // last week's cohort settled first (the job may not have come round yet): the
     // player joins this week at the tier it leaves them
-    if let Some(last) = previous_week(week)
-        && let Some(m) = db::league::membership(&ctx.db, &last, player_id).await?
-    {
-        settlement::settle_cohort(ctx, &last, &m.cohort_id, m.tier).await?;
-    }
-    let tier = db::league::tier_of(&ctx.db, player_id).await?;
-    let mut tx = ctx.db.begin().await?;
-    let seq = db::league::take_place(&mut tx, week, tier, ctx.settings.league.cohort_size).await?;
-    let cohort = cohort_id(week, tier, seq);
-    let m = if db::league::add_member(&mut tx, week, player_id, &cohort, tier, now_ms).await? {
-        tx.commit().await?;
-        Membership {
-            cohort_id: cohort,
-            tier,
+    let tier = match state.last_week {
+        Some(m) => {
+            settlement::settle_cohort(ctx, &last, &m.cohort_id, m.tier).await?;
+            db::league::tier_of(&ctx.db, player_id).await?
         }
-    } else {
-        // joined meanwhile by another request: its place stays, this one's rolls back
-        drop(tx);
-        db::league::membership(&ctx.db, week, player_id)
+        None => state.tier,
+    };
+    let prefix = cohort_prefix(week, tier);
+    let cap = ctx.settings.league.cohort_size;
+    let m = match db::league::join(&ctx.db, week, tier, cap, player_id, &prefix, now_ms).await? {
+        Some(m) => m,
+        // joined meanwhile by another request: that place stands, this one was given back
+        None => db::league::membership(&ctx.db, week, player_id)
             .await?
-            .ok_or_else(|| Error::internal("league membership vanished"))?
+            .ok_or_else(|| Error::internal("league membership vanished"))?,
     };
     ctx.answer_cache.remember_membership(week, player_id, &m);
     Ok(m)

@@ -6,10 +6,12 @@ use uuid::Uuid;
 
 use super::Revision;
 use crate::db::answers::{AnswerRows, first_answer_rows, is_stale_guard};
+use crate::db::fairplay::Scored;
 use crate::db::ledger::{self, LedgerEntry, WeeklyTotal, bind_ledger_entry};
 use crate::db::{Db, Tx, in_tx};
 use crate::domain::board::BoardKey;
 use crate::domain::change::ResourceChange;
+use crate::domain::fairplay::{FLAGGED_KEY, HELD_KEY};
 
 /// Where a write runs.
 pub enum Target<'a> {
@@ -61,6 +63,8 @@ pub enum Written {
     Recorded {
         revision: Revision,
         weekly: Vec<WeeklyTotal>,
+        /// An answer's fair-play row, when the answer raised signals.
+        fair_play: Option<Scored>,
     },
     /// Nothing written: the change's ledger key is taken (a replay).
     KeyTaken,
@@ -244,6 +248,7 @@ async fn write_in_tx(
     Ok(Written::Recorded {
         revision: Revision(revision),
         weekly,
+        fair_play: None,
     })
 }
 
@@ -312,6 +317,49 @@ RETURNING board, xp, last_earned_at"
     };
 }
 
+/// The answer's fair-play signals added to the player's week (`$50`, NULL without
+/// signals: no row), as `services::fairplay` scores them: `$51` points, `$52`-`$54` the
+/// signals' counts; the queue key as `domain::fairplay::queue_key` computes it (`$55`
+/// the hold score, `$56` the flagged and `$57` the held key) from the row's new state
+/// and score. It returns the row as a [`FAIR_PLAY_ROW`] line beside the weekly totals.
+macro_rules! fair_play_row {
+    ($from:literal) => {
+        concat!(
+            "INSERT INTO fairplay_players AS f (player_id, state, week_start, week_score, too_fast,
+    impossible, fast_perfect, last_signal_at, queue_key)
+SELECT $3, 'flagged', $50, $51, $52, $53, $54, $12,
+    CASE WHEN $51 * 3 >= $55 THEN $56 + $51 ELSE 0 END",
+            $from,
+            " WHERE $50 IS NOT NULL
+ON CONFLICT (player_id) DO UPDATE SET
+    week_score = CASE WHEN f.week_start = excluded.week_start
+                      THEN f.week_score + excluded.week_score ELSE excluded.week_score END,
+    cleared_score = CASE WHEN f.week_start = excluded.week_start THEN f.cleared_score ELSE 0 END,
+    week_start = excluded.week_start,
+    too_fast = f.too_fast + excluded.too_fast,
+    impossible = f.impossible + excluded.impossible,
+    fast_perfect = f.fast_perfect + excluded.fast_perfect,
+    last_signal_at = excluded.last_signal_at,
+    state = CASE WHEN f.state IN ('cleared', 'banned') THEN 'flagged' ELSE f.state END,
+    queue_key = CASE
+        WHEN f.state = 'held' THEN $57 + CASE WHEN f.week_start = excluded.week_start
+            THEN f.week_score + excluded.week_score ELSE excluded.week_score END
+        WHEN f.state IN ('flagged', 'cleared', 'banned') AND 3 * CASE
+            WHEN f.week_start = excluded.week_start THEN f.week_score + excluded.week_score
+            ELSE excluded.week_score END >= $55
+        THEN $56 + CASE WHEN f.week_start = excluded.week_start
+            THEN f.week_score + excluded.week_score ELSE excluded.week_score END
+        ELSE 0 END
+RETURNING 'fairplay:' || state AS board, week_score AS xp, cleared_score AS last_earned_at"
+        )
+    };
+}
+
+/// How the fair-play row returned by an answer's write is told from the weekly totals
+/// (no board's key starts so): `fairplay:{state}`, the week's score as `xp` and the
+/// cleared score as `last_earned_at`.
+const FAIR_PLAY_ROW: &str = "fairplay:";
+
 /// PostgreSQL: one autocommit statement, the writes as data-modifying CTEs, the weekly
 /// upsert as its main part. Every part takes its row from the guard's result, so the
 /// progress row is locked before anything else is written, as every other writer of
@@ -328,8 +376,12 @@ const WRITE_ANSWER_PG: &str = concat!(
     first_answer_rows!(node " FROM saved_progress"),
     "), ledger_row AS (",
     change_rows!(ledger " FROM saved_progress"),
-    ")\n",
-    change_rows!(weekly " FROM saved_progress")
+    "), weekly AS (",
+    change_rows!(weekly " FROM saved_progress"),
+    "), fair_play AS (",
+    fair_play_row!(" FROM saved_progress"),
+    ")\nSELECT board, xp, last_earned_at FROM weekly
+UNION ALL SELECT board, xp, last_earned_at FROM fair_play"
 );
 
 /// SQLite has no writing CTEs: the same writes as one transaction script (see
@@ -347,6 +399,8 @@ const WRITE_ANSWER_SQLITE: &str = concat!(
     change_rows!(ledger ""),
     ";\n",
     change_rows!(weekly ""),
+    ";\n",
+    fair_play_row!(""),
     ";\nCOMMIT"
 );
 
@@ -364,6 +418,7 @@ async fn write_answer(
     let weekly = change.weekly.as_ref();
     let region_board = weekly.and_then(|w| w.boards.iter().find(|b| !b.is_all_players()));
     let all_players = BoardKey::all_players();
+    let fair_play = rows.fair_play;
     // Both texts take the same arguments, in this order.
     macro_rules! bound {
         ($query:expr) => {
@@ -400,6 +455,14 @@ async fn write_answer(
             .bind(a.signals)
             .bind(i64::from(rows.fast_correct))
             .bind(rows.weekly_hidden_until)
+            .bind(fair_play.map(|f| f.week.as_str()))
+            .bind(fair_play.map_or(0, |f| f.added.score))
+            .bind(fair_play.map_or(0, |f| f.added.too_fast))
+            .bind(fair_play.map_or(0, |f| f.added.impossible))
+            .bind(fair_play.map_or(0, |f| f.added.fast_perfect))
+            .bind(fair_play.map_or(0, |f| f.hold_score))
+            .bind(FLAGGED_KEY)
+            .bind(HELD_KEY)
         };
     }
     let result = match db {
@@ -414,12 +477,20 @@ async fn write_answer(
         }
     };
     match result {
-        Ok(mut weekly) => {
+        Ok(rows) => {
+            let (fair_play, mut weekly): (Vec<WeeklyTotal>, Vec<WeeklyTotal>) = rows
+                .into_iter()
+                .partition(|t| t.board.starts_with(FAIR_PLAY_ROW));
             // every player's board first, as a write in a transaction reports them
             weekly.sort_by_key(|t| t.board != all_players.as_str());
             Ok(Written::Recorded {
                 revision: revision.next(),
                 weekly,
+                fair_play: fair_play.into_iter().next().map(|f| Scored {
+                    state: f.board[FAIR_PLAY_ROW.len()..].to_string(),
+                    week_score: f.xp,
+                    cleared_score: f.last_earned_at,
+                }),
             })
         }
         Err(e) if is_stale_guard(&e) => Ok(Written::Stale),
@@ -489,6 +560,7 @@ async fn mark_zero_heart_refusal(
         Ok(()) => Ok(Written::Recorded {
             revision: revision.next(),
             weekly: Vec::new(),
+            fair_play: None,
         }),
         Err(e) if is_stale_guard(&e) => Ok(Written::Stale),
         Err(e) => Err(e),

@@ -382,6 +382,11 @@ async fn judge(
         },
         &ctx.settings.fairplay,
     );
+    let fair_play = fairplay::score_of_answer(
+        timed.signals,
+        judgement.change.at_ms,
+        &ctx.settings.fairplay,
+    );
     let rows = AnswerRows {
         answer: NewAnswer {
             id: &Uuid::new_v4().to_string(),
@@ -405,6 +410,7 @@ async fn judge(
         answered_before: c.answered_count,
         fast_correct: timed.fast_correct,
         weekly_hidden_until: progress.fairplay_held.then_some(HIDDEN_FOR_GOOD),
+        fair_play: fair_play.as_ref(),
     };
     let written = db::progress::write(
         Target::Guarded {
@@ -417,8 +423,12 @@ async fn judge(
         judgement.change.at_ms,
     )
     .await?;
-    let (revision, totals) = match written {
-        Written::Recorded { revision, weekly } => (revision, weekly),
+    let (revision, totals, scored) = match written {
+        Written::Recorded {
+            revision,
+            weekly,
+            fair_play,
+        } => (revision, weekly, fair_play),
         Written::Stale | Written::NoRow => return Ok(Judged::Lost(Lost::Stale)),
         Written::Duplicate | Written::KeyTaken => return Ok(Judged::Lost(Lost::Duplicate)),
     };
@@ -441,16 +451,17 @@ async fn judge(
         ctx.publish_ranks(&progress::rank_updates(&judgement.change, totals))
             .await;
     }
-    // What follows the recorded answer: the league join (the week's first XP) and the
-    // fair-play score. Neither fails the answer; once the database is found unreachable
-    // the rest is skipped, so an outage that begins now costs the answer one wait.
+    // What follows the recorded answer: the league join (the week's first XP) and a
+    // fair-play hold (a score past the threshold). Neither fails the answer; once the
+    // database is found unreachable the rest is skipped, so an outage that begins now
+    // costs the answer one wait.
     let mut reachable = true;
     if let Some(w) = &judgement.change.weekly {
         reachable =
             league::after_weekly_xp(ctx, player_id, &w.week_start, judgement.change.at_ms).await;
     }
-    if reachable && timed.signals != 0 {
-        fairplay::record_retrying(ctx, player_id, timed.signals, judgement.change.at_ms).await;
+    if let Some(scored) = scored.filter(|_| reachable) {
+        fairplay::after_scored(ctx, player_id, &scored, judgement.change.at_ms).await;
     }
 
     // the card of the version the session served, as it was then

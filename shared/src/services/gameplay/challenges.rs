@@ -123,6 +123,13 @@ pub async fn next_challenge(
     if (pool.len() as i64) < wanted {
         return Ok(None);
     }
+    // their cards too: the answers show them without reading them again
+    for card in pool
+        .iter()
+        .filter_map(db::gameplay::PoolQuestion::card_source)
+    {
+        ctx.answer_cache.remember_card(&card);
+    }
     let questions = shuffled_questions(pool)?;
     let session = SessionRow {
         id: Uuid::new_v4().to_string(),
@@ -132,16 +139,13 @@ pub async fn next_challenge(
         status: "pending".into(),
     };
     let now = ctx.clock.now_ms();
-    let mut tx = ctx.db.begin().await?;
-    if !db::gameplay::create_session(&mut tx, &session, &questions, now).await? {
+    if !db::gameplay::create_session(&ctx.db, &session, &questions, now).await? {
         // A concurrent request made the session first: answer with that one.
-        drop(tx);
         let s = db::gameplay::unfinished_session(&ctx.db, &player.id, &node.id)
             .await?
             .ok_or_else(|| Error::internal("unfinished session vanished"))?;
         return Ok(Some(challenge_of(ctx, &s).await?));
     }
-    tx.commit().await?;
     // its answers are judged from memory while this process remembers it
     ctx.answer_cache.remember_challenge(
         &session.id,
@@ -172,7 +176,33 @@ pub async fn next_challenge(
             fast_correct_count: 0,
         },
     );
-    Ok(Some(challenge_of(ctx, &session).await?))
+    // answered from what was written: nothing is read back
+    let made = questions
+        .into_iter()
+        .map(|q| {
+            let options: Vec<AnswerOption> = serde_json::from_str(&q.options_json)
+                .map_err(|e| Error::internal(format!("options unreadable: {e}")))?;
+            Ok(ChallengeQuestion {
+                challenge_id: session.id.clone(),
+                track_id: session.track_id.clone(),
+                node_id: session.node_id.clone(),
+                question: ChallengeQuestionBody {
+                    id: q.question_id,
+                    prompt: q.stem_text,
+                    options,
+                },
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Some(Challenge {
+        challenge_id: session.id,
+        track_id: session.track_id,
+        node_id: session.node_id,
+        total_questions: made.len() as i64,
+        high_reward_eligible: false,
+        questions: made,
+        answered_question_ids: Vec::new(),
+    }))
 }
 
 /// Up to `n` published questions of the track for the player, by [`pick`]'s rule.
@@ -239,6 +269,7 @@ fn shuffled_questions(pool: Vec<db::gameplay::PoolQuestion>) -> Result<Vec<NewSe
         options.shuffle(&mut rng);
         questions.push(NewSessionQuestion {
             question_id: q.id,
+            stem_text: q.stem_text,
             question_version: q.version,
             median_ms: q.median_ms,
             options_json: serde_json::to_string(&options)
