@@ -108,6 +108,21 @@ pub mod beijing {
         week_start(at) + Duration::days(7)
     }
 
+    /// The number of the Beijing week of an instant (Unix milliseconds): whole weeks
+    /// since Monday 1969-12-29, Beijing. UTC+08:00 is fixed, so it is plain arithmetic
+    /// that SQL can do too ([`WEEK_NUMBER_SQL`]).
+    pub fn week_number(ms: i64) -> i64 {
+        ((ms + 8 * 3_600_000).div_euclid(86_400_000) + 3).div_euclid(7)
+    }
+
+    /// [`week_number`] of the column `created_at` (not negative), in portable SQL.
+    pub const WEEK_NUMBER_SQL: &str = "((created_at + 28800000) / 86400000 + 3) / 7";
+
+    /// The Monday of week number `n` (see [`week_number`]).
+    pub fn week_of_number(n: i64) -> NaiveDate {
+        NaiveDate::from_ymd_opt(1969, 12, 29).unwrap_or_default() + Duration::days(7 * n)
+    }
+
     /// Whole seconds since this Beijing week began.
     pub fn seconds_into_week(at: DateTime<Utc>) -> i64 {
         (at - local_midnight_to_utc(week_start(at))).num_seconds()
@@ -172,6 +187,29 @@ mod tests {
         assert_eq!(week_end(monday_first_second), d("2026-11-29"));
         // Monday 00:00 Beijing is still Sunday in UTC.
         assert_eq!(monday_first_second.weekday(), chrono::Weekday::Sun);
+    }
+
+    #[test]
+    fn week_numbers_name_the_beijing_weeks() {
+        for at in [
+            "2026-11-22T15:59:59.999Z",
+            "2026-11-22T16:00:00Z",
+            "2026-11-18T04:00:00Z",
+            "1970-01-01T00:00:00Z",
+            "2038-02-28T23:59:59Z",
+        ] {
+            let at = t(at);
+            assert_eq!(
+                week_of_number(week_number(at.timestamp_millis())),
+                week_start(at),
+                "{at}"
+            );
+        }
+        assert_eq!(
+            week_number(t("2026-11-22T16:00:00Z").timestamp_millis())
+                - week_number(t("2026-11-22T15:59:59Z").timestamp_millis()),
+            1
+        );
     }
 
     #[test]

@@ -460,7 +460,8 @@ async fn link_upgrades_a_new_identity_in_place(engine: Engine) {
     assert_ne!(fresh_guest, guest_id);
 }
 
-/// Gives `player` some history: a finished session with two answers, rewards and weekly XP.
+/// Gives `player` some history: a finished session with two answers, rewards (granted
+/// at the test's start) and that week's XP.
 async fn give_history(app: &TestApp, player: &str, tag: &str, keys: &[(&str, i64)]) {
     app.exec(
         "INSERT INTO categories (id, name, slug, created_at, updated_at) VALUES ('cat-m', 'Merge', 'merge', 0, 0)
@@ -489,13 +490,13 @@ async fn give_history(app: &TestApp, player: &str, tag: &str, keys: &[(&str, i64
         let id = format!("l-{tag}-{key}");
         let sql: &'static str = match xp {
             10 => {
-                "INSERT INTO reward_ledger (id, player_id, idempotency_key, source, xp_delta, created_at) VALUES ($1, $2, $3, 'test', 10, 0)"
+                "INSERT INTO reward_ledger (id, player_id, idempotency_key, source, xp_delta, created_at) VALUES ($1, $2, $3, 'test', 10, 1794974400000)"
             }
             15 => {
-                "INSERT INTO reward_ledger (id, player_id, idempotency_key, source, xp_delta, created_at) VALUES ($1, $2, $3, 'test', 15, 0)"
+                "INSERT INTO reward_ledger (id, player_id, idempotency_key, source, xp_delta, created_at) VALUES ($1, $2, $3, 'test', 15, 1794974400000)"
             }
             _ => {
-                "INSERT INTO reward_ledger (id, player_id, idempotency_key, source, xp_delta, created_at) VALUES ($1, $2, $3, 'test', 3, 0)"
+                "INSERT INTO reward_ledger (id, player_id, idempotency_key, source, xp_delta, created_at) VALUES ($1, $2, $3, 'test', 3, 1794974400000)"
             }
         };
         app.exec(sql, &[&id, player, &key]).await;
@@ -508,7 +509,7 @@ async fn give_history(app: &TestApp, player: &str, tag: &str, keys: &[(&str, i64
     )
     .await;
     app.exec(
-        "INSERT INTO weekly_xp (week_start, board, player_id, xp, last_earned_at) VALUES ('2026-11-16', 'topic:all', $1, CAST($2 AS BIGINT), 5)",
+        "INSERT INTO weekly_xp (week_start, board, player_id, xp, last_earned_at) VALUES ('2026-11-16', 'topic:all', $1, CAST($2 AS BIGINT), 1794974400000)",
         &[player, &total],
     )
     .await;
@@ -651,13 +652,15 @@ async fn link_merges_into_the_existing_account(engine: Engine) {
         .await,
         4
     );
+    // the week's row gains what the ledger gained (not the guest's 28, whose first-card
+    // 15 XP stayed behind)
     assert_eq!(
         app.scalar(
             "SELECT xp FROM weekly_xp WHERE player_id = $1 AND board = 'topic:all'",
             &[&account]
         )
         .await,
-        15 + 28
+        15 + 13
     );
 
     // The merged-away guest is gone: each of its tokens is refused at once.

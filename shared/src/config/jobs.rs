@@ -10,6 +10,8 @@ pub struct JobSettings {
     pub stats_refresh_seconds: i64,
     /// `RETENTION_DAYS`: idempotency records and ad sessions are kept this long.
     pub retention_days: i64,
+    /// `FEEDBACK_RETENTION_DAYS`: players' feedback is kept this long.
+    pub feedback_retention_days: i64,
     /// `PURGE_BATCH`: rows one purge statement removes at most.
     pub purge_batch: i64,
     /// `JOBS_ENABLED`: `false` keeps this process out of the background jobs (another
@@ -28,6 +30,7 @@ impl Default for JobSettings {
         Self {
             stats_refresh_seconds: 60,
             retention_days: 30,
+            feedback_retention_days: 365,
             purge_batch: 1000,
             enabled: true,
             question_stats_seconds: 60,
@@ -42,6 +45,7 @@ impl JobSettings {
         let s = Self {
             stats_refresh_seconds: r.parsed("ADMIN_STATS_REFRESH_SECONDS", d.stats_refresh_seconds),
             retention_days: r.parsed("RETENTION_DAYS", d.retention_days),
+            feedback_retention_days: r.parsed("FEEDBACK_RETENTION_DAYS", d.feedback_retention_days),
             purge_batch: r.parsed("PURGE_BATCH", d.purge_batch),
             enabled: r.flag("JOBS_ENABLED", d.enabled),
             question_stats_seconds: r
@@ -60,6 +64,10 @@ impl JobSettings {
         }
         if !(1..=3650).contains(&s.retention_days) {
             r.errors.push("RETENTION_DAYS must be 1-3650".into());
+        }
+        if !(1..=3650).contains(&s.feedback_retention_days) {
+            r.errors
+                .push("FEEDBACK_RETENTION_DAYS must be 1-3650".into());
         }
         if !(1..=100_000).contains(&s.purge_batch) {
             r.errors.push("PURGE_BATCH must be 1-100000".into());

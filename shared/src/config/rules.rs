@@ -137,8 +137,8 @@ pub(super) fn league_rules(r: &mut Reader<'_>) -> LeagueRules {
     rules
 }
 
-/// Request rate limits (per process, per client address, per route) and SMS abuse
-/// limits (in the database, so they hold across processes).
+/// Request rate limits (per process, per client address, per route), and SMS abuse and
+/// feedback limits (in the database, so they hold across processes).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Limits {
     /// `RATE_LIMIT_AUTH_PER_MINUTE`: guest, vendor, refresh, phone and link sign-in routes.
@@ -158,6 +158,11 @@ pub struct Limits {
     /// `JWKS_MIN_REFETCH_SECONDS`: least time between JWKS refetches caused by an unknown
     /// key id (so random key ids cannot make the service hammer HUAWEI or Apple).
     pub jwks_min_refetch_seconds: u64,
+    /// `FEEDBACK_PER_HOUR`: feedback one player may send per clock hour.
+    pub feedback_per_hour: i64,
+    /// `FEEDBACK_PER_ADDRESS_PER_HOUR`: feedback sent from one client address per clock
+    /// hour (every player behind it together; raise it behind a carrier-grade NAT).
+    pub feedback_per_address_per_hour: i64,
 }
 
 impl Default for Limits {
@@ -171,6 +176,8 @@ impl Default for Limits {
             sms_sends_per_ip_per_day: 20,
             sms_max_verify_failures: 5,
             jwks_min_refetch_seconds: 10,
+            feedback_per_hour: 10,
+            feedback_per_address_per_hour: 30,
         }
     }
 }
@@ -193,7 +200,20 @@ impl Limits {
             sms_max_verify_failures: r.parsed("SMS_MAX_VERIFY_FAILURES", d.sms_max_verify_failures),
             jwks_min_refetch_seconds: r
                 .parsed("JWKS_MIN_REFETCH_SECONDS", d.jwks_min_refetch_seconds),
+            feedback_per_hour: r.parsed("FEEDBACK_PER_HOUR", d.feedback_per_hour),
+            feedback_per_address_per_hour: r.parsed(
+                "FEEDBACK_PER_ADDRESS_PER_HOUR",
+                d.feedback_per_address_per_hour,
+            ),
         };
+        if !(1..=10_000).contains(&limits.feedback_per_hour)
+            || !(1..=100_000).contains(&limits.feedback_per_address_per_hour)
+        {
+            r.errors.push(
+                "FEEDBACK_PER_HOUR must be 1-10000 and FEEDBACK_PER_ADDRESS_PER_HOUR 1-100000"
+                    .into(),
+            );
+        }
         if limits.auth_per_minute == 0 || limits.send_code_per_minute == 0 {
             r.errors
                 .push("RATE_LIMIT_*_PER_MINUTE must be at least 1".into());

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::progress::{self, Target, Update};
 use super::{Tx, in_tx};
+use crate::domain::board::BoardKey;
 use crate::domain::identity::IdentityProvider;
 
 /// Claims an idempotency key of `owner` (keys are each owner's own: another owner's
@@ -179,6 +180,7 @@ pub struct MergeCounts {
     pub xp: i64,
     pub node_completions: i64,
     pub node_completions_skipped: i64,
+    /// The account's weekly board rows the moved XP went to.
     pub weekly_rows: i64,
     pub reward_conflicts: Vec<RewardConflict>,
     pub skipped_coins: i64,
@@ -186,16 +188,41 @@ pub struct MergeCounts {
     pub skipped_streak_days: i64,
 }
 
+/// XP of moved ledger rows earned in one Beijing week.
+#[derive(Clone, Copy, Debug, sqlx::FromRow)]
+struct MovedWeek {
+    /// `clock::beijing::week_number`.
+    week: i64,
+    moved_rows: i64,
+    xp: i64,
+    /// The last instant XP was earned that week (None: no XP row).
+    last_earned_at: Option<i64>,
+}
+
+/// The boards of the account a merge adds to: every player's, and a region's (the one
+/// it had that week, else the one it has now).
+pub struct MergeBoards<'a> {
+    /// The account's region now.
+    pub target_region: Option<&'a str>,
+    /// Every region of the catalogue (its code), where the account's row of an earlier
+    /// week is looked up: a region move carries only the week it happens in.
+    pub regions: &'a [String],
+}
+
 /// Moves the guest's answer records and reward records into `target`. The target's
 /// subscription, wallet, inventory and streak are left as they are; a guest reward the
 /// target already holds (same key in the target's key space) stays behind as a conflict.
+/// The account's weekly rows gain what its ledger gained, week by week: the XP of the
+/// moved rewards, never the guest's rows wholesale (they count the rewards left behind).
 pub async fn merge_guest(
     tx: &mut Tx,
     guest: &str,
     target: &str,
+    boards: &MergeBoards<'_>,
     now_ms: i64,
 ) -> sqlx::Result<MergeCounts> {
     let mut c = MergeCounts::default();
+    let moved_weeks: Vec<MovedWeek>;
     in_tx!(tx, |ex| {
         // Answer records: unfinished sessions are closed, then sessions and answers move.
         c.unfinished_sessions = sqlx::query(
@@ -264,17 +291,24 @@ pub async fn merge_guest(
         .bind(target)
         .fetch_all(&mut *ex)
         .await?;
-        let moved: (i64, i64) = sqlx::query_as(
-            "SELECT count(*), CAST(COALESCE(SUM(xp_delta), 0) AS BIGINT) FROM reward_ledger g
+        let moved_sql = format!(
+            "SELECT {week} AS week, count(*) AS moved_rows,
+                    CAST(COALESCE(SUM(xp_delta), 0) AS BIGINT) AS xp,
+                    MAX(CASE WHEN xp_delta <> 0 THEN created_at END) AS last_earned_at
+             FROM reward_ledger g
              WHERE g.player_id = $1 AND NOT EXISTS (
                  SELECT 1 FROM reward_ledger t
-                 WHERE t.player_id = $2 AND t.idempotency_key = REPLACE(g.idempotency_key, $1, $2))",
-        )
-        .bind(guest)
-        .bind(target)
-        .fetch_one(&mut *ex)
-        .await?;
-        (c.rewards, c.xp) = moved;
+                 WHERE t.player_id = $2 AND t.idempotency_key = REPLACE(g.idempotency_key, $1, $2))
+             GROUP BY {week}",
+            week = crate::clock::beijing::WEEK_NUMBER_SQL
+        );
+        moved_weeks = sqlx::query_as::<_, MovedWeek>(sqlx::AssertSqlSafe(moved_sql))
+            .bind(guest)
+            .bind(target)
+            .fetch_all(&mut *ex)
+            .await?;
+        c.rewards = moved_weeks.iter().map(|w| w.moved_rows).sum();
+        c.xp = moved_weeks.iter().map(|w| w.xp).sum();
         sqlx::query(
             "UPDATE reward_ledger SET player_id = $2, idempotency_key = REPLACE(idempotency_key, $1, $2)
              WHERE player_id = $1 AND NOT EXISTS (
@@ -294,25 +328,28 @@ pub async fn merge_guest(
     for (player, delta) in [(target, c.xp), (guest, -c.xp)] {
         progress::write(Target::Tx(tx), player, Update::AddXp(delta), now_ms).await?;
     }
+    for week in moved_weeks {
+        let Some(last_earned_at) = week.last_earned_at.filter(|_| week.xp != 0) else {
+            continue;
+        };
+        let week_key =
+            crate::clock::beijing::day_key(crate::clock::beijing::week_of_number(week.week));
+        let mut week_boards = vec![String::from(BoardKey::all_players())];
+        week_boards.extend(region_row_of(tx, &week_key, target, boards).await?);
+        for board in &week_boards {
+            add_moved_xp(
+                tx,
+                &week_key,
+                board,
+                target,
+                week.xp,
+                crate::domain::change::earned_at(last_earned_at),
+            )
+            .await?;
+            c.weekly_rows += 1;
+        }
+    }
     in_tx!(tx, |ex| {
-        c.weekly_rows = sqlx::query(
-            "INSERT INTO weekly_xp (week_start, board, player_id, xp, last_earned_at, hidden_until)
-             SELECT week_start, board, $2, xp, last_earned_at,
-                    (SELECT CASE WHEN fairplay_held THEN $3 END FROM players WHERE id = $2)
-             FROM weekly_xp
-             WHERE player_id = $1 AND board = 'topic:all'
-             ON CONFLICT (week_start, board, player_id) DO UPDATE SET
-                 xp = weekly_xp.xp + excluded.xp,
-                 hidden_until = COALESCE(excluded.hidden_until, weekly_xp.hidden_until),
-                 last_earned_at = CASE WHEN excluded.last_earned_at > weekly_xp.last_earned_at
-                                       THEN excluded.last_earned_at ELSE weekly_xp.last_earned_at END",
-        )
-        .bind(guest)
-        .bind(target)
-        .bind(crate::db::ledger::HIDDEN_FOR_GOOD)
-        .execute(&mut *ex)
-        .await?
-        .rows_affected() as i64;
         sqlx::query("DELETE FROM weekly_xp WHERE player_id = $1")
             .bind(guest)
             .execute(&mut *ex)
@@ -351,6 +388,77 @@ pub async fn merge_guest(
     revoke_refresh_tokens(tx, guest, now_ms).await?;
     drop_device_identity(tx, guest).await?;
     Ok(c)
+}
+
+/// The account's region board of `week`: the region row it has that week (one
+/// primary-key probe per region), else its region now; None without a region.
+async fn region_row_of(
+    tx: &mut Tx,
+    week: &str,
+    target: &str,
+    boards: &MergeBoards<'_>,
+) -> sqlx::Result<Option<String>> {
+    let regions: Vec<String> = boards
+        .regions
+        .iter()
+        .map(|code| String::from(BoardKey::region(code)))
+        .collect();
+    let found: Option<String> = if regions.is_empty() {
+        None
+    } else {
+        let sql = format!(
+            "SELECT board FROM weekly_xp
+             WHERE week_start = $1 AND player_id = $2 AND board IN ({}) LIMIT 1",
+            super::placeholders_from(3, regions.len())
+        );
+        in_tx!(tx, |ex| {
+            let mut q = sqlx::query_scalar(sqlx::AssertSqlSafe(sql))
+                .bind(week)
+                .bind(target);
+            for r in &regions {
+                q = q.bind(r.as_str());
+            }
+            q.fetch_optional(ex).await?
+        })
+    };
+    Ok(found.or_else(|| {
+        boards
+            .target_region
+            .map(|code| String::from(BoardKey::region(code)))
+    }))
+}
+
+/// Adds moved XP to one of the account's weekly rows: hidden when the account is held
+/// (as every write of a held player's rows is), its last earning the later of the two.
+async fn add_moved_xp(
+    tx: &mut Tx,
+    week: &str,
+    board: &str,
+    target: &str,
+    xp: i64,
+    last_earned_at: i64,
+) -> sqlx::Result<()> {
+    in_tx!(tx, |ex| {
+        sqlx::query(
+            "INSERT INTO weekly_xp (week_start, board, player_id, xp, last_earned_at, hidden_until)
+             VALUES ($1, $2, $3, $4, $5,
+                     (SELECT CASE WHEN fairplay_held THEN $6 END FROM players WHERE id = $3))
+             ON CONFLICT (week_start, board, player_id) DO UPDATE SET
+                 xp = weekly_xp.xp + excluded.xp,
+                 hidden_until = COALESCE(excluded.hidden_until, weekly_xp.hidden_until),
+                 last_earned_at = CASE WHEN excluded.last_earned_at > weekly_xp.last_earned_at
+                                       THEN excluded.last_earned_at ELSE weekly_xp.last_earned_at END",
+        )
+        .bind(week)
+        .bind(board)
+        .bind(target)
+        .bind(xp)
+        .bind(last_earned_at)
+        .bind(crate::db::ledger::HIDDEN_FOR_GOOD)
+        .execute(ex)
+        .await?;
+    });
+    Ok(())
 }
 
 /// Revokes every refresh token of a player not yet revoked, used ones included: the

@@ -144,3 +144,26 @@ pub async fn finish(
             == 1
     }))
 }
+
+/// A player's open sessions (not completed or failed, not expired at `now_ms`) other
+/// than the one of `client_request_id`, and the first instant one of them expires:
+/// over the partial index of open sessions, read in `tx` after the player's lock.
+pub async fn open_sessions(
+    tx: &mut Tx,
+    player_id: &str,
+    client_request_id: &str,
+    now_ms: i64,
+) -> sqlx::Result<(i64, Option<i64>)> {
+    Ok(in_tx!(tx, |ex| {
+        sqlx::query_as::<_, (i64, Option<i64>)>(
+            "SELECT count(*), min(expires_at) FROM ad_sessions
+             WHERE player_id = $1 AND status = 'created' AND expires_at > $3
+               AND client_request_id <> $2",
+        )
+        .bind(player_id)
+        .bind(client_request_id)
+        .bind(now_ms)
+        .fetch_one(ex)
+        .await?
+    }))
+}

@@ -292,3 +292,25 @@ pub async fn move_player(tx: &mut Tx, guest: &str, target: &str) -> sqlx::Result
     });
     Ok(())
 }
+
+/// Whether the player raised a fair-play signal in `[from_ms, to_ms)`, read in `tx` over
+/// the partial index of signalled answers.
+pub async fn signalled_between(
+    tx: &mut Tx,
+    player_id: &str,
+    from_ms: i64,
+    to_ms: i64,
+) -> sqlx::Result<bool> {
+    Ok(in_tx!(tx, |ex| {
+        sqlx::query_scalar(
+            "SELECT EXISTS (SELECT 1 FROM challenge_answers
+                            WHERE player_id = $1 AND signals <> 0
+                              AND created_at >= $2 AND created_at < $3)",
+        )
+        .bind(player_id)
+        .bind(from_ms)
+        .bind(to_ms)
+        .fetch_one(ex)
+        .await?
+    }))
+}

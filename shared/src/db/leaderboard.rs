@@ -260,31 +260,34 @@ pub async fn hidden_players(
     }))
 }
 
-/// Hides a player's rows of a week from every board until `until_ms`, or shows them
-/// again (None).
+/// Hides a player's rows of a week on `boards` until `until_ms`, or shows them again
+/// (None): one primary-key probe per board. Returns the boards that held a row.
 pub async fn set_hidden(
     tx: &mut Tx,
     week: &str,
     boards: &[String],
     player_id: &str,
     until_ms: Option<i64>,
-) -> sqlx::Result<()> {
-    for board in boards {
-        in_tx!(tx, |ex| {
-            sqlx::query(
-                "UPDATE weekly_xp SET hidden_until = $4
-                 WHERE week_start = $1 AND board = $2 AND player_id = $3",
-            )
-            .bind(week)
-            .bind(board)
-            .bind(player_id)
-            .bind(until_ms)
-            .execute(ex)
-            .await?
-            .rows_affected()
-        });
+) -> sqlx::Result<Vec<String>> {
+    if boards.is_empty() {
+        return Ok(Vec::new());
     }
-    Ok(())
+    let sql = format!(
+        "UPDATE weekly_xp SET hidden_until = $3
+         WHERE week_start = $1 AND player_id = $2 AND board IN ({})
+         RETURNING board",
+        super::placeholders_from(4, boards.len())
+    );
+    Ok(in_tx!(tx, |ex| {
+        let mut q = sqlx::query_scalar(sqlx::AssertSqlSafe(sql))
+            .bind(week)
+            .bind(player_id)
+            .bind(until_ms);
+        for b in boards {
+            q = q.bind(b.as_str());
+        }
+        q.fetch_all(ex).await?
+    }))
 }
 
 /// After a region selection: this week's region row follows the player into the new

@@ -165,18 +165,30 @@ SELECT $1, $4, $5 || CAST(cohort_seq AS TEXT), $2, $6 FROM ",
 }
 
 /// A member of a cohort with their week's XP (their all-players row) and whether that
-/// row is hidden at `now_ms` (a held or banned player).
+/// row is hidden at `now_ms` (a held or banned player), and until when.
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct MemberRow {
     pub player_id: String,
     pub xp: i64,
     pub last_earned_at: i64,
     pub hidden: bool,
+    pub hidden_until: Option<i64>,
     pub nickname: Option<String>,
     pub avatar_url: Option<String>,
 }
 
-/// Every member of a cohort with a row this week (a deleted player's rows are gone).
+/// The members of cohort `$2` of week `$1` with a row that week (a deleted player's rows
+/// are gone), hidden at `$3` or not; read inside and outside a transaction.
+const MEMBERS: &str = "SELECT m.player_id, w.xp, w.last_earned_at,
+        (w.hidden_until IS NOT NULL AND w.hidden_until > $3) AS hidden,
+        w.hidden_until, p.nickname, p.avatar_url
+ FROM league_members m
+ JOIN weekly_xp w ON w.week_start = m.week_start AND w.board = 'topic:all'
+                 AND w.player_id = m.player_id
+ LEFT JOIN players p ON p.id = m.player_id
+ WHERE m.cohort_id = $2 AND m.week_start = $1";
+
+/// Every member of a cohort with a row this week.
 pub async fn members(
     db: &Db,
     week: &str,
@@ -184,21 +196,29 @@ pub async fn members(
     now_ms: i64,
 ) -> sqlx::Result<Vec<MemberRow>> {
     Ok(read!(db, |ex| {
-        sqlx::query_as::<_, MemberRow>(
-            "SELECT m.player_id, w.xp, w.last_earned_at,
-                    (w.hidden_until IS NOT NULL AND w.hidden_until > $3) AS hidden,
-                    p.nickname, p.avatar_url
-             FROM league_members m
-             JOIN weekly_xp w ON w.week_start = m.week_start AND w.board = 'topic:all'
-                             AND w.player_id = m.player_id
-             LEFT JOIN players p ON p.id = m.player_id
-             WHERE m.cohort_id = $2 AND m.week_start = $1",
-        )
-        .bind(week)
-        .bind(cohort_id)
-        .bind(now_ms)
-        .fetch_all(ex)
-        .await?
+        sqlx::query_as::<_, MemberRow>(MEMBERS)
+            .bind(week)
+            .bind(cohort_id)
+            .bind(now_ms)
+            .fetch_all(ex)
+            .await?
+    }))
+}
+
+/// [`members`], read in `tx` (the cohort's settlement).
+pub async fn members_in(
+    tx: &mut Tx,
+    week: &str,
+    cohort_id: &str,
+    now_ms: i64,
+) -> sqlx::Result<Vec<MemberRow>> {
+    Ok(in_tx!(tx, |ex| {
+        sqlx::query_as::<_, MemberRow>(MEMBERS)
+            .bind(week)
+            .bind(cohort_id)
+            .bind(now_ms)
+            .fetch_all(ex)
+            .await?
     }))
 }
 
@@ -231,4 +251,45 @@ pub async fn set_tiers(tx: &mut Tx, tiers: &[(String, i64)], now_ms: i64) -> sql
         });
     }
     Ok(())
+}
+
+/// [`membership`], read in `tx`.
+pub async fn membership_in(
+    tx: &mut Tx,
+    week: &str,
+    player_id: &str,
+) -> sqlx::Result<Option<Membership>> {
+    Ok(in_tx!(tx, |ex| {
+        sqlx::query_as::<_, Membership>(
+            "SELECT cohort_id, tier FROM league_members WHERE week_start = $1 AND player_id = $2",
+        )
+        .bind(week)
+        .bind(player_id)
+        .fetch_optional(ex)
+        .await?
+    }))
+}
+
+/// Sets a player's tier to `to` if it is `from` (a withdrawn promotion: not if it has
+/// moved since); true when it was.
+pub async fn set_tier_from(
+    tx: &mut Tx,
+    player_id: &str,
+    from: i64,
+    to: i64,
+    now_ms: i64,
+) -> sqlx::Result<bool> {
+    Ok(in_tx!(tx, |ex| {
+        sqlx::query(
+            "UPDATE league_players SET tier = $3, updated_at = $4 WHERE player_id = $1 AND tier = $2",
+        )
+        .bind(player_id)
+        .bind(from)
+        .bind(to)
+        .bind(now_ms)
+        .execute(ex)
+        .await?
+        .rows_affected()
+            == 1
+    }))
 }

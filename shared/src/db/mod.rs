@@ -24,6 +24,7 @@
 //! - [`sms`]: pending SMS codes, resend windows, daily send limits.
 //! - [`providers`]: the sign-in provider catalogue.
 //! - [`accounts`]: linking, merging and deleting player accounts.
+//! - [`request_counters`]: requests counted per key and window across processes.
 
 pub mod accounts;
 pub mod admin_mfa;
@@ -52,6 +53,7 @@ pub mod question_versions;
 pub mod questions;
 pub mod refresh_tokens;
 pub mod regions;
+pub mod request_counters;
 pub mod retention;
 pub mod secrets;
 pub mod settlement;
@@ -200,7 +202,12 @@ async fn count_rows(db: &Db, sql: &'static str) -> sqlx::Result<i64> {
 
 /// `$1, $2, …, $n`: the parameters of an `IN (…)` list.
 pub(crate) fn placeholders(n: usize) -> String {
-    (1..=n)
+    placeholders_from(1, n)
+}
+
+/// `$first, …`: `n` parameters of an `IN (…)` list after the statement's others.
+pub(crate) fn placeholders_from(first: usize, n: usize) -> String {
+    (first..first + n)
         .map(|i| format!("${i}"))
         .collect::<Vec<_>>()
         .join(", ")

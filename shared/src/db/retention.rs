@@ -1,6 +1,6 @@
 //! Purges of stored data that is not the record, in small batches (see
-//! `services::jobs`). Answers, the reward ledger, the audit log and feedback are the
-//! record and are never purged here.
+//! `services::jobs`). Answers, the reward ledger and the audit log are the record and
+//! are never purged here; feedback goes after `FEEDBACK_RETENTION_DAYS`.
 
 use super::{Db, in_tx};
 
@@ -24,6 +24,8 @@ pub enum Age {
     Days(i64),
     /// Older than the configured retention (`RETENTION_DAYS`).
     Retention,
+    /// Older than the feedback's retention (`FEEDBACK_RETENTION_DAYS`).
+    FeedbackRetention,
     /// Of a Beijing day this many days before today (`$1`: that day, `YYYY-MM-DD`).
     BeijingDays(i64),
 }
@@ -36,7 +38,7 @@ pub enum Cutoff {
 }
 
 /// What is purged (each condition has an index).
-pub const PURGES: [Purge; 9] = [
+pub const PURGES: [Purge; 11] = [
     // refresh tokens past their expiry can neither refresh nor be reused
     Purge {
         table: "refresh_tokens",
@@ -75,6 +77,20 @@ pub const PURGES: [Purge; 9] = [
         key: "scope_key, window_start",
         old: "expires_at < $1",
         age: Age::Expired,
+    },
+    // a counter's window that ended limits nothing
+    Purge {
+        table: "request_counters",
+        key: "scope_key, window_start",
+        old: "expires_at < $1",
+        age: Age::Expired,
+    },
+    // what players told the studio, read within the year
+    Purge {
+        table: "feedback",
+        key: "id",
+        old: "created_at < $1",
+        age: Age::FeedbackRetention,
     },
     // replays of a link or an ad completion come within minutes, not weeks
     Purge {

@@ -18,6 +18,10 @@ use crate::services::progress::{self, ProgressSummary};
 use crate::{Error, Result};
 
 const HEARTS: &str = "hearts";
+/// Open sessions (neither completed nor expired) a player may hold at once: a client
+/// opens one per ad it is about to show, so a few cover retries, and no client needs
+/// hundreds of rows that each wait to be completed.
+pub const MAX_OPEN_SESSIONS: i64 = 3;
 const BONUS_ATTEMPTS: &str = "bonusAttempts";
 const STREAK_PROTECTION: &str = "streakProtection";
 
@@ -58,7 +62,8 @@ pub struct SessionAnswer {
     pub remaining_today: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub expires_at: Option<DateTime<Utc>>,
-    /// Ineligible: daily_limit_reached, cooldown_active, already_subscribed, invalid_type.
+    /// Ineligible: daily_limit_reached, cooldown_active, already_subscribed, invalid_type,
+    /// too_many_open_sessions (three are open: complete one or let it expire).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// Ineligible: when it may work again (null when unknown).
@@ -219,7 +224,19 @@ pub async fn open_session(
     let id = Uuid::new_v4().to_string();
     let placement = format!("{}-rewarded-{kind}", req.ad_provider);
     let day = beijing::day_key(beijing::day(now));
+    let now_ms = now.timestamp_millis();
     let mut tx = ctx.db.begin().await?;
+    // The player's lock orders their concurrent opens, so no two both take the last
+    // open place; a replay of this clientRequestId is not counted against itself.
+    progress::lock(&mut tx, &player.id, now_ms).await?;
+    let (open, first_expiry) = db::ads::open_sessions(&mut tx, &player.id, crid, now_ms).await?;
+    if open >= MAX_OPEN_SESSIONS {
+        return Ok(SessionAnswer::ineligible(
+            "too_many_open_sessions",
+            first_expiry.map(from_ms),
+            None,
+        ));
+    }
     let created = db::ads::insert(
         &mut tx,
         &NewAdSession {
@@ -231,7 +248,7 @@ pub async fn open_session(
             ad_provider: &req.ad_provider,
             ad_placement_id: &placement,
             day: &day,
-            now_ms: now.timestamp_millis(),
+            now_ms,
             expires_at_ms: (now + Duration::minutes(ctx.settings.rules.ad_session_minutes))
                 .timestamp_millis(),
         },

@@ -14,11 +14,11 @@ use crate::db::fairplay::{Added, Decision, Example, FairPlayRow, FairPlayScore, 
 use crate::db::ledger::HIDDEN_FOR_GOOD;
 use crate::db::progress::{Target, Update, Written};
 use crate::db::{self, Tx, in_tx};
-use crate::domain::board::BoardKey;
 use crate::domain::fairplay::{self as rules, Signal, queue_key, signals_of};
 use crate::envelope::Pagination;
 use crate::services::admin_auth::AdminPrincipal;
 use crate::services::audit::{self, PageQuery, Write};
+use crate::services::board_visibility::{self, VisibilityChange};
 use crate::services::moderation;
 use crate::{Error, Result};
 
@@ -71,7 +71,7 @@ pub async fn after_scored(ctx: &AppContext, player_id: &str, scored: &Scored, no
 /// and every decision lock it before the fair-play row.
 async fn hold(ctx: &AppContext, player_id: &str, now_ms: i64) -> Result<()> {
     let mut tx = ctx.db.begin().await?;
-    let boards = set_hold(&mut tx, player_id, true, now_ms).await?;
+    let change = set_hold(&mut tx, ctx, player_id, true, now_ms).await?;
     let Some(week_score) = db::fairplay::hold_flagged(&mut tx, player_id, now_ms).await? else {
         // decided meanwhile: the hold set above rolls back with the transaction
         return Ok(());
@@ -89,16 +89,22 @@ async fn hold(ctx: &AppContext, player_id: &str, now_ms: i64) -> Result<()> {
         },
     )
     .await?;
-    after_hold_change(ctx, player_id, &boards).await;
+    after_hold_change(ctx, player_id, &change).await;
     tracing::info!(player_id, week_score, "fair play: player held");
     Ok(())
 }
 
 /// Holds or releases a player in `tx`: a revision step (so no answer judged before it
-/// is written after it), the flag (their new weekly rows are hidden as written), this
-/// and last week's rows (last week's may not be settled yet: settlement leaves hidden
-/// rows out). Returns the player's boards (their Redis entries follow after commit).
-async fn set_hold(tx: &mut Tx, player_id: &str, held: bool, now_ms: i64) -> Result<Vec<String>> {
+/// is written after it), the flag (their new weekly rows are hidden as written), and
+/// their rows on every board still shown (`board_visibility`: this week's, last week's
+/// live or frozen). Returns what is left to do after commit.
+async fn set_hold(
+    tx: &mut Tx,
+    ctx: &AppContext,
+    player_id: &str,
+    held: bool,
+    now_ms: i64,
+) -> Result<VisibilityChange> {
     // The progress row first, as every writer of the player's weekly rows locks it: a
     // write racing the hold then either commits before it (its rows are hidden below)
     // or waits and reads the hold (and an answer judged before it fails its guard).
@@ -126,26 +132,16 @@ async fn set_hold(tx: &mut Tx, player_id: &str, held: bool, now_ms: i64) -> Resu
         // released: hidden still while banned
         banned_until.map(|until| until.unwrap_or(HIDDEN_FOR_GOOD))
     };
-    let boards = BoardKey::stored_of_player(region.as_deref());
-    let this_week = beijing::week_start(from_ms(now_ms));
-    for week in [this_week - chrono::Duration::days(7), this_week] {
-        db::leaderboard::set_hidden(
-            tx,
-            &beijing::day_key(week),
-            &boards,
-            player_id,
-            hidden_until,
-        )
-        .await?;
-    }
+    let change =
+        board_visibility::set_hidden(tx, ctx, player_id, region.as_deref(), hidden_until).await?;
     db::progress::write(Target::Tx(tx), player_id, Update::Touch, now_ms).await?;
-    Ok(boards)
+    Ok(change)
 }
 
 /// After a hold or release committed: the rank index and this process's memory follow.
-async fn after_hold_change(ctx: &AppContext, player_id: &str, boards: &[String]) {
+async fn after_hold_change(ctx: &AppContext, player_id: &str, change: &VisibilityChange) {
     ctx.answer_cache.forget_player(player_id);
-    ctx.resync_ranks(player_id, boards).await;
+    board_visibility::after_commit(ctx, change).await;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -337,8 +333,9 @@ pub async fn decide(
     .await?;
     // a ban keeps a hold as it was (the ban hides the rows while it lasts); it is
     // written in this transaction, so the decision and the ban land together or not at
-    // all
-    let (boards, ban) = if state == "banned" {
+    // all. A ban for cheating: a promotion earned in last week's cohort while raising
+    // signals is withdrawn with it.
+    let (hold, ban, promotion_withdrawn) = if state == "banned" {
         let ban = moderation::set_ban_in(
             &mut tx,
             ctx,
@@ -350,9 +347,15 @@ pub async fn decide(
             "player.ban",
         )
         .await?;
-        (None, Some(ban))
+        let withdrawn =
+            board_visibility::withdraw_last_week_promotion(&mut tx, ctx, player_id).await?;
+        (None, Some(ban), withdrawn)
     } else {
-        (Some(set_hold(&mut tx, player_id, held, now).await?), None)
+        (
+            Some(set_hold(&mut tx, ctx, player_id, held, now).await?),
+            None,
+            false,
+        )
     };
     audit::record_and_commit(
         tx,
@@ -370,12 +373,13 @@ pub async fn decide(
                 "state": state,
                 "held": if state == "banned" { before.fair_play_held } else { held },
                 "reason": reason,
+                "promotionWithdrawn": promotion_withdrawn,
             })),
         },
     )
     .await?;
-    if let Some(boards) = boards {
-        after_hold_change(ctx, player_id, &boards).await;
+    if let Some(change) = hold {
+        after_hold_change(ctx, player_id, &change).await;
     }
     if let Some(ban) = ban {
         moderation::after_ban(ctx, &ban).await;

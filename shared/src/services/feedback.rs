@@ -1,11 +1,16 @@
-//! `POST /v1/feedback`.
+//! `POST /v1/feedback`: at most `FEEDBACK_PER_HOUR` per player and
+//! `FEEDBACK_PER_ADDRESS_PER_HOUR` per client address in a clock hour, counted in the
+//! database (`db::request_counters`) in the transaction that stores the feedback, so the
+//! limits hold across processes and a refused or failed request takes no place.
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+use crate::client_addr::LimitKey;
 use crate::context::AppContext;
+use crate::db::request_counters::Counter;
 use crate::db::{self, feedback::NewFeedback};
 use crate::services::player_auth::PlayerPrincipal;
 use crate::{Error, Result};
@@ -37,9 +42,13 @@ fn at_most<'a>(value: Option<&'a str>, max: usize, name: &str) -> Result<Option<
     }
 }
 
+/// The limits' window: a clock hour (fixed windows, as the admin sign-in throttle's).
+const WINDOW_MS: i64 = 3_600_000;
+
 pub async fn submit(
     ctx: &AppContext,
     player: &PlayerPrincipal,
+    client: LimitKey,
     req: &FeedbackRequest,
 ) -> Result<FeedbackReceipt> {
     let content = req.content.trim();
@@ -51,7 +60,37 @@ pub async fn submit(
     let page_context = at_most(req.page_context.as_deref(), 200, "pageContext")?;
     let id = Uuid::new_v4().to_string();
     let now = ctx.clock.now();
+    let now_ms = now.timestamp_millis();
+    let window_start_ms = now_ms - now_ms.rem_euclid(WINDOW_MS);
+    let limits = &ctx.settings.limits;
     let mut tx = ctx.db.begin().await?;
+    for (key, limit, refusal) in [
+        (
+            format!("feedback:player:{}", player.id),
+            limits.feedback_per_hour,
+            "too much feedback from this account; try again later",
+        ),
+        (
+            format!("feedback:addr:{client}"),
+            limits.feedback_per_address_per_hour,
+            "too much feedback from this address; try again later",
+        ),
+    ] {
+        let counter = Counter {
+            key: &key,
+            window_start_ms,
+            expires_at_ms: window_start_ms + WINDOW_MS,
+            limit,
+        };
+        if !db::request_counters::take_place(&mut tx, &counter).await? {
+            // dropping the transaction gives back a place taken above
+            let wait_ms = (window_start_ms + WINDOW_MS - now_ms).max(1);
+            return Err(Error::RateLimited {
+                message: refusal.into(),
+                retry_after_secs: u64::try_from((wait_ms + 999) / 1000).unwrap_or(1),
+            });
+        }
+    }
     db::feedback::insert(
         &mut tx,
         &NewFeedback {

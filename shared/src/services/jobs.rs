@@ -181,6 +181,9 @@ pub async fn purge(ctx: &AppContext, metrics: &JobMetrics) -> Result<u64> {
             Age::Expired => Cutoff::Instant(now),
             Age::Days(days) => Cutoff::Instant(now - days * DAY_MS),
             Age::Retention => Cutoff::Instant(now - ctx.settings.jobs.retention_days * DAY_MS),
+            Age::FeedbackRetention => {
+                Cutoff::Instant(now - ctx.settings.jobs.feedback_retention_days * DAY_MS)
+            }
             Age::BeijingDays(days) => Cutoff::Day(beijing::day_key(
                 beijing::day(ctx.clock.now()) - chrono::Duration::days(days),
             )),

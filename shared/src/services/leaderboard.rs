@@ -220,8 +220,11 @@ async fn choose_after_admission(
 enum Source {
     /// `weekly_xp`: this week's board, or an ended week's not settled yet.
     Live { board: String },
-    /// The frozen standings of a settled board, with its shown players.
-    Frozen { board: String, shown: i64 },
+    /// The frozen standings of a settled board, as they read now.
+    Frozen {
+        board: String,
+        counts: db::settlement::FrozenBoard,
+    },
     /// A league cohort not settled yet: its members ranked in memory.
     Cohort(Vec<Ranked>),
 }
@@ -405,8 +408,11 @@ async fn source_of(
     scope: Scope,
     ended: bool,
 ) -> Result<Source> {
-    if ended && let Some(shown) = db::settlement::settled(&ctx.db, week, &board).await? {
-        return Ok(Source::Frozen { board, shown });
+    if ended
+        && let Some(counts) =
+            db::settlement::frozen_board(&ctx.db, week, &board, ctx.clock.now_ms()).await?
+    {
+        return Ok(Source::Frozen { board, counts });
     }
     if scope != Scope::League {
         return Ok(Source::Live { board });
@@ -456,6 +462,16 @@ struct Row {
     xp: i64,
     nickname: Option<String>,
     avatar_url: Option<String>,
+    /// Frozen standings: what the league moves counted (see [`Settled`]).
+    settled: Option<Settled>,
+}
+
+/// What a settled board's league moves counted for a row: whether it took part, at
+/// which rank. Its zone is the move it got, whoever was hidden since.
+#[derive(Clone, Copy, Debug)]
+struct Settled {
+    counted: bool,
+    rank: i64,
 }
 
 impl From<&EntryRow> for Row {
@@ -465,6 +481,7 @@ impl From<&EntryRow> for Row {
             xp: r.xp,
             nickname: r.nickname.clone(),
             avatar_url: r.avatar_url.clone(),
+            settled: None,
         }
     }
 }
@@ -480,14 +497,20 @@ struct Own {
     hidden: bool,
     /// The row's key on a live board (for the rows around it).
     last_earned_at: i64,
+    /// Frozen standings: what the league moves counted.
+    settled: Option<Settled>,
 }
 
 impl View {
     fn entry(&self, row: Row, rank: i64) -> LeaderboardEntry {
+        let zone = match row.settled {
+            Some(settled) => self.settled_zone(settled),
+            None => self.zone(rank),
+        };
         LeaderboardEntry {
             rank,
             is_me: row.player_id == self.viewer.id,
-            zone: self.zone(rank),
+            zone,
             user_id: row.player_id,
             display_name: display_name(row.nickname),
             avatar_url: row.avatar_url,
@@ -496,13 +519,14 @@ impl View {
         }
     }
 
-    fn own_entry(&self, xp: i64, rank: i64) -> LeaderboardEntry {
+    fn own_entry(&self, xp: i64, rank: i64, settled: Option<Settled>) -> LeaderboardEntry {
         self.entry(
             Row {
                 player_id: self.viewer.id.clone(),
                 xp,
                 nickname: self.viewer.nickname.clone(),
                 avatar_url: self.viewer.avatar_url.clone(),
+                settled,
             },
             rank,
         )
@@ -511,9 +535,17 @@ impl View {
     /// The shown players of the board.
     fn shown(&self) -> Option<i64> {
         match self.source.as_ref()? {
-            Source::Frozen { shown, .. } => Some(*shown),
+            Source::Frozen { counts, .. } => Some(counts.shown),
             Source::Cohort(rows) => Some(rows.iter().filter(|r| !r.standing.hidden).count() as i64),
             Source::Live { .. } => None,
+        }
+    }
+
+    /// The players the zones are of: a settled board's, those its moves counted.
+    fn ranked_for_zones(&self) -> Option<i64> {
+        match self.source.as_ref()? {
+            Source::Frozen { counts, .. } => Some(counts.settled_players),
+            _ => self.shown(),
         }
     }
 
@@ -523,11 +555,24 @@ impl View {
         Some(zone(tier, rank, shown, &self.rules).as_str().to_string())
     }
 
+    /// The move a settled row got: none when the moves did not count it (hidden then,
+    /// or a promotion withdrawn since).
+    fn settled_zone(&self, settled: Settled) -> Option<String> {
+        let tier = self.tier?;
+        let ranked = self.ranked_for_zones()?;
+        let z = if settled.counted {
+            zone(tier, settled.rank, ranked, &self.rules)
+        } else {
+            league::Zone::Stay
+        };
+        Some(z.as_str().to_string())
+    }
+
     /// Sets `meta.league` (scope league): the tier and the zones' sizes for the shown
-    /// players.
+    /// players (a settled week: those its moves counted).
     fn with_league_meta(&mut self) {
         let Some(tier) = self.tier else { return };
-        let shown = self.shown().unwrap_or(0);
+        let shown = self.ranked_for_zones().unwrap_or(0);
         let (promote, demote) = zone_sizes(tier, shown, &self.rules);
         self.meta.league = Some(LeagueMeta {
             tier: tier_name(tier).into(),
@@ -557,19 +602,24 @@ async fn own(ctx: &AppContext, v: &View) -> Result<Option<Own>> {
                         rank,
                         hidden,
                         last_earned_at: row.last_earned_at,
+                        settled: None,
                     })
                 }
                 None => None,
             }
         }
         Some(Source::Frozen { board, .. }) => {
-            db::settlement::row_of(&ctx.db, &v.week, board, &v.viewer.id)
+            db::settlement::row_of(&ctx.db, &v.week, board, &v.viewer.id, now_ms)
                 .await?
-                .map(|(xp, rank, shown)| Own {
-                    xp,
-                    rank,
-                    hidden: !shown,
+                .map(|r| Own {
+                    xp: r.xp,
+                    rank: r.rank,
+                    hidden: r.hidden,
                     last_earned_at: 0,
+                    settled: Some(Settled {
+                        counted: r.shown,
+                        rank: r.settled_rank,
+                    }),
                 })
         }
         Some(Source::Cohort(rows)) => rows
@@ -580,6 +630,7 @@ async fn own(ctx: &AppContext, v: &View) -> Result<Option<Own>> {
                 rank: r.rank,
                 hidden: r.standing.hidden,
                 last_earned_at: r.standing.last_earned_at,
+                settled: None,
             }),
     })
 }
@@ -597,18 +648,28 @@ async fn shown_rows(ctx: &AppContext, v: &View, offset: i64, limit: i64) -> Resu
             .iter()
             .map(Row::from)
             .collect(),
-        Some(Source::Frozen { board, .. }) => {
-            db::settlement::shown_ranks(&ctx.db, &v.week, board, offset + 1, offset + limit)
-                .await?
-                .into_iter()
-                .map(|r| Row {
-                    player_id: r.player_id,
-                    xp: r.xp,
-                    nickname: r.nickname,
-                    avatar_url: r.avatar_url,
-                })
-                .collect()
-        }
+        Some(Source::Frozen { board, counts }) => db::settlement::shown_page(
+            &ctx.db,
+            &v.week,
+            board,
+            offset,
+            limit,
+            counts.hidden,
+            ctx.clock.now_ms(),
+        )
+        .await?
+        .into_iter()
+        .map(|r| Row {
+            player_id: r.player_id,
+            xp: r.xp,
+            nickname: r.nickname,
+            avatar_url: r.avatar_url,
+            settled: Some(Settled {
+                counted: r.shown,
+                rank: r.settled_rank,
+            }),
+        })
+        .collect(),
         Some(Source::Cohort(rows)) => rows
             .iter()
             .filter(|r| !r.standing.hidden)
@@ -619,6 +680,7 @@ async fn shown_rows(ctx: &AppContext, v: &View, offset: i64, limit: i64) -> Resu
                 xp: r.standing.xp,
                 nickname: r.nickname.clone(),
                 avatar_url: r.avatar_url.clone(),
+                settled: None,
             })
             .collect(),
     })
@@ -648,7 +710,7 @@ pub async fn board(
     let mut v = view(ctx, now, state, &subject.player_id, &choice).await?;
     v.with_league_meta();
     // a hidden viewer is put in at their rank: one held now on a live board, one
-    // stored unshown on frozen standings (held or banned when they were settled)
+    // hidden on frozen standings (held, or banned and so refused before this)
     let may_be_hidden = match &v.source {
         Some(Source::Live { .. }) => v.viewer.held,
         Some(_) => true,
@@ -669,6 +731,7 @@ pub async fn board(
                 xp: o.xp,
                 nickname: v.viewer.nickname.clone(),
                 avatar_url: v.viewer.avatar_url.clone(),
+                settled: o.settled,
             },
         );
     }
@@ -793,18 +856,19 @@ pub async fn me(
             rank,
             hidden: v.viewer.held,
             last_earned_at: row.last_earned_at,
+            settled: None,
         }),
         None => own(ctx, &v).await?,
     };
-    let (xp, rank) = match found {
-        Some(o) => (o.xp, o.rank),
-        None => (0, shown_total(ctx, &v).await? + 1),
+    let (xp, rank, settled) = match found {
+        Some(o) => (o.xp, o.rank, o.settled),
+        None => (0, shown_total(ctx, &v).await? + 1, None),
     };
     if choice.around > 0 {
         v.meta.around = Some(around(ctx, &v, found, rank, choice.around).await?);
     }
     v.meta.rank = Some(rank);
-    let entry = v.own_entry(xp, rank);
+    let entry = v.own_entry(xp, rank, settled);
     Ok((Some(entry), v.meta))
 }
 
@@ -931,6 +995,7 @@ fn near_row(r: db::leaderboard::NearRow) -> Row {
         xp: r.xp,
         nickname: r.nickname,
         avatar_url: r.avatar_url,
+        settled: None,
     }
 }
 
@@ -960,8 +1025,9 @@ pub struct HistoryEntry {
     pub xp: i64,
 }
 
-/// A settled board's frozen standings (shown players, in rank order), a page at a time
-/// by rank over an index; 404 while the board of that week is not settled.
+/// A settled board's frozen standings (the players shown now, in rank order: a player
+/// banned or held since is not), a page at a time over an index; 404 while the board of
+/// that week is not settled.
 pub async fn history(
     ctx: &AppContext,
     q: &HistoryQuery,
@@ -995,11 +1061,14 @@ pub async fn history(
             beijing::day_key(day)
         }
     };
-    let shown = db::settlement::settled(&ctx.db, &week, board)
+    let now_ms = ctx.clock.now_ms();
+    let counts = db::settlement::frozen_board(&ctx.db, &week, board, now_ms)
         .await?
         .ok_or_else(|| Error::not_found("no settled board of that week"))?;
+    let shown = counts.shown;
     let rows = if offset < shown {
-        db::settlement::shown_ranks(&ctx.db, &week, board, offset + 1, offset + limit).await?
+        db::settlement::shown_page(&ctx.db, &week, board, offset, limit, counts.hidden, now_ms)
+            .await?
     } else {
         Vec::new()
     };

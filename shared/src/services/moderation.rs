@@ -9,11 +9,11 @@ use crate::clock::{beijing, from_ms};
 use crate::context::AppContext;
 use crate::db::ledger::HIDDEN_FOR_GOOD;
 use crate::db::{self, moderation::PlayerAdminRow};
-use crate::domain::board::BoardKey;
 use crate::domain::resources;
 use crate::envelope::Pagination;
 use crate::services::admin_auth::AdminPrincipal;
 use crate::services::audit::{self, PageQuery, Write};
+use crate::services::board_visibility::{self, VisibilityChange};
 use crate::{Error, Result};
 
 #[derive(Clone, Debug, Serialize, ToSchema)]
@@ -177,9 +177,8 @@ async fn set_ban(
 
 /// What a ban written in a transaction leaves to do once it commits: the rank index.
 pub(crate) struct BanChange {
-    player_id: String,
+    visibility: VisibilityChange,
     week: String,
-    boards: Vec<String>,
     banned: bool,
     until: Option<i64>,
 }
@@ -199,13 +198,12 @@ pub(crate) async fn set_ban_in(
 ) -> Result<BanChange> {
     let id = before.id.as_str();
     let week = beijing::day_key(beijing::week_start(ctx.clock.now()));
-    let boards = BoardKey::stored_of_player(before.region_code.as_deref());
     if !db::moderation::set_ban(tx, id, banned, reason, until, ctx.clock.now_ms()).await? {
         return Err(Error::not_found("player not found"));
     }
     // On no board while banned (a ban without end hides until the largest instant);
-    // back at unban, or by itself when the ban ends. A banned player earns nothing, so
-    // this week's rows are all there are to hide.
+    // back at unban, or by itself when the ban ends: this week's rows, and last week's,
+    // live or frozen (`board_visibility`). A banned player earns nothing meanwhile.
     // A held player stays hidden when the ban ends or is lifted.
     let hidden_until = if db::fairplay::is_held(tx, id).await? {
         Some(HIDDEN_FOR_GOOD)
@@ -214,7 +212,9 @@ pub(crate) async fn set_ban_in(
     } else {
         None
     };
-    db::leaderboard::set_hidden(tx, &week, &boards, id, hidden_until).await?;
+    let visibility =
+        board_visibility::set_hidden(tx, ctx, id, before.region_code.as_deref(), hidden_until)
+            .await?;
     let after = serde_json::json!({ "isBanned": banned, "banReason": reason, "bannedUntil": until.map(from_ms) });
     audit::record(tx, ctx, actor, Write {
         action,
@@ -227,9 +227,8 @@ pub(crate) async fn set_ban_in(
     })
     .await?;
     Ok(BanChange {
-        player_id: id.to_string(),
+        visibility,
         week,
-        boards,
         banned,
         until,
     })
@@ -237,10 +236,10 @@ pub(crate) async fn set_ban_in(
 
 /// After a ban's transaction committed: the Redis rank index follows the boards.
 pub(crate) async fn after_ban(ctx: &AppContext, change: &BanChange) {
-    ctx.resync_ranks(&change.player_id, &change.boards).await;
+    board_visibility::after_commit(ctx, &change.visibility).await;
     if let (Some(ranks), true, Some(until)) = (&ctx.ranks, change.banned, change.until) {
         ranks
-            .rebuild_after(&change.week, &change.boards, until)
+            .rebuild_after(&change.week, &change.visibility.this_week_boards, until)
             .await;
     }
 }

@@ -4,8 +4,12 @@
 //! one transaction that first claims it (`db::settlement::claim`), so a board is
 //! settled exactly once whoever races for it, and a settler that dies leaves the boards
 //! it had not finished to whoever runs next (the job's lease passes on). Held and
-//! banned players (rows hidden when the board is settled) are kept unshown, with the
-//! rank they would have had; they neither promote nor demote.
+//! banned players (rows hidden when the board is settled) are kept hidden, with the
+//! rank they would have had; they neither promote nor demote. A frozen row keeps its
+//! place and `hidden_until`, so a later ban or unban hides or shows it as on a live
+//! board (`services::board_visibility`).
+
+use std::collections::HashMap;
 
 use crate::Result;
 use crate::clock::beijing;
@@ -62,6 +66,7 @@ pub async fn settle_week(ctx: &AppContext, week: &str, done: &mut Settled) -> Re
         {
             let now = ctx.clock.now_ms();
             let mut tx = ctx.db.begin().await?;
+            db::settlement::lock_boards(&mut tx, week, std::slice::from_ref(&board), true).await?;
             if db::settlement::claim(&mut tx, week, &board, now).await? {
                 let players = db::settlement::freeze_board(&mut tx, week, &board, now).await?;
                 tx.commit().await?;
@@ -104,7 +109,18 @@ pub(crate) async fn settle_cohort(
         return Ok(false);
     }
     let now = ctx.clock.now_ms();
-    let members = db::league::members(&ctx.db, week, cohort, now).await?;
+    // the members are read in the settling transaction, after its lock: a ban that
+    // committed before is seen, one after finds the frozen rows
+    let mut tx = ctx.db.begin().await?;
+    db::settlement::lock_boards(&mut tx, week, std::slice::from_ref(&board), true).await?;
+    if !db::settlement::claim(&mut tx, week, &board, now).await? {
+        return Ok(false);
+    }
+    let members = db::league::members_in(&mut tx, week, cohort, now).await?;
+    let hidden_until: HashMap<String, i64> = members
+        .iter()
+        .filter_map(|m| m.hidden_until.map(|until| (m.player_id.clone(), until)))
+        .collect();
     let standings = ranked(
         members
             .into_iter()
@@ -119,12 +135,15 @@ pub(crate) async fn settle_cohort(
     let shown = standings.iter().filter(|(s, _)| !s.hidden).count() as i64;
     let rows: Vec<FrozenRow<'_>> = standings
         .iter()
-        .map(|(s, rank)| FrozenRow {
+        .enumerate()
+        .map(|(i, (s, rank))| FrozenRow {
             player_id: &s.player_id,
             shown: !s.hidden,
             rank: *rank,
             xp: s.xp,
             last_earned_at: s.last_earned_at,
+            place: i as i64 + 1,
+            hidden_until: hidden_until.get(&s.player_id).copied(),
         })
         .collect();
     let tiers: Vec<(String, i64)> = standings
@@ -135,10 +154,6 @@ pub(crate) async fn settle_cohort(
             (next != tier).then(|| (s.player_id.clone(), next))
         })
         .collect();
-    let mut tx = ctx.db.begin().await?;
-    if !db::settlement::claim(&mut tx, week, &board, now).await? {
-        return Ok(false);
-    }
     db::settlement::write_rows(&mut tx, week, &board, &rows).await?;
     db::league::set_tiers(&mut tx, &tiers, now).await?;
     tx.commit().await?;

@@ -352,7 +352,19 @@ pub async fn link(
         }
         (Some(target), Some((known, region))) if target == known => {
             db::progress::lock(&mut tx, &target).await?;
-            let counts = db::accounts::merge_guest(&mut tx, &caller.id, &target, now_ms).await?;
+            let regions: Vec<String> = ctx
+                .regions
+                .list()
+                .regions
+                .iter()
+                .map(|r| r.code.clone())
+                .collect();
+            let boards = db::accounts::MergeBoards {
+                target_region: region.as_deref(),
+                regions: &regions,
+            };
+            let counts =
+                db::accounts::merge_guest(&mut tx, &caller.id, &target, &boards, now_ms).await?;
             // The account's region row this week is its all-players row (which now holds
             // the guest's XP too): regions rank the players who live there.
             if let Some(code) = region {
