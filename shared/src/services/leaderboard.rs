@@ -324,7 +324,7 @@ async fn view(
     };
     let source = match board {
         None => None,
-        Some(board) => Some(source_of(ctx, &week, board, choice.scope).await?),
+        Some(board) => Some(source_of(ctx, &week, board, choice.scope, choice.previous).await?),
     };
     let week_end = week_day + chrono::Duration::days(6);
     let meta = LeaderboardMeta {
@@ -396,9 +396,18 @@ async fn league_membership(
     }
 }
 
-/// Where a board of `week` is read from: its frozen standings once settled.
-async fn source_of(ctx: &AppContext, week: &str, board: String, scope: Scope) -> Result<Source> {
-    if let Some(shown) = db::settlement::settled(&ctx.db, week, &board).await? {
+/// Where a board of `week` is read from: its frozen standings once settled, if the week
+/// has `ended` by this process's clock. A week still under way here is read live even
+/// when settled: another process whose clock ran ahead may have settled it (or did,
+/// before settlement waited for the database's clock too).
+async fn source_of(
+    ctx: &AppContext,
+    week: &str,
+    board: String,
+    scope: Scope,
+    ended: bool,
+) -> Result<Source> {
+    if ended && let Some(shown) = db::settlement::settled(&ctx.db, week, &board).await? {
         return Ok(Source::Frozen { board, shown });
     }
     if scope != Scope::League {
@@ -988,9 +997,15 @@ pub async fn history(
             beijing::day_key(day)
         }
     };
-    let shown = db::settlement::settled(&ctx.db, &week, board)
-        .await?
-        .ok_or_else(|| Error::not_found("no settled board of that week"))?;
+    // a week still under way by this process's clock has no final standings yet, even
+    // if a process whose clock ran ahead settled it
+    let this_week = beijing::day_key(beijing::week_start(ctx.clock.now()));
+    let settled = if week < this_week {
+        db::settlement::settled(&ctx.db, &week, board).await?
+    } else {
+        None
+    };
+    let shown = settled.ok_or_else(|| Error::not_found("no settled board of that week"))?;
     let rows = if offset < shown {
         db::settlement::shown_ranks(&ctx.db, &week, board, offset + 1, offset + limit).await?
     } else {
