@@ -113,7 +113,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
     .await;
     scrapes.abort();
     if let Some(jobs) = jobs {
-        jobs.abort();
+        jobs.stop().await;
     }
     served?;
     db.close().await;

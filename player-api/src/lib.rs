@@ -107,7 +107,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
     .await;
     scrapes.abort();
     if let Some(jobs) = jobs {
-        jobs.abort();
+        jobs.stop().await;
     }
     served?;
     db.close().await;

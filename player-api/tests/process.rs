@@ -1,9 +1,12 @@
-//! The real `player-api` binary: start-up, graceful shutdown, refused configurations,
-//! `/metrics` on its own listener.
+//! The real `player-api` binary: start-up, graceful shutdown (its job leases handed
+//! back), refused configurations, `/metrics` on its own listener.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::Duration;
 
+use shared::config::DatabaseUrl;
+use shared::db::{self, Db};
+use shared::services::jobs::Job;
 use tests::process::{Proc, free_port, run_to_exit};
 use tests::{Engine, TestDatabase, both_engines_raw};
 
@@ -11,7 +14,8 @@ const EXE: &str = env!("CARGO_BIN_EXE_player-api");
 
 both_engines_raw!(
     serves_and_stops_gracefully_on_sigterm,
-    serves_metrics_on_metrics_addr_only
+    serves_metrics_on_metrics_addr_only,
+    sigterm_hands_the_job_leases_back
 );
 
 async fn serves_metrics_on_metrics_addr_only(engine: Engine) {
@@ -97,6 +101,64 @@ async fn serves_and_stops_gracefully_on_sigterm(engine: Engine) {
     proc.signal("TERM");
     let status = proc.wait_exit(Duration::from_secs(15));
     assert_eq!(status.code(), Some(0), "{}", proc.stderr());
+}
+
+/// A process stopped with SIGTERM ends its job leases as it exits: another process
+/// takes each job at once, not after the takeover time (minutes).
+async fn sigterm_hands_the_job_leases_back(engine: Engine) {
+    let database = TestDatabase::create(engine).await;
+    let port = free_port();
+    let mut proc = Proc::start(
+        EXE,
+        &[
+            ("DATABASE_URL", database.url.clone()),
+            ("PLAYER_API_ADDR", format!("127.0.0.1:{port}")),
+        ],
+        port,
+    )
+    .await;
+    let db = Db::connect(&DatabaseUrl::parse(&database.url).unwrap())
+        .await
+        .unwrap();
+    // its job loop runs every job at once when it starts, taking every lease
+    let mut ran = 0;
+    for _ in 0..300 {
+        ran = shared::read!(&db, |ex| {
+            sqlx::query_scalar::<_, i64>(
+                "SELECT count(*) FROM job_leases WHERE last_run_at IS NOT NULL",
+            )
+            .fetch_one(ex)
+            .await
+            .unwrap()
+        });
+        if ran == Job::ALL.len() as i64 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(ran, Job::ALL.len() as i64, "every job ran");
+    for job in Job::ALL {
+        assert!(
+            !db::jobs::take_lease(&db, job.name(), "next-process", 60_000)
+                .await
+                .unwrap(),
+            "{} is the process's while it runs",
+            job.name()
+        );
+    }
+    proc.signal("TERM");
+    let status = proc.wait_exit(Duration::from_secs(15));
+    assert_eq!(status.code(), Some(0), "{}", proc.stderr());
+    for job in Job::ALL {
+        assert!(
+            db::jobs::take_lease(&db, job.name(), "next-process", 60_000)
+                .await
+                .unwrap(),
+            "{} still held after SIGTERM",
+            job.name()
+        );
+    }
+    db.close().await;
 }
 
 #[test]

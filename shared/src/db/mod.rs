@@ -4,7 +4,8 @@
 //! the same SQL text on whichever pool is active; a statement is written per engine
 //! only where the engines truly differ, with the reason beside it. Portable SQL:
 //! `$N` placeholders (SQLite maps `$N` to the N-th argument), `RETURNING`,
-//! `ON CONFLICT`, instants bound from the service clock.
+//! `ON CONFLICT`, instants bound from the service clock (the background jobs' leases
+//! and snapshot go by the database's own, the `db_clock` view: see [`jobs`]).
 //!
 //! SQLite runs one writer connection (`BEGIN IMMEDIATE`, so a transaction that reads
 //! before writing never fails to upgrade) beside a pool of readers, which WAL lets run

@@ -95,16 +95,26 @@ pub async fn lock_boards(
 }
 
 /// Claims a board for settlement in `tx`; false when it is settled already (by another
-/// process, or an earlier run): the caller writes nothing more.
-pub async fn claim(tx: &mut Tx, week: &str, board: &str, now_ms: i64) -> sqlx::Result<bool> {
+/// process, or an earlier run), or when the database's clock has not reached
+/// `ends_at_ms`, the end of its week: the caller writes nothing more.
+pub async fn claim(
+    tx: &mut Tx,
+    week: &str,
+    board: &str,
+    now_ms: i64,
+    ends_at_ms: i64,
+) -> sqlx::Result<bool> {
     Ok(in_tx!(tx, |ex| {
+        // (SQLite reads `ON` after `SELECT … FROM` as an upsert's only after a WHERE)
         sqlx::query(
             "INSERT INTO board_settlements (week_start, board, players, settled_at)
-             VALUES ($1, $2, 0, $3) ON CONFLICT (week_start, board) DO NOTHING",
+             SELECT $1, $2, 0, $3 FROM db_clock WHERE now_ms >= $4
+             ON CONFLICT (week_start, board) DO NOTHING",
         )
         .bind(week)
         .bind(board)
         .bind(now_ms)
+        .bind(ends_at_ms)
         .execute(ex)
         .await?
         .rows_affected()
@@ -218,19 +228,28 @@ pub async fn write_rows(
     .await
 }
 
-/// Marks a week done: every board and cohort of it settled.
-pub async fn finish_week(tx: &mut Tx, week: &str, now_ms: i64) -> sqlx::Result<()> {
-    in_tx!(tx, |ex| {
+/// Marks a week done: every board and cohort of it settled. False when it was marked
+/// already, or when the database's clock has not reached `ends_at_ms`, its end.
+pub async fn finish_week(
+    tx: &mut Tx,
+    week: &str,
+    now_ms: i64,
+    ends_at_ms: i64,
+) -> sqlx::Result<bool> {
+    Ok(in_tx!(tx, |ex| {
         sqlx::query(
-            "INSERT INTO week_settlements (week_start, finished_at) VALUES ($1, $2)
+            "INSERT INTO week_settlements (week_start, finished_at)
+             SELECT $1, $2 FROM db_clock WHERE now_ms >= $3
              ON CONFLICT (week_start) DO NOTHING",
         )
         .bind(week)
         .bind(now_ms)
+        .bind(ends_at_ms)
         .execute(ex)
-        .await?;
-    });
-    Ok(())
+        .await?
+        .rows_affected()
+            == 1
+    }))
 }
 
 /// A settled board as it reads at an instant.

@@ -1,8 +1,12 @@
 //! Background jobs, each run by one process at a time across the deployment: a process
 //! runs a job only while it holds the job's lease (`db::jobs`), which it renews on every
-//! run; when it dies its lease runs out and another process takes the job over. Running a
-//! job twice changes nothing: the statistics are recomputed, and a purge removes only
-//! rows already past their age.
+//! run; when it dies its lease runs out and another process takes the job over, and when
+//! it stops it hands its leases back at once. Running a job twice changes nothing: the
+//! statistics are recomputed, and a purge removes only rows already past their age.
+//!
+//! Leases run by the database's clock. Rows are aged, and a week is over for the
+//! settlement, by [`cautious_now_ms`]: a process whose clock runs ahead neither holds the
+//! jobs nor purges or settles early.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -11,7 +15,7 @@ use tokio::task::JoinHandle;
 use uuid::Uuid;
 
 use crate::Result;
-use crate::clock::beijing;
+use crate::clock::{beijing, from_ms};
 use crate::context::AppContext;
 use crate::db::moderation::StatsRow;
 use crate::db::retention::{Age, Cutoff, PURGES};
@@ -61,6 +65,13 @@ impl Job {
             Self::Settlement => SETTLEMENT_EVERY_MS,
         }
     }
+
+    /// How long a lease lasts from its last renewal (by the database's clock): three
+    /// intervals and a half minute, so a live holder keeps it and a dead one's jobs are
+    /// taken over within that time.
+    pub fn lease_ms(self, ctx: &AppContext) -> i64 {
+        3 * self.every_ms(ctx) + 30_000
+    }
 }
 
 /// How often the retention job runs.
@@ -75,37 +86,70 @@ const DAY_MS: i64 = 86_400_000;
 /// Players who played or signed up within this window are active.
 const ACTIVE_WINDOW_MS: i64 = 7 * DAY_MS;
 
+/// This process's job loop (see [`spawn`]).
+pub struct Jobs {
+    ctx: Arc<AppContext>,
+    holder: String,
+    task: JoinHandle<()>,
+}
+
+impl Jobs {
+    /// Stops the loop (a run under way is abandoned: every job is safe to run again)
+    /// and hands this process's leases back, so other processes take its jobs at their
+    /// next look instead of after the leases run out. A shutting-down binary calls it.
+    pub async fn stop(mut self) {
+        self.task.abort();
+        // the loop must be gone before the leases are, or it could renew one
+        let _ = (&mut self.task).await;
+        match db::jobs::release_leases(&self.ctx.db, &self.holder).await {
+            Ok(released) => tracing::info!(released, "background jobs: leases released"),
+            Err(e) => {
+                tracing::warn!(error = %e, "background jobs: leases left to run out");
+            }
+        }
+    }
+}
+
+impl Drop for Jobs {
+    /// Dropped without [`Jobs::stop`], the loop ends where it is and the leases run out
+    /// (as when the process dies).
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
 /// Starts this process's job loop (unless `JOBS_ENABLED=false`); it checks every few
 /// seconds which job is due and runs it if this process gets its lease.
-pub fn spawn(ctx: Arc<AppContext>, metrics: JobMetrics) -> Option<JoinHandle<()>> {
+pub fn spawn(ctx: Arc<AppContext>, metrics: JobMetrics) -> Option<Jobs> {
     if !ctx.settings.jobs.enabled {
         return None;
     }
     let holder = Uuid::new_v4().to_string();
-    Some(tokio::spawn(async move {
-        let mut tick = tokio::time::interval(Duration::from_secs(1));
-        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
-        let mut due = [0_i64; Job::ALL.len()];
-        loop {
-            tick.tick().await;
-            for (job, due) in Job::ALL.into_iter().zip(due.iter_mut()) {
-                let now = ctx.clock.now_ms();
-                if now >= *due {
-                    *due = now + job.every_ms(&ctx);
-                    run(&ctx, &holder, job, &metrics).await;
+    let task = tokio::spawn({
+        let (ctx, holder) = (Arc::clone(&ctx), holder.clone());
+        async move {
+            let mut tick = tokio::time::interval(Duration::from_secs(1));
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+            let mut due = [0_i64; Job::ALL.len()];
+            loop {
+                tick.tick().await;
+                for (job, due) in Job::ALL.into_iter().zip(due.iter_mut()) {
+                    let now = ctx.clock.now_ms();
+                    if now >= *due {
+                        *due = now + job.every_ms(&ctx);
+                        run(&ctx, &holder, job, &metrics).await;
+                    }
                 }
             }
         }
-    }))
+    });
+    Some(Jobs { ctx, holder, task })
 }
 
-/// Runs `job` once if `holder` gets (or has) its lease; the lease lasts three intervals,
-/// so a live holder keeps it and a dead one frees it soon.
+/// Runs `job` once if `holder` gets (or has) its lease ([`Job::lease_ms`]).
 pub async fn run(ctx: &AppContext, holder: &str, job: Job, metrics: &JobMetrics) -> bool {
-    let now = ctx.clock.now_ms();
-    let ttl_ms = 3 * job.every_ms(ctx) + 30_000;
     let name = job.name();
-    match db::jobs::take_lease(&ctx.db, name, holder, now, ttl_ms).await {
+    match db::jobs::take_lease(&ctx.db, name, holder, job.lease_ms(ctx)).await {
         Ok(true) => {}
         Ok(false) => {
             metrics.run(name, "skipped");
@@ -140,14 +184,7 @@ pub async fn run(ctx: &AppContext, holder: &str, job: Job, metrics: &JobMetrics)
     };
     match outcome {
         Ok(progress) => {
-            let finished = db::jobs::finish_run(
-                &ctx.db,
-                name,
-                holder,
-                progress.as_deref(),
-                ctx.clock.now_ms(),
-            )
-            .await;
+            let finished = db::jobs::finish_run(&ctx.db, name, holder, progress.as_deref()).await;
             if let Err(e) = finished {
                 tracing::warn!(job = name, error = %e, "background job: run not recorded");
             }
@@ -162,18 +199,29 @@ pub async fn run(ctx: &AppContext, holder: &str, job: Job, metrics: &JobMetrics)
     }
 }
 
+/// Now, by whichever of this process's clock and the database's is behind: the instant
+/// the jobs age rows against and end weeks by. A row is old, and a week over, only when
+/// both clocks say so: a process whose clock runs ahead (a broken NTP, `QUIZ_CLOCK_START`
+/// in the future) purges nothing still live and settles no week still being played, and
+/// one whose clock is behind keeps to its own calendar (the instants it wrote are from
+/// its clock). One read of the database's clock.
+pub async fn cautious_now_ms(ctx: &AppContext) -> Result<i64> {
+    let database = db::jobs::database_now_ms(&ctx.db).await?;
+    Ok(ctx.clock.now_ms().min(database))
+}
+
 /// Computes the dashboard's statistics and stores them for every process.
 pub async fn refresh_stats(ctx: &AppContext) -> Result<StatsRow> {
-    let now = ctx.clock.now_ms();
+    let now = cautious_now_ms(ctx).await?;
     let stats = db::moderation::stats(&ctx.db, now - ACTIVE_WINDOW_MS).await?;
-    db::jobs::store_stats(&ctx.db, &stats, now).await?;
+    db::jobs::store_stats(&ctx.db, &stats).await?;
     Ok(stats)
 }
 
 /// Removes, in batches of `PURGE_BATCH`, what is kept no longer (see
-/// [`crate::db::retention`]); returns how many rows went.
+/// [`crate::db::retention`]), aged by [`cautious_now_ms`]; returns how many rows went.
 pub async fn purge(ctx: &AppContext, metrics: &JobMetrics) -> Result<u64> {
-    let now = ctx.clock.now_ms();
+    let now = cautious_now_ms(ctx).await?;
     let batch = ctx.settings.jobs.purge_batch;
     let mut total = 0;
     for purge in &PURGES {
@@ -185,7 +233,7 @@ pub async fn purge(ctx: &AppContext, metrics: &JobMetrics) -> Result<u64> {
                 Cutoff::Instant(now - ctx.settings.jobs.feedback_retention_days * DAY_MS)
             }
             Age::BeijingDays(days) => Cutoff::Day(beijing::day_key(
-                beijing::day(ctx.clock.now()) - chrono::Duration::days(days),
+                beijing::day(from_ms(now)) - chrono::Duration::days(days),
             )),
         };
         for _ in 0..BATCHES_PER_RUN {

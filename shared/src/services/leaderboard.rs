@@ -399,8 +399,10 @@ async fn league_membership(
     }
 }
 
-/// Where a board of `week` is read from: its frozen standings once settled. This week
-/// (by this process's clock) has not ended, so it is read live without asking.
+/// Where a board of `week` is read from: its frozen standings once settled, if the week
+/// has `ended` by this process's clock. A week still under way here is read live even
+/// when settled: another process whose clock ran ahead may have settled it (or did,
+/// before settlement waited for the database's clock too).
 async fn source_of(
     ctx: &AppContext,
     week: &str,
@@ -1061,10 +1063,16 @@ pub async fn history(
             beijing::day_key(day)
         }
     };
+    // a week still under way by this process's clock has no final standings yet, even
+    // if a process whose clock ran ahead settled it
+    let this_week = beijing::day_key(beijing::week_start(ctx.clock.now()));
     let now_ms = ctx.clock.now_ms();
-    let counts = db::settlement::frozen_board(&ctx.db, &week, board, now_ms)
-        .await?
-        .ok_or_else(|| Error::not_found("no settled board of that week"))?;
+    let counts = if week < this_week {
+        db::settlement::frozen_board(&ctx.db, &week, board, now_ms).await?
+    } else {
+        None
+    }
+    .ok_or_else(|| Error::not_found("no settled board of that week"))?;
     let shown = counts.shown;
     let rows = if offset < shown {
         db::settlement::shown_page(&ctx.db, &week, board, offset, limit, counts.hidden, now_ms)

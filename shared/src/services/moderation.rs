@@ -263,7 +263,7 @@ pub struct Statistics {
 pub async fn stats(ctx: &AppContext) -> Result<Statistics> {
     let max_age_ms = 2 * ctx.settings.jobs.stats_refresh_seconds * 1000;
     let s = match db::jobs::stats_snapshot(&ctx.db).await? {
-        Some((s, computed_at)) if ctx.clock.now_ms() - computed_at <= max_age_ms => s,
+        Some((s, age_ms)) if age_ms <= max_age_ms => s,
         _ => super::jobs::refresh_stats(ctx).await?,
     };
     let average_xp = if s.total_users > 0 {

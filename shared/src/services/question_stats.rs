@@ -68,7 +68,8 @@ const DERIVED: &str = "derived";
 /// One run of the job: the new answers and card views into the counters (which mark
 /// their versions due), the day's signups, then the derived numbers of due versions.
 pub async fn aggregate(ctx: &AppContext) -> Result<Aggregated> {
-    let until = ctx.clock.now_ms() - SETTLE_MS;
+    // by the cautious clock: one running ahead would count answers still being written
+    let until = crate::services::jobs::cautious_now_ms(ctx).await? - SETTLE_MS;
     let mut done = Aggregated::default();
     for _ in 0..BATCHES_PER_RUN {
         let from = store::cursor(&ctx.db, ANSWERS).await?;

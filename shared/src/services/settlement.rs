@@ -1,6 +1,9 @@
 //! Weekly settlement: when a Beijing week has ended, the `settlement` job freezes the
 //! final standings of every board of it (each region's, everyone's, each league
-//! cohort's) and moves league players up and down a tier. Each board is settled in
+//! cohort's) and moves league players up and down a tier. A week has ended when it has
+//! by the settling process's clock (the game's calendar) and by the database's: a
+//! process whose clock runs ahead never settles a week still being played (each claim
+//! checks the database's clock, so neither does a cohort settled on demand). Each board is settled in
 //! one transaction that first claims it (`db::settlement::claim`), so a board is
 //! settled exactly once whoever races for it, and a settler that dies leaves the boards
 //! it had not finished to whoever runs next (the job's lease passes on). Held and
@@ -11,13 +14,14 @@
 
 use std::collections::HashMap;
 
-use crate::Result;
-use crate::clock::beijing;
+use crate::clock::{beijing, from_ms};
 use crate::context::AppContext;
 use crate::db::settlement::FrozenRow;
 use crate::db::{self};
 use crate::domain::board::{Standing, league_board, ranked};
 use crate::domain::league::{cohort_id, zone};
+use crate::services::jobs::cautious_now_ms;
+use crate::{Error, Result};
 
 /// What one run settled.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -34,7 +38,7 @@ const WEEKS_BACK: i64 = 4;
 /// Settles every ended week of the last four not settled yet, oldest first;
 /// then flagged players of weeks before the last leave the fair-play queue.
 pub async fn settle(ctx: &AppContext) -> Result<Settled> {
-    let this_week = beijing::week_start(ctx.clock.now());
+    let this_week = beijing::week_start(from_ms(cautious_now_ms(ctx).await?));
     let current = beijing::day_key(this_week);
     let oldest = beijing::day_key(this_week - chrono::Duration::days(7 * WEEKS_BACK + 1));
     let mut done = Settled::default();
@@ -47,7 +51,12 @@ pub async fn settle(ctx: &AppContext) -> Result<Settled> {
         else {
             break;
         };
+        let finished = done.weeks;
         settle_week(ctx, &week, &mut done).await?;
+        if done.weeks == finished {
+            // not over by the database's clock after all (it was set back)
+            break;
+        }
     }
     if done.weeks > 0 {
         let last_week = beijing::day_key(this_week - chrono::Duration::days(7));
@@ -56,8 +65,18 @@ pub async fn settle(ctx: &AppContext) -> Result<Settled> {
     Ok(done)
 }
 
-/// Settles every board and cohort of `week` not settled yet, then marks it done.
+/// The instant (Unix milliseconds) `week` (its Monday, `YYYY-MM-DD`) ends: the next
+/// Monday's Beijing midnight.
+fn week_end_ms(week: &str) -> Result<i64> {
+    let monday = chrono::NaiveDate::parse_from_str(week, "%Y-%m-%d")
+        .map_err(|_| Error::internal(format!("week {week:?} is not a date")))?;
+    Ok(beijing::day_start(monday + chrono::Duration::days(7)).timestamp_millis())
+}
+
+/// Settles every board and cohort of `week` not settled yet, then marks it done;
+/// nothing while the week has not ended by the database's clock.
 pub async fn settle_week(ctx: &AppContext, week: &str, done: &mut Settled) -> Result<()> {
+    let ends_at = week_end_ms(week)?;
     let mut after = String::new();
     while let Some(board) = db::settlement::next_board(&ctx.db, week, &after).await? {
         if db::settlement::settled(&ctx.db, week, &board)
@@ -67,7 +86,7 @@ pub async fn settle_week(ctx: &AppContext, week: &str, done: &mut Settled) -> Re
             let now = ctx.clock.now_ms();
             let mut tx = ctx.db.begin().await?;
             db::settlement::lock_boards(&mut tx, week, std::slice::from_ref(&board), true).await?;
-            if db::settlement::claim(&mut tx, week, &board, now).await? {
+            if db::settlement::claim(&mut tx, week, &board, now, ends_at).await? {
                 let players = db::settlement::freeze_board(&mut tx, week, &board, now).await?;
                 tx.commit().await?;
                 done.boards += 1;
@@ -85,10 +104,12 @@ pub async fn settle_week(ctx: &AppContext, week: &str, done: &mut Settled) -> Re
         }
     }
     let mut tx = ctx.db.begin().await?;
-    db::settlement::finish_week(&mut tx, week, ctx.clock.now_ms()).await?;
+    let finished = db::settlement::finish_week(&mut tx, week, ctx.clock.now_ms(), ends_at).await?;
     tx.commit().await?;
-    done.weeks += 1;
-    tracing::info!(week, "settlement: week settled");
+    if finished {
+        done.weeks += 1;
+        tracing::info!(week, "settlement: week settled");
+    }
     Ok(())
 }
 
@@ -113,7 +134,7 @@ pub(crate) async fn settle_cohort(
     // committed before is seen, one after finds the frozen rows
     let mut tx = ctx.db.begin().await?;
     db::settlement::lock_boards(&mut tx, week, std::slice::from_ref(&board), true).await?;
-    if !db::settlement::claim(&mut tx, week, &board, now).await? {
+    if !db::settlement::claim(&mut tx, week, &board, now, week_end_ms(week)?).await? {
         return Ok(false);
     }
     let members = db::league::members_in(&mut tx, week, cohort, now).await?;
