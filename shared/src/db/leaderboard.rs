@@ -10,6 +10,30 @@
 use super::players::RegionState;
 use super::{Db, Tx, in_tx, read};
 
+/// `weekly_xp` as `$alias`, read for its hidden rows over their small partial index
+/// (`weekly_xp_hidden`). SQLite is told the index: without statistics (nothing here runs
+/// ANALYZE) its planner takes the board's index instead and visits every row of the
+/// board, on each own rank. PostgreSQL's planner picks the partial index itself.
+macro_rules! hidden_weekly {
+    (sqlite $alias:literal) => {
+        concat!("weekly_xp AS ", $alias, " INDEXED BY weekly_xp_hidden")
+    };
+    (postgres $alias:literal) => {
+        concat!("weekly_xp AS ", $alias)
+    };
+}
+
+/// `$text!(sqlite)` or `$text!(postgres)`: a statement written once, with the few words
+/// that differ (`hidden_weekly!`) per engine.
+macro_rules! for_engine {
+    ($db:expr, $text:ident) => {
+        match $db {
+            Db::Sqlite(_) => $text!(sqlite),
+            Db::Postgres(_) => $text!(postgres),
+        }
+    };
+}
+
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct BoardRow {
     pub player_id: String,
@@ -59,17 +83,23 @@ pub async fn page(
 
 /// The players on a board (hidden rows not counted).
 pub async fn count(db: &Db, week: &str, board: &str, now_ms: i64) -> sqlx::Result<i64> {
+    macro_rules! text {
+        ($engine:ident) => {
+            concat!(
+                "SELECT (SELECT count(*) FROM weekly_xp WHERE week_start = $1 AND board = $2)
+                  - (SELECT count(*) FROM ",
+                hidden_weekly!($engine "h"),
+                " WHERE week_start = $1 AND board = $2 AND hidden_until > $3)"
+            )
+        };
+    }
     Ok(read!(db, |ex| {
-        sqlx::query_scalar(
-            "SELECT (SELECT count(*) FROM weekly_xp WHERE week_start = $1 AND board = $2)
-                  - (SELECT count(*) FROM weekly_xp
-                     WHERE week_start = $1 AND board = $2 AND hidden_until > $3)",
-        )
-        .bind(week)
-        .bind(board)
-        .bind(now_ms)
-        .fetch_one(ex)
-        .await?
+        sqlx::query_scalar(for_engine!(db, text))
+            .bind(week)
+            .bind(board)
+            .bind(now_ms)
+            .fetch_one(ex)
+            .await?
     }))
 }
 
@@ -103,7 +133,7 @@ pub async fn row_of(
 /// index. The hidden rows ahead (`hidden_until` after `$now`) are subtracted, counted
 /// over the partial index of hidden rows.
 macro_rules! rows_ahead_of_w {
-    ($now:literal) => {
+    ($engine:ident, $now:literal) => {
         concat!(
             "(SELECT count(*) FROM weekly_xp a
            WHERE a.week_start = w.week_start AND a.board = w.board AND a.xp > w.xp)
@@ -113,7 +143,9 @@ macro_rules! rows_ahead_of_w {
          + (SELECT count(*) FROM weekly_xp a
            WHERE a.week_start = w.week_start AND a.board = w.board AND a.xp = w.xp
              AND a.last_earned_at = w.last_earned_at AND a.player_id > w.player_id)
-         - (SELECT count(*) FROM weekly_xp h
+         - (SELECT count(*) FROM ",
+            hidden_weekly!($engine "h"),
+            "
            WHERE h.week_start = w.week_start AND h.board = w.board AND h.hidden_until > ",
             $now,
             "
@@ -131,22 +163,27 @@ pub async fn rank(
     row: &BoardRow,
     now_ms: i64,
 ) -> sqlx::Result<i64> {
-    let ahead: i64 = read!(db, |ex| {
-        sqlx::query_scalar(concat!(
-            "SELECT ",
-            rows_ahead_of_w!("$6"),
-            " FROM (SELECT CAST($1 AS TEXT) AS week_start, CAST($2 AS TEXT) AS board,
+    macro_rules! text {
+        ($engine:ident) => {
+            concat!(
+                "SELECT ",
+                rows_ahead_of_w!($engine, "$6"),
+                " FROM (SELECT CAST($1 AS TEXT) AS week_start, CAST($2 AS TEXT) AS board,
                            CAST($3 AS BIGINT) AS xp, CAST($4 AS BIGINT) AS last_earned_at,
                            CAST($5 AS TEXT) AS player_id) w"
-        ))
-        .bind(week)
-        .bind(board)
-        .bind(row.xp)
-        .bind(row.last_earned_at)
-        .bind(&row.player_id)
-        .bind(now_ms)
-        .fetch_one(ex)
-        .await?
+            )
+        };
+    }
+    let ahead: i64 = read!(db, |ex| {
+        sqlx::query_scalar(for_engine!(db, text))
+            .bind(week)
+            .bind(board)
+            .bind(row.xp)
+            .bind(row.last_earned_at)
+            .bind(&row.player_id)
+            .bind(now_ms)
+            .fetch_one(ex)
+            .await?
     });
     Ok(ahead + 1)
 }
@@ -170,25 +207,30 @@ pub async fn viewer_row_and_rank(
     board: Option<&str>,
     now_ms: i64,
 ) -> sqlx::Result<Option<(RegionState, Option<(BoardRow, i64)>)>> {
-    let found: Option<ViewerRowAndRank> = read!(db, |ex| {
-        sqlx::query_as(concat!(
-            "SELECT p.region_code, p.region_selected_at, p.region_next_change_at, p.nickname,
-                    p.avatar_url, p.fairplay_held, p.is_banned, p.banned_until, p.deleted_at, p.merged_into,
-                    p.token_version,
+    macro_rules! text {
+        ($engine:ident) => {
+            concat!(
+                "SELECT p.region_code, p.region_selected_at, p.region_next_change_at, p.nickname,
+                    p.avatar_url, p.fairplay_held, p.is_banned, p.banned_until, p.deleted_at,
+                    p.merged_into, p.token_version,
                     w.xp AS row_xp, w.last_earned_at AS row_last_earned_at, ",
-            rows_ahead_of_w!("$4"),
-            " AS ahead
+                rows_ahead_of_w!($engine, "$4"),
+                " AS ahead
              FROM players p
              LEFT JOIN weekly_xp w ON w.week_start = $2
                   AND w.board = COALESCE($3, 'region:' || p.region_code) AND w.player_id = p.id
              WHERE p.id = $1"
-        ))
-        .bind(viewer_id)
-        .bind(week)
-        .bind(board)
-        .bind(now_ms)
-        .fetch_optional(ex)
-        .await?
+            )
+        };
+    }
+    let found: Option<ViewerRowAndRank> = read!(db, |ex| {
+        sqlx::query_as(for_engine!(db, text))
+            .bind(viewer_id)
+            .bind(week)
+            .bind(board)
+            .bind(now_ms)
+            .fetch_optional(ex)
+            .await?
     });
     Ok(found.map(|f| {
         let row = match (f.row_xp, f.row_last_earned_at) {
@@ -225,16 +267,22 @@ pub async fn all_rows(
         .fetch_all(ex)
         .await?
     });
+    macro_rules! text {
+        ($engine:ident) => {
+            concat!(
+                "SELECT min(hidden_until) FROM ",
+                hidden_weekly!($engine "h"),
+                " WHERE week_start = $1 AND board = $2 AND hidden_until > $3"
+            )
+        };
+    }
     let next_shown: Option<i64> = read!(db, |ex| {
-        sqlx::query_scalar(
-            "SELECT min(hidden_until) FROM weekly_xp
-             WHERE week_start = $1 AND board = $2 AND hidden_until > $3",
-        )
-        .bind(week)
-        .bind(board)
-        .bind(now_ms)
-        .fetch_one(ex)
-        .await?
+        sqlx::query_scalar(for_engine!(db, text))
+            .bind(week)
+            .bind(board)
+            .bind(now_ms)
+            .fetch_one(ex)
+            .await?
     });
     Ok((rows, next_shown))
 }
@@ -247,16 +295,22 @@ pub async fn hidden_players(
     board: &str,
     now_ms: i64,
 ) -> sqlx::Result<Vec<String>> {
+    macro_rules! text {
+        ($engine:ident) => {
+            concat!(
+                "SELECT player_id FROM ",
+                hidden_weekly!($engine "h"),
+                " WHERE week_start = $1 AND board = $2 AND hidden_until > $3"
+            )
+        };
+    }
     Ok(read!(db, |ex| {
-        sqlx::query_scalar(
-            "SELECT player_id FROM weekly_xp
-             WHERE week_start = $1 AND board = $2 AND hidden_until > $3",
-        )
-        .bind(week)
-        .bind(board)
-        .bind(now_ms)
-        .fetch_all(ex)
-        .await?
+        sqlx::query_scalar(for_engine!(db, text))
+            .bind(week)
+            .bind(board)
+            .bind(now_ms)
+            .fetch_all(ex)
+            .await?
     }))
 }
 
