@@ -75,7 +75,7 @@ start() { # plain|callgrind url out-prefix
     JWT_SECRET="profile-player-secret-$STAMP-0123456789abcdef" \
     ADMIN_JWT_SECRET="profile-admin-secret-$STAMP-0123456789abcdef" \
     RATE_LIMIT_AUTH_PER_MINUTE=1000000000 RULE_MAX_HEARTS=1000000 RULE_DAILY_ATTEMPTS=1000000 \
-    FAIRPLAY_HOLD_SCORE=1000000000 \
+    FAIRPLAY_MIN_MS=0 FAIRPLAY_MEDIAN_PERCENT=0 FAIRPLAY_CLAIM_TOLERANCE_MS=600000 \
     "${wrap[@]}" "$SVC_BIN" >> "$RUN_DIR/player-api.log" 2>&1 &
   SVC_PID=$!
   PIDS+=("$SVC_PID")

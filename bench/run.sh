@@ -212,8 +212,9 @@ start_service() { # engine url [VAR=value...]
   log "$engine: starting player-api on $SERVICE_ADDR $*"
   # Limits made non-binding for the benchmark (see BENCHMARKS.md): the per-address
   # sign-in rate limit (every wrk connection comes from 127.0.0.1), hearts and attempts,
-  # and fair play's hold (seeding and wrk answer faster than any person: every player
-  # would be held as a bot; their answers still raise and score signals).
+  # and fair play's timing signals: seeding and wrk answer within milliseconds of
+  # each question, claiming 4.2 s, so every answer would be flagged and every player held
+  # as a bot, where a person's answers, seconds apart, raise none.
   # The allocator as the README's deployment section runs it (freed memory returned at
   # once, arenas committed as used). The JWT secrets stay the same across restarts.
   env -u REDIS_URL -u RUST_LOG ${BENCH_RUST_LOG:+RUST_LOG="$BENCH_RUST_LOG"} \
@@ -223,7 +224,7 @@ start_service() { # engine url [VAR=value...]
     JWT_SECRET="bench-player-secret-$BENCH_STAMP-0123456789abcdef" \
     ADMIN_JWT_SECRET="bench-admin-secret-$BENCH_STAMP-0123456789abcdef" \
     RATE_LIMIT_AUTH_PER_MINUTE=1000000000 RATE_LIMIT_SEND_CODE_PER_MINUTE=1000000000 \
-    RULE_MAX_HEARTS=1000000 RULE_DAILY_ATTEMPTS=1000000 FAIRPLAY_HOLD_SCORE=1000000000 "$@" \
+    RULE_MAX_HEARTS=1000000 RULE_DAILY_ATTEMPTS=1000000 FAIRPLAY_MIN_MS=0 FAIRPLAY_MEDIAN_PERCENT=0 FAIRPLAY_CLAIM_TOLERANCE_MS=600000 "$@" \
     "$SVC_BIN" >> "$dir/player-api.log" 2>&1 &
   SVC_PID=$!; PIDS+=("$SVC_PID")
   wait_port "$SERVICE_ADDR" 120 || { log "player-api did not start"; tail -20 "$dir/player-api.log" >&2; exit 1; }
