@@ -35,4 +35,5 @@ mod security;
 mod social;
 mod startup;
 mod tokens;
+mod transport;
 mod vendors;
