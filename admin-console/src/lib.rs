@@ -89,6 +89,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         "admin-console listening on http://{addr}, metrics on http://{}/metrics",
         metrics_listener.local_addr()?
     );
+    let connections = ctx.settings.connections;
     let db = ctx.db.clone();
     let limited = Arc::clone(&ctx);
     tokio::spawn(async move {
@@ -103,11 +104,13 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
     let scrapes = tokio::spawn(shared::http::serve(
         metrics_listener,
         shared::http::metrics_router(Arc::clone(&metrics)),
+        connections,
         std::future::pending(),
     ));
     let served = shared::http::serve(
         listener,
         app(AppState { ctx }, metrics),
+        connections,
         shared::http::shutdown_signal(),
     )
     .await;

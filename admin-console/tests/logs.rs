@@ -16,7 +16,11 @@ use tests::{Engine, TestDatabase, both_engines_raw};
 
 const EXE: &str = env!("CARGO_BIN_EXE_admin-console");
 
-both_engines_raw!(no_secret_reaches_the_log);
+both_engines_raw!(no_secret_reaches_the_log, request_ids_reach_the_log_clean);
+
+async fn request_ids_reach_the_log_clean(engine: Engine) {
+    tests::capture::request_ids_reach_the_log_clean(EXE, "ADMIN_CONSOLE_ADDR", engine).await;
+}
 
 const JWT_SECRET: &str = "player-jwt-secret-which-must-never-be-logged-51";
 const ADMIN_JWT_SECRET: &str = "admin-jwt-secret-which-must-never-be-logged-52";

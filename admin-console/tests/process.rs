@@ -1,5 +1,5 @@
-//! The real `admin-console` binary: the generated bootstrap password, graceful shutdown,
-//! `/metrics` on its own listener.
+//! The real `admin-console` binary: the generated bootstrap password, graceful shutdown
+//! (with connections open), `/metrics` on its own listener.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::Duration;
@@ -11,8 +11,20 @@ const EXE: &str = env!("CARGO_BIN_EXE_admin-console");
 
 both_engines_raw!(
     prints_a_generated_admin_password_once_and_stops_on_sigterm,
-    serves_metrics_on_metrics_addr_only
+    serves_metrics_on_metrics_addr_only,
+    stops_gracefully_with_connections_open
 );
+
+async fn stops_gracefully_with_connections_open(engine: Engine) {
+    tests::process::stops_gracefully_with_connections_open(
+        EXE,
+        "ADMIN_CONSOLE_ADDR",
+        engine,
+        "/v1/admin/login",
+        r#"{"username":"admin","password":"not-the-password-in-flight"}"#,
+    )
+    .await;
+}
 
 async fn serves_metrics_on_metrics_addr_only(engine: Engine) {
     let database = TestDatabase::create(engine).await;

@@ -81,6 +81,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         "player-api listening on http://{addr}, metrics on http://{}/metrics",
         metrics_listener.local_addr()?
     );
+    let connections = ctx.settings.connections;
     let db = ctx.db.clone();
     let job_ctx = Arc::clone(&ctx);
     let state = AppState::new(ctx);
@@ -97,11 +98,13 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
     let scrapes = tokio::spawn(shared::http::serve(
         metrics_listener,
         shared::http::metrics_router(Arc::clone(&metrics)),
+        connections,
         std::future::pending(),
     ));
     let served = shared::http::serve(
         listener,
         app(state, metrics),
+        connections,
         shared::http::shutdown_signal(),
     )
     .await;

@@ -20,7 +20,11 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 
 const EXE: &str = env!("CARGO_BIN_EXE_player-api");
 
-both_engines_raw!(no_secret_reaches_the_log);
+both_engines_raw!(no_secret_reaches_the_log, request_ids_reach_the_log_clean);
+
+async fn request_ids_reach_the_log_clean(engine: Engine) {
+    tests::capture::request_ids_reach_the_log_clean(EXE, "PLAYER_API_ADDR", engine).await;
+}
 
 const JWT_SECRET: &str = "player-jwt-secret-which-must-never-be-logged-41";
 const ADMIN_JWT_SECRET: &str = "admin-jwt-secret-which-must-never-be-logged-42";

@@ -1,5 +1,5 @@
-//! The real `player-api` binary: start-up, graceful shutdown (its job leases handed
-//! back), refused configurations, `/metrics` on its own listener.
+//! The real `player-api` binary: start-up, graceful shutdown (with connections open,
+//! its job leases handed back), refused configurations, `/metrics` on its own listener.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::Duration;
@@ -15,8 +15,20 @@ const EXE: &str = env!("CARGO_BIN_EXE_player-api");
 both_engines_raw!(
     serves_and_stops_gracefully_on_sigterm,
     serves_metrics_on_metrics_addr_only,
-    sigterm_hands_the_job_leases_back
+    sigterm_hands_the_job_leases_back,
+    stops_gracefully_with_connections_open
 );
+
+async fn stops_gracefully_with_connections_open(engine: Engine) {
+    tests::process::stops_gracefully_with_connections_open(
+        EXE,
+        "PLAYER_API_ADDR",
+        engine,
+        "/v1/auth/guest",
+        r#"{"deviceId":"a-device-whose-request-is-in-flight"}"#,
+    )
+    .await;
+}
 
 async fn serves_metrics_on_metrics_addr_only(engine: Engine) {
     let database = TestDatabase::create(engine).await;

@@ -1,8 +1,11 @@
 //! HTTP glue shared by both binaries: extractors whose rejections are the envelope,
-//! the fallbacks for unknown routes and wrong methods, the middleware stack and
-//! graceful shutdown.
+//! the fallbacks for unknown routes and wrong methods, the middleware stack, and
+//! serving a listener ([`connection`]: slow-client limits, graceful shutdown).
 
-use std::future::Future;
+pub mod connection;
+
+pub use connection::serve;
+
 use std::net::SocketAddr;
 use std::sync::Arc;
 
@@ -254,9 +257,9 @@ pub async fn method_not_allowed(method: Method) -> Error {
     }
 }
 
-/// The layers every router of either binary gets: request ids (generated or taken from
-/// `x-request-id`, echoed back), a tracing span per request carrying that id, counting
-/// into `metrics` (served on a listener of its own, [`crate::http::metrics_router`]), panics
+/// The layers every router of either binary gets: request ids (a client's `x-request-id`
+/// when [`is_clean_request_id`], else a fresh one; echoed back), a tracing span per
+/// request carrying that id, counting into `metrics` (served on a listener of its own, [`crate::http::metrics_router`]), panics
 /// turned into a 500 envelope, and the body-size limit. `probe` (the liveness and
 /// readiness routes, `GET /health` and `GET /ready`) is answered bare: load balancers
 /// poll it every few seconds per process, and tagging, tracing and counting each poll
@@ -301,8 +304,39 @@ pub fn with_common_layers(
         )
         .layer(PropagateRequestIdLayer::new(REQUEST_ID.clone()))
         .layer(SetRequestIdLayer::new(REQUEST_ID.clone(), MakeRequestUuid))
+        // synchronous: no boxed future per request, as `axum::middleware::map_request` has
+        .layer(tower::util::MapRequestLayer::new(drop_unclean_request_id))
         // Merged after the layers, so none wraps it.
         .merge(probe.method_not_allowed_fallback(method_not_allowed))
+}
+
+/// Longest request id a client may choose.
+pub const MAX_REQUEST_ID_LEN: usize = 64;
+
+/// True for a request id a client may choose: 1-[`MAX_REQUEST_ID_LEN`] of `A-Z a-z 0-9 .
+/// _ -`. Nothing else can break a log line (newlines, quotes, `key=value` look-alikes,
+/// terminal escapes) or fill it.
+pub fn is_clean_request_id(id: &[u8]) -> bool {
+    (1..=MAX_REQUEST_ID_LEN).contains(&id.len())
+        && id
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+}
+
+/// Removes a client's `x-request-id` unless it is one clean value, so the next layer
+/// makes a fresh one: the id goes into every log line of the request.
+fn drop_unclean_request_id(mut req: Request) -> Request {
+    let headers = req.headers_mut();
+    let mut ids = headers.get_all(&REQUEST_ID).iter();
+    let clean = match (ids.next(), ids.next()) {
+        (None, _) => true,
+        (Some(id), None) => is_clean_request_id(id.as_bytes()),
+        (Some(_), Some(_)) => false,
+    };
+    if !clean {
+        headers.remove(&REQUEST_ID);
+    }
+    req
 }
 
 /// Puts an error answer's message (and its items' messages) in the language the
@@ -359,21 +393,6 @@ pub async fn bind(variable: &str, addr: SocketAddr) -> anyhow::Result<tokio::net
     tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|e| anyhow::anyhow!("cannot listen on {variable}={addr}: {e}"))
-}
-
-/// Serves `router` until `shutdown` resolves, then lets in-flight requests finish.
-/// The peer address is available to handlers as `ConnectInfo<SocketAddr>`.
-pub async fn serve(
-    listener: tokio::net::TcpListener,
-    router: Router,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
-    axum::serve(
-        listener,
-        router.into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown(shutdown)
-    .await
 }
 
 /// Resolves on SIGINT or SIGTERM.
@@ -529,6 +548,38 @@ pub fn document_body_errors(api: &mut utoipa::openapi::OpenApi) {
             responses
                 .entry("413".to_string())
                 .or_insert_with(|| too_large.clone().into());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_id_is_kept_only_when_clean() {
+        for clean in [
+            "trace-me-123",
+            "a",
+            "A.b_c-9",
+            &"x".repeat(MAX_REQUEST_ID_LEN),
+        ] {
+            assert!(is_clean_request_id(clean.as_bytes()), "{clean}");
+        }
+        for unclean in [
+            "",
+            "two\nlines",
+            "cr\rlf",
+            "say \"hi\"",
+            "a b",
+            "request_id=forged",
+            "tab\there",
+            "\u{1b}[31mred",
+            "café",
+            &"x".repeat(MAX_REQUEST_ID_LEN + 1),
+            &"y".repeat(200),
+        ] {
+            assert!(!is_clean_request_id(unclean.as_bytes()), "{unclean:?}");
         }
     }
 }

@@ -11,7 +11,8 @@
 //!   `pagination`, `meta`), an error's status, envelope and `Retry-After` (an
 //!   unreachable database: 503), and their schemas in the OpenAPI documents.
 //! - [`http`]: extractors that answer in the envelope, fallbacks, the middleware stack,
-//!   the health and readiness answers, listeners, graceful shutdown.
+//!   the health and readiness answers, listeners; `http::connection` serves them
+//!   (slow-client limits, graceful shutdown).
 //! - [`i18n`]: the message catalogues (zh-CN, en) and the language of a request;
 //!   error messages in the client's language.
 //! - [`api_docs`]: the browsable API reference at `/docs` (vendored Swagger UI).

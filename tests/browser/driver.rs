@@ -1,5 +1,7 @@
 //! A headless Chromium under chromedriver, and the few actions the tests need, each
-//! failing with a screenshot and the page source.
+//! failing with a screenshot and the page source. Every document the browser opens
+//! records the Content-Security-Policy violations it reports ([`CSP_WATCH`]), so a test
+//! can fail on any.
 
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -14,6 +16,49 @@ use serde_json::json;
 const CHROMIUM: &str = "/usr/bin/chromium";
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 const WAIT: Duration = Duration::from_secs(15);
+
+/// Where a document's Content-Security-Policy violations are kept: the tab's
+/// `sessionStorage`, which outlives the navigations between the console's pages.
+const CSP_KEY: &str = "e2e-csp-violations";
+
+/// Installed through the DevTools protocol before any script of each new document
+/// runs (so a violation while the page is parsed is caught too), outside the page's
+/// policy: records every `securitypolicyviolation` with the page and what was refused.
+const CSP_WATCH: &str = r#"
+document.addEventListener("securitypolicyviolation", (e) => {
+  try {
+    const seen = JSON.parse(sessionStorage.getItem("e2e-csp-violations") || "[]");
+    seen.push(`${location.pathname}: ${e.effectiveDirective} refused ${e.blockedURI || "inline"}`
+      + ` at ${e.sourceFile || "?"}:${e.lineNumber} ${e.sample || ""}`);
+    sessionStorage.setItem("e2e-csp-violations", JSON.stringify(seen));
+  } catch (_) {}
+}, true);
+"#;
+
+/// chromedriver's `POST /session/{id}/goog/cdp/execute`: one DevTools protocol command.
+#[derive(Debug)]
+struct DevTools {
+    cmd: &'static str,
+    params: serde_json::Value,
+}
+
+impl fantoccini::wd::WebDriverCompatibleCommand for DevTools {
+    fn endpoint(
+        &self,
+        base_url: &reqwest::Url,
+        session_id: Option<&str>,
+    ) -> Result<reqwest::Url, <reqwest::Url as std::str::FromStr>::Err> {
+        base_url.join(&format!(
+            "session/{}/goog/cdp/execute",
+            session_id.unwrap_or_default()
+        ))
+    }
+
+    fn method_and_body(&self, _: &reqwest::Url) -> (axum::http::Method, Option<String>) {
+        let body = json!({ "cmd": self.cmd, "params": self.params });
+        (axum::http::Method::POST, Some(body.to_string()))
+    }
+}
 
 struct Driver(Child);
 
@@ -97,6 +142,13 @@ impl Browser {
             .join(run);
         let _ = std::fs::remove_dir_all(&artifacts);
         std::fs::create_dir_all(&artifacts).unwrap();
+        client
+            .issue_cmd(DevTools {
+                cmd: "Page.addScriptToEvaluateOnNewDocument",
+                params: json!({ "source": CSP_WATCH }),
+            })
+            .await
+            .expect("installing the CSP violation recorder");
         Self {
             client,
             base: base.to_string(),
@@ -123,7 +175,40 @@ impl Browser {
         self.shot("failure").await;
         let source = self.client.source().await.unwrap_or_default();
         let url = self.client.current_url().await.map(|u| u.to_string());
-        panic!("{what} (at {url:?}); page source:\n{source}");
+        let violations = self.csp_violations().await;
+        panic!("{what} (at {url:?}); CSP violations: {violations:?}; page source:\n{source}");
+    }
+
+    /// The Content-Security-Policy violations the console's documents reported since
+    /// the last [`Self::clear_csp_violations`].
+    pub async fn csp_violations(&self) -> Vec<String> {
+        let script = format!("return JSON.parse(sessionStorage.getItem('{CSP_KEY}') || '[]');");
+        match self.client.execute(&script, vec![]).await {
+            Ok(serde_json::Value::Array(items)) => items
+                .into_iter()
+                .map(|v| v.as_str().unwrap_or_default().to_string())
+                .collect(),
+            other => vec![format!("cannot read the recorded violations: {other:?}")],
+        }
+    }
+
+    pub async fn clear_csp_violations(&self) {
+        let script = format!("sessionStorage.removeItem('{CSP_KEY}');");
+        self.client.execute(&script, vec![]).await.unwrap();
+    }
+
+    /// Chooses `value` in the select `css` whose change submits its form (no button
+    /// pressed: the console's script does it), and waits for the page that follows.
+    pub async fn select_and_wait(&self, css: &str, value: &str) {
+        self.mark_page().await;
+        self.select(css, value).await;
+        self.wait_new_page(&format!("choosing {value} in {css}"))
+            .await;
+    }
+
+    /// The path of the page shown.
+    pub async fn path(&self) -> String {
+        self.client.current_url().await.unwrap().path().to_string()
     }
 
     pub fn write_file(&self, name: &str, contents: &str) -> String {

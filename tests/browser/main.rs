@@ -5,7 +5,8 @@
 //! code page, the recovery codes) and signs in again with a code. The day runs once in
 //! English (SQLite) and once in Chinese (PostgreSQL), every expected text read from the
 //! catalogues in the browser's language; a screenshot of every step is saved under
-//! `tests/artifacts/e2e/<engine>-<language>/`.
+//! `tests/artifacts/e2e/<engine>-<language>/`. No page may report a
+//! Content-Security-Policy violation along the way.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod driver;
@@ -42,6 +43,8 @@ async fn editor_workflow(engine: Engine, lang: Lang) {
     .await;
 
     sign_in(&b, &app, lang).await;
+    csp_violations_are_seen(&b).await;
+    page_scripts(&b, lang).await;
     let imported = import_csv(&b, &app, lang).await;
     review_and_publish(&b, &app, &imported, lang).await;
     build_skill_tree(&b, &app, lang).await;
@@ -49,7 +52,69 @@ async fn editor_workflow(engine: Engine, lang: Lang) {
     question_quality(&b, &app, lang).await;
     mfa(&b, &app, lang).await;
 
+    let violations = b.csp_violations().await;
+    assert!(
+        violations.is_empty(),
+        "the console's pages broke their Content-Security-Policy: {violations:#?}"
+    );
     b.finish().await;
+}
+
+/// The violation recorder works: an inline script added to the page is refused and
+/// recorded (then forgotten, so the workflow starts with none).
+async fn csp_violations_are_seen(b: &Browser) {
+    b.clear_csp_violations().await;
+    b.client
+        .execute(
+            "const s = document.createElement('script'); s.textContent = 'window.inlineRan = 1;'; document.head.appendChild(s);",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let seen = loop {
+        let seen = b.csp_violations().await;
+        if !seen.is_empty() || std::time::Instant::now() > deadline {
+            break seen;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert!(
+        seen.len() == 1 && seen[0].contains("script-src"),
+        "an inline script was not reported: {seen:?}"
+    );
+    let ran = b
+        .client
+        .execute("return window.inlineRan === 1;", vec![])
+        .await;
+    assert_eq!(
+        ran.unwrap(),
+        serde_json::Value::Bool(false),
+        "the inline script ran"
+    );
+    b.clear_csp_violations().await;
+}
+
+/// What inline handlers did before the policy, now `static/js/console.js`: the language
+/// menu submits itself when changed, and the error page's "go back" link goes back.
+async fn page_scripts(b: &Browser, lang: Lang) {
+    b.select_and_wait("#language", lang.tag()).await;
+    let chosen = b
+        .client
+        .execute("return document.querySelector('#language').value;", vec![])
+        .await
+        .unwrap();
+    assert_eq!(chosen, serde_json::Value::from(lang.tag()));
+    b.select_and_wait("#language", "").await;
+    b.wait_text("#whoami", "").await;
+
+    b.open("/console/questions").await;
+    b.wait_for("#filters").await;
+    b.open("/console/no-such-page").await;
+    b.wait_for("#go-back").await;
+    b.shot("error-page").await;
+    b.submit("#go-back").await;
+    assert_eq!(b.path().await, "/console/questions");
 }
 
 /// Message `id` in `lang` with its arguments.

@@ -16,6 +16,7 @@ async fn serve(router: Router) -> String {
     tokio::spawn(shared::http::serve(
         listener,
         router,
+        shared::config::ConnectionLimits::default(),
         std::future::pending(),
     ));
     format!("http://{addr}")

@@ -38,4 +38,5 @@ mod security;
 mod social;
 mod startup;
 mod tokens;
+mod transport;
 mod vendors;

@@ -89,3 +89,74 @@ pub async fn start_captured(exe: &str, vars: &[(&str, String)], port: u16) -> (P
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
+
+/// A client's `X-Request-Id` reaches the log of the real binary `exe` (listening at
+/// `addr_variable`) only when clean: a clean one is logged as sent; quotes, a forged
+/// `request_id=`, a tab, 200 characters or non-ASCII bytes are replaced by a fresh id,
+/// which is what the answer echoes and the log shows, and none of the client's text is
+/// logged.
+pub async fn request_ids_reach_the_log_clean(
+    exe: &str,
+    addr_variable: &str,
+    engine: crate::Engine,
+) {
+    let database = crate::TestDatabase::create(engine).await;
+    let port = crate::process::free_port();
+    let (mut proc, log) = start_captured(
+        exe,
+        &[
+            ("DATABASE_URL", database.url.clone()),
+            (addr_variable, format!("127.0.0.1:{port}")),
+            ("LOG_FORMAT", "pretty".into()),
+            // the access line of every request carries its id
+            ("RUST_LOG", "info,tower_http=debug".into()),
+        ],
+        port,
+    )
+    .await;
+    let client = reqwest::Client::new();
+    let url = format!("{}/v1/no-such-route", proc.base_url);
+    let send = |id: &[u8]| {
+        let request = client.get(&url).header(
+            "x-request-id",
+            reqwest::header::HeaderValue::from_bytes(id).unwrap(),
+        );
+        async move {
+            let resp = request.send().await.unwrap();
+            resp.headers()["x-request-id"].to_str().unwrap().to_string()
+        }
+    };
+    let kept = "client-trace.42_OK";
+    assert_eq!(send(kept.as_bytes()).await, kept);
+    let long = "L".repeat(200);
+    let unclean: [&[u8]; 4] = [
+        b"forged\" request_id=\"evil-one",
+        b"tab\tevil-two",
+        long.as_bytes(),
+        b"\xc3\xa9evil-three\x80",
+    ];
+    let mut fresh = Vec::new();
+    for id in unclean {
+        let answer = send(id).await;
+        assert!(uuid::Uuid::parse_str(&answer).is_ok(), "{answer}");
+        fresh.push(answer);
+    }
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !fresh
+        .iter()
+        .chain([&kept.to_string()])
+        .all(|id| log.now().contains(id.as_str()))
+    {
+        assert!(Instant::now() < deadline, "ids not logged: {}", log.now());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    proc.signal("TERM");
+    proc.wait_exit(Duration::from_secs(15));
+    let text = log.finish();
+    for forged in ["evil", "request_id=\"", &long[..64]] {
+        assert!(
+            !text.contains(forged),
+            "{forged:?} reached the log:\n{text}"
+        );
+    }
+}

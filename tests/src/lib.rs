@@ -10,6 +10,7 @@ pub mod capture;
 pub mod console;
 pub mod pg_cluster;
 pub mod process;
+pub mod raw_http;
 pub mod statements;
 
 use std::collections::HashMap;
@@ -277,6 +278,7 @@ impl TestApp {
         admin_console::bootstrap_admin(&ctx).await.unwrap();
 
         let mut shutdown = Vec::new();
+        let limits = ctx.settings.connections;
         let player_metrics = Metrics::new(ctx.db.clone());
         let admin_metrics = Metrics::new(ctx.db.clone());
         let player_url = serve(
@@ -284,6 +286,7 @@ impl TestApp {
                 player_api::AppState::new(Arc::clone(&ctx)),
                 Arc::clone(&player_metrics),
             ),
+            limits,
             &mut shutdown,
         )
         .await;
@@ -294,16 +297,27 @@ impl TestApp {
                 },
                 Arc::clone(&admin_metrics),
             ),
+            limits,
             &mut shutdown,
         )
         .await;
         let player_metrics_url = format!(
             "{}/metrics",
-            serve(shared::http::metrics_router(player_metrics), &mut shutdown).await
+            serve(
+                shared::http::metrics_router(player_metrics),
+                limits,
+                &mut shutdown
+            )
+            .await
         );
         let admin_metrics_url = format!(
             "{}/metrics",
-            serve(shared::http::metrics_router(admin_metrics), &mut shutdown).await
+            serve(
+                shared::http::metrics_router(admin_metrics),
+                limits,
+                &mut shutdown
+            )
+            .await
         );
         Self {
             engine,
@@ -480,12 +494,16 @@ impl Drop for TestApp {
     }
 }
 
-async fn serve(router: axum::Router, shutdown: &mut Vec<oneshot::Sender<()>>) -> String {
+async fn serve(
+    router: axum::Router,
+    limits: shared::config::ConnectionLimits,
+    shutdown: &mut Vec<oneshot::Sender<()>>,
+) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let (tx, rx) = oneshot::channel::<()>();
     shutdown.push(tx);
-    tokio::spawn(shared::http::serve(listener, router, async move {
+    tokio::spawn(shared::http::serve(listener, router, limits, async move {
         let _ = rx.await;
     }));
     format!("http://{addr}")

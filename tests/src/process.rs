@@ -115,3 +115,89 @@ pub fn run_to_exit(exe: &str, vars: &[(&str, String)]) -> (Option<i32>, String) 
         ),
     )
 }
+
+/// Graceful shutdown of the real binary `exe` (listening at `addr_variable`) with
+/// connections open. On SIGTERM: a connection that never sent a byte and an idle
+/// kept-alive one close at once, a new connection is refused, a request whose body is
+/// still arriving (a `POST` of `body` to `path`) is answered once it has arrived and its
+/// connection then closed, and the process exits with 0, well before the header limit
+/// (30 s) the silent connection would otherwise hold it for.
+pub async fn stops_gracefully_with_connections_open(
+    exe: &str,
+    addr_variable: &str,
+    engine: crate::Engine,
+    path: &str,
+    body: &str,
+) {
+    use crate::raw_http::{connect, read_answer, round_trip, until_closed};
+    use tokio::io::AsyncWriteExt;
+
+    let database = crate::TestDatabase::create(engine).await;
+    let port = free_port();
+    let mut proc = Proc::start(
+        exe,
+        &[
+            ("DATABASE_URL", database.url.clone()),
+            (addr_variable, format!("127.0.0.1:{port}")),
+        ],
+        port,
+    )
+    .await;
+    let mut silent = connect(&proc.base_url).await;
+    let mut idle = connect(&proc.base_url).await;
+    let answer = round_trip(&mut idle, "GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n").await;
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    let mut in_flight = connect(&proc.base_url).await;
+    let (first_half, second_half) = body.split_at(body.len() / 2);
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\n\r\n{first_half}",
+        body.len()
+    );
+    in_flight.write_all(head.as_bytes()).await.unwrap();
+    // the request has reached its handler, which waits for the rest of the body
+    tokio::time::sleep(Duration::from_millis(300)).await;
+
+    proc.signal("TERM");
+    let signalled = Instant::now();
+    for (what, stream) in [("silent", &mut silent), ("idle", &mut idle)] {
+        let (extra, closed) = until_closed(stream, Duration::from_secs(10)).await;
+        assert!(closed.is_some(), "the {what} connection is still open");
+        assert!(
+            extra.is_empty(),
+            "{what}: {}",
+            String::from_utf8_lossy(&extra)
+        );
+    }
+    assert!(
+        signalled.elapsed() < Duration::from_secs(5),
+        "idle connections closed only after {:?}",
+        signalled.elapsed()
+    );
+    let refused = tokio::net::TcpStream::connect(format!("127.0.0.1:{port}")).await;
+    assert!(
+        refused.is_err(),
+        "a new connection was accepted while stopping"
+    );
+    assert!(
+        proc.child.try_wait().unwrap().is_none(),
+        "exited with a request under way: {}",
+        proc.stderr()
+    );
+
+    in_flight.write_all(second_half.as_bytes()).await.unwrap();
+    let answer = read_answer(&mut in_flight).await;
+    assert!(answer.starts_with("HTTP/1.1 "), "{answer}");
+    assert!(!answer.starts_with("HTTP/1.1 5"), "{answer}");
+    assert!(
+        answer.to_ascii_lowercase().contains("connection: close"),
+        "{answer}"
+    );
+    let (_, closed) = until_closed(&mut in_flight, Duration::from_secs(10)).await;
+    assert!(
+        closed.is_some(),
+        "kept open after its answer while stopping"
+    );
+    let status = proc.wait_exit(Duration::from_secs(10));
+    assert_eq!(status.code(), Some(0), "{}", proc.stderr());
+}

@@ -185,7 +185,7 @@ mod tests {
 
     #[test]
     fn every_page_asset_has_a_hashed_url_that_leads_back_to_it() {
-        for path in [urls::STYLESHEET, urls::HTMX] {
+        for path in [urls::STYLESHEET, urls::HTMX, urls::SCRIPT] {
             let url = urls::asset(path);
             let hashed = url
                 .strip_prefix(&format!("{}/", urls::ASSETS))

@@ -10,6 +10,8 @@
 //! - [`session_store`]: sessions in the shared database (several processes).
 //! - [`urls`]: every console URL, named once (routers, redirects, templates).
 //! - [`assets`]: the embedded static files, served under content-hashed URLs.
+//! - [`headers`]: the Content-Security-Policy and other security headers of every
+//!   console answer (no inline script or style anywhere).
 //! - [`charts`]: inline SVG charts of the statistics (pure functions of the numbers).
 //! - [`i18n`]: the request's language (the admin's choice, else the browser's) and
 //!   the texts, Beijing times and numbers pages show in it; [`language`] stores the
@@ -29,6 +31,7 @@ pub mod diff;
 pub mod fair_play;
 pub mod feedback;
 pub mod fields;
+pub mod headers;
 pub mod i18n;
 pub mod import;
 pub mod language;
@@ -94,11 +97,16 @@ pub fn router(state: &AppState) -> Router<AppState> {
         // pages only: assets are the same in every language (no Vary on them)
         .layer(axum::middleware::from_fn(i18n::layer))
         .layer(axum::middleware::map_response(shared::http::no_store));
-    Router::new()
-        .merge(pages)
-        .route(urls::HOME_SLASH, get(|| async { Redirect::to(urls::HOME) }))
-        // Assets need no session (and set no cookie).
-        .route(urls::pattern::ASSET, get(assets::serve))
+    headers::secured(
+        Router::new()
+            .merge(pages)
+            .route(urls::HOME_SLASH, get(|| async { Redirect::to(urls::HOME) }))
+            // Assets need no session (and set no cookie).
+            .route(urls::pattern::ASSET, get(assets::serve))
+            // Set here, inside the headers' layer: the one the binary's router sets
+            // later would answer from outside it.
+            .method_not_allowed_fallback(shared::http::method_not_allowed),
+    )
 }
 
 async fn not_found() -> impl IntoResponse {

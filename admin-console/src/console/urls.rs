@@ -311,6 +311,8 @@ pub fn external(stored: &str) -> Option<String> {
 pub const STYLESHEET: &str = "css/console.css";
 /// htmx, pinned with its version in the file name.
 pub const HTMX: &str = "vendor/htmx-2.0.11.min.js";
+/// The console's own script (what inline handlers did before the Content-Security-Policy).
+pub const SCRIPT: &str = "js/console.js";
 
 #[cfg(test)]
 mod tests {

@@ -15,10 +15,12 @@ use crate::domain::league::LeagueRules;
 use crate::domain::question_stats::QualityRules;
 use crate::domain::rules::GameRules;
 
+mod connections;
 mod jobs;
 mod reader;
 mod rules;
 
+pub use connections::ConnectionLimits;
 pub use jobs::JobSettings;
 pub(crate) use reader::Reader;
 pub use reader::{ConfigError, Lookup};
@@ -195,6 +197,9 @@ pub struct Settings {
     pub rules: GameRules,
     /// Per-process request rate limits and the database-backed SMS abuse limits.
     pub limits: Limits,
+    /// How long a connection may take over a request's headers and body, and stay idle
+    /// (`HTTP_*_TIMEOUT_SECONDS`).
+    pub connections: ConnectionLimits,
     /// The background jobs: statistics, retention.
     pub jobs: JobSettings,
     /// `ANSWER_MEMORY`: judge a challenge's answers from what this process remembers
@@ -425,6 +430,7 @@ impl Settings {
 
         let rules = rules::game_rules(&mut r);
         let limits = Limits::from_reader(&mut r);
+        let connections = ConnectionLimits::from_reader(&mut r);
         let jobs = JobSettings::from_reader(&mut r);
         let answer_memory = r.flag("ANSWER_MEMORY", true);
         let quality = rules::quality_rules(&mut r);
@@ -457,6 +463,7 @@ impl Settings {
                 apple,
                 rules,
                 limits,
+                connections,
                 jobs,
                 answer_memory,
                 quality,
@@ -532,6 +539,10 @@ mod tests {
         assert!(!s.demo_content);
         assert_eq!(s.rules, GameRules::default());
         assert_eq!(s.limits, Limits::default());
+        assert_eq!(s.connections, ConnectionLimits::default());
+        assert_eq!(s.connections.header_timeout.as_secs(), 30);
+        assert_eq!(s.connections.idle_timeout.as_secs(), 75);
+        assert_eq!(s.connections.body_timeout.as_secs(), 60);
         assert!(!s.admin_require_mfa);
         let strict = settings(&[("ADMIN_REQUIRE_MFA", "true")]).unwrap_or_else(|e| panic!("{e}"));
         assert!(strict.admin_require_mfa);
@@ -599,6 +610,8 @@ mod tests {
             ("QUIZ_CLOCK_START", "yesterday"),
             ("SMS_PROVIDER", "aliyun"),
             ("JWT_SECRET", "short"),
+            ("HTTP_HEADER_TIMEOUT_SECONDS", "0"),
+            ("HTTP_IDLE_TIMEOUT_SECONDS", "soon"),
         ]);
         for needle in [
             "APP_ENV=",
@@ -608,6 +621,8 @@ mod tests {
             "QUIZ_CLOCK_START=",
             "ALIYUN_ACCESS_KEY_ID is required",
             "JWT_SECRET must be at least 32",
+            "HTTP_HEADER_TIMEOUT_SECONDS=0: must be 1-3600",
+            "HTTP_IDLE_TIMEOUT_SECONDS=",
         ] {
             assert!(e.contains(needle), "missing {needle} in {e}");
         }
