@@ -298,7 +298,7 @@ pub fn asset(path: &str) -> String {
 }
 
 /// A link to an address stored in the data (a player's avatar, a card's source), or
-/// `None` when it is no absolute `http`/`https` URL: a `javascript:` or `data:` address
+/// `None` when it is no absolute `http`/`https` URL: an address of another scheme (`javascript`, `data`)
 /// in an `href` would run in the console's origin when an admin clicks it, so anything
 /// else is shown as text. The link is the parsed URL written out again (WHATWG: the
 /// scheme a browser would see, control characters and spaces encoded).
