@@ -21,6 +21,7 @@ use crate::db::moderation::StatsRow;
 use crate::db::retention::{Age, Cutoff, PURGES};
 use crate::db::{self};
 use crate::metrics::JobMetrics;
+use crate::services::job_clock::cautious_now_ms;
 use crate::services::question_stats;
 use crate::services::settlement::{self, Settled};
 
@@ -197,17 +198,6 @@ pub async fn run(ctx: &AppContext, holder: &str, job: Job, metrics: &JobMetrics)
             false
         }
     }
-}
-
-/// Now, by whichever of this process's clock and the database's is behind: the instant
-/// the jobs age rows against and end weeks by. A row is old, and a week over, only when
-/// both clocks say so: a process whose clock runs ahead (a broken NTP, `QUIZ_CLOCK_START`
-/// in the future) purges nothing still live and settles no week still being played, and
-/// one whose clock is behind keeps to its own calendar (the instants it wrote are from
-/// its clock). One read of the database's clock.
-pub async fn cautious_now_ms(ctx: &AppContext) -> Result<i64> {
-    let database = db::jobs::database_now_ms(&ctx.db).await?;
-    Ok(ctx.clock.now_ms().min(database))
 }
 
 /// Computes the dashboard's statistics and stores them for every process.

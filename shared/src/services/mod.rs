@@ -18,6 +18,7 @@ pub mod demo;
 pub mod fairplay;
 pub mod feedback;
 pub mod gameplay;
+pub mod job_clock;
 pub mod jobs;
 pub mod leaderboard;
 pub mod league;

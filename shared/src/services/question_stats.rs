@@ -69,7 +69,7 @@ const DERIVED: &str = "derived";
 /// their versions due), the day's signups, then the derived numbers of due versions.
 pub async fn aggregate(ctx: &AppContext) -> Result<Aggregated> {
     // by the cautious clock: one running ahead would count answers still being written
-    let until = crate::services::jobs::cautious_now_ms(ctx).await? - SETTLE_MS;
+    let until = crate::services::job_clock::cautious_now_ms(ctx).await? - SETTLE_MS;
     let mut done = Aggregated::default();
     for _ in 0..BATCHES_PER_RUN {
         let from = store::cursor(&ctx.db, ANSWERS).await?;

@@ -20,7 +20,7 @@ use crate::db::settlement::FrozenRow;
 use crate::db::{self};
 use crate::domain::board::{Standing, league_board, ranked};
 use crate::domain::league::{cohort_id, zone};
-use crate::services::jobs::cautious_now_ms;
+use crate::services::job_clock::cautious_now_ms;
 use crate::{Error, Result};
 
 /// What one run settled.

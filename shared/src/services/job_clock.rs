@@ -1,0 +1,17 @@
+//! The clock background jobs go by: rows are aged, and weeks ended, only when both the
+//! process's clock and the database's say so.
+
+use crate::Result;
+use crate::context::AppContext;
+use crate::db;
+
+/// Now, by whichever of this process's clock and the database's is behind: the instant
+/// the jobs age rows against and end weeks by. A row is old, and a week over, only when
+/// both clocks say so: a process whose clock runs ahead (a broken NTP, `QUIZ_CLOCK_START`
+/// in the future) purges nothing still live and settles no week still being played, and
+/// one whose clock is behind keeps to its own calendar (the instants it wrote are from
+/// its clock). One read of the database's clock.
+pub async fn cautious_now_ms(ctx: &AppContext) -> Result<i64> {
+    let database = db::jobs::database_now_ms(&ctx.db).await?;
+    Ok(ctx.clock.now_ms().min(database))
+}
