@@ -68,19 +68,22 @@ impl ClientAddressRule {
 /// hops every entry was appended by a trusted proxy, so the leftmost is taken. An entry
 /// that is no address (a proxy misconfigured) gives `None`: the peer is used instead.
 fn forwarded_entry(headers: &HeaderMap, hops: usize) -> Option<IpAddr> {
-    let mut from_right = headers
-        .get_all("x-forwarded-for")
-        .iter()
-        .rev()
-        .flat_map(|line| line.to_str().unwrap_or("").rsplit(','))
-        .map(str::trim)
-        .filter(|e| !e.is_empty());
-    // Walks from the right, so a client's padding is never even looked at.
+    // Walks from the right, so a client's padding is never even looked at. A line that
+    // is not text ends the walk with no address (the peer is used): skipping it would
+    // hand the choice to whatever the client wrote before it.
     let mut entry = None;
-    for _ in 0..hops {
-        match from_right.next() {
-            Some(e) => entry = Some(e),
-            None => break,
+    let mut taken = 0;
+    'lines: for line in headers.get_all("x-forwarded-for").iter().rev() {
+        if taken == hops {
+            break;
+        }
+        let text = line.to_str().ok()?;
+        for e in text.rsplit(',').map(str::trim).filter(|e| !e.is_empty()) {
+            if taken == hops {
+                break 'lines;
+            }
+            entry = Some(e);
+            taken += 1;
         }
     }
     parse_entry(entry?).map(canonical)
@@ -178,6 +181,7 @@ impl fmt::Display for LimitKey {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use axum::http::HeaderValue;
 
     fn headers(lines: &[&str]) -> HeaderMap {
         let mut h = HeaderMap::new();
@@ -230,6 +234,24 @@ mod tests {
         let h = headers(&["1.2.3.4", "5.6.7.8, 203.0.113.7"]);
         assert_eq!(rule(1).client_address(&h, PEER), ip("203.0.113.7"));
         assert_eq!(rule(2).client_address(&h, PEER), ip("5.6.7.8"));
+    }
+
+    #[test]
+    fn a_line_that_is_not_text_ends_the_walk_at_the_peer() {
+        let mut h = headers(&["198.51.100.1"]);
+        h.append(
+            "x-forwarded-for",
+            HeaderValue::from_bytes(b"\xff\xfe").unwrap_or_else(|_| unreachable!()),
+        );
+        h.append(
+            "x-forwarded-for",
+            "203.0.113.7".parse().unwrap_or_else(|_| unreachable!()),
+        );
+        // The trusted proxy's own entry is read; the walk needs no further.
+        assert_eq!(rule(1).client_address(&h, PEER), ip("203.0.113.7"));
+        // One more hop reaches the unreadable line: no address from the header.
+        assert_eq!(rule(2).client_address(&h, PEER), ip("10.0.0.9"));
+        assert_eq!(rule(3).client_address(&h, PEER), ip("10.0.0.9"));
     }
 
     #[test]

@@ -13,8 +13,8 @@
 //! starts when the connection starts waiting, so its idle time counts against the header
 //! limit. The two limits differ (a load balancer keeps idle connections for a minute; a
 //! client that has begun a request has no reason to pause), so the timer given to hyper
-//! here, [`HeadTimer`], ends each wait at the earlier of `idle_timeout` after it began
-//! and `header_timeout` after the head's first byte, which [`Watched`] reads record.
+//! here, `HeadTimer`, ends each wait at the earlier of `idle_timeout` after it began
+//! and `header_timeout` after the head's first byte, which `Watched` reads record.
 //!
 //! Cost against `axum::serve` (which sets no timer): per request, one timer (a boxed
 //! sleep, as hyper's own timer would be) and a clock read plus a reference count for a

@@ -1,0 +1,298 @@
+//! Online estimates of a player's skill θ and a question's difficulty b, updated by every
+//! judged answer: the Elo rating system as adaptive practice uses it (Pelánek, "Applications
+//! of the Elo rating system in adaptive educational systems", Computers & Education 2016),
+//! with an uncertainty function K(n) = α / (1 + βn), so the first answers move an estimate
+//! most, and a guessing floor c = 1 / (number of options), so a lucky pick among four
+//! options says less than a right answer typed in.
+//!
+//! The scale is the one of item response theory (θ ~ N(0, 1) over the players): a
+//! calibrated difficulty (`domain::irt`) replaces an Elo one as is.
+
+/// `ELO_ALPHA` and `ELO_BETA`: K(n) = α / (1 + βn).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EloRules {
+    pub alpha: f64,
+    pub beta: f64,
+}
+
+impl Default for EloRules {
+    fn default() -> Self {
+        Self {
+            alpha: 0.8,
+            beta: 0.05,
+        }
+    }
+}
+
+impl EloRules {
+    /// The step after `answers` earlier updates of an estimate: large while it knows
+    /// little, smaller as answers accumulate.
+    pub fn k(&self, answers: i64) -> f64 {
+        self.alpha / (1.0 + self.beta * answers.max(0) as f64)
+    }
+}
+
+/// An estimate and how many answers have moved it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Estimate {
+    pub value: f64,
+    pub answers: i64,
+}
+
+impl Estimate {
+    /// A new player: θ = 0, the middle of the players.
+    pub const NEW_PLAYER: Estimate = Estimate {
+        value: 0.0,
+        answers: 0,
+    };
+
+    /// A question no one has answered yet: the author's 1-5 difficulty mapped onto the
+    /// scale ([`authored_difficulty`]).
+    pub fn new_question(authored: i64) -> Estimate {
+        Estimate {
+            value: authored_difficulty(authored),
+            answers: 0,
+        }
+    }
+}
+
+/// The author's difficulty 1 (easiest) … 5 (hardest) as b = −2 … +2; out-of-range values
+/// are clamped.
+pub fn authored_difficulty(authored: i64) -> f64 {
+    (authored.clamp(1, 5) - 3) as f64
+}
+
+/// The chance of a right answer by guessing alone: 1 / options for a choice among
+/// `options` (at least 2), 0 otherwise.
+pub fn guessing_floor(options: usize) -> f64 {
+    if options >= 2 {
+        1.0 / options as f64
+    } else {
+        0.0
+    }
+}
+
+/// The logistic function σ(x) = 1 / (1 + e^−x), computed without overflow.
+pub fn logistic(x: f64) -> f64 {
+    if x >= 0.0 {
+        1.0 / (1.0 + (-x).exp())
+    } else {
+        let e = x.exp();
+        e / (1.0 + e)
+    }
+}
+
+/// The predicted chance that a player of skill `skill` answers a question of difficulty
+/// `difficulty` right: p = c + (1 − c)·σ(θ − b).
+pub fn predicted_success(skill: f64, difficulty: f64, floor: f64) -> f64 {
+    floor + (1.0 - floor) * logistic(skill - difficulty)
+}
+
+/// The estimates after one judged answer.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Updated {
+    pub player: Estimate,
+    /// `None` when the answer says nothing about the question's difficulty: the player
+    /// had answered it before, so this answer measures memory.
+    pub question: Option<Estimate>,
+}
+
+/// One answer's update: θ += K(n_player)·(outcome − p), and for the player's first answer
+/// to the question b −= K(n_question)·(outcome − p), both from the same prediction p made
+/// before the answer. Non-finite inputs (a corrupted row) are taken as new estimates, so
+/// the result is always finite.
+pub fn update(
+    rules: &EloRules,
+    player: Estimate,
+    question: Estimate,
+    floor: f64,
+    correct: bool,
+    first_answer: bool,
+) -> Updated {
+    let player = sane(player);
+    let question = sane(question);
+    let floor = if floor.is_finite() {
+        floor.clamp(0.0, 0.99)
+    } else {
+        0.0
+    };
+    let surprise =
+        f64::from(u8::from(correct)) - predicted_success(player.value, question.value, floor);
+    let next_player = Estimate {
+        value: player.value + rules.k(player.answers) * surprise,
+        answers: player.answers.saturating_add(1),
+    };
+    let next_question = first_answer.then(|| Estimate {
+        value: question.value - rules.k(question.answers) * surprise,
+        answers: question.answers.saturating_add(1),
+    });
+    Updated {
+        player: next_player,
+        question: next_question,
+    }
+}
+
+fn sane(estimate: Estimate) -> Estimate {
+    if estimate.value.is_finite() {
+        estimate
+    } else {
+        Estimate {
+            value: 0.0,
+            answers: estimate.answers.max(0),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const RULES: EloRules = EloRules {
+        alpha: 0.8,
+        beta: 0.05,
+    };
+
+    #[test]
+    fn k_shrinks_with_answers_as_alpha_over_one_plus_beta_n() {
+        assert!((RULES.k(0) - 0.8).abs() < 1e-12);
+        assert!((RULES.k(20) - 0.4).abs() < 1e-12);
+        assert!((RULES.k(60) - 0.2).abs() < 1e-12);
+    }
+
+    #[test]
+    fn authored_difficulties_map_onto_minus_two_to_two() {
+        let mapped: Vec<f64> = (1..=5).map(authored_difficulty).collect();
+        assert_eq!(mapped, vec![-2.0, -1.0, 0.0, 1.0, 2.0]);
+        assert_eq!(authored_difficulty(0), -2.0);
+        assert_eq!(authored_difficulty(9), 2.0);
+    }
+
+    #[test]
+    fn an_even_match_among_four_options_predicts_five_in_eight() {
+        // c = 1/4, σ(0) = 1/2: p = 1/4 + 3/4 · 1/2.
+        assert!((predicted_success(0.7, 0.7, guessing_floor(4)) - 0.625).abs() < 1e-12);
+        assert_eq!(guessing_floor(1), 0.0);
+        assert_eq!(guessing_floor(0), 0.0);
+    }
+
+    #[test]
+    fn a_first_right_answer_moves_both_estimates_by_k_times_the_surprise() {
+        let updated = update(
+            &RULES,
+            Estimate::NEW_PLAYER,
+            Estimate::new_question(3),
+            guessing_floor(4),
+            true,
+            true,
+        );
+        // p = 0.625, surprise 0.375, K(0) = 0.8.
+        assert!((updated.player.value - 0.3).abs() < 1e-12);
+        assert_eq!(updated.player.answers, 1);
+        let question = updated.question.expect("a first answer moves the question");
+        assert!((question.value + 0.3).abs() < 1e-12);
+        assert_eq!(question.answers, 1);
+    }
+
+    #[test]
+    fn a_later_answer_leaves_the_question_alone() {
+        let updated = update(
+            &RULES,
+            Estimate {
+                value: 1.0,
+                answers: 40,
+            },
+            Estimate {
+                value: 0.0,
+                answers: 100,
+            },
+            0.0,
+            false,
+            false,
+        );
+        assert!(updated.question.is_none());
+        // p = σ(1), K(40) = 0.8 / 3.
+        let expected = 1.0 - 0.8 / 3.0 * logistic(1.0);
+        assert!((updated.player.value - expected).abs() < 1e-12);
+    }
+
+    #[test]
+    fn corrupted_estimates_restart_rather_than_spread() {
+        let updated = update(
+            &RULES,
+            Estimate {
+                value: f64::NAN,
+                answers: 3,
+            },
+            Estimate {
+                value: f64::INFINITY,
+                answers: 3,
+            },
+            f64::NAN,
+            true,
+            true,
+        );
+        assert!(updated.player.value.is_finite());
+        assert!(updated.question.is_some_and(|q| q.value.is_finite()));
+    }
+
+    #[test]
+    fn repeated_answers_at_a_steady_rate_settle_where_the_prediction_matches_it() {
+        // A player who gets three in four right on questions of difficulty 0 (no
+        // guessing) settles near θ = ln 3, where σ(θ) = 0.75.
+        let mut player = Estimate::NEW_PLAYER;
+        let question = Estimate {
+            value: 0.0,
+            answers: 1_000,
+        };
+        for i in 0..4_000 {
+            player = update(&RULES, player, question, 0.0, i % 4 != 0, false).player;
+        }
+        assert!(
+            (player.value - 3f64.ln()).abs() < 0.05,
+            "θ = {}",
+            player.value
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn right_answers_raise_skill_and_lower_difficulty(
+            skill in -6.0f64..6.0,
+            difficulty in -6.0f64..6.0,
+            player_answers in 0i64..10_000,
+            question_answers in 0i64..10_000,
+            options in 0usize..8,
+            correct: bool,
+        ) {
+            let player = Estimate { value: skill, answers: player_answers };
+            let question = Estimate { value: difficulty, answers: question_answers };
+            let floor = guessing_floor(options);
+            let updated = update(&RULES, player, question, floor, correct, true);
+            let moved = updated.player.value - skill;
+            let question_moved = updated.question.map(|q| q.value - difficulty).unwrap_or(0.0);
+            if correct {
+                prop_assert!(moved >= 0.0 && question_moved <= 0.0);
+            } else {
+                prop_assert!(moved <= 0.0 && question_moved >= 0.0);
+            }
+            // Never more than K, and the two estimates move by the same surprise.
+            prop_assert!(moved.abs() <= RULES.k(player_answers) + 1e-12);
+            prop_assert!(
+                (moved / RULES.k(player_answers) + question_moved / RULES.k(question_answers)).abs()
+                    < 1e-9
+            );
+        }
+
+        #[test]
+        fn predictions_stay_between_the_floor_and_one(
+            skill in -50.0f64..50.0,
+            difficulty in -50.0f64..50.0,
+            options in 0usize..10,
+        ) {
+            let floor = guessing_floor(options);
+            let p = predicted_success(skill, difficulty, floor);
+            prop_assert!(p >= floor && p <= 1.0);
+        }
+    }
+}
