@@ -16,6 +16,7 @@ both_engines_with!(
     a_request_whose_headers_stall_is_disconnected,
     an_idle_keep_alive_connection_outlives_the_header_limit_then_closes,
     a_body_that_does_not_arrive_in_time_closes_the_connection,
+    a_response_the_client_never_reads_closes_the_connection,
 );
 
 both_engines!(
@@ -26,6 +27,7 @@ both_engines!(
 const HEADER_LIMIT: Duration = Duration::from_secs(1);
 const IDLE_LIMIT: Duration = Duration::from_secs(4);
 const BODY_LIMIT: Duration = Duration::from_secs(1);
+const WRITE_LIMIT: Duration = Duration::from_secs(1);
 
 async fn with_short_limits(engine: Engine) -> TestApp {
     TestApp::spawn_with(
@@ -42,6 +44,10 @@ async fn with_short_limits(engine: Engine) -> TestApp {
             (
                 "HTTP_BODY_TIMEOUT_SECONDS",
                 BODY_LIMIT.as_secs().to_string(),
+            ),
+            (
+                "HTTP_WRITE_TIMEOUT_SECONDS",
+                WRITE_LIMIT.as_secs().to_string(),
             ),
         ],
     )
@@ -166,6 +172,44 @@ async fn a_body_that_does_not_arrive_in_time_closes_the_connection(app: TestApp)
         .await;
         assert!(!answer.starts_with("HTTP/1.1 5"), "{service:?}: {answer}");
     }
+}
+
+async fn a_response_the_client_never_reads_closes_the_connection(app: TestApp) {
+    // The API reference's bundle (1.7 MB, no sign-in) asked for forty times in one go,
+    // far more than the socket buffers hold, and nothing read: the service stops
+    // waiting for the client at the write limit rather than holding the connection.
+    let path = format!(
+        "{}{}",
+        shared::api_docs::ASSETS_PREFIX,
+        shared::api_docs::BUNDLE_NAME
+    );
+    let request = format!("GET {path} HTTP/1.1\r\nHost: localhost\r\n\r\n");
+    let asked = 40;
+    let mut stream = connect(&app, Service::Player).await;
+    stream
+        .write_all(request.repeat(asked).as_bytes())
+        .await
+        .unwrap();
+    tokio::time::sleep(WRITE_LIMIT * 4).await;
+    let (received, closed) = until_closed(&mut stream, Duration::from_secs(60)).await;
+    assert!(closed.is_some(), "still open after the client read again");
+    let bundle = app
+        .client
+        .get(app.url(Service::Player, &path))
+        .send()
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap()
+        .len();
+    assert!(bundle > 1_000_000, "bundle of {bundle} bytes");
+    assert!(
+        received.len() < bundle * asked / 2,
+        "{} of {} bytes delivered: the stalled connection was kept",
+        received.len(),
+        bundle * asked
+    );
 }
 
 async fn a_client_request_id_is_kept_only_when_clean(app: TestApp) {

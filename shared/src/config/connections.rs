@@ -1,5 +1,6 @@
 //! How long either binary waits for a slow client (slowloris: a client that sends its
-//! request a byte at a time, or opens connections and sends nothing, to hold them open).
+//! request a byte at a time, opens connections and sends nothing, or asks and never reads,
+//! to hold them open).
 
 use std::time::Duration;
 
@@ -19,6 +20,9 @@ pub struct ConnectionLimits {
     /// `HTTP_BODY_TIMEOUT_SECONDS`: a request's body must have arrived whole this long
     /// after its headers, or the connection is closed without an answer.
     pub body_timeout: Duration,
+    /// `HTTP_WRITE_TIMEOUT_SECONDS`: a response the client takes no byte of for this
+    /// long closes the connection (a client that asks and never reads holds it open).
+    pub write_timeout: Duration,
 }
 
 impl Default for ConnectionLimits {
@@ -27,6 +31,7 @@ impl Default for ConnectionLimits {
             header_timeout: Duration::from_secs(30),
             idle_timeout: Duration::from_secs(75),
             body_timeout: Duration::from_secs(60),
+            write_timeout: Duration::from_secs(60),
         }
     }
 }
@@ -47,6 +52,7 @@ impl ConnectionLimits {
             header_timeout: seconds("HTTP_HEADER_TIMEOUT_SECONDS", d.header_timeout),
             idle_timeout: seconds("HTTP_IDLE_TIMEOUT_SECONDS", d.idle_timeout),
             body_timeout: seconds("HTTP_BODY_TIMEOUT_SECONDS", d.body_timeout),
+            write_timeout: seconds("HTTP_WRITE_TIMEOUT_SECONDS", d.write_timeout),
         }
     }
 }

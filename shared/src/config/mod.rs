@@ -543,6 +543,7 @@ mod tests {
         assert_eq!(s.connections.header_timeout.as_secs(), 30);
         assert_eq!(s.connections.idle_timeout.as_secs(), 75);
         assert_eq!(s.connections.body_timeout.as_secs(), 60);
+        assert_eq!(s.connections.write_timeout.as_secs(), 60);
         assert!(!s.admin_require_mfa);
         let strict = settings(&[("ADMIN_REQUIRE_MFA", "true")]).unwrap_or_else(|e| panic!("{e}"));
         assert!(strict.admin_require_mfa);
@@ -657,6 +658,7 @@ mod tests {
                 ("APP_ENV", "production"),
                 ("JWT_SECRET", SECRET_A),
                 ("ADMIN_JWT_SECRET", SECRET_B),
+                ("SECRETS_KEY", SECRETS_KEY),
             ]);
             vars
         }
@@ -688,6 +690,7 @@ mod tests {
             ("APP_ENV", "production"),
             ("JWT_SECRET", SECRET_A),
             ("ADMIN_JWT_SECRET", SECRET_B),
+            ("SECRETS_KEY", SECRETS_KEY),
             ("APPLE_CLIENT_ID", "com.example"),
         ])
         .unwrap_or_else(|e| panic!("{e}"));

@@ -144,8 +144,10 @@ pub async fn identities(db: &Db, id: &str) -> sqlx::Result<Vec<String>> {
     }))
 }
 
-/// Bans (with an optional reason and end) or unbans a player; false when there is no
-/// such existing player.
+/// Bans (with an optional reason and end) or unbans a player; returns the player's
+/// region as it stands under the lock (`None` when there is no such existing player).
+/// The progress row is locked first, the order every writer of the player's rows takes
+/// (answers, holds, region moves), so two of them never wait on each other's lock.
 pub async fn set_ban(
     tx: &mut Tx,
     id: &str,
@@ -153,33 +155,28 @@ pub async fn set_ban(
     reason: Option<&str>,
     until: Option<i64>,
     now_ms: i64,
-) -> sqlx::Result<bool> {
-    let changed = in_tx!(tx, |ex| {
-        sqlx::query(
+) -> sqlx::Result<Option<Option<String>>> {
+    // an answer judged before the ban then fails to write
+    super::progress::write(
+        super::progress::Target::Tx(tx),
+        id,
+        super::progress::Update::Touch,
+        now_ms,
+    )
+    .await?;
+    Ok(in_tx!(tx, |ex| {
+        sqlx::query_scalar::<_, Option<String>>(
             "UPDATE players SET is_banned = $2, ban_reason = $3, banned_until = $4, updated_at = $5
-             WHERE id = $1 AND deleted_at IS NULL",
+             WHERE id = $1 AND deleted_at IS NULL RETURNING region_code",
         )
         .bind(id)
         .bind(banned)
         .bind(reason)
         .bind(until)
         .bind(now_ms)
-        .execute(ex)
+        .fetch_optional(ex)
         .await?
-        .rows_affected()
-            == 1
-    });
-    if changed {
-        // an answer judged before the ban then fails to write
-        super::progress::write(
-            super::progress::Target::Tx(tx),
-            id,
-            super::progress::Update::Touch,
-            now_ms,
-        )
-        .await?;
-    }
-    Ok(changed)
+    }))
 }
 
 #[derive(Clone, Debug, sqlx::FromRow)]

@@ -212,7 +212,9 @@ pub async fn region_state(db: &Db, id: &str) -> sqlx::Result<Option<RegionState>
     }))
 }
 
-/// Selects a region unless a change is not allowed yet; false when refused.
+/// Selects a region unless a change is not allowed yet; false when refused (the caller
+/// then rolls back). The progress row is locked first, the order every writer of the
+/// player's rows takes (answers, holds, bans), so two of them never wait on each other.
 pub async fn select_region(
     tx: &mut Tx,
     id: &str,
@@ -220,7 +222,10 @@ pub async fn select_region(
     now_ms: i64,
     next_change_ms: i64,
 ) -> sqlx::Result<bool> {
-    let moved = in_tx!(tx, |ex| {
+    // an answer judged before the move then fails to write (its XP would go to the old
+    // region's board)
+    progress::write(Target::Tx(tx), id, Update::Touch, now_ms).await?;
+    Ok(in_tx!(tx, |ex| {
         sqlx::query(
             "UPDATE players SET region_code = $2, region_selected_at = $3, region_next_change_at = $4, updated_at = $3
              WHERE id = $1 AND (region_next_change_at IS NULL OR region_next_change_at <= $3)",
@@ -233,13 +238,7 @@ pub async fn select_region(
         .await?
         .rows_affected()
             == 1
-    });
-    if moved {
-        // an answer judged before the move then fails to write (its XP would go to the
-        // old region's board)
-        progress::write(Target::Tx(tx), id, Update::Touch, now_ms).await?;
-    }
-    Ok(moved)
+    }))
 }
 
 /// Wallet balance and inventory of a player.

@@ -8,6 +8,9 @@
 //!   `idle_timeout`.
 //! - **Body**: a request's body must have arrived `body_timeout` after its headers; a
 //!   body still incomplete then closes the connection without an answer.
+//! - **Response**: a response the client takes no byte of for `write_timeout` closes the
+//!   connection (a client that asks for a large answer and never reads it, or fills its
+//!   receive window with pipelined requests, would otherwise hold it for ever).
 //!
 //! hyper has one timer for the wait for a request head (`header_read_timeout`), which
 //! starts when the connection starts waiting, so its idle time counts against the header
@@ -20,7 +23,8 @@
 //! sleep, as hyper's own timer would be) and a clock read plus a reference count for a
 //! request with a body; per read, one relaxed atomic load; per wake of the connection's
 //! task, a lock-free waker registration beside the shutdown watch `axum::serve` polls
-//! too. No lock and no allocation per read.
+//! too; per write, a check that no stall timer is armed (one is made only when the socket is
+//! full). No lock and no allocation per read or write.
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -130,6 +134,8 @@ fn serve_connection(
     let io = TokioIo::new(Watched {
         io: stream,
         state: Arc::clone(&state),
+        write_timeout: limits.write_timeout,
+        write_stall: None,
     });
     tokio::spawn(async move {
         let mut connection = pin!(http1.serve_connection(io, service));
@@ -302,10 +308,41 @@ impl Future for HeadDeadline {
 
 impl hyper::rt::Sleep for HeadDeadline {}
 
-/// The connection's socket, telling its [`ConnectionState`] when bytes arrive.
+/// The connection's socket, telling its [`ConnectionState`] when bytes arrive, and
+/// failing a write the client has taken nothing of for `write_timeout`.
 struct Watched {
     io: TcpStream,
     state: Arc<ConnectionState>,
+    write_timeout: Duration,
+    /// Armed when a write first finds the socket full, disarmed by any progress: a timer
+    /// only for a client that is not reading.
+    write_stall: Option<Pin<Box<tokio::time::Sleep>>>,
+}
+
+impl Watched {
+    /// A write's outcome, with the stall timer kept: progress disarms it; a full socket
+    /// arms it, and past its deadline the write fails (hyper then closes the connection).
+    fn watch_write<T>(
+        &mut self,
+        cx: &mut Context<'_>,
+        written: Poll<std::io::Result<T>>,
+    ) -> Poll<std::io::Result<T>> {
+        if written.is_ready() {
+            self.write_stall = None;
+            return written;
+        }
+        let timeout = self.write_timeout;
+        let stall = self
+            .write_stall
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep(timeout)));
+        match stall.as_mut().poll(cx) {
+            Poll::Ready(()) => Poll::Ready(Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                "the client took no byte of the response in time",
+            ))),
+            Poll::Pending => Poll::Pending,
+        }
+    }
 }
 
 impl AsyncRead for Watched {
@@ -329,7 +366,8 @@ impl AsyncWrite for Watched {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<std::io::Result<usize>> {
-        Pin::new(&mut self.io).poll_write(cx, buf)
+        let written = Pin::new(&mut self.io).poll_write(cx, buf);
+        self.watch_write(cx, written)
     }
 
     fn poll_write_vectored(
@@ -337,7 +375,8 @@ impl AsyncWrite for Watched {
         cx: &mut Context<'_>,
         bufs: &[std::io::IoSlice<'_>],
     ) -> Poll<std::io::Result<usize>> {
-        Pin::new(&mut self.io).poll_write_vectored(cx, bufs)
+        let written = Pin::new(&mut self.io).poll_write_vectored(cx, bufs);
+        self.watch_write(cx, written)
     }
 
     fn is_write_vectored(&self) -> bool {

@@ -198,9 +198,10 @@ pub(crate) async fn set_ban_in(
 ) -> Result<BanChange> {
     let id = before.id.as_str();
     let week = beijing::day_key(beijing::week_start(ctx.clock.now()));
-    if !db::moderation::set_ban(tx, id, banned, reason, until, ctx.clock.now_ms()).await? {
-        return Err(Error::not_found("player not found"));
-    }
+    // The region under the lock: a move committed since `before` was read is seen.
+    let region = db::moderation::set_ban(tx, id, banned, reason, until, ctx.clock.now_ms())
+        .await?
+        .ok_or_else(|| Error::not_found("player not found"))?;
     // On no board while banned (a ban without end hides until the largest instant);
     // back at unban, or by itself when the ban ends: this week's rows, and last week's,
     // live or frozen (`board_visibility`). A banned player earns nothing meanwhile.
@@ -213,8 +214,7 @@ pub(crate) async fn set_ban_in(
         None
     };
     let visibility =
-        board_visibility::set_hidden(tx, ctx, id, before.region_code.as_deref(), hidden_until)
-            .await?;
+        board_visibility::set_hidden(tx, ctx, id, region.as_deref(), hidden_until).await?;
     let after = serde_json::json!({ "isBanned": banned, "banReason": reason, "bannedUntil": until.map(from_ms) });
     audit::record(tx, ctx, actor, Write {
         action,
