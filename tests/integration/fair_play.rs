@@ -142,8 +142,13 @@ impl<'a> Player<'a> {
     pub async fn answers(&self) -> Vec<(i64, i64)> {
         shared::read!(&self.app.ctx.db, |ex| {
             sqlx::query_as::<_, (i64, i64)>(
-                "SELECT signals, server_elapsed_ms FROM challenge_answers
-                 WHERE player_id = $1 ORDER BY created_at, id",
+                // answers in the same instant (the test clock stands still) in the
+                // order of their questions
+                "SELECT a.signals, a.server_elapsed_ms FROM challenge_answers a
+                 WHERE a.player_id = $1
+                 ORDER BY a.created_at,
+                     (SELECT q.position FROM challenge_session_questions q
+                      WHERE q.session_id = a.session_id AND q.question_id = a.question_id)",
             )
             .bind(&self.id)
             .fetch_all(ex)
