@@ -360,29 +360,70 @@ RETURNING 'fairplay:' || state AS board, week_score AS xp, cleared_score AS last
 /// cleared score as `last_earned_at`.
 const FAIR_PLAY_ROW: &str = "fairplay:";
 
+/// A part of an answer's statement, in it (`yes`) or left out (`no`).
+macro_rules! part {
+    (yes, $($text:tt)*) => { concat!($($text)*) };
+    (no, $($text:tt)*) => { "" };
+}
+
 /// PostgreSQL: one autocommit statement, the writes as data-modifying CTEs, the weekly
 /// upsert as its main part. Every part takes its row from the guard's result, so the
 /// progress row is locked before anything else is written, as every other writer of
 /// the player's resources does it: in another order, two answers of one player (or an
 /// answer and a card view) can deadlock on the answer's and the weekly rows' keys.
-const WRITE_ANSWER_PG: &str = concat!(
-    "WITH saved_progress AS (",
-    save_progress_if_unchanged!(),
-    " RETURNING player_id), new_answer AS (",
-    first_answer_rows!(answer " FROM saved_progress"),
-    "), counted AS (",
-    first_answer_rows!(session " FROM saved_progress"),
-    "), completed AS (",
-    first_answer_rows!(node " FROM saved_progress"),
-    "), ledger_row AS (",
-    change_rows!(ledger " FROM saved_progress"),
-    "), weekly AS (",
-    change_rows!(weekly " FROM saved_progress"),
-    "), fair_play AS (",
-    fair_play_row!(" FROM saved_progress"),
-    ")\nSELECT board, xp, last_earned_at FROM weekly
-UNION ALL SELECT board, xp, last_earned_at FROM fair_play"
-);
+///
+/// In variants: the node completion only for a challenge's passing last answer, the
+/// weekly upsert only for an answer that earns XP, the fair-play row only for an answer
+/// with signals. A part that would write nothing still costs PostgreSQL its start-up
+/// (its plan nodes, expressions and indexes: a quarter of the backends' time per answer
+/// in a profile), so each answer runs the variant of what it writes; each is its own
+/// prepared statement, still one round trip. All take the same arguments.
+macro_rules! write_answer_pg {
+    (node: $node:tt, weekly: $weekly:tt, fair_play: $fair_play:tt, select: $select:literal) => {
+        concat!(
+            "WITH saved_progress AS (",
+            save_progress_if_unchanged!(),
+            " RETURNING player_id), new_answer AS (",
+            first_answer_rows!(answer " FROM saved_progress"),
+            "), counted AS (",
+            first_answer_rows!(session " FROM saved_progress"),
+            part!($node, "), completed AS (", first_answer_rows!(node " FROM saved_progress")),
+            "), ledger_row AS (",
+            change_rows!(ledger " FROM saved_progress"),
+            part!($weekly, "), weekly AS (", change_rows!(weekly " FROM saved_progress")),
+            part!($fair_play, "), fair_play AS (", fair_play_row!(" FROM saved_progress")),
+            ")\n",
+            $select
+        )
+    };
+}
+
+/// The variants, indexed by `[node][weekly][fair_play]` (each 0 or 1); an answer that
+/// returns nothing returns no row of the same shape.
+const WRITE_ANSWER_PG: [[[&str; 2]; 2]; 2] = [
+    [
+        [
+            write_answer_pg!(node: no, weekly: no, fair_play: no, select: "SELECT CAST(NULL AS TEXT) AS board, CAST(0 AS BIGINT) AS xp, CAST(0 AS BIGINT) AS last_earned_at WHERE false"),
+            write_answer_pg!(node: no, weekly: no, fair_play: yes, select: "SELECT board, xp, last_earned_at FROM fair_play"),
+        ],
+        [
+            write_answer_pg!(node: no, weekly: yes, fair_play: no, select: "SELECT board, xp, last_earned_at FROM weekly"),
+            write_answer_pg!(node: no, weekly: yes, fair_play: yes, select: "SELECT board, xp, last_earned_at FROM weekly
+UNION ALL SELECT board, xp, last_earned_at FROM fair_play"),
+        ],
+    ],
+    [
+        [
+            write_answer_pg!(node: yes, weekly: no, fair_play: no, select: "SELECT CAST(NULL AS TEXT) AS board, CAST(0 AS BIGINT) AS xp, CAST(0 AS BIGINT) AS last_earned_at WHERE false"),
+            write_answer_pg!(node: yes, weekly: no, fair_play: yes, select: "SELECT board, xp, last_earned_at FROM fair_play"),
+        ],
+        [
+            write_answer_pg!(node: yes, weekly: yes, fair_play: no, select: "SELECT board, xp, last_earned_at FROM weekly"),
+            write_answer_pg!(node: yes, weekly: yes, fair_play: yes, select: "SELECT board, xp, last_earned_at FROM weekly
+UNION ALL SELECT board, xp, last_earned_at FROM fair_play"),
+        ],
+    ],
+];
 
 /// SQLite has no writing CTEs: the same writes as one transaction script (see
 /// [`crate::db::SqliteDb::write_script`]), only the weekly upsert returning rows.
@@ -471,7 +512,9 @@ async fn write_answer(
             .await
             .and_then(|rows| rows.iter().map(sqlx::FromRow::from_row).collect()),
         Db::Postgres(p) => {
-            bound!(sqlx::query_as::<_, WeeklyTotal>(WRITE_ANSWER_PG))
+            let statement = WRITE_ANSWER_PG[usize::from(rows.completed_node.is_some())]
+                [usize::from(weekly.is_some())][usize::from(fair_play.is_some())];
+            bound!(sqlx::query_as::<_, WeeklyTotal>(statement))
                 .fetch_all(p)
                 .await
         }
