@@ -379,7 +379,7 @@ macro_rules! part {
 /// in a profile), so each answer runs the variant of what it writes; each is its own
 /// prepared statement, still one round trip. All take the same arguments.
 macro_rules! write_answer_pg {
-    (node: $node:tt, weekly: $weekly:tt, fair_play: $fair_play:tt, select: $select:literal) => {
+    (node: $node:tt, weekly: $weekly:tt, fair_play: $fair_play:tt) => {
         concat!(
             "WITH saved_progress AS (",
             save_progress_if_unchanged!(),
@@ -393,34 +393,45 @@ macro_rules! write_answer_pg {
             part!($weekly, "), weekly AS (", change_rows!(weekly " FROM saved_progress")),
             part!($fair_play, "), fair_play AS (", fair_play_row!(" FROM saved_progress")),
             ")\n",
-            $select
+            answer_returns!($weekly, $fair_play)
         )
     };
 }
 
-/// The variants, indexed by `[node][weekly][fair_play]` (each 0 or 1); an answer that
-/// returns nothing returns no row of the same shape.
+/// What an answer's statement returns: the weekly totals and the fair-play row (as
+/// [`FAIR_PLAY_ROW`]) it wrote, or no row of the same shape.
+macro_rules! answer_returns {
+    (no, no) => {
+        "SELECT CAST(NULL AS TEXT) AS board, CAST(0 AS BIGINT) AS xp, CAST(0 AS BIGINT) AS last_earned_at WHERE false"
+    };
+    (yes, no) => { "SELECT board, xp, last_earned_at FROM weekly" };
+    (no, yes) => { "SELECT board, xp, last_earned_at FROM fair_play" };
+    (yes, yes) => {
+        "SELECT board, xp, last_earned_at FROM weekly
+UNION ALL SELECT board, xp, last_earned_at FROM fair_play"
+    };
+}
+
+/// The variants, indexed by `[node][weekly][fair_play]` (each 0 or 1).
 const WRITE_ANSWER_PG: [[[&str; 2]; 2]; 2] = [
     [
         [
-            write_answer_pg!(node: no, weekly: no, fair_play: no, select: "SELECT CAST(NULL AS TEXT) AS board, CAST(0 AS BIGINT) AS xp, CAST(0 AS BIGINT) AS last_earned_at WHERE false"),
-            write_answer_pg!(node: no, weekly: no, fair_play: yes, select: "SELECT board, xp, last_earned_at FROM fair_play"),
+            write_answer_pg!(node: no, weekly: no, fair_play: no),
+            write_answer_pg!(node: no, weekly: no, fair_play: yes),
         ],
         [
-            write_answer_pg!(node: no, weekly: yes, fair_play: no, select: "SELECT board, xp, last_earned_at FROM weekly"),
-            write_answer_pg!(node: no, weekly: yes, fair_play: yes, select: "SELECT board, xp, last_earned_at FROM weekly
-UNION ALL SELECT board, xp, last_earned_at FROM fair_play"),
+            write_answer_pg!(node: no, weekly: yes, fair_play: no),
+            write_answer_pg!(node: no, weekly: yes, fair_play: yes),
         ],
     ],
     [
         [
-            write_answer_pg!(node: yes, weekly: no, fair_play: no, select: "SELECT CAST(NULL AS TEXT) AS board, CAST(0 AS BIGINT) AS xp, CAST(0 AS BIGINT) AS last_earned_at WHERE false"),
-            write_answer_pg!(node: yes, weekly: no, fair_play: yes, select: "SELECT board, xp, last_earned_at FROM fair_play"),
+            write_answer_pg!(node: yes, weekly: no, fair_play: no),
+            write_answer_pg!(node: yes, weekly: no, fair_play: yes),
         ],
         [
-            write_answer_pg!(node: yes, weekly: yes, fair_play: no, select: "SELECT board, xp, last_earned_at FROM weekly"),
-            write_answer_pg!(node: yes, weekly: yes, fair_play: yes, select: "SELECT board, xp, last_earned_at FROM weekly
-UNION ALL SELECT board, xp, last_earned_at FROM fair_play"),
+            write_answer_pg!(node: yes, weekly: yes, fair_play: no),
+            write_answer_pg!(node: yes, weekly: yes, fair_play: yes),
         ],
     ],
 ];
