@@ -29,6 +29,7 @@ use crate::db::cards::CardSource;
 use crate::db::gameplay::AnswerContext;
 use crate::db::league::Membership;
 use crate::db::progress::PlayerProgress;
+use crate::domain::skill::Estimate;
 
 /// One question of a remembered challenge.
 #[derive(Clone, Debug)]
@@ -42,6 +43,10 @@ pub struct ChallengeQuestion {
     pub correct_option_id: String,
     /// The version's median answer time when the session was made.
     pub median_ms: Option<i64>,
+    /// The question's difficulty when the session was made.
+    pub difficulty: Estimate,
+    /// The player's first answer to it moves its difficulty.
+    pub first_answer: bool,
 }
 
 /// A challenge as this process last knew it.
@@ -138,6 +143,12 @@ impl AnswerCache {
             .iter()
             .find(|q| q.question_id == question_id)?;
         let progress = self.players.get(player_id, Self::PLAYER_MAX_AGE)?;
+        // the skill on this track is known only where an answer on it read or wrote it
+        let track_skill = progress
+            .track_skill
+            .as_ref()
+            .filter(|t| t.track_id == challenge.track_id)?
+            .estimate;
         let context = AnswerContext {
             player_id: challenge.player_id.clone(),
             status: challenge.status.clone(),
@@ -159,6 +170,9 @@ impl AnswerCache {
             created_at: challenge.created_at,
             fast_correct_count: challenge.fast_correct_count,
             median_ms: question.median_ms,
+            track_skill,
+            difficulty: question.difficulty,
+            first_answer: question.first_answer,
             card: self.card(question_id, question.question_version),
         };
         Some((progress, context))
@@ -365,9 +379,10 @@ mod tests {
     use super::{AnswerCache, Bounded, CardSource, Challenge, ChallengeQuestion, Recorded};
     use crate::db::gameplay::AnswerContext;
     use crate::db::players::AccountState;
-    use crate::db::progress::PlayerProgress;
+    use crate::db::progress::{PlayerProgress, TrackSkill};
     use crate::domain::resources::Resources;
     use crate::domain::rules::GameRules;
+    use crate::domain::skill::Estimate;
 
     fn progress() -> PlayerProgress {
         PlayerProgress {
@@ -387,6 +402,11 @@ mod tests {
             },
             revision: crate::db::progress::Revision::for_test(0),
             fairplay_held: false,
+            skill: Estimate::NEW_PLAYER,
+            track_skill: Some(TrackSkill {
+                track_id: "t".into(),
+                estimate: Estimate::NEW_PLAYER,
+            }),
         }
     }
 
@@ -403,6 +423,8 @@ mod tests {
                     options: "[]".into(),
                     correct_option_id: format!("o{i}"),
                     median_ms: None,
+                    difficulty: Estimate::new_question(3),
+                    first_answer: true,
                 })
                 .collect(),
             status: "pending".into(),
@@ -438,6 +460,14 @@ mod tests {
             "another challenge"
         );
         cache.forget_player("p1");
+        assert!(cache.answer_context("p1", "s1", "q0").is_none());
+        // the player's skill on another track only: read again
+        let mut elsewhere = progress();
+        elsewhere.track_skill = Some(TrackSkill {
+            track_id: "other".into(),
+            estimate: Estimate::NEW_PLAYER,
+        });
+        cache.remember_player("p1", elsewhere);
         assert!(cache.answer_context("p1", "s1", "q0").is_none());
     }
 

@@ -25,6 +25,7 @@ mod i18n;
 mod jobs;
 mod keyword_search;
 mod leagues;
+mod learning;
 mod metrics;
 mod outage;
 mod paging;

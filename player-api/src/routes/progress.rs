@@ -5,6 +5,7 @@ use axum::extract::State;
 use serde::Deserialize;
 use shared::envelope::{ApiResult, Envelope, ErrorEnvelope, ok};
 use shared::http::{ApiJson, OptionalJson};
+use shared::services::learning::{self, TrackSkillView};
 use shared::services::progress::{self, ProgressSummary};
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -18,6 +19,25 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(summary))
         .routes(routes!(preferences))
         .routes(routes!(check_in))
+        .routes(routes!(skills))
+}
+
+/// Get the player's skills
+///
+/// Per track: the player's estimated skill (θ, 0 for a new player), the mastery (0-100,
+/// the predicted chance of a right answer over the track's published questions) and the
+/// judged answers behind the estimate.
+#[utoipa::path(get, path = "/progress/skills", operation_id = "getProgressSkills", tag = "progress", security(("player_jwt" = [])),
+    responses(
+        (status = 200, description = "One entry per track", body = Envelope<Vec<TrackSkillView>>),
+        (status = 401, description = "Missing or invalid token", body = ErrorEnvelope),
+        (status = 403, description = "Banned", body = ErrorEnvelope),
+    ))]
+pub async fn skills(
+    State(state): State<AppState>,
+    CurrentPlayer(player): CurrentPlayer,
+) -> ApiResult<Vec<TrackSkillView>> {
+    Ok(ok(learning::skills(&state.ctx, &player).await?))
 }
 
 /// Get the progress summary

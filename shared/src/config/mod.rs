@@ -17,11 +17,13 @@ use crate::domain::rules::GameRules;
 
 mod connections;
 mod jobs;
+mod learning;
 mod reader;
 mod rules;
 
 pub use connections::ConnectionLimits;
 pub use jobs::JobSettings;
+pub use learning::{IrtGuessing, LearningSettings};
 pub(crate) use reader::Reader;
 pub use reader::{ConfigError, Lookup};
 pub use rules::Limits;
@@ -211,6 +213,9 @@ pub struct Settings {
     pub fairplay: FairPlayRules,
     /// League cohorts and moves (`LEAGUE_*`).
     pub league: LeagueRules,
+    /// Skill and difficulty estimates, calibration, the adaptive pick (`ELO_*`, `IRT_*`,
+    /// `TARGET_SUCCESS`, `ADAPTIVE_PICK`, `CALIBRATION_REFRESH_SECONDS`).
+    pub learning: LearningSettings,
 }
 
 impl Settings {
@@ -436,6 +441,7 @@ impl Settings {
         let quality = rules::quality_rules(&mut r);
         let fairplay = rules::fairplay_rules(&mut r);
         let league = rules::league_rules(&mut r);
+        let learning = LearningSettings::from_reader(&mut r);
 
         if r.errors.is_empty() {
             Ok(Self {
@@ -469,6 +475,7 @@ impl Settings {
                 quality,
                 fairplay,
                 league,
+                learning,
             })
         } else {
             Err(ConfigError(r.errors))

@@ -324,6 +324,7 @@ pub async fn merge_guest(
     // hold (before the weekly rows move: a held guest's XP stays hidden).
     crate::db::question_stats::move_player(tx, guest, target).await?;
     crate::db::fairplay::move_player(tx, guest, target).await?;
+    crate::db::learning::move_player(tx, guest, target).await?;
     // XP follows its ledger rows, so each account's ledger still sums to its XP.
     for (player, delta) in [(target, c.xp), (guest, -c.xp)] {
         progress::write(Target::Tx(tx), player, Update::AddXp(delta), now_ms).await?;
@@ -525,6 +526,7 @@ pub async fn delete_player(tx: &mut Tx, player_id: &str, now_ms: i64) -> sqlx::R
         for sql in [
             "DELETE FROM player_identities WHERE player_id = $1",
             "DELETE FROM weekly_xp WHERE player_id = $1",
+            "DELETE FROM player_skills WHERE player_id = $1",
             "DELETE FROM player_check_ins WHERE player_id = $1",
             "DELETE FROM inventory_items WHERE player_id = $1",
             "DELETE FROM wallets WHERE player_id = $1",

@@ -39,6 +39,29 @@ pub struct AnswerRows<'a> {
     pub weekly_hidden_until: Option<i64>,
     /// Its fair-play signals, added to the player's week by the same write.
     pub fair_play: Option<&'a crate::db::fairplay::FairPlayScore>,
+    /// What it taught the estimates.
+    pub learned: LearnedRows<'a>,
+}
+
+/// The estimates' moves an answer writes (`domain::skill::learn`), as additions.
+#[derive(Clone, Copy, Debug)]
+pub struct LearnedRows<'a> {
+    /// The track of the challenge: the player's skill there moves by `track_delta`.
+    pub track_id: &'a str,
+    pub track_delta: f64,
+    /// The player's overall skill moves by this.
+    pub overall_delta: f64,
+    /// A first answer's move of the question's difficulty.
+    pub question: Option<DifficultyMove>,
+}
+
+/// A question's difficulty moved by a first answer.
+#[derive(Clone, Copy, Debug)]
+pub struct DifficultyMove {
+    /// The difficulty the question was served with, moved: stored when it has no row.
+    pub value: f64,
+    /// Added to its row when it has one.
+    pub delta: f64,
 }
 
 /// A first answer's own writes, after the progress row's guard (in

@@ -7,6 +7,7 @@ use super::cards::CardSource;
 use super::progress::{PlayerProgress, ProgressRow, select_progress};
 use super::{Db, read};
 use crate::domain::pick::Candidate;
+use crate::domain::skill::Estimate;
 
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct SessionRow {
@@ -74,6 +75,12 @@ pub struct PoolQuestion {
     pub distractors: String,
     /// The version's median answer time, when its statistics have enough answers.
     pub median_ms: Option<i64>,
+    /// The author's difficulty, 1-5.
+    pub authored_difficulty: i64,
+    /// The question's estimated difficulty and how many first answers moved it (no row:
+    /// no answer yet, and the author's difficulty stands).
+    pub estimated_difficulty: Option<f64>,
+    pub difficulty_answers: Option<i64>,
     /// The version's card (what answers show), read in the same row; None only when
     /// the version's snapshot is missing.
     #[sqlx(flatten)]
@@ -92,6 +99,17 @@ pub struct PoolCard {
 }
 
 impl PoolQuestion {
+    /// The question's difficulty as the answers to it have estimated it so far.
+    pub fn difficulty(&self) -> Estimate {
+        match self.estimated_difficulty {
+            Some(value) => Estimate {
+                value,
+                answers: self.difficulty_answers.unwrap_or(0),
+            },
+            None => Estimate::new_question(self.authored_difficulty),
+        }
+    }
+
     /// The card of the version read, as an answer shows it (None without its snapshot).
     pub fn card_source(&self) -> Option<CardSource> {
         let c = &self.card;
@@ -113,14 +131,16 @@ impl PoolQuestion {
 struct CandidateRow {
     id: String,
     pick_key: i64,
+    answered: bool,
     answered_correctly: bool,
 }
 
 /// The candidates of a pick in one category ([`crate::domain::pick`]), by question id:
 /// the `window` published questions nearest `start` going up the keys (wrapping round
-/// to the smallest key), each with whether the player has answered it correctly. Two
+/// to the smallest key), each with whether the player has answered it (at all, and
+/// correctly). Two
 /// index-only range scans of at most `window` entries (`questions_pick`) and at most
-/// `window` index-only probes of the player's answers (`challenge_answers_player_question`),
+/// `window` pairs of index-only probes of the player's answers (`challenge_answers_player_question`),
 /// whatever the pool's size.
 pub async fn pick_candidates(
     db: &Db,
@@ -134,6 +154,8 @@ pub async fn pick_candidates(
     let rows = read!(db, |ex| {
         sqlx::query_as::<_, CandidateRow>(sqlx::AssertSqlSafe(format!(
             "SELECT w.id, w.pick_key,
+                    EXISTS (SELECT 1 FROM challenge_answers a
+                            WHERE a.player_id = $1 AND a.question_id = w.id) AS answered,
                     EXISTS (SELECT 1 FROM challenge_answers a
                             WHERE a.player_id = $1 AND a.question_id = w.id AND a.is_correct)
                         AS answered_correctly
@@ -157,6 +179,7 @@ pub async fn pick_candidates(
         .map(|r| Candidate {
             question: r.id,
             key: r.pick_key,
+            answered: r.answered,
             answered_correctly: r.answered_correctly,
         })
         .collect())
@@ -180,6 +203,8 @@ pub async fn pool_questions(
         let mut q = sqlx::query_as::<_, PoolQuestion>(sqlx::AssertSqlSafe(format!(
             "SELECT q.id, q.version, q.stem_text, q.correct_answer, q.distractors,
                     CASE WHEN s.attempts >= $1 THEN s.median_time_ms END AS median_ms,
+                    q.difficulty AS authored_difficulty, d.difficulty AS estimated_difficulty,
+                    d.answers AS difficulty_answers,
                     v.question_id IS NOT NULL AND c.id IS NOT NULL AS versioned,
                     COALESCE(c.name, '') AS category_name,
                     v.card_id, v.card_title, v.card_summary, v.card_deep_dive
@@ -187,6 +212,7 @@ pub async fn pool_questions(
              LEFT JOIN categories c ON c.id = q.category_id
              LEFT JOIN question_versions v ON v.question_id = q.id AND v.version = q.version
              LEFT JOIN question_stats s ON s.question_id = q.id AND s.version = q.version
+             LEFT JOIN question_difficulty d ON d.question_id = q.id
              WHERE q.id IN ({placeholders})"
         )))
         .bind(min_attempts);
@@ -211,6 +237,10 @@ pub struct NewSessionQuestion {
     pub correct_option_id: String,
     /// The version's median answer time when the session was made (fair play).
     pub median_ms: Option<i64>,
+    /// The question's difficulty when the session was made (its answer's prediction).
+    pub difficulty: Estimate,
+    /// The player had never answered the question: its answer moves the difficulty.
+    pub first_answer: bool,
 }
 
 /// Creates a session with its questions in one call to the database (PostgreSQL one
@@ -235,21 +265,25 @@ pub async fn create_session(
             .iter()
             .enumerate()
             .map(|(i, _)| {
-                let p = 6 + 5 * i;
+                let p = 6 + 8 * i;
                 format!(
-                    "SELECT $1, {i}, ${}, ${}, ${}, ${}, ${} {from}",
+                    "SELECT $1, {i}, ${}, ${}, ${}, ${}, ${}, ${}, ${}, ${} {from}",
                     p,
                     p + 1,
                     p + 2,
                     p + 3,
-                    p + 4
+                    p + 4,
+                    p + 5,
+                    p + 6,
+                    p + 7
                 )
             })
             .collect::<Vec<_>>()
             .join(" UNION ALL ")
     };
     const QUESTIONS: &str = "INSERT INTO challenge_session_questions (session_id, position,
-             question_id, options, correct_option_id, question_version, median_ms)";
+             question_id, options, correct_option_id, question_version, median_ms, difficulty,
+             difficulty_answers, first_answer)";
     let sql = match db {
         Db::Postgres(_) => format!(
             "WITH made AS ({SESSION} RETURNING id) {QUESTIONS} {} RETURNING position",
@@ -274,7 +308,10 @@ pub async fn create_session(
                     .bind(&question.options_json)
                     .bind(&question.correct_option_id)
                     .bind(question.question_version)
-                    .bind(question.median_ms);
+                    .bind(question.median_ms)
+                    .bind(question.difficulty.value)
+                    .bind(question.difficulty.answers)
+                    .bind(question.first_answer);
             }
             q
         }};
@@ -348,6 +385,12 @@ pub struct AnswerContext {
     pub fast_correct_count: i64,
     /// The question's median answer time when the session was made.
     pub median_ms: Option<i64>,
+    /// The player's skill on the session's track, before this answer.
+    pub track_skill: Estimate,
+    /// The question's difficulty when the session was made.
+    pub difficulty: Estimate,
+    /// The player's first answer to the question (it moves the difficulty).
+    pub first_answer: bool,
     /// The card of the question's served version, or what a fallback card is built
     /// from (None only when that version or its category is missing).
     pub card: Option<CardSource>,
@@ -390,6 +433,11 @@ struct LookupRow {
     session_created_at: Option<i64>,
     fast_correct_count: Option<i64>,
     median_ms: Option<i64>,
+    track_skill: Option<f64>,
+    track_skill_answers: Option<i64>,
+    difficulty: Option<f64>,
+    difficulty_answers: Option<i64>,
+    first_answer: Option<bool>,
     stem_text: Option<String>,
     correct_answer: Option<String>,
     category_name: Option<String>,
@@ -413,7 +461,8 @@ macro_rules! select_answer_lookup {
                     c.track_id, c.node_id, c.options, c.correct_option_id, c.question_version,
                     c.total_questions,
                     c.pass_threshold, c.zero_heart_refused, c.served_at, c.last_answered_at,
-                    c.session_created_at, c.fast_correct_count, c.median_ms, c.stem_text, c.correct_answer, c.category_name, c.card_id,
+                    c.session_created_at, c.fast_correct_count, c.median_ms, c.track_skill,
+                    c.track_skill_answers, c.difficulty, c.difficulty_answers, c.first_answer, c.stem_text, c.correct_answer, c.category_name, c.card_id,
                     c.card_title, c.card_summary, c.card_deep_dive
              FROM (SELECT 1 AS one) o
              LEFT JOIN (
@@ -429,13 +478,16 @@ macro_rules! select_answer_lookup {
                         s.track_id, s.node_id, sq.options, sq.correct_option_id, sq.zero_heart_refused,
                         sq.question_version, COALESCE(s.served_at, s.created_at) AS served_at,
                         s.last_answered_at, s.created_at AS session_created_at,
-                        s.fast_correct_count, sq.median_ms,
+                        s.fast_correct_count, sq.median_ms, ps.skill AS track_skill,
+                        ps.answers AS track_skill_answers, sq.difficulty, sq.difficulty_answers,
+                        sq.first_answer,
                         (SELECT count(*) FROM challenge_session_questions t WHERE t.session_id = s.id) AS total_questions,
                         COALESCE((SELECT n.pass_threshold FROM skill_nodes n WHERE n.id = s.node_id), 3) AS pass_threshold,
                         v.stem_text, v.correct_answer, cat.name AS category_name, v.card_id,
                         v.card_title, v.card_summary, v.card_deep_dive
                  FROM challenge_sessions s
                  JOIN challenge_session_questions sq ON sq.session_id = s.id AND sq.question_id = $3
+                 LEFT JOIN player_skills ps ON ps.player_id = $1 AND ps.track_id = s.track_id
                  LEFT JOIN question_versions v
                         ON v.question_id = sq.question_id AND v.version = sq.question_version
                  LEFT JOIN categories cat ON cat.id = v.category_id
@@ -598,6 +650,19 @@ fn lookup_of(row: LookupRow, question_id: &str) -> AnswerLookup {
             created_at,
             fast_correct_count,
             median_ms: row.median_ms,
+            track_skill: match row.track_skill {
+                Some(value) => Estimate {
+                    value,
+                    answers: row.track_skill_answers.unwrap_or(0),
+                },
+                None => Estimate::NEW_PLAYER,
+            },
+            // a session made before difficulties were kept predicts from the middle
+            difficulty: Estimate {
+                value: row.difficulty.unwrap_or(0.0),
+                answers: row.difficulty_answers.unwrap_or(0),
+            },
+            first_answer: row.first_answer.unwrap_or(false),
             card,
         }),
         _ => None,

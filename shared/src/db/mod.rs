@@ -43,6 +43,7 @@ pub mod gameplay;
 pub mod jobs;
 pub mod leaderboard;
 pub mod league;
+pub mod learning;
 pub mod ledger;
 pub mod moderation;
 pub mod paging;

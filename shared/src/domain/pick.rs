@@ -26,6 +26,9 @@ pub fn new_key() -> i64 {
 pub struct Candidate<T> {
     pub question: T,
     pub key: i64,
+    /// The player has answered it before (its answer then measures memory, not
+    /// difficulty).
+    pub answered: bool,
     pub answered_correctly: bool,
 }
 
@@ -55,6 +58,7 @@ mod tests {
         Candidate {
             question: id,
             key,
+            answered: answered_correctly,
             answered_correctly,
         }
     }

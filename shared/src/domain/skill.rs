@@ -132,6 +132,49 @@ pub fn update(
     }
 }
 
+/// What one judged answer teaches: the player's skill on the challenge's track and
+/// overall, and (a first answer only) the question's difficulty, moved by the track's
+/// surprise (the track's skill predicts its questions better than the overall one).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Learned {
+    pub track: Estimate,
+    pub overall: Estimate,
+    pub question: Option<Estimate>,
+}
+
+/// [`update`] of the track's and the overall skill by one answer.
+pub fn learn(
+    rules: &EloRules,
+    track: Estimate,
+    overall: Estimate,
+    question: Estimate,
+    floor: f64,
+    correct: bool,
+    first_answer: bool,
+) -> Learned {
+    let on_track = update(rules, track, question, floor, correct, first_answer);
+    Learned {
+        track: on_track.player,
+        overall: update(rules, overall, question, floor, correct, false).player,
+        question: on_track.question,
+    }
+}
+
+/// Mastery, 0-100: the mean of the predicted chances of a right answer over a track's
+/// questions (0 without questions).
+pub fn mastery(predictions: &[f64]) -> i64 {
+    let finite: Vec<f64> = predictions
+        .iter()
+        .copied()
+        .filter(|p| p.is_finite())
+        .collect();
+    if finite.is_empty() {
+        return 0;
+    }
+    let mean = finite.iter().sum::<f64>() / finite.len() as f64;
+    (mean.clamp(0.0, 1.0) * 100.0).round() as i64
+}
+
 fn sane(estimate: Estimate) -> Estimate {
     if estimate.value.is_finite() {
         estimate
@@ -214,6 +257,39 @@ mod tests {
         // p = σ(1), K(40) = 0.8 / 3.
         let expected = 1.0 - 0.8 / 3.0 * logistic(1.0);
         assert!((updated.player.value - expected).abs() < 1e-12);
+    }
+
+    #[test]
+    fn learning_moves_the_track_and_the_overall_skill_and_the_question_once() {
+        let track = Estimate {
+            value: 1.0,
+            answers: 20,
+        };
+        let overall = Estimate {
+            value: -0.5,
+            answers: 60,
+        };
+        let question = Estimate::new_question(4);
+        let learned = learn(&RULES, track, overall, question, 0.25, false, true);
+        let on_track = update(&RULES, track, question, 0.25, false, true);
+        assert_eq!(learned.track, on_track.player);
+        assert_eq!(learned.question, on_track.question);
+        assert_eq!(
+            learned.overall,
+            update(&RULES, overall, question, 0.25, false, false).player
+        );
+        assert!(
+            learn(&RULES, track, overall, question, 0.25, false, false)
+                .question
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn mastery_is_the_mean_prediction_in_percent() {
+        assert_eq!(mastery(&[]), 0);
+        assert_eq!(mastery(&[0.5, 1.0]), 75);
+        assert_eq!(mastery(&[0.625, f64::NAN]), 63);
     }
 
     #[test]

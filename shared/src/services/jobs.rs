@@ -22,6 +22,7 @@ use crate::db::retention::{Age, Cutoff, PURGES};
 use crate::db::{self};
 use crate::metrics::JobMetrics;
 use crate::services::job_clock::cautious_now_ms;
+use crate::services::learning::{self, Calibrated};
 use crate::services::question_stats;
 use crate::services::settlement::{self, Settled};
 
@@ -37,14 +38,18 @@ pub enum Job {
     QuestionStats,
     /// The weekly settlement of ended weeks ([`crate::services::settlement::settle`]).
     Settlement,
+    /// First answers folded and categories calibrated
+    /// ([`crate::services::learning::calibrate`]).
+    Calibration,
 }
 
 impl Job {
-    pub const ALL: [Job; 4] = [
+    pub const ALL: [Job; 5] = [
         Job::Stats,
         Job::Retention,
         Job::QuestionStats,
         Job::Settlement,
+        Job::Calibration,
     ];
 
     /// Its lease's key and its `job` label in the metrics.
@@ -54,6 +59,7 @@ impl Job {
             Self::Retention => "retention",
             Self::QuestionStats => "question_stats",
             Self::Settlement => "settlement",
+            Self::Calibration => "calibration",
         }
     }
 
@@ -64,6 +70,10 @@ impl Job {
             Self::Retention => RETENTION_EVERY_MS,
             Self::QuestionStats => ctx.settings.jobs.question_stats_seconds * 1000,
             Self::Settlement => SETTLEMENT_EVERY_MS,
+            // folds every minute; each category is fitted once per refresh
+            Self::Calibration => {
+                CALIBRATION_EVERY_MS.min(ctx.settings.learning.calibration_refresh_seconds * 1000)
+            }
         }
     }
 
@@ -80,6 +90,8 @@ const RETENTION_EVERY_MS: i64 = 60_000;
 /// How often the settlement job looks for an ended week (so a week is settled within
 /// a minute of its end).
 const SETTLEMENT_EVERY_MS: i64 = 60_000;
+/// How often the calibration job folds new answers (and fits what is due).
+const CALIBRATION_EVERY_MS: i64 = 60_000;
 /// At most this many batches per table and run, so one run stays short and leaves the
 /// database to requests; the next run goes on.
 const BATCHES_PER_RUN: u32 = 20;
@@ -173,6 +185,14 @@ pub async fn run(ctx: &AppContext, holder: &str, job: Job, metrics: &JobMetrics)
                 "answers {}, card views {}, versions {}",
                 done.answers, done.card_views, done.versions
             ))
+        }),
+        Job::Calibration => learning::calibrate(ctx).await.map(|done| {
+            (done != Calibrated::default()).then(|| {
+                format!(
+                    "first answers {}, categories {}, questions {}",
+                    done.first_answers, done.categories, done.questions
+                )
+            })
         }),
         Job::Settlement => settlement::settle(ctx).await.map(|done| {
             (done != Settled::default()).then(|| {

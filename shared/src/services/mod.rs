@@ -22,6 +22,7 @@ pub mod job_clock;
 pub mod jobs;
 pub mod leaderboard;
 pub mod league;
+pub mod learning;
 pub mod moderation;
 pub mod phone_auth;
 pub mod player_auth;

@@ -467,6 +467,9 @@ pub struct QuestionStats {
     pub computed_at: Option<DateTime<Utc>>,
     /// The last 30 Beijing days, oldest first (days without answers included).
     pub daily: Vec<DayAccuracy>,
+    /// The question's item response theory parameters from its category's last fit
+    /// (the question, not the version); null while uncalibrated.
+    pub calibration: Option<crate::services::learning::QuestionCalibration>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, IntoParams)]
@@ -553,14 +556,9 @@ pub async fn question_stats(
             }
         })
         .collect();
-    Ok(shown(
-        question_id,
-        version,
-        &content,
-        &counts,
-        &picks,
-        daily,
-    ))
+    let mut stats = shown(question_id, version, &content, &counts, &picks, daily);
+    stats.calibration = crate::services::learning::question_calibration(ctx, question_id).await?;
+    Ok(stats)
 }
 
 /// The statistics of a version as the API shows them.
@@ -589,6 +587,7 @@ fn shown(
             .collect(),
         computed_at: (counts.computed_at > 0).then(|| from_ms(counts.computed_at)),
         daily,
+        calibration: None,
     }
 }
 

@@ -11,6 +11,7 @@ mod write;
 
 use super::{Db, Tx, in_tx, read};
 use crate::domain::resources::Resources;
+use crate::domain::skill::Estimate;
 
 pub use write::{Beside, Target, Update, Written, write};
 
@@ -66,6 +67,8 @@ pub(crate) struct ProgressRow {
     sub_expires_at: Option<i64>,
     revision: i64,
     fairplay_held: bool,
+    skill: f64,
+    skill_answers: i64,
     #[sqlx(flatten)]
     account: AccountState,
 }
@@ -88,6 +91,19 @@ pub struct PlayerProgress {
     /// Held by fair play (`players.fairplay_held`): the weekly rows the player's XP makes
     /// are hidden from every board others see. A hold advances the revision.
     pub fairplay_held: bool,
+    /// The player's overall skill θ (Elo), as the row holds it.
+    pub skill: Estimate,
+    /// The skill on one track, carried with the row by the answer path only (an
+    /// answer's read, or what its write left): every write of a player's track skill
+    /// is an answer, guarded by the revision, so it is exact while the revision is.
+    pub track_skill: Option<TrackSkill>,
+}
+
+/// A player's skill θ on one track.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TrackSkill {
+    pub track_id: String,
+    pub estimate: Estimate,
 }
 
 impl PlayerProgress {
@@ -125,6 +141,11 @@ impl From<ProgressRow> for PlayerProgress {
             account: r.account,
             revision: Revision(r.revision),
             fairplay_held: r.fairplay_held,
+            skill: Estimate {
+                value: r.skill,
+                answers: r.skill_answers,
+            },
+            track_skill: None,
         }
     }
 }
@@ -136,7 +157,7 @@ macro_rules! select_progress {
         g.xp, g.daily_xp_day, g.daily_xp, g.streak_days, g.streak_last_day, g.streak_protected_until,
         g.streak_protection_at, g.check_in_days, g.active_track_id, p.region_code,
         s.status AS sub_status, s.tier AS sub_tier, s.expires_at AS sub_expires_at, g.revision,
-        p.fairplay_held, p.is_banned, p.banned_until, p.deleted_at, p.merged_into, p.token_version
+        p.fairplay_held, g.skill, g.skill_answers, p.is_banned, p.banned_until, p.deleted_at, p.merged_into, p.token_version
      FROM player_progress g
      JOIN players p ON p.id = g.player_id
      LEFT JOIN subscriptions s ON s.player_id = g.player_id

@@ -11,16 +11,17 @@ use super::challenges::OptionId;
 use super::*;
 use crate::answer_cache::Recorded;
 use crate::context::AppContext;
-use crate::db::answers::{AnswerRows, NewAnswer};
+use crate::db::answers::{AnswerRows, DifficultyMove, LearnedRows, NewAnswer};
 use crate::db::gameplay::{AnswerContext, AnswerLookup, AnswerRow};
 use crate::db::ledger::HIDDEN_FOR_GOOD;
-use crate::db::progress::{Beside, PlayerProgress, Target, Update, Written};
+use crate::db::progress::{Beside, PlayerProgress, Target, TrackSkill, Update, Written};
 use crate::db::{self};
 use crate::domain::answer::{
     self, AnswerRefusal, Outcome, PlayerSnapshot, QuestionState, SessionState, Submission,
 };
 use crate::domain::fairplay as timing;
 use crate::domain::rules::GameRules;
+use crate::domain::skill;
 use crate::services::player_auth::{self, AccessSubject};
 use crate::services::progress::{self};
 use crate::services::{fairplay, league};
@@ -387,6 +388,15 @@ async fn judge(
         judgement.change.at_ms,
         &ctx.settings.fairplay,
     );
+    let learned = skill::learn(
+        &ctx.settings.learning.elo,
+        c.track_skill,
+        progress.skill,
+        c.difficulty,
+        skill::guessing_floor(option_ids.len()),
+        judgement.correct,
+        c.first_answer,
+    );
     let rows = AnswerRows {
         answer: NewAnswer {
             id: &Uuid::new_v4().to_string(),
@@ -411,6 +421,15 @@ async fn judge(
         fast_correct: timed.fast_correct,
         weekly_hidden_until: progress.fairplay_held.then_some(HIDDEN_FOR_GOOD),
         fair_play: fair_play.as_ref(),
+        learned: LearnedRows {
+            track_id: &c.track_id,
+            track_delta: learned.track.value - c.track_skill.value,
+            overall_delta: learned.overall.value - progress.skill.value,
+            question: learned.question.map(|q| DifficultyMove {
+                value: q.value,
+                delta: q.value - c.difficulty.value,
+            }),
+        },
     };
     let written = db::progress::write(
         Target::Guarded {
@@ -435,6 +454,11 @@ async fn judge(
     // remembered as a read of the committed row would give it, for the next answer
     progress.resources = judgement.change.after.clone();
     progress.revision = revision;
+    progress.skill = learned.overall;
+    progress.track_skill = Some(TrackSkill {
+        track_id: c.track_id.clone(),
+        estimate: learned.track,
+    });
     ctx.answer_cache
         .remember_player(player_id, progress.clone());
     ctx.answer_cache.record_answer(

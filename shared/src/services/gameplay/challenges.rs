@@ -119,7 +119,7 @@ pub async fn next_challenge(
         return Ok(Some(challenge_of(ctx, &s).await?));
     }
     let wanted = node.questions_required.max(1);
-    let pool = pick_questions(ctx, &player.id, &track.id, wanted).await?;
+    let (pool, answered) = pick_questions(ctx, &player.id, &track.id, wanted).await?;
     if (pool.len() as i64) < wanted {
         return Ok(None);
     }
@@ -130,7 +130,7 @@ pub async fn next_challenge(
     {
         ctx.answer_cache.remember_card(&card);
     }
-    let questions = shuffled_questions(pool)?;
+    let questions = shuffled_questions(pool, &answered)?;
     let session = SessionRow {
         id: Uuid::new_v4().to_string(),
         player_id: player.id.clone(),
@@ -163,6 +163,8 @@ pub async fn next_challenge(
                         options: option_ids_json(&q.options_json)?,
                         correct_option_id: q.correct_option_id.clone(),
                         median_ms: q.median_ms,
+                        difficulty: q.difficulty,
+                        first_answer: q.first_answer,
                     })
                 })
                 .collect::<Result<_>>()?,
@@ -205,13 +207,14 @@ pub async fn next_challenge(
     }))
 }
 
-/// Up to `n` published questions of the track for the player, by [`pick`]'s rule.
+/// Up to `n` published questions of the track for the player, by [`pick`]'s rule, and
+/// which of them the player has answered before.
 async fn pick_questions(
     ctx: &AppContext,
     player_id: &str,
     track_id: &str,
     n: i64,
-) -> Result<Vec<db::gameplay::PoolQuestion>> {
+) -> Result<(Vec<db::gameplay::PoolQuestion>, HashSet<String>)> {
     let start = pick::new_key();
     let mut candidates = Vec::new();
     for category in db::tracks::track_categories(&ctx.db, track_id).await? {
@@ -226,9 +229,16 @@ async fn pick_questions(
             .await?,
         );
     }
+    let answered: HashSet<String> = candidates
+        .iter()
+        .filter(|c| c.answered)
+        .map(|c| c.question.clone())
+        .collect();
     let n = usize::try_from(n).unwrap_or(0);
     let chosen = pick::choose(candidates, start, n, &mut rand::rng());
-    Ok(db::gameplay::pool_questions(&ctx.db, &chosen, ctx.settings.quality.min_attempts).await?)
+    let pool =
+        db::gameplay::pool_questions(&ctx.db, &chosen, ctx.settings.quality.min_attempts).await?;
+    Ok((pool, answered))
 }
 
 /// An option as judging reads it: its id (the text, when present, is ignored).
@@ -247,10 +257,15 @@ fn option_ids_json(options_json: &str) -> Result<String> {
 /// The session form of picked questions: the right answer and the distractors in random
 /// order, each under a random option id, and the version they were read at (which the
 /// session then serves: its stem on every return, its card with each answer).
-fn shuffled_questions(pool: Vec<db::gameplay::PoolQuestion>) -> Result<Vec<NewSessionQuestion>> {
+fn shuffled_questions(
+    pool: Vec<db::gameplay::PoolQuestion>,
+    answered: &HashSet<String>,
+) -> Result<Vec<NewSessionQuestion>> {
     let mut rng = rand::rng();
     let mut questions = Vec::with_capacity(pool.len());
     for q in pool {
+        let difficulty = q.difficulty();
+        let first_answer = !answered.contains(&q.id);
         let distractors: Vec<String> = serde_json::from_str(&q.distractors).unwrap_or_default();
         let correct_id = random_token(6);
         let mut options = vec![AnswerOption {
@@ -272,6 +287,8 @@ fn shuffled_questions(pool: Vec<db::gameplay::PoolQuestion>) -> Result<Vec<NewSe
             stem_text: q.stem_text,
             question_version: q.version,
             median_ms: q.median_ms,
+            difficulty,
+            first_answer,
             options_json: serde_json::to_string(&options)
                 .map_err(|e| Error::internal(format!("serialising options: {e}")))?,
             correct_option_id: correct_id,

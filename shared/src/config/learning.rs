@@ -1,0 +1,126 @@
+//! The learning engine's settings: the online Elo estimates, the calibration job's item
+//! response theory fits, and the adaptive pick.
+
+use super::reader::Reader;
+use crate::domain::irt::IrtModel;
+use crate::domain::skill::EloRules;
+
+/// `IRT_GUESSING`: whether a fit holds each question's guessing floor at 1 / options.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IrtGuessing {
+    /// c = 1 / (number of options).
+    Options,
+    /// c = 0.
+    None,
+}
+
+impl IrtGuessing {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            IrtGuessing::Options => "options",
+            IrtGuessing::None => "none",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "options" => Some(Self::Options),
+            "none" => Some(Self::None),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct LearningSettings {
+    /// `ELO_ALPHA`, `ELO_BETA`: K(n) = α / (1 + βn).
+    pub elo: EloRules,
+    /// `TARGET_SUCCESS`: the predicted success a challenge's questions are picked nearest.
+    pub target_success: f64,
+    /// `ADAPTIVE_PICK`: `false` picks as before (unanswered first, random otherwise).
+    pub adaptive_pick: bool,
+    /// `CALIBRATION_REFRESH_SECONDS`: each category is fitted again this often.
+    pub calibration_refresh_seconds: i64,
+    /// `IRT_MODEL`.
+    pub irt_model: IrtModel,
+    /// `IRT_GUESSING`.
+    pub irt_guessing: IrtGuessing,
+    /// `IRT_MIN_ANSWERS`: a question needs this many first answers to be calibrated.
+    pub irt_min_answers: i64,
+    /// `IRT_SAMPLE_PER_QUESTION`: a fit reads at most this many first answers of each
+    /// question (the same players' for every question: those first in id order), so
+    /// one run's work is bounded however many players there are.
+    pub irt_sample_per_question: i64,
+}
+
+impl Default for LearningSettings {
+    fn default() -> Self {
+        Self {
+            elo: EloRules::default(),
+            target_success: 0.75,
+            adaptive_pick: true,
+            calibration_refresh_seconds: 3600,
+            irt_model: IrtModel::TwoPl,
+            irt_guessing: IrtGuessing::Options,
+            irt_min_answers: 30,
+            irt_sample_per_question: 2000,
+        }
+    }
+}
+
+impl LearningSettings {
+    pub(super) fn from_reader(r: &mut Reader<'_>) -> Self {
+        let d = Self::default();
+        let irt_model = match r.string("IRT_MODEL") {
+            None => d.irt_model,
+            Some(raw) => IrtModel::parse(&raw).unwrap_or_else(|| {
+                r.errors
+                    .push(format!("IRT_MODEL={raw:?}: expected 2pl or 1pl"));
+                d.irt_model
+            }),
+        };
+        let irt_guessing = match r.string("IRT_GUESSING") {
+            None => d.irt_guessing,
+            Some(raw) => IrtGuessing::parse(&raw).unwrap_or_else(|| {
+                r.errors
+                    .push(format!("IRT_GUESSING={raw:?}: expected options or none"));
+                d.irt_guessing
+            }),
+        };
+        let s = Self {
+            elo: EloRules {
+                alpha: r.parsed("ELO_ALPHA", d.elo.alpha),
+                beta: r.parsed("ELO_BETA", d.elo.beta),
+            },
+            target_success: r.parsed("TARGET_SUCCESS", d.target_success),
+            adaptive_pick: r.flag("ADAPTIVE_PICK", d.adaptive_pick),
+            calibration_refresh_seconds: r
+                .parsed("CALIBRATION_REFRESH_SECONDS", d.calibration_refresh_seconds),
+            irt_model,
+            irt_guessing,
+            irt_min_answers: r.parsed("IRT_MIN_ANSWERS", d.irt_min_answers),
+            irt_sample_per_question: r.parsed("IRT_SAMPLE_PER_QUESTION", d.irt_sample_per_question),
+        };
+        let alpha_ok = s.elo.alpha > 0.0 && s.elo.alpha <= 4.0;
+        if !alpha_ok || !(0.0..=10.0).contains(&s.elo.beta) {
+            r.errors
+                .push("ELO_ALPHA must be in (0, 4] and ELO_BETA in [0, 10]".into());
+        }
+        if !(s.target_success > 0.0 && s.target_success < 1.0) {
+            r.errors
+                .push("TARGET_SUCCESS must be between 0 and 1 (exclusive)".into());
+        }
+        if !(1..=30 * 86_400).contains(&s.calibration_refresh_seconds) {
+            r.errors
+                .push("CALIBRATION_REFRESH_SECONDS must be 1-2592000".into());
+        }
+        if !(2..=1_000_000).contains(&s.irt_min_answers) {
+            r.errors.push("IRT_MIN_ANSWERS must be 2-1000000".into());
+        }
+        if !(10..=100_000).contains(&s.irt_sample_per_question) {
+            r.errors
+                .push("IRT_SAMPLE_PER_QUESTION must be 10-100000".into());
+        }
+        s
+    }
+}

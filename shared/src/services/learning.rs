@@ -1,0 +1,364 @@
+//! The learning engine's use cases: what a player's skills are (`GET
+//! /v1/progress/skills`), the calibration job (first answers folded, categories fitted by
+//! item response theory, `domain::irt`), and the fits as the admin API shows them.
+//!
+//! The online estimates themselves are moved by every judged answer, in its own write
+//! (`services::gameplay::answer`, `domain::skill::learn`).
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::clock::from_ms;
+use crate::config::{IrtGuessing, LearningSettings};
+use crate::context::AppContext;
+use crate::db::learning::{self as store, CalibrationRow, QuestionCalibrationRow};
+use crate::db::question_stats as cursors;
+use crate::db::{self};
+use crate::domain::irt::{self, Examinee, FitSettings};
+use crate::domain::skill::{self, Estimate};
+use crate::services::player_auth::PlayerPrincipal;
+use crate::services::question_stats::SETTLE_MS;
+use crate::{Error, Result};
+
+/// A player's skill on one track.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TrackSkillView {
+    pub track_id: String,
+    /// θ on the scale of the questions' difficulties (0: the middle of the players).
+    pub skill: f64,
+    /// 0-100: the predicted chance of a right answer, averaged over the track's
+    /// published questions (a random sample of at most [`MASTERY_SAMPLE`] per category).
+    pub mastery: i64,
+    /// The judged answers that moved the skill.
+    pub answers: i64,
+}
+
+/// Questions per category a mastery averages over at most (a random sample: the pick
+/// keys are random), so the request costs the same on any bank.
+pub const MASTERY_SAMPLE: i64 = 256;
+
+/// `GET /v1/progress/skills`: every track, with the player's skill there (a new
+/// player's where they have not answered) and its mastery.
+pub async fn skills(ctx: &AppContext, player: &PlayerPrincipal) -> Result<Vec<TrackSkillView>> {
+    let rows = store::player_skills(&ctx.db, &player.id).await?;
+    let mut shown = Vec::new();
+    for track in db::tracks::tracks(&ctx.db).await? {
+        let estimate =
+            rows.iter()
+                .find(|r| r.track_id == track.id)
+                .map_or(Estimate::NEW_PLAYER, |r| Estimate {
+                    value: r.skill,
+                    answers: r.answers,
+                });
+        let mut predictions = Vec::new();
+        for category in db::tracks::track_categories(&ctx.db, &track.id).await? {
+            for q in store::sample_difficulties(&ctx.db, &category, MASTERY_SAMPLE).await? {
+                let difficulty = match q.estimated_difficulty {
+                    Some(value) => value,
+                    None => skill::authored_difficulty(q.authored_difficulty),
+                };
+                let floor = skill::guessing_floor(option_count(&q.distractors));
+                predictions.push(skill::predicted_success(estimate.value, difficulty, floor));
+            }
+        }
+        shown.push(TrackSkillView {
+            track_id: track.id,
+            skill: round(estimate.value, 3),
+            mastery: skill::mastery(&predictions),
+            answers: estimate.answers,
+        });
+    }
+    Ok(shown)
+}
+
+fn round(x: f64, places: i32) -> f64 {
+    let scale = 10f64.powi(places);
+    (x * scale).round() / scale
+}
+
+/// How many options a question offers: its right answer and its non-blank distractors.
+pub fn option_count(distractors_json: &str) -> usize {
+    let distractors: Vec<String> = serde_json::from_str(distractors_json).unwrap_or_default();
+    1 + distractors.iter().filter(|d| !d.trim().is_empty()).count()
+}
+
+/// The calibration job's name for its cursor over the answers (`stats_cursors`).
+const FIRST_ANSWERS: &str = "first_answers";
+/// Answers one fold reads at most (one short transaction), and folds per run.
+const FOLD_BATCH: i64 = 5000;
+const FOLDS_PER_RUN: u32 = 50;
+/// Categories fitted per run at most; the others are due at the next run.
+const FITS_PER_RUN: i64 = 4;
+/// Questions read per page while a fit gathers its category.
+const QUESTION_PAGE: i64 = 500;
+
+/// What one run of the calibration job did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Calibrated {
+    /// New first answers folded in.
+    pub first_answers: u64,
+    /// Categories fitted.
+    pub categories: u64,
+    /// Questions calibrated by those fits.
+    pub questions: u64,
+}
+
+/// One run of the calibration job: the new answers folded into the first answers, then
+/// the categories whose last fit is older than `CALIBRATION_REFRESH_SECONDS` fitted.
+pub async fn calibrate(ctx: &AppContext) -> Result<Calibrated> {
+    let now = crate::services::job_clock::cautious_now_ms(ctx).await?;
+    let mut done = Calibrated {
+        first_answers: fold(ctx, now - SETTLE_MS).await?,
+        ..Calibrated::default()
+    };
+    let settings = &ctx.settings.learning;
+    let due = store::categories_due(
+        &ctx.db,
+        now - settings.calibration_refresh_seconds * 1000,
+        FITS_PER_RUN,
+    )
+    .await?;
+    for category in due {
+        done.questions += fit_category(ctx, &category, now).await?;
+        done.categories += 1;
+    }
+    Ok(done)
+}
+
+/// Folds the answers the cursor has not passed (and that are `until` old) into the first
+/// answers, in batches, each with its cursor move in one transaction.
+async fn fold(ctx: &AppContext, until: i64) -> Result<u64> {
+    let mut folded = 0;
+    for _ in 0..FOLDS_PER_RUN {
+        let from = cursors::cursor(&ctx.db, FIRST_ANSWERS).await?;
+        let Some(to) = store::answers_end(&ctx.db, &from, until, FOLD_BATCH).await? else {
+            break;
+        };
+        let mut tx = ctx.db.begin().await?;
+        let added = store::fold_first_answers(&mut tx, &from, &to).await?;
+        if !cursors::move_cursor(&mut tx, FIRST_ANSWERS, &from, &to).await? {
+            // another run folded these meanwhile
+            break;
+        }
+        tx.commit().await?;
+        folded += added;
+        // leave the (SQLite: single) writer to requests between batches
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    Ok(folded)
+}
+
+/// Fits one category from its questions' first answers and stores the fit; returns how
+/// many questions it calibrated.
+async fn fit_category(ctx: &AppContext, category_id: &str, now: i64) -> Result<u64> {
+    let settings = ctx.settings.learning.clone();
+    let mut questions = Vec::new();
+    let mut after = String::new();
+    loop {
+        let page = store::fit_questions(&ctx.db, category_id, &after, QUESTION_PAGE).await?;
+        let Some(last) = page.last() else { break };
+        after = last.id.clone();
+        let full = page.len() as i64 == QUESTION_PAGE;
+        for q in page {
+            let answers =
+                store::first_answers_of(&ctx.db, &q.id, settings.irt_sample_per_question).await?;
+            if (answers.len() as i64) >= settings.irt_min_answers {
+                questions.push((q, answers));
+            }
+        }
+        if !full {
+            break;
+        }
+    }
+    let ids: Vec<String> = questions.iter().map(|(q, _)| q.id.clone()).collect();
+    let floors: Vec<f64> = questions
+        .iter()
+        .map(|(q, _)| match settings.irt_guessing {
+            IrtGuessing::Options => skill::guessing_floor(option_count(&q.distractors)),
+            IrtGuessing::None => 0.0,
+        })
+        .collect();
+    let examinees = examinees_of(questions.iter().map(|(_, answers)| answers.as_slice()));
+    let fit_settings = FitSettings {
+        model: settings.irt_model,
+        ..FitSettings::default()
+    };
+    // The EM loop is CPU work of seconds on a large bank: off the request threads.
+    let fit = tokio::task::spawn_blocking(move || irt::fit(&floors, &examinees, &fit_settings))
+        .await
+        .map_err(|e| Error::internal(format!("calibration fit: {e}")))?;
+    let row = CalibrationRow {
+        category_id: category_id.to_string(),
+        model: settings.irt_model.as_str().to_string(),
+        guessing: settings.irt_guessing.as_str().to_string(),
+        log_likelihood: if fit.log_likelihood.is_finite() {
+            fit.log_likelihood
+        } else {
+            0.0
+        },
+        examinees: fit.examinees.round() as i64,
+        iterations: fit.iterations as i64,
+        converged: fit.converged,
+        computed_at: now,
+    };
+    let items: Vec<QuestionCalibrationRow> = ids
+        .iter()
+        .zip(&fit.items)
+        .filter(|(_, item)| item.parameters.difficulty().is_finite())
+        .map(|(id, item)| QuestionCalibrationRow {
+            question_id: id.clone(),
+            category_id: category_id.to_string(),
+            model: row.model.clone(),
+            difficulty: item.parameters.difficulty(),
+            discrimination: item.parameters.slope,
+            guessing: item.parameters.guessing,
+            standard_error: item.difficulty_standard_error.filter(|s| s.is_finite()),
+            answers: item.answers.round() as i64,
+            computed_at: now,
+        })
+        .collect();
+    let mut tx = ctx.db.begin().await?;
+    store::store_fit(&mut tx, &row, &items).await?;
+    tx.commit().await?;
+    Ok(items.len() as u64)
+}
+
+/// The examinees of a fit: one per player, with their first answers to the questions in
+/// order (a question's index is its place in `answers`).
+fn examinees_of<'a>(answers: impl Iterator<Item = &'a [(String, bool)]>) -> Vec<Examinee> {
+    let mut index: HashMap<&'a str, usize> = HashMap::new();
+    let mut examinees: Vec<Examinee> = Vec::new();
+    for (question, answers) in answers.enumerate() {
+        for (player, correct) in answers {
+            let i = *index.entry(player.as_str()).or_insert_with(|| {
+                examinees.push(Examinee {
+                    weight: 1.0,
+                    responses: Vec::new(),
+                });
+                examinees.len() - 1
+            });
+            examinees[i].responses.push((question, *correct));
+        }
+    }
+    examinees
+}
+
+/// A question's parameters in a fit, as the admin API shows them.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CalibratedQuestion {
+    pub question_id: String,
+    /// b = −d/a.
+    pub difficulty: f64,
+    /// The slope a.
+    pub discrimination: f64,
+    /// The floor c the fit held (1 / options, or 0).
+    pub guessing: f64,
+    /// Of the difficulty (null when the answers cannot tell).
+    pub standard_error: Option<f64>,
+    /// The first answers the fit read.
+    pub answers: i64,
+}
+
+/// A question's calibration, as `GET /v1/admin/questions/{id}/stats` shows it.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct QuestionCalibration {
+    /// `2pl` or `1pl`.
+    pub model: String,
+    pub difficulty: f64,
+    pub discrimination: f64,
+    pub guessing: f64,
+    pub standard_error: Option<f64>,
+    pub answers: i64,
+    pub computed_at: DateTime<Utc>,
+}
+
+/// A category's last fit: `GET /v1/admin/calibration?categoryId=`.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CategoryCalibration {
+    pub category_id: String,
+    /// `2pl` or `1pl`.
+    pub model: String,
+    /// `options` or `none`.
+    pub guessing: String,
+    pub log_likelihood: f64,
+    /// The players whose first answers the fit read.
+    pub examinees: i64,
+    pub iterations: i64,
+    pub converged: bool,
+    pub items: Vec<CalibratedQuestion>,
+    pub computed_at: DateTime<Utc>,
+}
+
+/// The last fit of a category (None: not fitted yet); 404 for an unknown category.
+pub async fn category_calibration(
+    ctx: &AppContext,
+    category_id: Option<&str>,
+) -> Result<Option<CategoryCalibration>> {
+    let category_id = category_id
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .ok_or_else(|| Error::validation("categoryId is required"))?;
+    if !store::category_exists(&ctx.db, category_id).await? {
+        return Err(Error::not_found("category not found"));
+    }
+    let Some(fit) = store::calibration(&ctx.db, category_id).await? else {
+        return Ok(None);
+    };
+    let items = store::calibrated_questions(&ctx.db, category_id)
+        .await?
+        .into_iter()
+        .map(|q| CalibratedQuestion {
+            question_id: q.question_id,
+            difficulty: q.difficulty,
+            discrimination: q.discrimination,
+            guessing: q.guessing,
+            standard_error: q.standard_error,
+            answers: q.answers,
+        })
+        .collect();
+    Ok(Some(CategoryCalibration {
+        category_id: fit.category_id,
+        model: fit.model,
+        guessing: fit.guessing,
+        log_likelihood: fit.log_likelihood,
+        examinees: fit.examinees,
+        iterations: fit.iterations,
+        converged: fit.converged,
+        items,
+        computed_at: from_ms(fit.computed_at),
+    }))
+}
+
+/// A question's calibrated parameters (None while uncalibrated).
+pub async fn question_calibration(
+    ctx: &AppContext,
+    question_id: &str,
+) -> Result<Option<QuestionCalibration>> {
+    Ok(store::question_calibration(&ctx.db, question_id)
+        .await?
+        .map(|q| QuestionCalibration {
+            model: q.model,
+            difficulty: q.difficulty,
+            discrimination: q.discrimination,
+            guessing: q.guessing,
+            standard_error: q.standard_error,
+            answers: q.answers,
+            computed_at: from_ms(q.computed_at),
+        }))
+}
+
+/// The settings a fit runs with, for callers that fit outside the job (the simulator).
+pub fn fit_settings(settings: &LearningSettings) -> FitSettings {
+    FitSettings {
+        model: settings.irt_model,
+        ..FitSettings::default()
+    }
+}

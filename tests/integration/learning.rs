@@ -1,0 +1,489 @@
+//! The learning engine through HTTP: every judged answer moves the player's skill (on
+//! the track and overall) and, for a first answer, the question's difficulty, exactly as
+//! `domain::skill::learn` computes it; `GET /v1/progress/skills` shows them; merges and
+//! deletions carry them. And the calibration job against a published fit: the LSAT data
+//! of Bock & Lieberman (1,000 examinees × 5 items), played as 1,000 guests answering a
+//! 5-question track, fitted as R's mirt fits it, read back from the admin API.
+
+use futures::StreamExt;
+use serde_json::{Value, json};
+use shared::domain::skill::{self, EloRules, Estimate};
+use shared::metrics::Metrics;
+use shared::services::jobs::{self, Job};
+use shared::services::question_stats::SETTLE_MS;
+use tests::{Engine, TestApp, both_engines_with};
+
+both_engines_with!(
+    demo;
+    answers_move_skills_and_first_answers_move_difficulties,
+    skills_show_every_track_and_reject_strangers,
+    calibration_api_refuses_bad_input
+);
+both_engines_with!(lsat; lsat_answers_played_through_http_fit_as_mirt_fits_them);
+
+const TRACK: &str = "world-geography";
+
+async fn demo(engine: Engine) -> TestApp {
+    TestApp::spawn_with(
+        engine,
+        &[
+            ("DEMO_CONTENT", "true".to_string()),
+            ("RATE_LIMIT_AUTH_PER_MINUTE", "100000".to_string()),
+            ("RULE_MAX_HEARTS", "20".to_string()),
+            ("JOBS_ENABLED", "false".to_string()),
+        ],
+    )
+    .await
+}
+
+async fn lsat(engine: Engine) -> TestApp {
+    TestApp::spawn_with(
+        engine,
+        &[
+            ("DEMO_CONTENT", "true".to_string()),
+            ("RATE_LIMIT_AUTH_PER_MINUTE", "1000000".to_string()),
+            ("RATE_LIMIT_PER_MINUTE", "1000000".to_string()),
+            ("RULE_MAX_HEARTS", "20".to_string()),
+            ("IRT_MODEL", "2pl".to_string()),
+            ("IRT_GUESSING", "none".to_string()),
+            ("JOBS_ENABLED", "false".to_string()),
+        ],
+    )
+    .await
+}
+
+/// A published question of the track with its right answer.
+struct Question {
+    id: String,
+    answer: String,
+}
+
+/// Leaves exactly five published questions in the track (by id), so every challenge
+/// serves all five; returns them in id order.
+async fn five_questions(app: &TestApp) -> (String, Vec<Question>) {
+    let track = app
+        .text("SELECT id FROM categories WHERE slug = $1", &[TRACK])
+        .await;
+    let rows: Vec<(String, String)> = shared::read!(&app.ctx.db, |ex| {
+        sqlx::query_as(
+            "SELECT id, correct_answer FROM questions
+             WHERE category_id = $1 AND status = 'published' ORDER BY id LIMIT 5",
+        )
+        .bind(&track)
+        .fetch_all(ex)
+        .await
+        .unwrap()
+    });
+    let chosen: Vec<Question> = rows
+        .into_iter()
+        .map(|(id, answer)| Question { id, answer })
+        .collect();
+    assert_eq!(chosen.len(), 5);
+    let keep: Vec<&str> = chosen.iter().map(|q| q.id.as_str()).collect();
+    app.exec(
+        "UPDATE questions SET status = 'archived'
+         WHERE status = 'published' AND id NOT IN ($1, $2, $3, $4, $5)",
+        &keep,
+    )
+    .await;
+    (track, chosen)
+}
+
+/// Opens the next challenge of the track for `token`.
+async fn next(app: &TestApp, token: &str) -> Value {
+    app.get(&format!("/v1/challenges/next?trackId={TRACK}"), Some(token))
+        .await
+        .ok()
+        .clone()
+}
+
+/// Answers question `id` of challenge `c` right or wrong.
+async fn answer(
+    app: &TestApp,
+    token: &str,
+    c: &Value,
+    id: &str,
+    right: bool,
+    questions: &[Question],
+) {
+    let q = questions
+        .iter()
+        .find(|q| q.id == id)
+        .expect("a kept question");
+    let served = c["questions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["question"]["id"] == id)
+        .expect("served");
+    let option = served["question"]["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| (o["text"] == q.answer.as_str()) == right)
+        .expect("an option");
+    app.post(
+        "/v1/challenges/answer",
+        json!({
+            "challengeId": c["challengeId"],
+            "questionId": id,
+            "selectedOptionId": option["id"],
+            "timeMs": 4000,
+        }),
+        Some(token),
+    )
+    .await
+    .ok();
+}
+
+async fn skill_row(app: &TestApp, player: &str, track: &str) -> Option<(f64, i64)> {
+    shared::read!(&app.ctx.db, |ex| {
+        sqlx::query_as::<_, (f64, i64)>(
+            "SELECT skill, answers FROM player_skills WHERE player_id = $1 AND track_id = $2",
+        )
+        .bind(player)
+        .bind(track)
+        .fetch_optional(ex)
+        .await
+        .unwrap()
+    })
+}
+
+async fn overall(app: &TestApp, player: &str) -> (f64, i64) {
+    shared::read!(&app.ctx.db, |ex| {
+        sqlx::query_as::<_, (f64, i64)>(
+            "SELECT skill, skill_answers FROM player_progress WHERE player_id = $1",
+        )
+        .bind(player)
+        .fetch_one(ex)
+        .await
+        .unwrap()
+    })
+}
+
+async fn difficulty(app: &TestApp, question: &str) -> Option<(f64, i64)> {
+    shared::read!(&app.ctx.db, |ex| {
+        sqlx::query_as::<_, (f64, i64)>(
+            "SELECT difficulty, answers FROM question_difficulty WHERE question_id = $1",
+        )
+        .bind(question)
+        .fetch_optional(ex)
+        .await
+        .unwrap()
+    })
+}
+
+async fn authored(app: &TestApp, question: &str) -> i64 {
+    app.scalar(
+        "SELECT difficulty FROM questions WHERE id = $1",
+        &[question],
+    )
+    .await
+}
+
+fn close(got: f64, expected: f64, what: &str) {
+    assert!((got - expected).abs() < 1e-9, "{what}: {got} != {expected}");
+}
+
+async fn answers_move_skills_and_first_answers_move_difficulties(app: TestApp) {
+    let (track, questions) = five_questions(&app).await;
+    let rules = EloRules::default();
+    let (player, token, _) = app.guest("learner").await;
+    let c = next(&app, &token).await;
+    let floor_of = |c: &Value, id: &str| {
+        let n = c["questions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["question"]["id"] == id)
+            .unwrap()["question"]["options"]
+            .as_array()
+            .unwrap()
+            .len();
+        skill::guessing_floor(n)
+    };
+    // the model, played alongside: first answers, right, wrong, right, right, wrong
+    let mut track_skill = Estimate::NEW_PLAYER;
+    let mut overall_skill = Estimate::NEW_PLAYER;
+    let pattern = [true, false, true, true, false];
+    let served: Vec<String> = c["questions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["question"]["id"].as_str().unwrap().to_string())
+        .collect();
+    for (id, right) in served.iter().zip(pattern) {
+        let before = Estimate::new_question(authored(&app, id).await);
+        assert!(difficulty(&app, id).await.is_none(), "no answer yet");
+        let learned = skill::learn(
+            &rules,
+            track_skill,
+            overall_skill,
+            before,
+            floor_of(&c, id),
+            right,
+            true,
+        );
+        answer(&app, &token, &c, id, right, &questions).await;
+        let (b, n) = difficulty(&app, id).await.expect("moved");
+        close(b, learned.question.unwrap().value, "difficulty");
+        assert_eq!(n, 1);
+        track_skill = learned.track;
+        overall_skill = learned.overall;
+        let (t, tn) = skill_row(&app, &player, &track)
+            .await
+            .expect("a track skill");
+        close(t, track_skill.value, "track skill");
+        assert_eq!(tn, track_skill.answers);
+        let (o, on) = overall(&app, &player).await;
+        close(o, overall_skill.value, "overall skill");
+        assert_eq!(on, overall_skill.answers);
+    }
+    // the skills as the player sees them
+    let skills = app
+        .get("/v1/progress/skills", Some(&token))
+        .await
+        .ok()
+        .clone();
+    let mine = skills
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["trackId"] == track.as_str())
+        .expect("the track");
+    assert_eq!(mine["answers"], 5);
+    assert!((mine["skill"].as_f64().unwrap() - track_skill.value).abs() < 1e-3);
+    let mastery = mine["mastery"].as_i64().unwrap();
+    assert!((1..=100).contains(&mastery), "{mastery}");
+
+    // a second challenge serves the same five again: later answers move the player only
+    let c2 = next(&app, &token).await;
+    let id = c2["questions"][0]["question"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (b_before, n_before) = difficulty(&app, &id).await.unwrap();
+    answer(&app, &token, &c2, &id, true, &questions).await;
+    assert_eq!(difficulty(&app, &id).await.unwrap(), (b_before, n_before));
+    let learned = skill::learn(
+        &rules,
+        track_skill,
+        overall_skill,
+        Estimate {
+            value: b_before,
+            answers: n_before,
+        },
+        floor_of(&c2, &id),
+        true,
+        false,
+    );
+    let (t, tn) = skill_row(&app, &player, &track).await.unwrap();
+    close(t, learned.track.value, "track skill after a later answer");
+    assert_eq!(tn, 6);
+
+    // another player's first answer to the same question moves it again, from there
+    let (_, other, _) = app.guest("learner-2").await;
+    let c3 = next(&app, &other).await;
+    let (b, n) = difficulty(&app, &id).await.unwrap();
+    let learned = skill::learn(
+        &rules,
+        Estimate::NEW_PLAYER,
+        Estimate::NEW_PLAYER,
+        Estimate {
+            value: b,
+            answers: n,
+        },
+        floor_of(&c3, &id),
+        false,
+        true,
+    );
+    answer(&app, &other, &c3, &id, false, &questions).await;
+    let (b2, n2) = difficulty(&app, &id).await.unwrap();
+    close(b2, learned.question.unwrap().value, "second player's move");
+    assert_eq!(n2, n + 1);
+
+    // a replay moves nothing
+    let before = skill_row(&app, &player, &track).await;
+    let body = json!({
+        "challengeId": c2["challengeId"],
+        "questionId": id,
+        "selectedOptionId": "whatever",
+    });
+    app.post("/v1/challenges/answer", body, Some(&token))
+        .await
+        .ok();
+    assert_eq!(skill_row(&app, &player, &track).await, before);
+
+    // a deletion takes the skills with the rest of the player's data
+    let r = app
+        .call(
+            tests::Service::Player,
+            reqwest::Method::DELETE,
+            "/v1/users/me",
+            None,
+            Some(&token),
+        )
+        .await;
+    assert_eq!(r.ok()["deleted"], true);
+    assert_eq!(skill_row(&app, &player, &track).await, None);
+}
+
+async fn skills_show_every_track_and_reject_strangers(app: TestApp) {
+    let (_, token, _) = app.guest("skills-new").await;
+    let skills = app
+        .get("/v1/progress/skills", Some(&token))
+        .await
+        .ok()
+        .clone();
+    let tracks = app.get("/v1/tracks", Some(&token)).await.ok().clone();
+    let skills = skills.as_array().unwrap();
+    assert_eq!(skills.len(), tracks.as_array().unwrap().len());
+    for s in skills {
+        assert_eq!(s["skill"], 0.0);
+        assert_eq!(s["answers"], 0);
+        let m = s["mastery"].as_i64().unwrap();
+        assert!((1..=100).contains(&m), "{s}");
+    }
+    app.get("/v1/progress/skills", None)
+        .await
+        .assert_error(401, "UNAUTHORIZED");
+    let (admin, _, _) = app.admin_login().await;
+    app.get("/v1/progress/skills", Some(&admin))
+        .await
+        .assert_error(401, "UNAUTHORIZED");
+}
+
+async fn calibration_api_refuses_bad_input(app: TestApp) {
+    let (admin, _, _) = app.admin_login().await;
+    app.admin_get("/v1/admin/calibration", Some(&admin))
+        .await
+        .assert_error(400, "VALIDATION_ERROR");
+    app.admin_get("/v1/admin/calibration?categoryId=", Some(&admin))
+        .await
+        .assert_error(400, "VALIDATION_ERROR");
+    app.admin_get("/v1/admin/calibration?categoryId=no-such", Some(&admin))
+        .await
+        .assert_error(404, "NOT_FOUND");
+    let track = app
+        .text("SELECT id FROM categories WHERE slug = $1", &[TRACK])
+        .await;
+    let none = app
+        .admin_get(
+            &format!("/v1/admin/calibration?categoryId={track}"),
+            Some(&admin),
+        )
+        .await;
+    assert_eq!(*none.ok(), Value::Null, "not fitted yet");
+    app.admin_get(&format!("/v1/admin/calibration?categoryId={track}"), None)
+        .await
+        .assert_error(401, "UNAUTHORIZED");
+    let (_, player, _) = app.guest("calibration-not-admin").await;
+    app.admin_get(
+        &format!("/v1/admin/calibration?categoryId={track}"),
+        Some(&player),
+    )
+    .await
+    .assert_error(401, "UNAUTHORIZED");
+}
+
+/// mirt's fit of LSAT7 (`mirt(LSAT7, 1, itemtype = "2PL")`, slope-intercept form).
+const MIRT_SLOPES: [f64; 5] = [0.988, 1.081, 1.707, 0.765, 0.736];
+const MIRT_INTERCEPTS: [f64; 5] = [1.856, 0.808, 1.805, 0.486, 1.854];
+const MIRT_LOG_LIKELIHOOD: f64 = -2658.805;
+
+/// The LSAT7 response patterns, one entry per examinee: item k right or wrong.
+fn lsat_examinees() -> Vec<[bool; 5]> {
+    let csv = include_str!("../../shared/src/domain/data/lsat7.csv");
+    let mut examinees = Vec::new();
+    for line in csv.lines().skip(1) {
+        let cells: Vec<u32> = line.split(',').map(|c| c.trim().parse().unwrap()).collect();
+        let pattern = [cells[0], cells[1], cells[2], cells[3], cells[4]].map(|x| x == 1);
+        for _ in 0..cells[5] {
+            examinees.push(pattern);
+        }
+    }
+    assert_eq!(examinees.len(), 1000);
+    examinees
+}
+
+async fn lsat_answers_played_through_http_fit_as_mirt_fits_them(app: TestApp) {
+    let (track, questions) = five_questions(&app).await;
+    let questions = &questions;
+    let app = &app;
+    futures::stream::iter(lsat_examinees().into_iter().enumerate())
+        .for_each_concurrent(16, |(i, pattern)| async move {
+            let (_, token, _) = app.guest(&format!("lsat-{i}")).await;
+            let c = next(app, &token).await;
+            for s in c["questions"].as_array().unwrap() {
+                let id = s["question"]["id"].as_str().unwrap();
+                let item = questions.iter().position(|q| q.id == id).unwrap();
+                answer(app, &token, &c, id, pattern[item], questions).await;
+            }
+        })
+        .await;
+    // the job folds answers once they have settled, then fits what is due (a few
+    // categories per run: the demo's others take their turns)
+    app.clock
+        .advance(chrono::Duration::milliseconds(SETTLE_MS + 1000));
+    let metrics = Metrics::new(app.ctx.db.clone());
+    let (admin, _, _) = app.admin_login().await;
+    let path = format!("/v1/admin/calibration?categoryId={track}");
+    let mut fit = Value::Null;
+    for _ in 0..10 {
+        assert!(jobs::run(&app.ctx, "process-a", Job::Calibration, &metrics.jobs()).await);
+        fit = app.admin_get(&path, Some(&admin)).await.ok().clone();
+        if !fit.is_null() {
+            break;
+        }
+    }
+    assert_eq!(fit["model"], "2pl");
+    assert_eq!(fit["guessing"], "none");
+    assert_eq!(fit["examinees"], 1000);
+    assert_eq!(fit["converged"], true);
+    let ll = fit["logLikelihood"].as_f64().unwrap();
+    assert!(
+        (ll - MIRT_LOG_LIKELIHOOD).abs() < 0.01,
+        "log-likelihood {ll}"
+    );
+    let items = fit["items"].as_array().unwrap();
+    assert_eq!(items.len(), 5);
+    for (k, q) in questions.iter().enumerate() {
+        let item = items
+            .iter()
+            .find(|i| i["questionId"] == q.id.as_str())
+            .expect("every question calibrated");
+        let a = item["discrimination"].as_f64().unwrap();
+        let b = item["difficulty"].as_f64().unwrap();
+        assert!((a - MIRT_SLOPES[k]).abs() < 0.005, "item {k}: a = {a}");
+        let d = -b * a;
+        assert!((d - MIRT_INTERCEPTS[k]).abs() < 0.005, "item {k}: d = {d}");
+        assert_eq!(item["guessing"], 0.0);
+        assert_eq!(item["answers"], 1000);
+        assert!(item["standardError"].as_f64().unwrap() > 0.0);
+        // the question's statistics show the same, and its difficulty is now b
+        let stats = app
+            .admin_get(&format!("/v1/admin/questions/{}/stats", q.id), Some(&admin))
+            .await
+            .ok()
+            .clone();
+        let cal = &stats["calibration"];
+        assert_eq!(cal["model"], "2pl");
+        assert_eq!(cal["difficulty"], item["difficulty"]);
+        assert_eq!(cal["discrimination"], item["discrimination"]);
+        assert_eq!(cal["answers"], 1000);
+        assert!(cal["computedAt"].is_string());
+        let (stored, _) = difficulty(app, &q.id).await.unwrap();
+        close(stored, b, "calibrated difficulty replaces Elo's");
+    }
+    // an uncalibrated question's statistics say so
+    let other = app
+        .text(
+            "SELECT id FROM questions WHERE status = 'archived' ORDER BY id LIMIT 1",
+            &[],
+        )
+        .await;
+    let stats = app
+        .admin_get(&format!("/v1/admin/questions/{other}/stats"), Some(&admin))
+        .await;
+    assert_eq!(stats.ok()["calibration"], Value::Null);
+}
