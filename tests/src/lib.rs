@@ -8,6 +8,7 @@
 
 pub mod capture;
 pub mod console;
+pub mod learning_sim;
 pub mod pg_cluster;
 pub mod process;
 pub mod raw_http;

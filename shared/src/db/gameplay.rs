@@ -133,22 +133,42 @@ struct CandidateRow {
     pick_key: i64,
     answered: bool,
     answered_correctly: bool,
+    authored_difficulty: i64,
+    estimated_difficulty: Option<f64>,
+    difficulty_answers: Option<i64>,
+    distractors: String,
+    calibrated: bool,
+    track_skill: Option<f64>,
+    track_skill_answers: Option<i64>,
+}
+
+/// A candidate of a pick as read: what the pick's rule needs, and what predicting the
+/// player's success on it needs.
+pub struct PickCandidate {
+    pub candidate: Candidate<String>,
+    pub difficulty: Estimate,
+    /// JSON array of the distractors.
+    pub distractors: String,
+    /// The player's skill on the track the pick is for, read in the same statement
+    /// (the same on every candidate).
+    pub track_skill: Estimate,
 }
 
 /// The candidates of a pick in one category ([`crate::domain::pick`]), by question id:
 /// the `window` published questions nearest `start` going up the keys (wrapping round
 /// to the smallest key), each with whether the player has answered it (at all, and
-/// correctly). Two
+/// correctly), its difficulty and whether a fit calibrated it. Two
 /// index-only range scans of at most `window` entries (`questions_pick`) and at most
-/// `window` pairs of index-only probes of the player's answers (`challenge_answers_player_question`),
-/// whatever the pool's size.
+/// `window` pairs of index-only probes of the player's answers (`challenge_answers_player_question`)
+/// and primary-key probes of the difficulties and fits, whatever the pool's size.
 pub async fn pick_candidates(
     db: &Db,
     player_id: &str,
+    track_id: &str,
     category_id: &str,
     start: i64,
     window: i64,
-) -> sqlx::Result<Vec<Candidate<String>>> {
+) -> sqlx::Result<Vec<PickCandidate>> {
     const ONE_SIDE: &str = "SELECT q.id, q.pick_key FROM questions q
          WHERE q.category_id = $2 AND q.status = 'published' AND q.pick_key";
     let rows = read!(db, |ex| {
@@ -158,29 +178,58 @@ pub async fn pick_candidates(
                             WHERE a.player_id = $1 AND a.question_id = w.id) AS answered,
                     EXISTS (SELECT 1 FROM challenge_answers a
                             WHERE a.player_id = $1 AND a.question_id = w.id AND a.is_correct)
-                        AS answered_correctly
+                        AS answered_correctly,
+                    q.difficulty AS authored_difficulty, q.distractors,
+                    d.difficulty AS estimated_difficulty, d.answers AS difficulty_answers,
+                    EXISTS (SELECT 1 FROM question_calibrations k WHERE k.question_id = w.id)
+                        AS calibrated,
+                    ps.skill AS track_skill, ps.answers AS track_skill_answers
              FROM (SELECT c.id, c.pick_key FROM (
                        SELECT * FROM ({ONE_SIDE} >= $3 ORDER BY q.pick_key LIMIT $4) AS from_start
                        UNION ALL
                        SELECT * FROM ({ONE_SIDE} < $3 ORDER BY q.pick_key LIMIT $4) AS wrapped
                    ) AS c
                    ORDER BY CASE WHEN c.pick_key >= $3 THEN 0 ELSE 1 END, c.pick_key
-                   LIMIT $4) AS w"
+                   LIMIT $4) AS w
+             JOIN questions q ON q.id = w.id
+             LEFT JOIN question_difficulty d ON d.question_id = w.id
+             LEFT JOIN player_skills ps ON ps.player_id = $1 AND ps.track_id = $5"
         )))
         .bind(player_id)
         .bind(category_id)
         .bind(start)
         .bind(window)
+        .bind(track_id)
         .fetch_all(ex)
         .await?
     });
     Ok(rows
         .into_iter()
-        .map(|r| Candidate {
-            question: r.id,
-            key: r.pick_key,
-            answered: r.answered,
-            answered_correctly: r.answered_correctly,
+        .map(|r| PickCandidate {
+            difficulty: match r.estimated_difficulty {
+                Some(value) => Estimate {
+                    value,
+                    answers: r.difficulty_answers.unwrap_or(0),
+                },
+                None => Estimate::new_question(r.authored_difficulty),
+            },
+            distractors: r.distractors,
+            track_skill: match r.track_skill {
+                Some(value) => Estimate {
+                    value,
+                    answers: r.track_skill_answers.unwrap_or(0),
+                },
+                None => Estimate::NEW_PLAYER,
+            },
+            candidate: Candidate {
+                question: r.id,
+                key: r.pick_key,
+                answered: r.answered,
+                answered_correctly: r.answered_correctly,
+                // predicted by the caller, who knows the player's skill
+                success: 0.0,
+                calibrated: r.calibrated,
+            },
         })
         .collect())
 }

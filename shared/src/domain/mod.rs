@@ -4,6 +4,7 @@ pub mod answer;
 pub mod board;
 pub mod change;
 pub mod content_type;
+pub mod evaluation;
 pub mod fairplay;
 pub mod identity;
 pub mod irt;

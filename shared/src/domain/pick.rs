@@ -7,6 +7,15 @@
 //! window; the questions the player has not answered correctly come first, each group in
 //! random order. A pool of at most [`WINDOW`] questions is read whole, so there the pick
 //! is exactly "unanswered first, random otherwise".
+//!
+//! The adaptive pick ([`choose_adaptive`], `ADAPTIVE_PICK`) reads the same window and
+//! orders it by how near each question's predicted success for the player is to
+//! `TARGET_SUCCESS`, a question answered correctly before counting
+//! [`ANSWERED_CORRECTLY_PENALTY`] farther (so the others still come first unless they
+//! are much farther from the target: a strong or weak player would otherwise run out of
+//! questions at their level and be served ever further from it), and keeps one
+//! uncalibrated question in every challenge while the window has one, so new questions
+//! get the answers that calibrate them.
 
 use rand::Rng;
 use rand::seq::SliceRandom;
@@ -22,7 +31,7 @@ pub fn new_key() -> i64 {
 }
 
 /// A question read for a pick.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Candidate<T> {
     pub question: T,
     pub key: i64,
@@ -30,6 +39,11 @@ pub struct Candidate<T> {
     /// difficulty).
     pub answered: bool,
     pub answered_correctly: bool,
+    /// The predicted chance that the player answers it right (`domain::skill`); only
+    /// the adaptive pick reads it.
+    pub success: f64,
+    /// Its difficulty comes from a fit, not only from Elo's steps or its author.
+    pub calibrated: bool,
 }
 
 /// The `n` questions of a challenge from the candidates read at `start` (see the module
@@ -48,6 +62,55 @@ pub fn choose<T, R: Rng + ?Sized>(
     candidates.into_iter().take(n).map(|c| c.question).collect()
 }
 
+/// How much farther from the target a question the player answered correctly before
+/// counts in the adaptive pick.
+pub const ANSWERED_CORRECTLY_PENALTY: f64 = 0.15;
+
+/// The `n` questions of an adaptive challenge from the candidates read at `start`: the
+/// window as [`choose`] takes it, ordered by the distance of each predicted success from
+/// `target`, plus [`ANSWERED_CORRECTLY_PENALTY`] for a question answered correctly
+/// before (ties in random order); when none of those is uncalibrated but the window holds an uncalibrated
+/// question, the best of those takes the last place.
+pub fn choose_adaptive<T, R: Rng + ?Sized>(
+    mut candidates: Vec<Candidate<T>>,
+    start: i64,
+    n: usize,
+    target: f64,
+    rng: &mut R,
+) -> Vec<T> {
+    candidates.sort_by_key(|c| (c.key - start).rem_euclid(KEY_RANGE));
+    candidates.truncate(WINDOW);
+    candidates.shuffle(rng);
+    let distance = |c: &Candidate<T>| {
+        let d = (c.success - target).abs()
+            + if c.answered_correctly {
+                ANSWERED_CORRECTLY_PENALTY
+            } else {
+                0.0
+            };
+        if d.is_finite() { d } else { f64::MAX }
+    };
+    // stable: equal distances stay in random order
+    candidates.sort_by(|a, b| distance(a).total_cmp(&distance(b)));
+    let mut chosen: Vec<Candidate<T>> = Vec::with_capacity(n);
+    let mut rest = Vec::new();
+    for c in candidates {
+        if chosen.len() < n {
+            chosen.push(c);
+        } else {
+            rest.push(c);
+        }
+    }
+    if n > 0
+        && chosen.len() == n
+        && !chosen.iter().any(|c| !c.calibrated)
+        && let Some(at) = rest.iter().position(|c| !c.calibrated)
+    {
+        chosen[n - 1] = rest.swap_remove(at);
+    }
+    chosen.into_iter().map(|c| c.question).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -60,7 +123,60 @@ mod tests {
             key,
             answered: answered_correctly,
             answered_correctly,
+            success: 0.5,
+            calibrated: true,
         }
+    }
+
+    fn rated(id: u32, success: f64, calibrated: bool, answered_correctly: bool) -> Candidate<u32> {
+        Candidate {
+            success,
+            calibrated,
+            ..candidate(id, i64::from(id), answered_correctly)
+        }
+    }
+
+    #[test]
+    fn the_adaptive_pick_takes_the_predictions_nearest_the_target() {
+        let pool: Vec<_> = (0..40)
+            .map(|i| rated(i, f64::from(i) / 40.0, true, false))
+            .collect();
+        let mut picked = choose_adaptive(pool, 0, 5, 0.75, &mut StdRng::seed_from_u64(1));
+        picked.sort_unstable();
+        // 30/40 = 0.75; then 29 and 31, 28 and 32
+        assert_eq!(picked, vec![28, 29, 30, 31, 32]);
+    }
+
+    #[test]
+    fn the_adaptive_pick_still_prefers_questions_not_answered_correctly() {
+        let mut pool: Vec<_> = (0..10).map(|i| rated(i, 0.75, true, true)).collect();
+        pool.extend((10..13).map(|i| rated(i, 0.65, true, false)));
+        // far from the target, a question not answered correctly comes after them
+        pool.push(rated(13, 0.2, true, false));
+        let picked = choose_adaptive(pool, 0, 5, 0.75, &mut StdRng::seed_from_u64(2));
+        let mut first = picked[..3].to_vec();
+        first.sort_unstable();
+        assert_eq!(first, vec![10, 11, 12]);
+        assert!(!picked.contains(&13));
+    }
+
+    #[test]
+    fn the_adaptive_pick_keeps_one_uncalibrated_question() {
+        let mut pool: Vec<_> = (0..20).map(|i| rated(i, 0.75, true, false)).collect();
+        pool.push(rated(99, 0.05, false, false));
+        let picked = choose_adaptive(pool.clone(), 0, 5, 0.75, &mut StdRng::seed_from_u64(3));
+        assert_eq!(picked.len(), 5);
+        assert_eq!(picked[4], 99);
+        // none uncalibrated in the window: all five by distance
+        pool.pop();
+        let picked = choose_adaptive(pool, 0, 5, 0.75, &mut StdRng::seed_from_u64(3));
+        assert!(!picked.contains(&99));
+        // fewer than five read: all of them
+        let few = vec![rated(1, 0.1, true, false), rated(2, 0.9, false, true)];
+        assert_eq!(
+            choose_adaptive(few, 0, 5, 0.75, &mut StdRng::seed_from_u64(4)).len(),
+            2
+        );
     }
 
     #[test]

@@ -12,7 +12,9 @@ use crate::answer_cache;
 use crate::context::AppContext;
 use crate::db::gameplay::{NewSessionQuestion, SessionRow};
 use crate::db::{self};
-use crate::domain::pick;
+use crate::domain::pick::{self, Candidate};
+use crate::domain::skill::{self, Estimate};
+use crate::services::learning;
 use crate::services::player_auth::PlayerPrincipal;
 use crate::tokens::random_token;
 use crate::{Error, Result};
@@ -215,13 +217,15 @@ async fn pick_questions(
     track_id: &str,
     n: i64,
 ) -> Result<(Vec<db::gameplay::PoolQuestion>, HashSet<String>)> {
+    let rules = &ctx.settings.learning;
     let start = pick::new_key();
-    let mut candidates = Vec::new();
+    let mut read = Vec::new();
     for category in db::tracks::track_categories(&ctx.db, track_id).await? {
-        candidates.extend(
+        read.extend(
             db::gameplay::pick_candidates(
                 &ctx.db,
                 player_id,
+                track_id,
                 &category,
                 start,
                 pick::WINDOW as i64,
@@ -229,13 +233,30 @@ async fn pick_questions(
             .await?,
         );
     }
-    let answered: HashSet<String> = candidates
+    let answered: HashSet<String> = read
         .iter()
-        .filter(|c| c.answered)
-        .map(|c| c.question.clone())
+        .filter(|c| c.candidate.answered)
+        .map(|c| c.candidate.question.clone())
         .collect();
     let n = usize::try_from(n).unwrap_or(0);
-    let chosen = pick::choose(candidates, start, n, &mut rand::rng());
+    let chosen = if rules.adaptive_pick {
+        // read with every candidate (a new player's when the track has none)
+        let skill = read.first().map_or(Estimate::NEW_PLAYER, |c| c.track_skill);
+        let candidates = read
+            .into_iter()
+            .map(|c| {
+                let floor = skill::guessing_floor(learning::option_count(&c.distractors));
+                Candidate {
+                    success: skill::predicted_success(skill.value, c.difficulty.value, floor),
+                    ..c.candidate
+                }
+            })
+            .collect();
+        pick::choose_adaptive(candidates, start, n, rules.target_success, &mut rand::rng())
+    } else {
+        let candidates = read.into_iter().map(|c| c.candidate).collect();
+        pick::choose(candidates, start, n, &mut rand::rng())
+    };
     let pool =
         db::gameplay::pool_questions(&ctx.db, &chosen, ctx.settings.quality.min_attempts).await?;
     Ok((pool, answered))
