@@ -136,6 +136,14 @@ async fn answer(
     .ok();
 }
 
+/// Runs the calibration job once the answers have settled (it folds them in).
+async fn run_job(app: &TestApp) {
+    app.clock
+        .advance(chrono::Duration::milliseconds(SETTLE_MS + 1000));
+    let metrics = Metrics::new(app.ctx.db.clone());
+    assert!(jobs::run(&app.ctx, "process-a", Job::Calibration, &metrics.jobs()).await);
+}
+
 async fn skill_row(app: &TestApp, player: &str, track: &str) -> Option<(f64, i64)> {
     shared::read!(&app.ctx.db, |ex| {
         sqlx::query_as::<_, (f64, i64)>(
@@ -212,6 +220,7 @@ async fn answers_move_skills_and_first_answers_move_difficulties(app: TestApp) {
         .iter()
         .map(|s| s["question"]["id"].as_str().unwrap().to_string())
         .collect();
+    let mut expected_difficulty = Vec::new();
     for (id, right) in served.iter().zip(pattern) {
         let before = Estimate::new_question(authored(&app, id).await);
         assert!(difficulty(&app, id).await.is_none(), "no answer yet");
@@ -225,9 +234,7 @@ async fn answers_move_skills_and_first_answers_move_difficulties(app: TestApp) {
             true,
         );
         answer(&app, &token, &c, id, right, &questions).await;
-        let (b, n) = difficulty(&app, id).await.expect("moved");
-        close(b, learned.question.unwrap().value, "difficulty");
-        assert_eq!(n, 1);
+        expected_difficulty.push((id.clone(), learned.question.expect("a first answer")));
         track_skill = learned.track;
         overall_skill = learned.overall;
         let (t, tn) = skill_row(&app, &player, &track)
@@ -238,6 +245,17 @@ async fn answers_move_skills_and_first_answers_move_difficulties(app: TestApp) {
         let (o, on) = overall(&app, &player).await;
         close(o, overall_skill.value, "overall skill");
         assert_eq!(on, overall_skill.answers);
+    }
+    // the questions move when the calibration job folds the answers in, in their order
+    assert!(
+        difficulty(&app, &served[0]).await.is_none(),
+        "not in the answer's write"
+    );
+    run_job(&app).await;
+    for (id, expected) in &expected_difficulty {
+        let (b, n) = difficulty(&app, id).await.expect("moved");
+        close(b, expected.value, "difficulty");
+        assert_eq!(n, 1);
     }
     // the skills as the player sees them
     let skills = app
@@ -264,6 +282,7 @@ async fn answers_move_skills_and_first_answers_move_difficulties(app: TestApp) {
         .to_string();
     let (b_before, n_before) = difficulty(&app, &id).await.unwrap();
     answer(&app, &token, &c2, &id, true, &questions).await;
+    run_job(&app).await;
     assert_eq!(difficulty(&app, &id).await.unwrap(), (b_before, n_before));
     let learned = skill::learn(
         &rules,
@@ -298,6 +317,7 @@ async fn answers_move_skills_and_first_answers_move_difficulties(app: TestApp) {
         true,
     );
     answer(&app, &other, &c3, &id, false, &questions).await;
+    run_job(&app).await;
     let (b2, n2) = difficulty(&app, &id).await.unwrap();
     close(b2, learned.question.unwrap().value, "second player's move");
     assert_eq!(n2, n + 1);

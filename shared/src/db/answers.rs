@@ -51,25 +51,17 @@ pub struct LearnedRows<'a> {
     pub track_delta: f64,
     /// The player's overall skill moves by this.
     pub overall_delta: f64,
-    /// A first answer's move of the question's difficulty.
-    pub question: Option<DifficultyMove>,
-}
-
-/// A question's difficulty moved by a first answer.
-#[derive(Clone, Copy, Debug)]
-pub struct DifficultyMove {
-    /// The difficulty the question was served with, moved: stored when it has no row.
-    pub value: f64,
-    /// Added to its row when it has one.
-    pub delta: f64,
+    /// A first answer's surprise (outcome − predicted success), recorded on the answer:
+    /// the calibration job's fold moves the question's difficulty by it.
+    pub surprise: Option<f64>,
 }
 
 /// A first answer's own writes, after the progress row's guard (in
 /// `db::progress::write`): the answer, the session count (and its finish; guarded like
 /// the progress row: the session must still be the player's, open, with the count the
 /// answer was judged on, `$43`), the node completion. The answer records the question
-/// version it was judged on (`$45`), the server's time (`$46`) and its fair-play signals
-/// (`$47`); the session its last answer's instant and its fast right answers (`$48`).
+/// version it was judged on (`$45`), the server's time (`$46`), its fair-play signals
+/// (`$47`) and a first answer's surprise (`$61`); the session its last answer's instant and its fast right answers (`$48`).
 /// `$N` are the same in both
 /// engines' texts; `$from` is where each takes its one row from (on PostgreSQL the
 /// guard's result). `INSERT … SELECT … ON CONFLICT` needs the SELECT's WHERE, or
@@ -79,8 +71,8 @@ macro_rules! first_answer_rows {
         concat!(
             "INSERT INTO challenge_answers (id, session_id, player_id, question_id, selected_option_id,
     is_correct, xp_delta, hearts_delta, time_ms, combo_count, submit_request_id, created_at,
-    question_version, server_elapsed_ms, signals)
-SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $45, $46, $47",
+    question_version, server_elapsed_ms, signals, surprise)
+SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $45, $46, $47, $61",
             $from
         )
     };

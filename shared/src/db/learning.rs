@@ -5,6 +5,7 @@
 
 use super::question_stats::Cursor;
 use super::{Db, Tx, in_tx, read};
+use crate::domain::skill::Estimate;
 
 /// A player's skill on one track.
 #[derive(Clone, Debug, sqlx::FromRow)]
@@ -135,6 +136,87 @@ pub async fn fold_first_answers(tx: &mut Tx, after: &Cursor, to: &Cursor) -> sql
         .await?
         .rows_affected()
     }))
+}
+
+/// The surprises of the first answers after `after` up to `to`, in answer order, by
+/// question.
+pub async fn surprises_between(
+    db: &Db,
+    after: &Cursor,
+    to: &Cursor,
+) -> sqlx::Result<Vec<(String, f64)>> {
+    Ok(read!(db, |ex| {
+        sqlx::query_as::<_, (String, f64)>(
+            "SELECT question_id, surprise FROM challenge_answers
+             WHERE created_at >= $1 AND (created_at > $1 OR id > $2)
+               AND (created_at < $3 OR (created_at = $3 AND id <= $4))
+               AND surprise IS NOT NULL
+             ORDER BY created_at, id",
+        )
+        .bind(after.created_at)
+        .bind(&after.id)
+        .bind(to.created_at)
+        .bind(&to.id)
+        .fetch_all(ex)
+        .await?
+    }))
+}
+
+/// The difficulties of questions as stored (a question without a row: its author's).
+pub async fn difficulties(db: &Db, question_ids: &[&str]) -> sqlx::Result<Vec<(String, Estimate)>> {
+    let mut found = Vec::with_capacity(question_ids.len());
+    for chunk in question_ids.chunks(500) {
+        let sql = format!(
+            "SELECT q.id, q.difficulty, d.difficulty, d.answers FROM questions q
+             LEFT JOIN question_difficulty d ON d.question_id = q.id
+             WHERE q.id IN ({})",
+            super::placeholders_from(1, chunk.len())
+        );
+        let rows: Vec<(String, i64, Option<f64>, Option<i64>)> = read!(db, |ex| {
+            let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql.as_str()));
+            for id in chunk {
+                q = q.bind(*id);
+            }
+            q.fetch_all(ex).await?
+        });
+        found.extend(rows.into_iter().map(|(id, authored, value, answers)| {
+            let estimate = match value {
+                Some(value) => Estimate {
+                    value,
+                    answers: answers.unwrap_or(0),
+                },
+                None => Estimate::new_question(authored),
+            };
+            (id, estimate)
+        }));
+    }
+    Ok(found)
+}
+
+/// Stores questions' difficulties as the fold left them (the job is their one writer
+/// besides a fit, both under its lease).
+pub async fn store_difficulties(
+    tx: &mut Tx,
+    moved: &[(String, Estimate)],
+    now_ms: i64,
+) -> sqlx::Result<()> {
+    in_tx!(tx, |ex| {
+        for (id, estimate) in moved {
+            sqlx::query(
+                "INSERT INTO question_difficulty (question_id, difficulty, answers, updated_at)
+                 VALUES ($1, $2, $3, $4)
+                 ON CONFLICT (question_id) DO UPDATE SET difficulty = excluded.difficulty,
+                     answers = excluded.answers, updated_at = excluded.updated_at",
+            )
+            .bind(id)
+            .bind(estimate.value)
+            .bind(estimate.answers)
+            .bind(now_ms)
+            .execute(&mut *ex)
+            .await?;
+        }
+    });
+    Ok(())
 }
 
 /// Categories whose last fit is older than `before` (or that have none), oldest first,

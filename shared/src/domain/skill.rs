@@ -111,25 +111,28 @@ pub fn update(
 ) -> Updated {
     let player = sane(player);
     let question = sane(question);
+    let surprise = surprise(player, question, floor, correct);
+    let next_player = Estimate {
+        value: player.value + rules.k(player.answers) * surprise,
+        answers: player.answers.saturating_add(1),
+    };
+    let next_question = first_answer.then(|| difficulty_step(rules, question, surprise));
+    Updated {
+        player: next_player,
+        question: next_question,
+    }
+}
+
+/// How much an answer surprised: its outcome (1 right, 0 wrong) less its predicted
+/// chance (estimates and floor taken as [`update`] takes them).
+fn surprise(player: Estimate, question: Estimate, floor: f64, correct: bool) -> f64 {
     let floor = if floor.is_finite() {
         floor.clamp(0.0, 0.99)
     } else {
         0.0
     };
-    let surprise =
-        f64::from(u8::from(correct)) - predicted_success(player.value, question.value, floor);
-    let next_player = Estimate {
-        value: player.value + rules.k(player.answers) * surprise,
-        answers: player.answers.saturating_add(1),
-    };
-    let next_question = first_answer.then(|| Estimate {
-        value: question.value - rules.k(question.answers) * surprise,
-        answers: question.answers.saturating_add(1),
-    });
-    Updated {
-        player: next_player,
-        question: next_question,
-    }
+    f64::from(u8::from(correct))
+        - predicted_success(sane(player).value, sane(question).value, floor)
 }
 
 /// What one judged answer teaches: the player's skill on the challenge's track and
@@ -140,6 +143,9 @@ pub struct Learned {
     pub track: Estimate,
     pub overall: Estimate,
     pub question: Option<Estimate>,
+    /// For a first answer, how much it surprised on the track (outcome − predicted
+    /// success): what moves the question's difficulty ([`difficulty_step`]).
+    pub surprise: Option<f64>,
 }
 
 /// [`update`] of the track's and the overall skill by one answer.
@@ -157,6 +163,7 @@ pub fn learn(
         track: on_track.player,
         overall: update(rules, overall, question, floor, correct, false).player,
         question: on_track.question,
+        surprise: first_answer.then(|| surprise(track, question, floor, correct)),
     }
 }
 
@@ -173,6 +180,21 @@ pub fn mastery(predictions: &[f64]) -> i64 {
     }
     let mean = finite.iter().sum::<f64>() / finite.len() as f64;
     (mean.clamp(0.0, 1.0) * 100.0).round() as i64
+}
+
+/// A question's difficulty after a first answer that surprised by `surprise` (outcome −
+/// predicted success): b −= K(n)·surprise.
+pub fn difficulty_step(rules: &EloRules, question: Estimate, surprise: f64) -> Estimate {
+    let question = sane(question);
+    let surprise = if surprise.is_finite() {
+        surprise.clamp(-1.0, 1.0)
+    } else {
+        0.0
+    };
+    Estimate {
+        value: question.value - rules.k(question.answers) * surprise,
+        answers: question.answers.saturating_add(1),
+    }
 }
 
 fn sane(estimate: Estimate) -> Estimate {
@@ -283,6 +305,12 @@ mod tests {
                 .question
                 .is_none()
         );
+        // the surprise recorded moves the question as the update did
+        let s = learned.surprise.expect("a first answer's surprise");
+        let stepped = difficulty_step(&RULES, question, s);
+        let moved = learned.question.expect("moved");
+        assert!((stepped.value - moved.value).abs() < 1e-12);
+        assert_eq!(stepped.answers, moved.answers);
     }
 
     #[test]

@@ -113,7 +113,7 @@ pub struct Calibrated {
 pub async fn calibrate(ctx: &AppContext) -> Result<Calibrated> {
     let now = crate::services::job_clock::cautious_now_ms(ctx).await?;
     let mut done = Calibrated {
-        first_answers: fold(ctx, now - SETTLE_MS).await?,
+        first_answers: fold(ctx, now - SETTLE_MS, now).await?,
         ..Calibrated::default()
     };
     let settings = &ctx.settings.learning;
@@ -131,15 +131,34 @@ pub async fn calibrate(ctx: &AppContext) -> Result<Calibrated> {
 }
 
 /// Folds the answers the cursor has not passed (and that are `until` old) into the first
-/// answers, in batches, each with its cursor move in one transaction.
-async fn fold(ctx: &AppContext, until: i64) -> Result<u64> {
+/// answers, and moves each question's difficulty by its first answers' surprises in
+/// answer order (`domain::skill::difficulty_step`: Elo's step for the question, taken
+/// here rather than in each answer's write); in batches, each with its cursor move in
+/// one transaction.
+async fn fold(ctx: &AppContext, until: i64, now: i64) -> Result<u64> {
     let mut folded = 0;
     for _ in 0..FOLDS_PER_RUN {
         let from = cursors::cursor(&ctx.db, FIRST_ANSWERS).await?;
         let Some(to) = store::answers_end(&ctx.db, &from, until, FOLD_BATCH).await? else {
             break;
         };
+        let surprises = store::surprises_between(&ctx.db, &from, &to).await?;
+        let mut ids: Vec<&str> = surprises.iter().map(|(q, _)| q.as_str()).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        let mut moved: HashMap<String, Estimate> = store::difficulties(&ctx.db, &ids)
+            .await?
+            .into_iter()
+            .collect();
+        for (question, surprise) in &surprises {
+            if let Some(estimate) = moved.get_mut(question) {
+                *estimate =
+                    skill::difficulty_step(&ctx.settings.learning.elo, *estimate, *surprise);
+            }
+        }
+        let moved: Vec<(String, Estimate)> = moved.into_iter().collect();
         let mut tx = ctx.db.begin().await?;
+        store::store_difficulties(&mut tx, &moved, now).await?;
         let added = store::fold_first_answers(&mut tx, &from, &to).await?;
         if !cursors::move_cursor(&mut tx, FIRST_ANSWERS, &from, &to).await? {
             // another run folded these meanwhile

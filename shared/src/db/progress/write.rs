@@ -358,9 +358,9 @@ RETURNING 'fairplay:' || state AS board, week_score AS xp, cleared_score AS last
 
 /// What the answer taught (`domain::skill::learn`), after the guard: the player's skill
 /// on the track (`$58`) moved by `$60` (the overall one, `$59`, is on the progress row),
-/// and for a first answer the question's difficulty: `$61` where it has no row yet (the
-/// difficulty it was served with, moved), else moved by `$62`. Both as additions, so
-/// the answers of other players to the same question in between are never lost.
+/// as an addition. (A first answer's move of the question's difficulty is not written
+/// here: its surprise goes on the answer row, `$61`, and the calibration job's fold
+/// applies it, so the answers of a popular question do not queue on its row.)
 macro_rules! learned_rows {
     (skill $from:literal) => {
         concat!(
@@ -370,16 +370,6 @@ SELECT $3, $58, $60, 1, $12",
             " WHERE $58 IS NOT NULL
 ON CONFLICT (player_id, track_id) DO UPDATE SET skill = player_skills.skill + excluded.skill,
     answers = player_skills.answers + 1, updated_at = excluded.updated_at"
-        )
-    };
-    (difficulty $from:literal) => {
-        concat!(
-            "INSERT INTO question_difficulty (question_id, difficulty, answers, updated_at)
-SELECT $4, $61, 1, $12",
-            $from,
-            " WHERE $61 IS NOT NULL
-ON CONFLICT (question_id) DO UPDATE SET difficulty = question_difficulty.difficulty + $62,
-    answers = question_difficulty.answers + 1, updated_at = excluded.updated_at"
         )
     };
 }
@@ -403,12 +393,12 @@ macro_rules! part {
 ///
 /// In variants: the node completion only for a challenge's passing last answer, the
 /// weekly upsert only for an answer that earns XP, the fair-play row only for an answer
-/// with signals, the question's difficulty only for a player's first answer to it. A part that would write nothing still costs PostgreSQL its start-up
+/// with signals. A part that would write nothing still costs PostgreSQL its start-up
 /// (its plan nodes, expressions and indexes: a quarter of the backends' time per answer
 /// in a profile), so each answer runs the variant of what it writes; each is its own
 /// prepared statement, still one round trip. All take the same arguments.
 macro_rules! write_answer_pg {
-    (node: $node:tt, weekly: $weekly:tt, fair_play: $fair_play:tt, difficulty: $difficulty:tt) => {
+    (node: $node:tt, weekly: $weekly:tt, fair_play: $fair_play:tt) => {
         concat!(
             "WITH saved_progress AS (",
             save_progress_if_unchanged!(),
@@ -421,7 +411,6 @@ macro_rules! write_answer_pg {
             change_rows!(ledger " FROM saved_progress"),
             "), skill AS (",
             learned_rows!(skill " FROM saved_progress"),
-            part!($difficulty, "), difficulty AS (", learned_rows!(difficulty " FROM saved_progress")),
             part!($weekly, "), weekly AS (", change_rows!(weekly " FROM saved_progress")),
             part!($fair_play, "), fair_play AS (", fair_play_row!(" FROM saved_progress")),
             ")\n",
@@ -444,25 +433,27 @@ UNION ALL SELECT board, xp, last_earned_at FROM fair_play"
     };
 }
 
-/// The two variants of a first and a later answer, the other parts given.
-macro_rules! by_difficulty {
-    ($node:tt, $weekly:tt, $fair_play:tt) => {
-        [
-            write_answer_pg!(node: $node, weekly: $weekly, fair_play: $fair_play, difficulty: no),
-            write_answer_pg!(node: $node, weekly: $weekly, fair_play: $fair_play, difficulty: yes),
-        ]
-    };
-}
-
-/// The variants, indexed by `[node][weekly][fair_play][difficulty]` (each 0 or 1).
-const WRITE_ANSWER_PG: [[[[&str; 2]; 2]; 2]; 2] = [
+/// The variants, indexed by `[node][weekly][fair_play]` (each 0 or 1).
+const WRITE_ANSWER_PG: [[[&str; 2]; 2]; 2] = [
     [
-        [by_difficulty!(no, no, no), by_difficulty!(no, no, yes)],
-        [by_difficulty!(no, yes, no), by_difficulty!(no, yes, yes)],
+        [
+            write_answer_pg!(node: no, weekly: no, fair_play: no),
+            write_answer_pg!(node: no, weekly: no, fair_play: yes),
+        ],
+        [
+            write_answer_pg!(node: no, weekly: yes, fair_play: no),
+            write_answer_pg!(node: no, weekly: yes, fair_play: yes),
+        ],
     ],
     [
-        [by_difficulty!(yes, no, no), by_difficulty!(yes, no, yes)],
-        [by_difficulty!(yes, yes, no), by_difficulty!(yes, yes, yes)],
+        [
+            write_answer_pg!(node: yes, weekly: no, fair_play: no),
+            write_answer_pg!(node: yes, weekly: no, fair_play: yes),
+        ],
+        [
+            write_answer_pg!(node: yes, weekly: yes, fair_play: no),
+            write_answer_pg!(node: yes, weekly: yes, fair_play: yes),
+        ],
     ],
 ];
 
@@ -481,8 +472,6 @@ const WRITE_ANSWER_SQLITE: &str = concat!(
     change_rows!(ledger ""),
     ";\n",
     learned_rows!(skill ""),
-    ";\n",
-    learned_rows!(difficulty ""),
     ";\n",
     change_rows!(weekly ""),
     ";\n",
@@ -553,8 +542,7 @@ async fn write_answer(
             .bind(learned.track_id)
             .bind(learned.overall_delta)
             .bind(learned.track_delta)
-            .bind(learned.question.map(|q| q.value))
-            .bind(learned.question.map(|q| q.delta))
+            .bind(learned.surprise)
         };
     }
     let result = match db {
@@ -564,8 +552,7 @@ async fn write_answer(
             .and_then(|rows| rows.iter().map(sqlx::FromRow::from_row).collect()),
         Db::Postgres(p) => {
             let statement = WRITE_ANSWER_PG[usize::from(rows.completed_node.is_some())]
-                [usize::from(weekly.is_some())][usize::from(fair_play.is_some())]
-                [usize::from(learned.question.is_some())];
+                [usize::from(weekly.is_some())][usize::from(fair_play.is_some())];
             bound!(sqlx::query_as::<_, WeeklyTotal>(statement))
                 .fetch_all(p)
                 .await

@@ -11,7 +11,7 @@ use super::challenges::OptionId;
 use super::*;
 use crate::answer_cache::Recorded;
 use crate::context::AppContext;
-use crate::db::answers::{AnswerRows, DifficultyMove, LearnedRows, NewAnswer};
+use crate::db::answers::{AnswerRows, LearnedRows, NewAnswer};
 use crate::db::gameplay::{AnswerContext, AnswerLookup, AnswerRow};
 use crate::db::ledger::HIDDEN_FOR_GOOD;
 use crate::db::progress::{Beside, PlayerProgress, Target, TrackSkill, Update, Written};
@@ -425,10 +425,7 @@ async fn judge(
             track_id: &c.track_id,
             track_delta: learned.track.value - c.track_skill.value,
             overall_delta: learned.overall.value - progress.skill.value,
-            question: learned.question.map(|q| DifficultyMove {
-                value: q.value,
-                delta: q.value - c.difficulty.value,
-            }),
+            surprise: learned.surprise,
         },
     };
     let written = db::progress::write(
