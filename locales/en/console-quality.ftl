@@ -32,6 +32,9 @@ quality-accuracy = Accuracy
 quality-median-time = Median time
 quality-seconds = { $seconds } s
 quality-discrimination = Discrimination
+quality-calibrated-difficulty = Calibrated difficulty
+quality-calibrated-difficulty-value = { $difficulty } ± { $error } (the author said { $authored } of 5)
+quality-uncalibrated = Not calibrated yet (the author said { $authored } of 5)
 quality-card-views = Card views
 quality-card-views-value = { $views } ({ $rate })
 quality-flags = Flags
@@ -74,6 +77,7 @@ quality-flag-negative-discrimination = The strongest players get it wrong more o
 quality-flag-too-hard = Only { $accuracy } of the answers are right: too hard, or unclear?
 quality-flag-too-easy = { $accuracy } of the answers are right: it may be too easy to teach anything.
 quality-flag-dead-distractor = Almost nobody picks { $options }: a likelier wrong answer would teach more.
+quality-flag-difficulty-mismatch = The answers put it at { $band } of 5, the author at { $authored }: two bands or more apart. Is the author's difficulty right?
 
 ## Needs attention
 

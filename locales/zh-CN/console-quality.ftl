@@ -31,6 +31,9 @@ quality-accuracy = 正确率
 quality-median-time = 用时中位数
 quality-seconds = { $seconds } 秒
 quality-discrimination = 区分度
+quality-calibrated-difficulty = 校准难度
+quality-calibrated-difficulty-value = { $difficulty } ± { $error }（作者标注 { $authored }/5）
+quality-uncalibrated = 尚未校准（作者标注 { $authored }/5）
 quality-card-views = 知识卡片查看
 quality-card-views-value = { $views }（{ $rate }）
 quality-flags = 问题标记
@@ -73,6 +76,7 @@ quality-flag-negative-discrimination = 水平最高的玩家比水平最低的�
 quality-flag-too-hard = 只有 { $accuracy } 的作答正确：是太难，还是题意不清？
 quality-flag-too-easy = { $accuracy } 的作答正确：可能过于简单，起不到学习效果。
 quality-flag-dead-distractor = 几乎没有人选{ $options }：换成更有迷惑性的干扰项，学习效果会更好。
+quality-flag-difficulty-mismatch = 作答数据显示其难度为 { $band }/5，作者标注为 { $authored }/5，相差两档或以上：作者标注的难度是否准确？
 
 ## 待处理
 

@@ -495,6 +495,31 @@ async fn lsat_answers_played_through_http_fit_as_mirt_fits_them(app: TestApp) {
         let (stored, _) = difficulty(app, &q.id).await.unwrap();
         close(stored, b, "calibrated difficulty replaces Elo's");
     }
+    // the console's question page: the calibrated difficulty beside the author's, and
+    // the mismatch in words once the author's 1-5 is two bands or more away
+    let easiest = &questions[0];
+    app.exec(
+        "UPDATE questions SET difficulty = 5 WHERE id = $1",
+        &[&easiest.id],
+    )
+    .await;
+    let mut browser = app.console_signed_in().await;
+    let page = browser
+        .get(&format!("/console/questions/{}/stats", easiest.id))
+        .await;
+    page.assert_status(200)
+        .assert_contains("Calibrated difficulty")
+        .assert_contains("the author said 5 of 5")
+        .assert_contains("two bands or more apart");
+    let mut chinese = tests::console::Console::new_in(&app.admin_url, "zh-CN");
+    chinese
+        .sign_in(&app.admin_username, &app.admin_password)
+        .await;
+    chinese
+        .get(&format!("/console/questions/{}/stats", easiest.id))
+        .await
+        .assert_contains("校准难度")
+        .assert_contains("相差两档或以上");
     // an uncalibrated question's statistics say so
     let other = app
         .text(

@@ -12,6 +12,7 @@ use chrono::NaiveDate;
 use serde::Deserialize;
 use shared::domain::question_stats::QualityRules;
 use shared::domain::question_status::BatchAction;
+use shared::domain::skill;
 use shared::services::question_stats::{self, QuestionStats, StatsQuery};
 use shared::services::questions::{
     self, AdminQuestion, BatchRequest, ListQuery, QuestionVersion, QuestionVersionSummary,
@@ -257,12 +258,43 @@ async fn stats_page(
             ),
         ),
     ];
+    let mut numbers = numbers;
+    numbers.push((
+        i18n::t("quality-calibrated-difficulty"),
+        stats.calibration.as_ref().map_or_else(
+            || i18n::t1("quality-uncalibrated", "authored", question.difficulty),
+            |c| {
+                i18n::t3(
+                    "quality-calibrated-difficulty-value",
+                    ("difficulty", &format!("{:+.2}", c.difficulty)),
+                    (
+                        "error",
+                        &c.standard_error
+                            .map_or_else(|| "—".to_string(), |e| format!("{e:.2}")),
+                    ),
+                    ("authored", &question.difficulty),
+                )
+            },
+        ),
+    ));
     let quality = &ctx.settings.quality;
-    let flags = stats
+    let mut flags: Vec<String> = stats
         .flags
         .iter()
         .map(|f| flag_sentence(f, &stats, quality))
         .collect();
+    // the answers' difficulty against the author's, once a fit has calibrated it
+    if let Some(c) = &stats.calibration
+        && skill::difficulty_mismatch(question.difficulty, c.difficulty)
+    {
+        flags.push(i18n::t2(
+            "quality-flag-difficulty-mismatch",
+            "band",
+            skill::difficulty_band(c.difficulty),
+            "authored",
+            question.difficulty,
+        ));
+    }
     Ok(page(&StatsPage {
         chrome: me.chrome("questions").await,
         question,

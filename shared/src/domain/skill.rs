@@ -62,6 +62,21 @@ pub fn authored_difficulty(authored: i64) -> f64 {
     (authored.clamp(1, 5) - 3) as f64
 }
 
+/// The author's band (1-5) a difficulty on the scale falls in: the nearest of the
+/// authored values' places (−2 … +2), clamped.
+pub fn difficulty_band(difficulty: f64) -> i64 {
+    if !difficulty.is_finite() {
+        return 3;
+    }
+    (difficulty.round().clamp(-2.0, 2.0) as i64) + 3
+}
+
+/// A calibrated difficulty two bands or more from the author's 1-5: the console's
+/// `difficulty_mismatch`.
+pub fn difficulty_mismatch(authored: i64, calibrated: f64) -> bool {
+    (difficulty_band(calibrated) - authored.clamp(1, 5)).abs() >= 2
+}
+
 /// The chance of a right answer by guessing alone: 1 / options for a choice among
 /// `options` (at least 2), 0 otherwise.
 pub fn guessing_floor(options: usize) -> f64 {
@@ -311,6 +326,20 @@ mod tests {
         let moved = learned.question.expect("moved");
         assert!((stepped.value - moved.value).abs() < 1e-12);
         assert_eq!(stepped.answers, moved.answers);
+    }
+
+    #[test]
+    fn bands_follow_the_authored_mapping_and_mismatch_at_two_apart() {
+        for authored in 1..=5 {
+            assert_eq!(difficulty_band(authored_difficulty(authored)), authored);
+        }
+        assert_eq!(difficulty_band(-7.3), 1);
+        assert_eq!(difficulty_band(0.49), 3);
+        assert_eq!(difficulty_band(f64::NAN), 3);
+        assert!(!difficulty_mismatch(3, 0.9));
+        assert!(difficulty_mismatch(3, 1.6));
+        assert!(difficulty_mismatch(1, 0.0));
+        assert!(!difficulty_mismatch(5, 1.2));
     }
 
     #[test]

@@ -89,9 +89,11 @@ pub fn option_count(distractors_json: &str) -> usize {
 
 /// The calibration job's name for its cursor over the answers (`stats_cursors`).
 const FIRST_ANSWERS: &str = "first_answers";
-/// Answers one fold reads at most (one short transaction), and folds per run.
-const FOLD_BATCH: i64 = 5000;
-const FOLDS_PER_RUN: u32 = 50;
+/// Answers one fold reads at most (one short transaction: on SQLite it holds the one
+/// writer), and folds per run (about 4,000 answers a second of play, as the statistics
+/// job reads them).
+const FOLD_BATCH: i64 = 1000;
+const FOLDS_PER_RUN: u32 = 250;
 /// Categories fitted per run at most; the others are due at the next run.
 const FITS_PER_RUN: i64 = 4;
 /// Questions read per page while a fit gathers its category.
