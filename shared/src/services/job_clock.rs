@@ -15,3 +15,9 @@ pub async fn cautious_now_ms(ctx: &AppContext) -> Result<i64> {
     let database = db::jobs::database_now_ms(&ctx.db).await?;
     Ok(ctx.clock.now_ms().min(database))
 }
+
+/// A job that reads rows by cursor reads only rows at least this old, so no answer still
+/// being written (its instant is taken before its write commits) can land behind the
+/// cursor: far longer than a write can wait for the database (SQLite's writer: 10 s busy
+/// timeout).
+pub const SETTLE_MS: i64 = 120_000;

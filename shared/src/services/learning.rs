@@ -20,8 +20,8 @@ use crate::db::question_stats as cursors;
 use crate::db::{self};
 use crate::domain::irt::{self, Examinee, FitSettings};
 use crate::domain::skill::{self, Estimate};
+use crate::services::job_clock::SETTLE_MS;
 use crate::services::player_auth::PlayerPrincipal;
-use crate::services::question_stats::SETTLE_MS;
 use crate::{Error, Result};
 
 /// A player's skill on one track.

@@ -28,10 +28,7 @@ use crate::domain::question_status::QuestionStatus;
 use crate::services::audit;
 use crate::{Error, Result};
 
-/// The job reads only rows at least this old, so no answer still being written (its
-/// instant is taken before its write commits) can land behind the cursor: far longer
-/// than a write can wait for the database (SQLite's writer: 10 s busy timeout).
-pub const SETTLE_MS: i64 = 120_000;
+pub use crate::services::job_clock::SETTLE_MS;
 /// Rows one batch reads (one short transaction).
 const BATCH: i64 = 1000;
 /// At most this many batches per source and run; the next run goes on.
