@@ -101,13 +101,11 @@ pub struct PoolCard {
 impl PoolQuestion {
     /// The question's difficulty as the answers to it have estimated it so far.
     pub fn difficulty(&self) -> Estimate {
-        match self.estimated_difficulty {
-            Some(value) => Estimate {
-                value,
-                answers: self.difficulty_answers.unwrap_or(0),
-            },
-            None => Estimate::new_question(self.authored_difficulty),
-        }
+        Estimate::stored_or_authored(
+            self.estimated_difficulty,
+            self.difficulty_answers,
+            self.authored_difficulty,
+        )
     }
 
     /// The card of the version read, as an answer shows it (None without its snapshot).
@@ -206,13 +204,11 @@ pub async fn pick_candidates(
     Ok(rows
         .into_iter()
         .map(|r| PickCandidate {
-            difficulty: match r.estimated_difficulty {
-                Some(value) => Estimate {
-                    value,
-                    answers: r.difficulty_answers.unwrap_or(0),
-                },
-                None => Estimate::new_question(r.authored_difficulty),
-            },
+            difficulty: Estimate::stored_or_authored(
+                r.estimated_difficulty,
+                r.difficulty_answers,
+                r.authored_difficulty,
+            ),
             distractors: r.distractors,
             track_skill: match r.track_skill {
                 Some(value) => Estimate {

@@ -180,14 +180,7 @@ pub async fn difficulties(db: &Db, question_ids: &[&str]) -> sqlx::Result<Vec<(S
             q.fetch_all(ex).await?
         });
         found.extend(rows.into_iter().map(|(id, authored, value, answers)| {
-            let estimate = match value {
-                Some(value) => Estimate {
-                    value,
-                    answers: answers.unwrap_or(0),
-                },
-                None => Estimate::new_question(authored),
-            };
-            (id, estimate)
+            (id, Estimate::stored_or_authored(value, answers, authored))
         }));
     }
     Ok(found)

@@ -46,6 +46,18 @@ impl Estimate {
         answers: 0,
     };
 
+    /// A question's difficulty as stored (`value` and its `answers`), or its author's
+    /// when no answer has moved it yet (no stored value).
+    pub fn stored_or_authored(value: Option<f64>, answers: Option<i64>, authored: i64) -> Estimate {
+        match value {
+            Some(value) => Estimate {
+                value,
+                answers: answers.unwrap_or(0),
+            },
+            None => Estimate::new_question(authored),
+        }
+    }
+
     /// A question no one has answered yet: the author's 1-5 difficulty mapped onto the
     /// scale ([`authored_difficulty`]).
     pub fn new_question(authored: i64) -> Estimate {

@@ -58,10 +58,12 @@ pub async fn skills(ctx: &AppContext, player: &PlayerPrincipal) -> Result<Vec<Tr
         let mut predictions = Vec::new();
         for category in db::tracks::track_categories(&ctx.db, &track.id).await? {
             for q in store::sample_difficulties(&ctx.db, &category, MASTERY_SAMPLE).await? {
-                let difficulty = match q.estimated_difficulty {
-                    Some(value) => value,
-                    None => skill::authored_difficulty(q.authored_difficulty),
-                };
+                let difficulty = Estimate::stored_or_authored(
+                    q.estimated_difficulty,
+                    q.difficulty_answers,
+                    q.authored_difficulty,
+                )
+                .value;
                 let floor = skill::guessing_floor(option_count(&q.distractors));
                 predictions.push(skill::predicted_success(estimate.value, difficulty, floor));
             }
@@ -205,10 +207,7 @@ async fn fit_category(ctx: &AppContext, category_id: &str, now: i64) -> Result<u
         })
         .collect();
     let examinees = examinees_of(questions.iter().map(|(_, answers)| answers.as_slice()));
-    let fit_settings = FitSettings {
-        model: settings.irt_model,
-        ..FitSettings::default()
-    };
+    let fit_settings = fit_settings(&settings);
     // The EM loop is CPU work of seconds on a large bank: off the request threads.
     let fit = tokio::task::spawn_blocking(move || irt::fit(&floors, &examinees, &fit_settings))
         .await
@@ -376,8 +375,8 @@ pub async fn question_calibration(
         }))
 }
 
-/// The settings a fit runs with, for callers that fit outside the job (the simulator).
-pub fn fit_settings(settings: &LearningSettings) -> FitSettings {
+/// The settings a fit runs with.
+fn fit_settings(settings: &LearningSettings) -> FitSettings {
     FitSettings {
         model: settings.irt_model,
         ..FitSettings::default()
