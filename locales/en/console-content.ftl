@@ -96,6 +96,11 @@ cat-archive-this = Archive this category
 cat-created = Created category { $name } ({ $id }).
 cat-saved = Saved category { $name } ({ $id }).
 cat-archived = Archived category { $name } ({ $id }): it is no longer a track.
+cat-learning = Skills and difficulties
+cat-learning-help = The players' skills on the track { $track } and this category's questions' difficulties on one scale: a question sits where a player of that skill answers it right about half the time (above the guessing floor). Samples of at most { $players } players and { $questions } questions.
+cat-learning-no-track = This category is in no track yet (no skill tree above it): only its questions' difficulties are drawn.
+cat-last-fit = Last calibration: { $model } fit of { $examinees } players, log-likelihood { $logLikelihood }, { $when }.
+cat-no-fit = Not calibrated yet: the calibration job fits a category once its questions have enough first answers.
 # A category's stored status (i18n::term("cat-status", …)): the English names are the stored values
 cat-status-active = active
 cat-status-inactive = inactive

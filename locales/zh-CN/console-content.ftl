@@ -96,6 +96,11 @@ cat-archive-this = 归档此分类
 cat-created = 已创建分类“{ $name }”（{ $id }）。
 cat-saved = 已保存分类“{ $name }”（{ $id }）。
 cat-archived = 已归档分类“{ $name }”（{ $id }），它已不再是学习路线。
+cat-learning = 能力与难度
+cat-learning-help = 学习路线 { $track } 上玩家的能力与本分类题目的难度画在同一刻度上：题目所在的位置，正是能力相当的玩家答对约一半（高于猜中下限）的地方。最多抽样 { $players } 名玩家、{ $questions } 道题。
+cat-learning-no-track = 此分类尚不属于任何学习路线（上方没有技能树）：只画题目的难度。
+cat-last-fit = 最近一次校准：{ $model } 模型，{ $examinees } 名玩家，对数似然 { $logLikelihood }，{ $when }。
+cat-no-fit = 尚未校准：题目的首次作答足够后，校准任务才会拟合这个分类。
 # 分类的存储状态（i18n::term("cat-status", …)）
 cat-status-active = 启用
 cat-status-inactive = 停用

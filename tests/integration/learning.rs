@@ -6,12 +6,17 @@
 //! 5-question track, fitted as R's mirt fits it, read back from the admin API.
 
 use futures::StreamExt;
+use jsonwebtoken::Algorithm;
+use rsa::pkcs1::EncodeRsaPrivateKey;
 use serde_json::{Value, json};
 use shared::domain::skill::{self, EloRules, Estimate};
 use shared::metrics::Metrics;
+use shared::providers::oidc::testing::{TestKey, jwks};
 use shared::services::jobs::{self, Job};
 use shared::services::question_stats::SETTLE_MS;
-use tests::{Engine, TestApp, both_engines_with};
+use tests::{Engine, TestApp, both_engines_raw, both_engines_with};
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
 
 both_engines_with!(
     demo;
@@ -20,6 +25,7 @@ both_engines_with!(
     calibration_api_refuses_bad_input
 );
 both_engines_with!(lsat; lsat_answers_played_through_http_fit_as_mirt_fits_them);
+both_engines_raw!(a_linked_guests_skills_and_first_answers_follow_the_account);
 
 const TRACK: &str = "world-geography";
 
@@ -520,6 +526,19 @@ async fn lsat_answers_played_through_http_fit_as_mirt_fits_them(app: TestApp) {
         .await
         .assert_contains("校准难度")
         .assert_contains("相差两档或以上");
+    // the track's page: the last fit, and the Wright map of the 1,000 players' skills
+    // and the five questions' difficulties
+    let page = browser.get(&format!("/console/categories/{track}")).await;
+    page.assert_status(200)
+        .assert_contains("Last calibration: 2PL fit of 1,000 players, log-likelihood -2658.8")
+        .assert_contains("id=\"wright-map\"")
+        .assert_contains("skills of 1,000 players")
+        .assert_contains("difficulties of 5 questions");
+    chinese
+        .get(&format!("/console/categories/{track}"))
+        .await
+        .assert_contains("最近一次校准：2PL 模型，1,000 名玩家")
+        .assert_contains("怀特图");
     // an uncalibrated question's statistics say so
     let other = app
         .text(
@@ -531,4 +550,170 @@ async fn lsat_answers_played_through_http_fit_as_mirt_fits_them(app: TestApp) {
         .admin_get(&format!("/v1/admin/questions/{other}/stats"), Some(&admin))
         .await;
     assert_eq!(stats.ok()["calibration"], Value::Null);
+}
+
+const APPLE_CLIENT: &str = "com.example.quiz";
+const APPLE_ISSUER: &str = "https://appleid.apple.com";
+const OTHER_TRACK: &str = "science-basics";
+
+fn apple_token(key: &TestKey, sub: &str) -> String {
+    let now = chrono::Utc::now().timestamp();
+    key.sign(
+        Algorithm::RS256,
+        &json!({ "iss": APPLE_ISSUER, "aud": APPLE_CLIENT, "sub": sub, "iat": now, "exp": now + 600 }),
+    )
+}
+
+/// Every published question with its right answer.
+async fn all_questions(app: &TestApp) -> Vec<Question> {
+    let rows: Vec<(String, String)> = shared::read!(&app.ctx.db, |ex| {
+        sqlx::query_as("SELECT id, correct_answer FROM questions WHERE status = 'published'")
+            .fetch_all(ex)
+            .await
+            .unwrap()
+    });
+    rows.into_iter()
+        .map(|(id, answer)| Question { id, answer })
+        .collect()
+}
+
+/// Plays one challenge of `track`, answering right when `right(i)` for the i-th.
+async fn play_track(
+    app: &TestApp,
+    token: &str,
+    track: &str,
+    questions: &[Question],
+    right: impl Fn(usize) -> bool,
+) {
+    let c = app
+        .get(&format!("/v1/challenges/next?trackId={track}"), Some(token))
+        .await
+        .ok()
+        .clone();
+    for (i, s) in c["questions"].as_array().unwrap().iter().enumerate() {
+        let id = s["question"]["id"].as_str().unwrap();
+        answer(app, token, &c, id, right(i), questions).await;
+    }
+}
+
+async fn first_answers_of(app: &TestApp, player: &str) -> i64 {
+    app.scalar(
+        "SELECT COUNT(*) FROM first_answers WHERE player_id = $1",
+        &[player],
+    )
+    .await
+}
+
+/// A guest who played two tracks links to an account that played one of them: on that
+/// one the account's skill stays (the account's win, as its streak does), the other
+/// track's skill moves to the account; the guest's first answers move where the account
+/// has none of its own; `GET /v1/progress/skills` shows the merged skills.
+async fn a_linked_guests_skills_and_first_answers_follow_the_account(engine: Engine) {
+    let server = MockServer::start().await;
+    let private = rsa::RsaPrivateKey::new(&mut rsa::rand_core::OsRng, 2048).unwrap();
+    let der = private.to_pkcs1_der().unwrap();
+    let key = TestKey::from_pkcs1_der("learning-apple", der.as_bytes()).unwrap();
+    Mock::given(method("GET"))
+        .and(path("/auth/keys"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(jwks(&[&key])))
+        .mount(&server)
+        .await;
+    let app = TestApp::spawn_with(
+        engine,
+        &[
+            ("DEMO_CONTENT", "true".to_string()),
+            ("RATE_LIMIT_AUTH_PER_MINUTE", "100000".to_string()),
+            ("RULE_MAX_HEARTS", "20".to_string()),
+            ("JOBS_ENABLED", "false".to_string()),
+            ("APPLE_CLIENT_ID", APPLE_CLIENT.into()),
+            ("APPLE_JWKS_URL", format!("{}/auth/keys", server.uri())),
+            ("APPLE_ISSUER", APPLE_ISSUER.into()),
+        ],
+    )
+    .await;
+    let questions = all_questions(&app).await;
+    let track = app
+        .text("SELECT id FROM categories WHERE slug = $1", &[TRACK])
+        .await;
+    let other = app
+        .text("SELECT id FROM categories WHERE slug = $1", &[OTHER_TRACK])
+        .await;
+    let identity = apple_token(&key, "learning-merge-sub");
+    let signed_in = app
+        .post(
+            "/v1/auth/ios_vendor",
+            json!({ "identityToken": identity }),
+            None,
+        )
+        .await;
+    let account = signed_in.ok()["user"]["id"].as_str().unwrap().to_string();
+    let account_token = signed_in.ok()["tokens"]["accessToken"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    play_track(&app, &account_token, TRACK, &questions, |_| true).await;
+    let (guest, guest_token, _) = app.guest("learning-merge-guest").await;
+    play_track(&app, &guest_token, TRACK, &questions, |_| false).await;
+    play_track(&app, &guest_token, OTHER_TRACK, &questions, |i| i % 2 == 0).await;
+    run_job(&app).await;
+    let account_track = skill_row(&app, &account, &track).await.unwrap();
+    let guest_other = skill_row(&app, &guest, &other).await.unwrap();
+    assert!(skill_row(&app, &account, &other).await.is_none());
+    let (account_first, guest_first) = (
+        first_answers_of(&app, &account).await,
+        first_answers_of(&app, &guest).await,
+    );
+    assert_eq!(account_first, 5);
+    assert_eq!(guest_first, 10);
+    // the questions both answered first on the shared track
+    let shared_first = app
+        .scalar(
+            "SELECT COUNT(*) FROM first_answers g JOIN first_answers a
+               ON a.question_id = g.question_id AND a.player_id = $2
+             WHERE g.player_id = $1",
+            &[&guest, &account],
+        )
+        .await;
+
+    let linked = app
+        .post(
+            "/v1/auth/link",
+            json!({
+                "provider": "ios_vendor",
+                "credential": { "identityToken": identity },
+                "mergePolicy": "server_account_first",
+                "clientMigrationId": "learning-merge",
+            }),
+            Some(&guest_token),
+        )
+        .await;
+    assert_eq!(linked.ok()["session"]["user"]["id"], account.as_str());
+    assert_eq!(skill_row(&app, &account, &track).await, Some(account_track));
+    assert_eq!(skill_row(&app, &account, &other).await, Some(guest_other));
+    assert_eq!(skill_row(&app, &guest, &track).await, None);
+    assert_eq!(skill_row(&app, &guest, &other).await, None);
+    assert_eq!(first_answers_of(&app, &guest).await, 0);
+    assert_eq!(
+        first_answers_of(&app, &account).await,
+        account_first + guest_first - shared_first
+    );
+    let token = linked.ok()["session"]["tokens"]["accessToken"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let skills = app.get("/v1/progress/skills", Some(&token)).await;
+    let shown = |id: &str| {
+        skills
+            .ok()
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["trackId"] == id)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(shown(&track)["answers"], account_track.1);
+    assert!((shown(&track)["skill"].as_f64().unwrap() - account_track.0).abs() < 1e-3);
+    assert_eq!(shown(&other)["answers"], guest_other.1);
+    assert!((shown(&other)["skill"].as_f64().unwrap() - guest_other.0).abs() < 1e-3);
 }

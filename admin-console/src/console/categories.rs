@@ -9,8 +9,10 @@ use axum::routing::{get, post};
 use serde::Deserialize;
 use shared::Error;
 use shared::services::catalog::{self, Category, CreateCategory, UpdateCategory};
+use shared::services::learning;
 
 use super::auth::{ConsoleAdmin, ConsoleForm};
+use super::charts;
 use super::fields::{non_empty, parse_int};
 use super::i18n;
 use super::page::{
@@ -166,6 +168,51 @@ struct EditPage {
     form: CategoryForm,
     statuses: [&'static str; 2],
     error: Option<String>,
+    learning: LearningPanel,
+}
+
+/// The page's learning section, its words already in the page's language.
+struct LearningPanel {
+    /// Which players the map draws (or that the category is in no track).
+    help: String,
+    /// The last fit, or that there is none yet.
+    fit: String,
+    /// The Wright map (`charts::wright_map`).
+    map: String,
+}
+
+async fn learning_panel(state: &AppState, id: &str) -> Result<LearningPanel, PageError> {
+    let shown = learning::category_learning(&state.ctx, id).await?;
+    let help = match &shown.track_id {
+        Some(track) => i18n::t3(
+            "cat-learning-help",
+            ("track", &track),
+            ("players", &i18n::num(learning::WRIGHT_PLAYERS)),
+            ("questions", &i18n::num(learning::WRIGHT_QUESTIONS)),
+        ),
+        None => i18n::t("cat-learning-no-track"),
+    };
+    let fit = match &shown.last_fit {
+        Some(fit) => i18n::current().t_args(
+            "cat-last-fit",
+            &[
+                ("model", fit.model.to_uppercase()),
+                ("examinees", i18n::num(fit.examinees)),
+                ("logLikelihood", format!("{:.3}", fit.log_likelihood)),
+                ("when", i18n::when(&shared::clock::from_ms(fit.computed_at))),
+            ],
+        ),
+        None => i18n::t("cat-no-fit"),
+    };
+    Ok(LearningPanel {
+        help,
+        fit,
+        map: charts::wright_map(
+            &shown.player_skills,
+            &shown.question_difficulties,
+            i18n::current(),
+        ),
+    })
 }
 
 async fn find(state: &AppState, id: &str) -> Result<(Category, Vec<Category>), PageError> {
@@ -192,6 +239,7 @@ async fn edit_form(
         parents,
         statuses: STATUSES,
         error: None,
+        learning: learning_panel(&state, &id).await?,
     }))
 }
 
@@ -222,6 +270,7 @@ async fn save(
                 form,
                 statuses: STATUSES,
                 error: Some(refused.message),
+                learning: learning_panel(&state, &id).await?,
             };
             Ok(html(refused.status, &page))
         },

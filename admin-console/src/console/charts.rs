@@ -690,6 +690,171 @@ pub fn small_chart(title: &str, points: &[DailyPoint], format: ValueFormat, lang
     out
 }
 
+// ---------------------------------------------------------------------------------------
+// Wright map
+
+const WRIGHT_WIDTH: f64 = 640.0;
+const WRIGHT_HEIGHT: f64 = 236.0;
+/// The row labels' column; the scale runs from here to the right edge.
+const WRIGHT_X: f64 = 110.0;
+/// The shared axis: players' columns rise above it, questions' hang below.
+const WRIGHT_AXIS_Y: f64 = 108.0;
+const WRIGHT_COLUMN_MAX: f64 = 90.0;
+/// The scale's ends and step (logits): θ and b outside are drawn in the end columns.
+const WRIGHT_FROM: f64 = -4.0;
+const WRIGHT_TO: f64 = 4.0;
+const WRIGHT_STEP: f64 = 0.5;
+
+/// How many of `values` fall in each column of the scale (the ends take the outliers;
+/// a NaN or an infinity counts nowhere).
+fn wright_columns(values: &[f64]) -> Vec<usize> {
+    let columns = ((WRIGHT_TO - WRIGHT_FROM) / WRIGHT_STEP).round() as usize;
+    let mut counts = vec![0; columns];
+    for v in values.iter().filter(|v| v.is_finite()) {
+        let at = ((v - WRIGHT_FROM) / WRIGHT_STEP).floor().max(0.0) as usize;
+        counts[at.min(columns - 1)] += 1;
+    }
+    counts
+}
+
+/// The median of the finite `values`, if any.
+fn median(values: &[f64]) -> Option<f64> {
+    let mut sorted: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+    if sorted.is_empty() {
+        return None;
+    }
+    sorted.sort_by(f64::total_cmp);
+    let mid = sorted.len() / 2;
+    Some(if sorted.len().is_multiple_of(2) {
+        (sorted[mid - 1] + sorted[mid]) / 2.0
+    } else {
+        sorted[mid]
+    })
+}
+
+/// A logit as the map prints it (`-0.75`).
+fn logit(value: f64) -> String {
+    format!("{value:.2}")
+}
+
+/// A Wright map: the players' skills θ (columns above the axis) and the questions'
+/// difficulties b (columns below it) on one logit scale from −4 to +4, so staff see
+/// whether the bank has questions where its players are. Each half is scaled to its own
+/// tallest column; every column's tooltip gives its range and count. Its words are in
+/// `lang`.
+pub fn wright_map(player_skills: &[f64], question_difficulties: &[f64], lang: Lang) -> String {
+    let say = lang;
+    let players = wright_columns(player_skills);
+    let questions = wright_columns(question_difficulties);
+    let (player_total, question_total) = (
+        players.iter().sum::<usize>(),
+        questions.iter().sum::<usize>(),
+    );
+    let middle = |values: &[f64]| median(values).map_or_else(|| NONE.to_string(), logit);
+    let summary = say.t_args(
+        "chart-wright-summary",
+        &[
+            ("players", format_count(player_total as i64)),
+            ("playerMedian", middle(player_skills)),
+            ("questions", format_count(question_total as i64)),
+            ("questionMedian", middle(question_difficulties)),
+        ],
+    );
+    let mut out = open_svg("chart-wright", WRIGHT_WIDTH, WRIGHT_HEIGHT, &summary);
+    let width = (WRIGHT_WIDTH - WRIGHT_X) / players.len() as f64;
+    let halves = [
+        (
+            &players,
+            "wright-player",
+            "chart-wright-players",
+            "chart-wright-player-column",
+            -1.0,
+        ),
+        (
+            &questions,
+            "wright-question",
+            "chart-wright-questions",
+            "chart-wright-question-column",
+            1.0,
+        ),
+    ];
+    for (counts, class, label, column, direction) in halves {
+        let total = counts.iter().sum::<usize>();
+        let _ = write!(
+            out,
+            "<text class=\"axis-label\" x=\"0\" y=\"{y}\">{text}</text>",
+            y = N(WRIGHT_AXIS_Y + direction * WRIGHT_COLUMN_MAX / 2.0 + 4.0),
+            text = escape(&say.t1(label, "count", format_count(total as i64))),
+        );
+        let tallest = counts.iter().copied().max().unwrap_or(0).max(1) as f64;
+        for (i, &count) in counts.iter().enumerate().filter(|(_, c)| **c > 0) {
+            let from = WRIGHT_FROM + WRIGHT_STEP * i as f64;
+            let height = (WRIGHT_COLUMN_MAX * count as f64 / tallest).max(1.0);
+            let top = if direction < 0.0 {
+                WRIGHT_AXIS_Y - height
+            } else {
+                WRIGHT_AXIS_Y
+            };
+            let range = say.t2(
+                "chart-wright-range",
+                "from",
+                logit(from),
+                "to",
+                logit(from + WRIGHT_STEP),
+            );
+            let _ = write!(
+                out,
+                "<rect class=\"{class}\" x=\"{x}\" y=\"{y}\" width=\"{w}\" height=\"{h}\">\
+                 <title>{tip}</title></rect>",
+                x = N(WRIGHT_X + width * i as f64 + 1.0),
+                y = N(top),
+                w = N(width - 2.0),
+                h = N(height),
+                tip = escape(&say.t2(column, "count", format_count(count as i64), "range", range)),
+            );
+        }
+    }
+    let _ = write!(
+        out,
+        "<line class=\"axis\" x1=\"{l}\" x2=\"{r}\" y1=\"{a}\" y2=\"{a}\"/>",
+        l = N(WRIGHT_X),
+        r = N(WRIGHT_WIDTH),
+        a = N(WRIGHT_AXIS_Y + 0.5),
+    );
+    let mut tick = WRIGHT_FROM;
+    while tick <= WRIGHT_TO {
+        let x =
+            WRIGHT_X + (tick - WRIGHT_FROM) / (WRIGHT_TO - WRIGHT_FROM) * (WRIGHT_WIDTH - WRIGHT_X);
+        let anchor = if tick == WRIGHT_FROM {
+            "start"
+        } else if tick == WRIGHT_TO {
+            "end"
+        } else {
+            "middle"
+        };
+        let _ = write!(
+            out,
+            "<text class=\"axis-label\" x=\"{x}\" y=\"{y}\" text-anchor=\"{anchor}\">{t}</text>",
+            x = N(x),
+            y = N(WRIGHT_HEIGHT - 18.0),
+            t = N(tick),
+        );
+        tick += 1.0;
+    }
+    let _ = write!(
+        out,
+        "<text class=\"axis-label\" x=\"{l}\" y=\"{y}\">{low}</text>\
+         <text class=\"axis-label\" x=\"{r}\" y=\"{y}\" text-anchor=\"end\">{high}</text>",
+        l = N(WRIGHT_X),
+        r = N(WRIGHT_WIDTH),
+        y = N(WRIGHT_HEIGHT - 2.0),
+        low = escape(&say.t("chart-wright-low")),
+        high = escape(&say.t("chart-wright-high")),
+    );
+    out.push_str("</svg>");
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1069,5 +1234,62 @@ mod tests {
             let words = svg.split(['<', '>']).step_by(2).collect::<String>();
             assert!(!words.chars().any(|c| c.is_ascii_alphabetic()), "{words}");
         }
+    }
+
+    #[test]
+    fn wright_map_puts_players_above_and_questions_below_one_scale() {
+        let players = [-0.2, -0.1, 0.1, 0.3, 1.2, 9.0];
+        let questions = [-2.0, -1.9, 0.2, f64::NAN, -7.5];
+        let svg = super::wright_map(&players, &questions, Lang::En);
+        assert_well_formed(&svg);
+        assert!(
+            svg.contains(
+                "skills of 6 players (median 0.20) and difficulties of 4 questions (median -1.95)"
+            ),
+            "{svg}"
+        );
+        // columns: two players in [-0.5, 0), two in [0, 0.5), one in [1, 1.5), the
+        // outlier at the right end; questions two in [-2, -1.5), one in [0, 0.5), the
+        // outlier at the left end; no column for the NaN
+        assert_eq!(svg.matches("class=\"wright-player\"").count(), 4);
+        assert_eq!(svg.matches("class=\"wright-question\"").count(), 3);
+        assert!(
+            svg.contains("Players of skill from -0.50 to 0.00: 2"),
+            "{svg}"
+        );
+        assert!(
+            svg.contains("Players of skill from 3.50 to 4.00: 1"),
+            "{svg}"
+        );
+        assert!(
+            svg.contains("Questions of difficulty from -2.00 to -1.50: 2"),
+            "{svg}"
+        );
+        assert!(
+            svg.contains("Questions of difficulty from -4.00 to -3.50: 1"),
+            "{svg}"
+        );
+        // the tallest column of each half is the full height, on its side of the axis
+        let players_y = attrs(&svg, "<rect class=\"wright-player\"", "y");
+        let players_h = attrs(&svg, "<rect class=\"wright-player\"", "height");
+        assert!(players_h.contains(&"90".to_string()), "{players_h:?}");
+        for (y, h) in players_y.iter().zip(&players_h) {
+            let bottom: f64 = y.parse::<f64>().unwrap() + h.parse::<f64>().unwrap();
+            assert!((bottom - 108.0).abs() < 0.01, "{y} + {h}");
+        }
+        for y in attrs(&svg, "<rect class=\"wright-question\"", "y") {
+            assert_eq!(y, "108");
+        }
+    }
+
+    #[test]
+    fn wright_map_of_nothing_is_an_empty_scale_in_either_language() {
+        for lang in [Lang::En, Lang::ZhCn] {
+            let svg = super::wright_map(&[], &[f64::INFINITY], lang);
+            assert_well_formed(&svg);
+            assert!(!svg.contains("<rect"), "{svg}");
+        }
+        let svg = super::wright_map(&[], &[], Lang::ZhCn);
+        assert!(svg.contains("0 名玩家的能力（中位数 –）"), "{svg}");
     }
 }

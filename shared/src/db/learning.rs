@@ -29,6 +29,20 @@ pub async fn player_skills(db: &Db, player_id: &str) -> sqlx::Result<Vec<SkillRo
     }))
 }
 
+/// Up to `limit` skills of a track's players, in player id order: ids are random, so
+/// this is a random sample read from one index range (`player_skills_track`).
+pub async fn track_skill_sample(db: &Db, track_id: &str, limit: i64) -> sqlx::Result<Vec<f64>> {
+    Ok(read!(db, |ex| {
+        sqlx::query_scalar(
+            "SELECT skill FROM player_skills WHERE track_id = $1 ORDER BY player_id LIMIT $2",
+        )
+        .bind(track_id)
+        .bind(limit)
+        .fetch_all(ex)
+        .await?
+    }))
+}
+
 /// A published question's difficulty as a pick or a mastery reads it.
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct QuestionDifficulty {

@@ -86,6 +86,26 @@ pub async fn done_nodes(db: &Db, player_id: &str) -> sqlx::Result<Vec<String>> {
     }))
 }
 
+/// The track a category belongs to: itself when it is a track (active, with skill
+/// nodes), else its nearest such ancestor (a walk up at most 32 parents).
+pub async fn track_of(db: &Db, category_id: &str) -> sqlx::Result<Option<String>> {
+    Ok(read!(db, |ex| {
+        sqlx::query_scalar(
+            "WITH RECURSIVE up(id, parent_id, depth) AS (
+                 SELECT id, parent_id, 0 FROM categories WHERE id = $1
+                 UNION ALL SELECT c.id, c.parent_id, up.depth + 1
+                 FROM categories c JOIN up ON c.id = up.parent_id WHERE up.depth < 32)
+             SELECT up.id FROM up JOIN categories c ON c.id = up.id
+             WHERE c.status = 'active'
+               AND EXISTS (SELECT 1 FROM skill_nodes n WHERE n.category_id = up.id)
+             ORDER BY up.depth LIMIT 1",
+        )
+        .bind(category_id)
+        .fetch_optional(ex)
+        .await?
+    }))
+}
+
 /// The categories whose questions a track serves: its own and its active sub-categories.
 pub async fn track_categories(db: &Db, track_id: &str) -> sqlx::Result<Vec<String>> {
     Ok(read!(db, |ex| {

@@ -382,3 +382,56 @@ fn fit_settings(settings: &LearningSettings) -> FitSettings {
         ..FitSettings::default()
     }
 }
+
+/// Players' skills a Wright map draws at most (a random sample by id).
+pub const WRIGHT_PLAYERS: i64 = 5000;
+/// Questions a Wright map draws at most (a random sample by pick key).
+pub const WRIGHT_QUESTIONS: i64 = 2000;
+
+/// What a category's console page shows of the learning engine: its players' skills and
+/// its questions' difficulties on one scale (a Wright map), and its last fit.
+#[derive(Clone, Debug, Default)]
+pub struct CategoryLearning {
+    /// The track whose players' skills are drawn (the category or its nearest track
+    /// ancestor); None when the category is in no track.
+    pub track_id: Option<String>,
+    /// Skills θ of up to [`WRIGHT_PLAYERS`] of the track's players.
+    pub player_skills: Vec<f64>,
+    /// Difficulties b (calibrated, Elo, or the author's mapped) of up to
+    /// [`WRIGHT_QUESTIONS`] published questions of the category and its sub-categories.
+    pub question_difficulties: Vec<f64>,
+    pub last_fit: Option<CalibrationRow>,
+}
+
+/// The learning panel of a category's console page: bounded reads only (samples by
+/// index, the fit by key), whatever the number of players.
+pub async fn category_learning(ctx: &AppContext, category_id: &str) -> Result<CategoryLearning> {
+    let track_id = db::tracks::track_of(&ctx.db, category_id).await?;
+    let player_skills = match &track_id {
+        Some(track) => store::track_skill_sample(&ctx.db, track, WRIGHT_PLAYERS).await?,
+        None => Vec::new(),
+    };
+    let mut question_difficulties = Vec::new();
+    for category in db::tracks::track_categories(&ctx.db, category_id).await? {
+        let room = WRIGHT_QUESTIONS - question_difficulties.len() as i64;
+        if room <= 0 {
+            break;
+        }
+        for q in store::sample_difficulties(&ctx.db, &category, room).await? {
+            question_difficulties.push(
+                Estimate::stored_or_authored(
+                    q.estimated_difficulty,
+                    q.difficulty_answers,
+                    q.authored_difficulty,
+                )
+                .value,
+            );
+        }
+    }
+    Ok(CategoryLearning {
+        track_id,
+        player_skills,
+        question_difficulties,
+        last_fit: store::calibration(&ctx.db, category_id).await?,
+    })
+}
