@@ -17,6 +17,8 @@ cargo build -p player-api -p admin-console
 target_dir="${CARGO_TARGET_DIR:-target}"
 
 export DEMO_CONTENT=true
+# 14 days of simulated players, played once per database in the background
+export DEMO_HISTORY="${DEMO_HISTORY:-true}"
 export SMS_PROVIDER="${SMS_PROVIDER:-console}"
 export ADMIN_BOOTSTRAP_USERNAME="${ADMIN_BOOTSTRAP_USERNAME:-admin}"
 export ADMIN_BOOTSTRAP_PASSWORD="${ADMIN_BOOTSTRAP_PASSWORD:-$(cat "$password_file")}"
@@ -50,6 +52,9 @@ cat <<TXT
   metrics        http://$player_metrics/metrics   http://$admin_metrics/metrics
   admin sign-in  username: $ADMIN_BOOTSTRAP_USERNAME   password: $ADMIN_BOOTSTRAP_PASSWORD
                  (kept in $password_file; it applies when the database has no admin yet)
+
+  demo history: on a new database the console plays 200 simulated players through the
+                last 14 days in the background (about half a minute; DEMO_HISTORY=false skips it)
 
   try:  curl http://$player_addr/v1/app/regions
   Ctrl-C stops both services.

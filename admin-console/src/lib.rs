@@ -25,7 +25,7 @@ use axum::Router;
 use shared::config::Settings;
 use shared::context::AppContext;
 use shared::metrics::Metrics;
-use shared::services::{admin_auth, admin_mfa};
+use shared::services::{admin_auth, admin_mfa, demo_history};
 
 #[derive(Clone)]
 pub struct AppState {
@@ -73,6 +73,24 @@ pub async fn bootstrap_admin(ctx: &AppContext) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `DEMO_HISTORY`: plays the demo's 14 days in the background while the console serves
+/// (the jobs fold it in as it lands); once per database.
+async fn play_demo_history(settings: Settings, now: chrono::DateTime<chrono::Utc>) {
+    let size = demo_history::HistorySize::DEMO;
+    tracing::info!("demo history: playing the last {} days", size.days);
+    match demo_history::play_once(&settings, now, size).await {
+        Ok(Some(played)) => tracing::info!(
+            players = played.players,
+            challenges = played.challenges,
+            answers = played.answers,
+            days = played.days,
+            "demo history: played"
+        ),
+        Ok(None) => tracing::info!("demo history: already played (or playing elsewhere)"),
+        Err(e) => tracing::warn!(error = %e, "demo history: stopped"),
+    }
+}
+
 /// Starts the service with `settings` until SIGINT/SIGTERM.
 pub async fn run(settings: Settings) -> anyhow::Result<()> {
     let clock = AppContext::clock_for(&settings);
@@ -99,6 +117,9 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
             limited.sign_in_attempts.retain_recent();
         }
     });
+    if ctx.settings.demo_history {
+        tokio::spawn(play_demo_history(ctx.settings.clone(), ctx.clock.now()));
+    }
     let metrics = Metrics::new(db.clone());
     let jobs = shared::services::jobs::spawn(Arc::clone(&ctx), metrics.jobs());
     let scrapes = tokio::spawn(shared::http::serve(

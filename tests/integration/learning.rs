@@ -22,7 +22,8 @@ both_engines_with!(
     demo;
     answers_move_skills_and_first_answers_move_difficulties,
     skills_show_every_track_and_reject_strangers,
-    calibration_api_refuses_bad_input
+    calibration_api_refuses_bad_input,
+    demo_history_plays_the_last_days_once
 );
 both_engines_with!(lsat; lsat_answers_played_through_http_fit_as_mirt_fits_them);
 both_engines_raw!(a_linked_guests_skills_and_first_answers_follow_the_account);
@@ -716,4 +717,96 @@ async fn a_linked_guests_skills_and_first_answers_follow_the_account(engine: Eng
     assert!((shown(&track)["skill"].as_f64().unwrap() - account_track.0).abs() < 1e-3);
     assert_eq!(shown(&other)["answers"], guest_other.1);
     assert!((shown(&other)["skill"].as_f64().unwrap() - guest_other.0).abs() < 1e-3);
+}
+
+/// `DEMO_HISTORY`: simulated players play the last 14 days through the use cases, once
+/// per database; the jobs fold it into what the console and the boards show.
+async fn demo_history_plays_the_last_days_once(app: TestApp) {
+    use shared::services::demo_history::{HistorySize, play_once};
+    let size = HistorySize {
+        players: 30,
+        bots: 2,
+        days: 14,
+    };
+    let now = app.clock.now();
+    let played = play_once(&app.ctx.settings, now, size)
+        .await
+        .unwrap()
+        .expect("a first run plays");
+    assert_eq!((played.players, played.days), (32, 14));
+    assert!(played.answers > 300, "{played:?}");
+    let answers = app
+        .scalar("SELECT COUNT(*) FROM challenge_answers", &[])
+        .await;
+    assert!(answers >= played.answers as i64, "{answers} {played:?}");
+    // once per database: a second start plays nothing
+    assert_eq!(play_once(&app.ctx.settings, now, size).await.unwrap(), None);
+    assert_eq!(
+        app.scalar("SELECT COUNT(*) FROM challenge_answers", &[])
+            .await,
+        answers
+    );
+    // spread over the 14 days before today, none today or later
+    let times: Vec<i64> = shared::read!(&app.ctx.db, |ex| {
+        sqlx::query_scalar("SELECT created_at FROM challenge_answers")
+            .fetch_all(ex)
+            .await
+            .unwrap()
+    });
+    let today = shared::clock::beijing::day(now);
+    let days: std::collections::BTreeSet<_> = times
+        .iter()
+        .map(|&ms| shared::clock::beijing::day(shared::clock::from_ms(ms)))
+        .collect();
+    assert!(days.len() >= 12, "{days:?}");
+    assert!(
+        days.iter()
+            .all(|d| *d < today && *d >= today - chrono::Days::new(14))
+    );
+
+    let metrics = Metrics::new(app.ctx.db.clone());
+    for job in [
+        Job::Stats,
+        Job::QuestionStats,
+        Job::Settlement,
+        Job::Calibration,
+    ] {
+        assert!(jobs::run(&app.ctx, "process-a", job, &metrics.jobs()).await);
+    }
+    let (admin, _, _) = app.admin_login().await;
+    let stats = app.admin_get("/v1/admin/stats", Some(&admin)).await;
+    assert_eq!(stats.ok()["totalUsers"], 32);
+    // the bots' fast perfect answers are on the fair-play queue
+    let queue = app.admin_get("/v1/admin/fair-play", Some(&admin)).await;
+    assert!(
+        queue.body["pagination"]["total"].as_i64().unwrap() >= 1,
+        "{}",
+        queue.body
+    );
+    // last week's board was settled
+    let last_week = shared::clock::beijing::day_key(
+        shared::clock::beijing::week_start(now) - chrono::Days::new(7),
+    );
+    let history = app
+        .admin_get(
+            &format!("/v1/admin/leaderboards/history?board=topic:all&weekStart={last_week}"),
+            Some(&admin),
+        )
+        .await;
+    assert!(
+        !history.ok().as_array().unwrap().is_empty(),
+        "{}",
+        history.body
+    );
+    // a simulated player has skills, as the app shows them
+    let (_, token, _) = app.guest("demo-history-000").await;
+    let skills = app.get("/v1/progress/skills", Some(&token)).await;
+    let answered: i64 = skills
+        .ok()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["answers"].as_i64().unwrap())
+        .sum();
+    assert!(answered > 0, "{}", skills.body);
 }

@@ -182,6 +182,9 @@ pub struct Settings {
     pub clock_start: Option<DateTime<Utc>>,
     /// `DEMO_CONTENT`: load the demo tracks (idempotent).
     pub demo_content: bool,
+    /// `DEMO_HISTORY`: the admin console plays 14 days of simulated players once per
+    /// database (`services::demo_history`; refused in production).
+    pub demo_history: bool,
     /// `LOG_FORMAT`.
     pub log_format: LogFormat,
     /// `REDIS_URL`: optional rank index for large leaderboards.
@@ -341,6 +344,11 @@ impl Settings {
         };
 
         let demo_content = r.flag("DEMO_CONTENT", false);
+        let demo_history = r.flag("DEMO_HISTORY", false);
+        if demo_history && production {
+            r.errors
+                .push("DEMO_HISTORY is refused when APP_ENV=production".into());
+        }
         let log_format = match r.string_or("LOG_FORMAT", "pretty").as_str() {
             "pretty" => LogFormat::Pretty,
             "json" => LogFormat::Json,
@@ -461,6 +469,7 @@ impl Settings {
                 console_secure_cookie,
                 clock_start,
                 demo_content,
+                demo_history,
                 log_format,
                 redis_url,
                 redis_key_prefix,
@@ -544,6 +553,7 @@ mod tests {
         assert_eq!(s.metrics_addr, None);
         assert_eq!(s.sms, SmsProvider::None);
         assert!(!s.demo_content);
+        assert!(!s.demo_history);
         assert_eq!(s.rules, GameRules::default());
         assert_eq!(s.limits, Limits::default());
         assert_eq!(s.connections, ConnectionLimits::default());
@@ -603,9 +613,11 @@ mod tests {
             ("SECRETS_KEY", SECRETS_KEY),
             ("SMS_PROVIDER", "console"),
             ("QUIZ_CLOCK_START", "2026-01-01T00:00:00Z"),
+            ("DEMO_HISTORY", "true"),
         ]);
         assert!(e.contains("SMS_PROVIDER=console is refused"), "{e}");
         assert!(e.contains("QUIZ_CLOCK_START is refused"), "{e}");
+        assert!(e.contains("DEMO_HISTORY is refused"), "{e}");
     }
 
     #[test]

@@ -15,6 +15,7 @@ pub mod bootstrap;
 pub mod catalog;
 pub mod console_sessions;
 pub mod demo;
+pub mod demo_history;
 pub mod fairplay;
 pub mod feedback;
 pub mod gameplay;
