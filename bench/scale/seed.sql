@@ -5,7 +5,8 @@
 --
 -- Players sp-1 … sp-@PLAYERS@ (guest identities scale-dev-N, region 110000); the first
 -- @HEAVY@ have @HEAVY_ANSWERS@ answers each, the rest share the remaining answers. The
--- track scale-track holds @QUESTIONS@ published questions under one chapter node.
+-- track scale-track holds @QUESTIONS@ published questions under one chapter node, each with
+-- a difficulty (half calibrated); every player has a skill on the track (the adaptive pick).
 
 INSERT INTO categories (id, name, slug, parent_id, icon, sort_order, status, created_at, updated_at)
 VALUES ('scale-track', 'Scale track', 'scale-track', NULL, 'book', 0, 'active', @NOW@, @NOW@);
@@ -53,6 +54,17 @@ SELECT id, 1, category_id, content_type, stem_text, correct_answer, distractors,
        'system', created_at, '[]'
 FROM questions WHERE category_id = 'scale-track';
 
+-- the learning engine's rows: every question has a difficulty (Elo's, or a fit's: every
+-- second one calibrated), every player a skill on the track
+INSERT INTO question_difficulty (question_id, difficulty, answers, updated_at)
+SELECT 'sq-' || value, ((value * 37) % 81 - 40) / 10.0, 30 + value % 200, @NOW@
+FROM generate_series(CAST(1 AS BIGINT), @QUESTIONS@) AS value;
+INSERT INTO question_calibrations (question_id, category_id, model, difficulty, discrimination,
+                                   guessing, standard_error, answers, computed_at)
+SELECT 'sq-' || value, 'scale-track', '2pl', ((value * 37) % 81 - 40) / 10.0, 1.0, 0.25, 0.2,
+       200, @NOW@
+FROM generate_series(CAST(1 AS BIGINT), @QUESTIONS@) AS value WHERE value % 2 = 0;
+
 INSERT INTO players (id, nickname, avatar_url, is_guest, region_code, region_selected_at,
                      is_banned, created_at, updated_at)
 SELECT 'sp-' || value, 'Player ' || value, NULL, TRUE, '110000', @NOW@ - value * 1000,
@@ -75,6 +87,10 @@ INSERT INTO wallets (player_id, coins_balance, updated_at)
 SELECT 'sp-' || value, 0, @NOW@ FROM generate_series(CAST(1 AS BIGINT), @PLAYERS@) AS value;
 INSERT INTO subscriptions (player_id, status, tier, updated_at)
 SELECT 'sp-' || value, 'none', 'free', @NOW@ FROM generate_series(CAST(1 AS BIGINT), @PLAYERS@) AS value;
+
+INSERT INTO player_skills (player_id, track_id, skill, answers, updated_at)
+SELECT 'sp-' || value, 'scale-track', ((value * 53) % 61 - 30) / 10.0, value % 500, @NOW@
+FROM generate_series(CAST(1 AS BIGINT), @PLAYERS@) AS value;
 
 -- this week's region board: the first @WEEKLY@ players
 INSERT INTO weekly_xp (week_start, board, player_id, xp, last_earned_at)
@@ -141,9 +157,17 @@ SELECT 'fb-' || value, 'sp-' || (1 + value % @PLAYERS@), 'Feedback number ' || v
 FROM generate_series(CAST(1 AS BIGINT), @LOGS@) AS value;
 
 -- The statistics job has counted everything seeded (its steady state): its cursors
--- stand after the last answer and the last first card view.
+-- stand after the last answer and the last first card view. So has the calibration job:
+-- its fold's cursor stands after the last answer, and the track was fitted just now (a
+-- job folding 20M answers meanwhile would time itself, not the requests).
 INSERT INTO stats_cursors (name, created_at, id)
 SELECT 'answers', created_at, id FROM challenge_answers ORDER BY created_at DESC, id DESC LIMIT 1;
+INSERT INTO stats_cursors (name, created_at, id)
+SELECT 'first_answers', created_at, id FROM challenge_answers
+ORDER BY created_at DESC, id DESC LIMIT 1;
+INSERT INTO calibrations (category_id, model, guessing, log_likelihood, examinees, iterations,
+                          converged, computed_at)
+VALUES ('scale-track', '2pl', 'options', -1.0, @PLAYERS@, 20, TRUE, @NOW@);
 INSERT INTO stats_cursors (name, created_at, id)
 SELECT 'card_views', created_at, id FROM reward_ledger WHERE source = 'review_explanation'
 ORDER BY created_at DESC, id DESC LIMIT 1;

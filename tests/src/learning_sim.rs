@@ -72,6 +72,10 @@ pub struct Estimation {
     /// Of the share of wrong answers per question (what 30 answers can tell at best,
     /// without knowing who answered).
     pub share_wrong_recovery: f64,
+    /// Of each question's maximum-likelihood b from its answers with every player's
+    /// true skill and the question's true slope known: the most these answers can tell
+    /// about difficulty, whatever the estimator.
+    pub oracle_recovery: f64,
     pub held_out: usize,
     /// Log loss and AUC of Elo, of the per-question average, and of a constant.
     pub elo: (f64, f64),
@@ -178,6 +182,17 @@ pub fn estimation(seed: u64, bank: usize, players: usize, per_player: usize) -> 
             .collect();
         irt::spearman(&b, &true_b).unwrap_or(f64::NAN)
     };
+    let mut answered_by: Vec<Vec<(f64, bool)>> = vec![Vec::new(); bank];
+    for (p, examinee) in examinees.iter().enumerate() {
+        for &(q, right) in &examinee.responses {
+            answered_by[q].push((skills[p], right));
+        }
+    }
+    let oracle_b: Vec<f64> = truth
+        .iter()
+        .zip(&answered_by)
+        .map(|(q, answers)| oracle_difficulty(q.slope, floor, answers))
+        .collect();
     let share_wrong: Vec<f64> = question_counts
         .iter()
         .map(|&(r, n)| 1.0 - f64::from(r) / f64::from(n.max(1)))
@@ -197,6 +212,7 @@ pub fn estimation(seed: u64, bank: usize, players: usize, per_player: usize) -> 
         calibrated_recovery: fitted(IrtModel::TwoPl),
         calibrated_recovery_1pl: fitted(IrtModel::OnePl),
         share_wrong_recovery: irt::spearman(&share_wrong, &true_b).unwrap_or(f64::NAN),
+        oracle_recovery: irt::spearman(&oracle_b, &true_b).unwrap_or(f64::NAN),
         authored_recovery: irt::spearman(&authored_b, &true_b).unwrap_or(f64::NAN),
         held_out: outcomes.len(),
         elo: score(&elo_p),
@@ -204,6 +220,36 @@ pub fn estimation(seed: u64, bank: usize, players: usize, per_player: usize) -> 
         constant: score(&constant_p),
         elo_decile_gap: decile_gap(&elo_p, &outcomes).unwrap_or(f64::NAN),
     }
+}
+
+/// The maximum-likelihood difficulty of a question of slope `slope` from `answers`
+/// (each with the answering player's true skill), by bisection on the score, which
+/// falls as b rises; clamped to [−6, 6] (all right or all wrong has no finite maximum).
+fn oracle_difficulty(slope: f64, floor: f64, answers: &[(f64, bool)]) -> f64 {
+    let score = |b: f64| -> f64 {
+        answers
+            .iter()
+            .map(|&(theta, right)| {
+                let s = skill::logistic(slope * (theta - b));
+                let p = floor + (1.0 - floor) * s;
+                // d log L / d p · d p / d b
+                let dp = -(1.0 - floor) * slope * s * (1.0 - s);
+                if right { dp / p } else { -dp / (1.0 - p) }
+            })
+            .sum()
+    };
+    let (mut lo, mut hi) = (-6.0, 6.0);
+    if score(lo) <= 0.0 {
+        return lo;
+    }
+    if score(hi) >= 0.0 {
+        return hi;
+    }
+    for _ in 0..60 {
+        let mid = (lo + hi) / 2.0;
+        if score(mid) > 0.0 { lo = mid } else { hi = mid }
+    }
+    (lo + hi) / 2.0
 }
 
 /// What the second experiment measured: each skill group's accuracy over its challenges.
@@ -299,6 +345,10 @@ mod tests {
         let e = estimation(7, 150, 200, 25);
         assert!(e.elo_recovery > 0.85, "{e:?}");
         assert!(e.calibrated_recovery > 0.85, "{e:?}");
+        // the oracle sees the players' true skills: no estimate from who-answered-what
+        // beats it by much, and it beats counting wrong answers
+        assert!(e.oracle_recovery > e.share_wrong_recovery, "{e:?}");
+        assert!(e.elo_recovery < e.oracle_recovery + 0.05, "{e:?}");
         assert!(
             e.elo.0 < e.question_average.0 && e.elo.0 < e.constant.0,
             "{e:?}"
@@ -318,5 +368,23 @@ mod tests {
         }
         let off = adaptive(11, 300, &groups, 10, 20, false, 0.75);
         assert!(off.spread() > 0.3, "{off:?}");
+    }
+}
+
+#[cfg(test)]
+mod oracle_tests {
+    use super::oracle_difficulty;
+
+    #[test]
+    fn the_oracle_finds_the_difficulty_that_explains_the_answers() {
+        // 1,000 players at θ = 0, no guessing, slope 1: 27 % right is b = ln(0.73/0.27)
+        let answers: Vec<(f64, bool)> = (0..1000).map(|i| (0.0, i < 270)).collect();
+        let b = oracle_difficulty(1.0, 0.0, &answers);
+        assert!((b - (0.73f64 / 0.27).ln()).abs() < 1e-6, "{b}");
+        // with a floor of 1/4, the same share is right only by guessing: b is higher
+        assert!(oracle_difficulty(1.0, 0.25, &answers) > b);
+        // all right or all wrong has no finite maximum: the clamp
+        assert_eq!(oracle_difficulty(1.0, 0.25, &[(0.0, true); 5]), -6.0);
+        assert_eq!(oracle_difficulty(1.0, 0.25, &[(0.0, false); 5]), 6.0);
     }
 }
