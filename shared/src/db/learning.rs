@@ -29,15 +29,25 @@ pub async fn player_skills(db: &Db, player_id: &str) -> sqlx::Result<Vec<SkillRo
     }))
 }
 
-/// Up to `limit` skills of a track's players, in player id order: ids are random, so
-/// this is a random sample read from one index range (`player_skills_track`).
-pub async fn track_skill_sample(db: &Db, track_id: &str, limit: i64) -> sqlx::Result<Vec<f64>> {
+/// Up to `limit` skills of a track's players: those among the first `scanned` (player,
+/// track) rows in primary-key order (player ids are random, so a random sample). One
+/// bounded range of the primary key, and no index of its own that every answer opening a
+/// track would write.
+pub async fn track_skill_sample(
+    db: &Db,
+    track_id: &str,
+    limit: i64,
+    scanned: i64,
+) -> sqlx::Result<Vec<f64>> {
     Ok(read!(db, |ex| {
         sqlx::query_scalar(
-            "SELECT skill FROM player_skills WHERE track_id = $1 ORDER BY player_id LIMIT $2",
+            "SELECT skill FROM (SELECT skill, track_id FROM player_skills
+                                ORDER BY player_id, track_id LIMIT $3) AS first_rows
+             WHERE track_id = $1 LIMIT $2",
         )
         .bind(track_id)
         .bind(limit)
+        .bind(scanned)
         .fetch_all(ex)
         .await?
     }))

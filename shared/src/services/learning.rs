@@ -385,6 +385,8 @@ fn fit_settings(settings: &LearningSettings) -> FitSettings {
 
 /// Players' skills a Wright map draws at most (a random sample by id).
 pub const WRIGHT_PLAYERS: i64 = 5000;
+/// (Player, track) skill rows a Wright map reads at most to find them.
+pub const WRIGHT_ROWS_SCANNED: i64 = 100_000;
 /// Questions a Wright map draws at most (a random sample by pick key).
 pub const WRIGHT_QUESTIONS: i64 = 2000;
 
@@ -408,7 +410,9 @@ pub struct CategoryLearning {
 pub async fn category_learning(ctx: &AppContext, category_id: &str) -> Result<CategoryLearning> {
     let track_id = db::tracks::track_of(&ctx.db, category_id).await?;
     let player_skills = match &track_id {
-        Some(track) => store::track_skill_sample(&ctx.db, track, WRIGHT_PLAYERS).await?,
+        Some(track) => {
+            store::track_skill_sample(&ctx.db, track, WRIGHT_PLAYERS, WRIGHT_ROWS_SCANNED).await?
+        }
         None => Vec::new(),
     };
     let mut question_difficulties = Vec::new();
