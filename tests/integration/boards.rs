@@ -9,15 +9,11 @@
 use std::collections::HashMap;
 
 use chrono::Duration;
-use jsonwebtoken::Algorithm;
-use rsa::pkcs1::EncodeRsaPrivateKey;
 use serde_json::{Value, json};
 use shared::clock::beijing;
-use shared::providers::oidc::testing::{TestKey, jwks};
 use shared::services::settlement;
+use tests::apple::AppleFake;
 use tests::{Engine, Resp, Service, TestApp, both_engines_raw};
-use wiremock::matchers::{method, path};
-use wiremock::{Mock, MockServer, ResponseTemplate};
 
 use crate::fair_play::{Player, demo, held_board};
 
@@ -90,16 +86,6 @@ async fn admin_put(app: &TestApp, admin: &str, path: &str, body: Option<Value>) 
 
 // ---------------------------------------------------------------------------------------
 // Merges
-
-/// An Apple identity token for `sub`.
-fn apple_token(key: &TestKey, sub: &str) -> String {
-    let now = chrono::Utc::now().timestamp();
-    key.sign(
-        Algorithm::RS256,
-        &json!({ "iss": "https://appleid.apple.com", "aud": "com.example.quiz",
-                 "sub": sub, "iat": now, "exp": now + 600 }),
-    )
-}
 
 /// Plays one challenge right (at a person's pace) and views every card it showed.
 async fn play_and_view_cards(p: &Player<'_>) {
@@ -177,25 +163,9 @@ async fn boards_equal_ledgers(app: &TestApp) -> HashMap<(String, String), i64> {
 }
 
 async fn merged_guests_add_what_the_ledger_granted(engine: Engine) {
-    let server = MockServer::start().await;
-    let private = rsa::RsaPrivateKey::new(&mut rsa::rand_core::OsRng, 2048).unwrap();
-    let der = private.to_pkcs1_der().unwrap();
-    let key = TestKey::from_pkcs1_der("merge-apple", der.as_bytes()).unwrap();
-    Mock::given(method("GET"))
-        .and(path("/auth/keys"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(jwks(&[&key])))
-        .mount(&server)
-        .await;
-    let app = demo(
-        engine,
-        &[
-            ("APPLE_CLIENT_ID", "com.example.quiz".into()),
-            ("APPLE_JWKS_URL", format!("{}/auth/keys", server.uri())),
-            ("APPLE_ISSUER", "https://appleid.apple.com".into()),
-        ],
-    )
-    .await;
-    let identity = apple_token(&key, "merge-account");
+    let apple = AppleFake::start("merge-apple").await;
+    let app = demo(engine, &apple.vars()).await;
+    let identity = apple.token("merge-account");
     let signed_in = app
         .post(
             "/v1/auth/ios_vendor",

@@ -6,17 +6,13 @@
 //! 5-question track, fitted as R's mirt fits it, read back from the admin API.
 
 use futures::StreamExt;
-use jsonwebtoken::Algorithm;
-use rsa::pkcs1::EncodeRsaPrivateKey;
 use serde_json::{Value, json};
 use shared::domain::skill::{self, EloRules, Estimate};
 use shared::metrics::Metrics;
-use shared::providers::oidc::testing::{TestKey, jwks};
 use shared::services::jobs::{self, Job};
 use shared::services::question_stats::SETTLE_MS;
+use tests::apple::AppleFake;
 use tests::{Engine, TestApp, both_engines_raw, both_engines_with};
-use wiremock::matchers::{method, path};
-use wiremock::{Mock, MockServer, ResponseTemplate};
 
 both_engines_with!(
     demo;
@@ -553,17 +549,7 @@ async fn lsat_answers_played_through_http_fit_as_mirt_fits_them(app: TestApp) {
     assert_eq!(stats.ok()["calibration"], Value::Null);
 }
 
-const APPLE_CLIENT: &str = "com.example.quiz";
-const APPLE_ISSUER: &str = "https://appleid.apple.com";
 const OTHER_TRACK: &str = "science-basics";
-
-fn apple_token(key: &TestKey, sub: &str) -> String {
-    let now = chrono::Utc::now().timestamp();
-    key.sign(
-        Algorithm::RS256,
-        &json!({ "iss": APPLE_ISSUER, "aud": APPLE_CLIENT, "sub": sub, "iat": now, "exp": now + 600 }),
-    )
-}
 
 /// Every published question with its right answer.
 async fn all_questions(app: &TestApp) -> Vec<Question> {
@@ -610,28 +596,15 @@ async fn first_answers_of(app: &TestApp, player: &str) -> i64 {
 /// track's skill moves to the account; the guest's first answers move where the account
 /// has none of its own; `GET /v1/progress/skills` shows the merged skills.
 async fn a_linked_guests_skills_and_first_answers_follow_the_account(engine: Engine) {
-    let server = MockServer::start().await;
-    let private = rsa::RsaPrivateKey::new(&mut rsa::rand_core::OsRng, 2048).unwrap();
-    let der = private.to_pkcs1_der().unwrap();
-    let key = TestKey::from_pkcs1_der("learning-apple", der.as_bytes()).unwrap();
-    Mock::given(method("GET"))
-        .and(path("/auth/keys"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(jwks(&[&key])))
-        .mount(&server)
-        .await;
-    let app = TestApp::spawn_with(
-        engine,
-        &[
-            ("DEMO_CONTENT", "true".to_string()),
-            ("RATE_LIMIT_AUTH_PER_MINUTE", "100000".to_string()),
-            ("RULE_MAX_HEARTS", "20".to_string()),
-            ("JOBS_ENABLED", "false".to_string()),
-            ("APPLE_CLIENT_ID", APPLE_CLIENT.into()),
-            ("APPLE_JWKS_URL", format!("{}/auth/keys", server.uri())),
-            ("APPLE_ISSUER", APPLE_ISSUER.into()),
-        ],
-    )
-    .await;
+    let apple = AppleFake::start("learning-apple").await;
+    let mut vars = vec![
+        ("DEMO_CONTENT", "true".to_string()),
+        ("RATE_LIMIT_AUTH_PER_MINUTE", "100000".to_string()),
+        ("RULE_MAX_HEARTS", "20".to_string()),
+        ("JOBS_ENABLED", "false".to_string()),
+    ];
+    vars.extend(apple.vars());
+    let app = TestApp::spawn_with(engine, &vars).await;
     let questions = all_questions(&app).await;
     let track = app
         .text("SELECT id FROM categories WHERE slug = $1", &[TRACK])
@@ -639,7 +612,7 @@ async fn a_linked_guests_skills_and_first_answers_follow_the_account(engine: Eng
     let other = app
         .text("SELECT id FROM categories WHERE slug = $1", &[OTHER_TRACK])
         .await;
-    let identity = apple_token(&key, "learning-merge-sub");
+    let identity = apple.token("learning-merge-sub");
     let signed_in = app
         .post(
             "/v1/auth/ios_vendor",

@@ -5,16 +5,12 @@
 //! later, racing), answers still settling wait for the next run, and
 //! `QUESTION_AUTO_REVIEW` sends a newly miskeyed question back to review, audited.
 
-use jsonwebtoken::Algorithm;
-use rsa::pkcs1::EncodeRsaPrivateKey;
 use serde_json::{Value, json};
 use shared::metrics::Metrics;
-use shared::providers::oidc::testing::{TestKey, jwks};
 use shared::services::jobs::{self, Job};
 use shared::services::question_stats::SETTLE_MS;
+use tests::apple::AppleFake;
 use tests::{Engine, TestApp, both_engines_raw, both_engines_with};
-use wiremock::matchers::{method, path};
-use wiremock::{Mock, MockServer, ResponseTemplate};
 
 both_engines_with!(
     demo;
@@ -37,17 +33,6 @@ async fn demo(engine: Engine) -> TestApp {
         ],
     )
     .await
-}
-
-const APPLE_CLIENT: &str = "com.example.quiz";
-const APPLE_ISSUER: &str = "https://appleid.apple.com";
-
-fn apple_token(key: &TestKey, sub: &str) -> String {
-    let now = chrono::Utc::now().timestamp();
-    key.sign(
-        Algorithm::RS256,
-        &json!({ "iss": APPLE_ISSUER, "aud": APPLE_CLIENT, "sub": sub, "iat": now, "exp": now + 600 }),
-    )
 }
 
 async fn auto_review(engine: Engine) -> TestApp {
@@ -485,28 +470,13 @@ async fn a_run_that_dies_after_counting_is_derived_by_the_next(app: TestApp) {
 /// A guest whose answers were counted links to an account: the counted answers follow
 /// them (the account's overall accuracy, one player per version), as the answers do.
 async fn a_merged_guests_answers_count_for_the_account(engine: Engine) {
-    let server = MockServer::start().await;
-    let private = rsa::RsaPrivateKey::new(&mut rsa::rand_core::OsRng, 2048).unwrap();
-    let der = private.to_pkcs1_der().unwrap();
-    let key = TestKey::from_pkcs1_der("stats-apple", der.as_bytes()).unwrap();
-    Mock::given(method("GET"))
-        .and(path("/auth/keys"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(jwks(&[&key])))
-        .mount(&server)
-        .await;
-    let app = TestApp::spawn_with(
-        engine,
-        &[
-            ("DEMO_CONTENT", "true".to_string()),
-            ("APPLE_CLIENT_ID", APPLE_CLIENT.into()),
-            ("APPLE_JWKS_URL", format!("{}/auth/keys", server.uri())),
-            ("APPLE_ISSUER", APPLE_ISSUER.into()),
-        ],
-    )
-    .await;
+    let apple = AppleFake::start("stats-apple").await;
+    let mut vars = vec![("DEMO_CONTENT", "true".to_string())];
+    vars.extend(apple.vars());
+    let app = TestApp::spawn_with(engine, &vars).await;
     let questions = five_questions(&app).await;
     let studied = &questions[0].id;
-    let identity = apple_token(&key, "stats-merge-sub");
+    let identity = apple.token("stats-merge-sub");
     let signed_in = app
         .post(
             "/v1/auth/ios_vendor",

@@ -15,13 +15,9 @@
 //! for every account at all times, merges included (docs/decisions.md, "Merge").
 
 use futures::future::join_all;
-use jsonwebtoken::Algorithm;
-use rsa::pkcs1::EncodeRsaPrivateKey;
 use serde_json::{Value, json};
-use shared::providers::oidc::testing::{TestKey, jwks};
+use tests::apple::AppleFake;
 use tests::{Engine, Resp, TestApp, both_engines_demo, both_engines_raw};
-use wiremock::matchers::{method, path};
-use wiremock::{Mock, MockServer, ResponseTemplate};
 
 /// Concurrent duplicates per race.
 const RACE: usize = 200;
@@ -559,42 +555,12 @@ async fn check_ins_count_once(app: TestApp) {
     assert_eq!(p.summary().await["checkInDays"], 2);
 }
 
-const APPLE_CLIENT: &str = "com.example.quiz";
-const APPLE_ISSUER: &str = "https://appleid.apple.com";
-
-fn apple_key(kid: &str) -> TestKey {
-    let private = rsa::RsaPrivateKey::new(&mut rsa::rand_core::OsRng, 2048).unwrap();
-    let der = private.to_pkcs1_der().unwrap();
-    TestKey::from_pkcs1_der(kid, der.as_bytes()).unwrap()
-}
-
-fn apple_token(key: &TestKey, sub: &str) -> String {
-    let now = chrono::Utc::now().timestamp();
-    key.sign(
-        Algorithm::RS256,
-        &json!({ "iss": APPLE_ISSUER, "aud": APPLE_CLIENT, "sub": sub, "iat": now, "exp": now + 600 }),
-    )
-}
-
 async fn link_replays_merge_once(engine: Engine) {
-    let server = MockServer::start().await;
-    let key = apple_key("apple-race");
-    Mock::given(method("GET"))
-        .and(path("/auth/keys"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(jwks(&[&key])))
-        .mount(&server)
-        .await;
-    let app = TestApp::spawn_with(
-        engine,
-        &[
-            ("DEMO_CONTENT", "true".into()),
-            ("APPLE_CLIENT_ID", APPLE_CLIENT.into()),
-            ("APPLE_JWKS_URL", format!("{}/auth/keys", server.uri())),
-            ("APPLE_ISSUER", APPLE_ISSUER.into()),
-        ],
-    )
-    .await;
-    let identity = apple_token(&key, "apple-race-sub");
+    let apple = AppleFake::start("apple-race").await;
+    let mut vars = vec![("DEMO_CONTENT", "true".to_string())];
+    vars.extend(apple.vars());
+    let app = TestApp::spawn_with(engine, &vars).await;
+    let identity = apple.token("apple-race-sub");
     // the account: one correct answer and a card view (its first-card reward)
     let r = app
         .post(

@@ -3,7 +3,6 @@
 
 use futures::future::join_all;
 use jsonwebtoken::Algorithm;
-use rsa::pkcs1::EncodeRsaPrivateKey;
 use serde_json::{Value, json};
 use shared::providers::oidc::testing::{TestKey, jwks};
 use tests::{Engine, TestApp};
@@ -36,14 +35,9 @@ engine_tests!(
 
 const HUAWEI_CLIENT: &str = "huawei-app-123";
 const HUAWEI_ISSUER: &str = "https://accounts.huawei.com";
-const APPLE_CLIENT: &str = "com.example.quiz";
-const APPLE_ISSUER: &str = "https://appleid.apple.com";
-
-fn key(kid: &str) -> TestKey {
-    let private = rsa::RsaPrivateKey::new(&mut rsa::rand_core::OsRng, 2048).unwrap();
-    let der = private.to_pkcs1_der().unwrap();
-    TestKey::from_pkcs1_der(kid, der.as_bytes()).unwrap()
-}
+const APPLE_CLIENT: &str = tests::apple::CLIENT;
+const APPLE_ISSUER: &str = tests::apple::ISSUER;
+use tests::apple::rsa_key as key;
 
 fn now() -> i64 {
     chrono::Utc::now().timestamp()

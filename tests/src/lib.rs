@@ -6,6 +6,7 @@
 //! [`both_engines!`].
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+pub mod apple;
 pub mod capture;
 pub mod console;
 pub mod learning_sim;

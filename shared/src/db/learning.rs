@@ -64,6 +64,18 @@ pub struct QuestionDifficulty {
     pub distractors: String,
 }
 
+impl QuestionDifficulty {
+    /// The difficulty b the game uses: the stored estimate, or the author's mapped.
+    pub fn difficulty(&self) -> f64 {
+        crate::domain::skill::Estimate::stored_or_authored(
+            self.estimated_difficulty,
+            self.difficulty_answers,
+            self.authored_difficulty,
+        )
+        .value
+    }
+}
+
 /// Up to `limit` published questions of a category in pick-key order (a random sample:
 /// keys are random), each with its difficulty: one index range scan and a probe each.
 pub async fn sample_difficulties(

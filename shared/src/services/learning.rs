@@ -58,14 +58,12 @@ pub async fn skills(ctx: &AppContext, player: &PlayerPrincipal) -> Result<Vec<Tr
         let mut predictions = Vec::new();
         for category in db::tracks::track_categories(&ctx.db, &track.id).await? {
             for q in store::sample_difficulties(&ctx.db, &category, MASTERY_SAMPLE).await? {
-                let difficulty = Estimate::stored_or_authored(
-                    q.estimated_difficulty,
-                    q.difficulty_answers,
-                    q.authored_difficulty,
-                )
-                .value;
                 let floor = skill::guessing_floor(option_count(&q.distractors));
-                predictions.push(skill::predicted_success(estimate.value, difficulty, floor));
+                predictions.push(skill::predicted_success(
+                    estimate.value,
+                    q.difficulty(),
+                    floor,
+                ));
             }
         }
         shown.push(TrackSkillView {
@@ -421,16 +419,8 @@ pub async fn category_learning(ctx: &AppContext, category_id: &str) -> Result<Ca
         if room <= 0 {
             break;
         }
-        for q in store::sample_difficulties(&ctx.db, &category, room).await? {
-            question_difficulties.push(
-                Estimate::stored_or_authored(
-                    q.estimated_difficulty,
-                    q.difficulty_answers,
-                    q.authored_difficulty,
-                )
-                .value,
-            );
-        }
+        let sample = store::sample_difficulties(&ctx.db, &category, room).await?;
+        question_difficulties.extend(sample.iter().map(store::QuestionDifficulty::difficulty));
     }
     Ok(CategoryLearning {
         track_id,

@@ -14,7 +14,8 @@
 //!   `token<TAB>json body`, players in groups of `BENCH_GROUP` (256): within a group,
 //!   round r holds every player's r-th answer (its challenges one after the other), so
 //!   concurrent requests hit different players, each player answers in order, and any
-//!   prefix of the file is mostly whole challenges.
+//!   prefix of the file is mostly whole challenges, of the players made last (whose
+//!   challenges the service still remembers: a person answers right after opening).
 //!
 //! Environment: `BENCH_BASE_URL` (the service, e.g. `http://127.0.0.1:18080`),
 //! `DATABASE_URL` (the same database, read only to learn the right options),
@@ -289,7 +290,11 @@ async fn main() -> anyhow::Result<()> {
                 .buffer_unordered(concurrency)
                 .try_collect()
                 .await?;
-            plans.sort_by_key(|p| p.0);
+            // The players made last come first: a process remembers the challenges it
+            // opened most recently (`AnswerCache::CAPACITY`), as a person answers a
+            // challenge right after opening it, and the run answers only a prefix of
+            // a file seeded with room to spare.
+            plans.sort_by_key(|p| std::cmp::Reverse(p.0));
             // Groups of `group` players (more than wrk's connections): within a group, round
             // r sends every player's r-th answer, so one player's answers come one at a time
             // and `group` requests apart; groups follow one another, so whatever prefix of
