@@ -172,6 +172,21 @@ def block(engine, rows, env):
         f"{'PASS' if peak <= RSS_LIMIT_MIB else 'FAIL'}). The per-endpoint column is the peak "
         f"during that endpoint's runs (VmHWM reset before them)."
     )
+    judged = []
+    for key, label in (("answer", "answer"), ("answer_nomem", "without memory")):
+        for conns in (hi, lo):
+            counts = env.get(f"judged_{engine}_{key}_c{conns}")
+            if counts:
+                memory, read = (int(x) for x in counts.split())
+                total = memory + read
+                share = f"{memory / total:.0%}" if total else "–"
+                judged.append(f"{label} @{conns}: {memory:,} of {total:,} ({share})")
+    if judged:
+        out.append("")
+        out.append(
+            "Answers judged from memory in the measured runs (the service's "
+            "`answers_judged_total`; the rest were judged on a read): " + "; ".join(judged) + "."
+        )
     out.append("")
     out.append(f"The reference, axbench on {name}, measured in the same run:")
     out.append("")

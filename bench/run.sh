@@ -25,7 +25,8 @@
 # Knobs: WARM_S, RUN_S, WRK_THREADS (2), CONNS ("64 4"), READERS (2000), RUN_DIR,
 # BENCH_PG_URL (default TEST_DATABASE_URL or postgres://postgres@127.0.0.1:5432/test;
 # the run works in schemas quiz_bench and quiz_bench_axbench, dropped at the end),
-# SERVICE_ADDR (127.0.0.1:18080), AX_ADDR (127.0.0.1:13000), BENCH_RUST_LOG (the
+# SERVICE_ADDR (127.0.0.1:18080), SERVICE_METRICS_ADDR (127.0.0.1:18081: its /metrics,
+# read for the answers judged from memory), AX_ADDR (127.0.0.1:13000), BENCH_RUST_LOG (the
 # service's RUST_LOG; unset: its default), ENDPOINTS (a subset of "json health read
 # summary leaderboards me write answer answer_nomem guest"), NO_REPORT=1 (leave BENCHMARKS.md alone).
 # Every process this script starts is stopped by its PID on exit.
@@ -51,6 +52,7 @@ export BUILD="${BUILD:-/tmp/perf/axbench-build}"    # axbench is built here, nev
 unset PGUSER PGPASSWORD                             # common.sh's bench role; our URLs name their user
 PROJECT_TARGET=/var/tmp/quiz-game-target            # the project's one shared target dir
 SERVICE_ADDR="${SERVICE_ADDR:-127.0.0.1:18080}"
+SERVICE_METRICS_ADDR="${SERVICE_METRICS_ADDR:-127.0.0.1:18081}"  # player-api's /metrics
 AX_ADDR="${AX_ADDR:-127.0.0.1:13000}"
 PG_BASE="${BENCH_PG_URL:-${TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/test}}"
 export BENCH_WRK_DIR="$ROOT/bench/wrk"
@@ -82,7 +84,7 @@ rate_of() { awk '/^Requests\/sec/{printf "%d\n", $2}' "$1"; }
 
 # --- tools and builds ----------------------------------------------------------------------
 command -v wrk >/dev/null || { log "apt-get install wrk"; apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q wrk; }
-for p in "$SERVICE_ADDR" "$AX_ADDR"; do port_free "$p" || { log "$p is in use; set SERVICE_ADDR / AX_ADDR"; exit 1; }; done
+for p in "$SERVICE_ADDR" "$SERVICE_METRICS_ADDR" "$AX_ADDR"; do port_free "$p" || { log "$p is in use; set SERVICE_ADDR / SERVICE_METRICS_ADDR / AX_ADDR"; exit 1; }; done
 
 log "cargo build --release --bins (CARGO_TARGET_DIR=$PROJECT_TARGET; may wait for the lock)"
 (cd "$ROOT" && CARGO_TARGET_DIR="$PROJECT_TARGET" cargo build --release --bins)
@@ -186,10 +188,18 @@ seed_answers() { # engine n file
   analyze "$1"
 }
 
+# The service's count of answers judged from memory and on a read ("memory read"), from
+# its metrics: the report shows the share judged from memory in each measured run.
+answers_judged() {
+  curl -s "http://$SERVICE_METRICS_ADDR/metrics" | awk '
+    /^answers_judged_total\{on="memory"\}/ {m = $2} /^answers_judged_total\{on="read"\}/ {r = $2}
+    END {printf "%d %d\n", m, r}'
+}
+
 # The answer endpoint: every request answers a new (challenge, question) pair once, so
 # the lines are seeded for each wrk run, sized from the rate seen just before.
 bench_answers() { # engine pid url script first_estimate [name]
-  local engine="$1" pid="$2" url="$3" script="$4" est="$5" name="${6:-answer}" c r n
+  local engine="$1" pid="$2" url="$3" script="$4" est="$5" name="${6:-answer}" c r n j0
   wanted "$name" || return 0
   reset_hwm "$pid"
   for c in $CONNS; do
@@ -200,7 +210,9 @@ bench_answers() { # engine pid url script first_estimate [name]
     r=$(rate_of "$RUN_DIR/$engine/wrk_${name}_c${c}_warmup.txt"); est=${r:-$est}
     n=$(( est * RUN_S * 3 + 1000 ))  # a warm-up slower than the run (a WAL restart) must not leave it short
     seed_answers "$engine" "$n" "$RUN_DIR/$engine/${name}_lines_c${c}.tsv"
+    j0=$(answers_judged)
     ANSWERS="$RUN_DIR/$engine/${name}_lines_c${c}.tsv" measure "$engine" "$name" service "$pid" "$c" "$url" "$script"
+    echo "$j0 $(answers_judged)" | awk -v k="judged_${engine}_${name}_c${c}" '{printf "%s: %d %d\n", k, $3 - $1, $4 - $2}' >> "$ENVFILE"
     r=$(rate_of "$RUN_DIR/$engine/wrk_${name}_c${c}.txt"); est=${r:-$est}
   done
 }
@@ -220,7 +232,7 @@ start_service() { # engine url [VAR=value...]
   env -u REDIS_URL -u RUST_LOG ${BENCH_RUST_LOG:+RUST_LOG="$BENCH_RUST_LOG"} \
     MIMALLOC_PURGE_DELAY=0 MIMALLOC_ARENA_EAGER_COMMIT=0 \
     APP_ENV=development LOG_FORMAT=json DEMO_CONTENT=true \
-    PLAYER_API_ADDR="$SERVICE_ADDR" METRICS_ADDR=127.0.0.1:0 DATABASE_URL="$url" \
+    PLAYER_API_ADDR="$SERVICE_ADDR" METRICS_ADDR="$SERVICE_METRICS_ADDR" DATABASE_URL="$url" \
     JWT_SECRET="bench-player-secret-$BENCH_STAMP-0123456789abcdef" \
     ADMIN_JWT_SECRET="bench-admin-secret-$BENCH_STAMP-0123456789abcdef" \
     RATE_LIMIT_AUTH_PER_MINUTE=1000000000 RATE_LIMIT_SEND_CODE_PER_MINUTE=1000000000 \

@@ -83,6 +83,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
     );
     let connections = ctx.settings.connections;
     let db = ctx.db.clone();
+    let answers_judged = ctx.answer_cache.judged.clone();
     let job_ctx = Arc::clone(&ctx);
     let state = AppState::new(ctx);
     let limiters = Arc::clone(&state.limiters);
@@ -93,7 +94,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
             limiters.retain_recent();
         }
     });
-    let metrics = Metrics::new(db.clone());
+    let metrics = Metrics::with_answers(db.clone(), answers_judged);
     let jobs = shared::services::jobs::spawn(job_ctx, metrics.jobs());
     let scrapes = tokio::spawn(shared::http::serve(
         metrics_listener,

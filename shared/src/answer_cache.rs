@@ -30,6 +30,7 @@ use crate::db::gameplay::AnswerContext;
 use crate::db::league::Membership;
 use crate::db::progress::PlayerProgress;
 use crate::domain::skill::Estimate;
+use crate::metrics::AnswerJudgements;
 
 /// One question of a remembered challenge.
 #[derive(Clone, Debug)]
@@ -95,6 +96,8 @@ pub struct AnswerCache {
     cards: Bounded<String, Vec<CardSource>>,
     /// `{week}:{player}`: the league cohort a player joined that week (it never changes).
     memberships: Bounded<String, Membership>,
+    /// How the recorded answers were judged (the metrics' `answers_judged`).
+    pub judged: AnswerJudgements,
 }
 
 impl Default for AnswerCache {
@@ -111,6 +114,7 @@ impl AnswerCache {
             players: Bounded::default(),
             cards: Bounded::default(),
             memberships: Bounded::default(),
+            judged: AnswerJudgements::default(),
         }
     }
 

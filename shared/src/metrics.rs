@@ -61,6 +61,11 @@ struct TableLabels {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct JudgedLabels {
+    on: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct PoolLabels {
     pool: &'static str,
 }
@@ -132,8 +137,36 @@ impl JobMetrics {
     }
 }
 
+/// How this process judged the answers it recorded: from what it remembers, or on a
+/// read (`crate::answer_cache`). A deployment with sticky balancing should see most
+/// from memory; the load benchmark reports the share, so a run that stops exercising
+/// the memory shows.
+#[derive(Clone, Debug, Default)]
+pub struct AnswerJudgements {
+    judged: Family<JudgedLabels, Counter>,
+}
+
+impl AnswerJudgements {
+    pub fn from_memory(&self) {
+        self.judged
+            .get_or_create(&JudgedLabels { on: "memory" })
+            .inc();
+    }
+
+    pub fn on_read(&self) {
+        self.judged
+            .get_or_create(&JudgedLabels { on: "read" })
+            .inc();
+    }
+}
+
 impl Metrics {
     pub fn new(db: Db) -> Arc<Self> {
+        Self::with_answers(db, AnswerJudgements::default())
+    }
+
+    /// With the answer counts of the process's `AnswerCache` (player-api).
+    pub fn with_answers(db: Db, answers: AnswerJudgements) -> Arc<Self> {
         let mut registry = Registry::default();
         let requests = Family::<RequestLabels, Counter>::default();
         registry.register(
@@ -182,6 +215,11 @@ impl Metrics {
             "question_stats_read_rows",
             "Rows the question statistics job has counted, by source table",
             jobs.aggregated.clone(),
+        );
+        registry.register(
+            "answers_judged",
+            "Answers recorded, by what they were judged on: memory (no read) or read",
+            answers.judged,
         );
         Arc::new(Self {
             registry,

@@ -2,8 +2,11 @@
 //! and latency per route template, errors per envelope code, connection-pool usage;
 //! every label from a closed set. The public ports do not serve it.
 
+use chrono::Duration;
 use reqwest::Method;
-use tests::{Engine, Service, TestApp, both_engines};
+use tests::{Engine, Service, TestApp, both_engines, both_engines_raw};
+
+use crate::fair_play::{Player, demo};
 
 both_engines!(
     player_metrics_count_routes_errors_and_pools,
@@ -11,6 +14,7 @@ both_engines!(
     random_methods_do_not_grow_the_series,
     public_ports_do_not_serve_metrics
 );
+both_engines_raw!(answers_count_what_they_were_judged_on);
 
 async fn scrape(app: &TestApp, service: Service) -> String {
     let url = match service {
@@ -265,5 +269,30 @@ async fn public_ports_do_not_serve_metrics(app: TestApp) {
         r.assert_error(404, "NOT_FOUND");
         let r = TestApp::read(app.client.post(url.as_str()).send().await.unwrap()).await;
         r.assert_error(405, "METHOD_NOT_ALLOWED");
+    }
+}
+
+/// `answers_judged_total` tells answers judged from what the process remembers from
+/// answers judged on a read: a challenge's first answer reads the player (this process
+/// has written nothing of theirs yet), the four after it are judged from memory; with
+/// `ANSWER_MEMORY=false` every one is read.
+async fn answers_count_what_they_were_judged_on(engine: Engine) {
+    for (memory, expected) in [("true", (4.0, 1.0)), ("false", (0.0, 5.0))] {
+        let app = demo(engine, &[("ANSWER_MEMORY", memory.to_string())]).await;
+        let player = Player::new(&app, "judged-device", None).await;
+        player.play_fairly(Duration::seconds(3)).await;
+        let text = scrape(&app, Service::Player).await;
+        let judged = |on: &str| {
+            let series = format!(r#"answers_judged_total{{on="{on}"}} "#);
+            text.contains(&series).then(|| value(&text, &series))
+        };
+        assert_eq!(
+            (
+                judged("memory").unwrap_or(0.0),
+                judged("read").unwrap_or(0.0)
+            ),
+            expected,
+            "ANSWER_MEMORY={memory}"
+        );
     }
 }

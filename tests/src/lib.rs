@@ -281,7 +281,7 @@ impl TestApp {
 
         let mut shutdown = Vec::new();
         let limits = ctx.settings.connections;
-        let player_metrics = Metrics::new(ctx.db.clone());
+        let player_metrics = Metrics::with_answers(ctx.db.clone(), ctx.answer_cache.judged.clone());
         let admin_metrics = Metrics::new(ctx.db.clone());
         let player_url = serve(
             player_api::app(

@@ -177,12 +177,16 @@ pub async fn answer(
         }
     };
     if let Some(result) = judge_from_memory(ctx, subject, &fields).await? {
+        ctx.answer_cache.judged.from_memory();
         return Ok(result);
     }
     let mut duplicate_seen = false;
     for n in 0..ANSWER_TRIES {
         match judge_answer(ctx, subject, &fields).await? {
-            Judged::Done(result) => return Ok(*result),
+            Judged::Done(result) => {
+                ctx.answer_cache.judged.on_read();
+                return Ok(*result);
+            }
             Judged::Lost(Lost::Duplicate) if !duplicate_seen => {
                 // the concurrent duplicate is read as the first answer now
                 duplicate_seen = true;
