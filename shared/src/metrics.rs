@@ -138,7 +138,7 @@ impl JobMetrics {
 }
 
 /// How this process judged the answers it recorded: from what it remembers, or on a
-/// read (`crate::answer_cache`). A deployment with sticky balancing should see most
+/// read (the answer memory). A deployment with sticky balancing should see most
 /// from memory; the load benchmark reports the share, so a run that stops exercising
 /// the memory shows.
 #[derive(Clone, Debug, Default)]
