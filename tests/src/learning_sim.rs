@@ -369,11 +369,6 @@ mod tests {
         let off = adaptive(11, 300, &groups, 10, 20, false, 0.75);
         assert!(off.spread() > 0.3, "{off:?}");
     }
-}
-
-#[cfg(test)]
-mod oracle_tests {
-    use super::oracle_difficulty;
 
     #[test]
     fn the_oracle_finds_the_difficulty_that_explains_the_answers() {
