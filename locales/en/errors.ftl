@@ -207,6 +207,7 @@ err-too-many-verification-codes-requested-try-again-later = too many verificatio
 err-too-many-wrong-mfa-codes-this-account-s-codes-are-refused-f = too many wrong MFA codes: this account's codes are refused for an hour, or until a super_admin resets its MFA
 err-too-much-feedback-from-this-account-try-again-later = too much feedback from this account; try again later
 err-too-much-feedback-from-this-address-try-again-later = too much feedback from this address; try again later
+err-mode-must-be-challenge-or-review = mode must be challenge or review
 err-track-not-found = track not found
 err-trackid-is-required = trackId is required
 err-unknown-player = unknown player

@@ -206,6 +206,7 @@ err-too-many-verification-codes-requested-try-again-later = 请求验证码过�
 err-too-many-wrong-mfa-codes-this-account-s-codes-are-refused-f = 两步验证码错误次数过多：该账号的验证码将在一小时内被拒绝，或直到超级管理员重置其两步验证
 err-too-much-feedback-from-this-account-try-again-later = 该账号本小时的反馈过多，请稍后再试
 err-too-much-feedback-from-this-address-try-again-later = 该地址本小时的反馈过多，请稍后再试
+err-mode-must-be-challenge-or-review = mode 只能是 challenge 或 review
 err-track-not-found = 未找到该学习路线
 err-trackid-is-required = trackId 为必填项
 err-unknown-player = 未知玩家

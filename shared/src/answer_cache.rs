@@ -29,6 +29,7 @@ use crate::db::cards::CardSource;
 use crate::db::gameplay::AnswerContext;
 use crate::db::league::Membership;
 use crate::db::progress::PlayerProgress;
+use crate::domain::memory::Memory;
 use crate::domain::skill::Estimate;
 use crate::metrics::AnswerJudgements;
 
@@ -48,6 +49,10 @@ pub struct ChallengeQuestion {
     pub difficulty: Estimate,
     /// The player's first answer to it moves its difficulty.
     pub first_answer: bool,
+    /// The player's memory of it when the challenge opened. Exact while no other
+    /// challenge answers it meanwhile; if one does, the answer's write (guarded by the
+    /// memory's review count) fails and the answer is judged again on a read.
+    pub memory: Option<Memory>,
 }
 
 /// A challenge as this process last knew it.
@@ -71,6 +76,10 @@ pub struct Challenge {
     /// When it was made (first served).
     pub created_at: i64,
     pub fast_correct_count: i64,
+    /// A review challenge.
+    pub review: bool,
+    /// The player's own FSRS parameters (JSON) when the challenge opened, if fitted.
+    pub memory_parameters: Option<String>,
 }
 
 /// What an answer written to a remembered challenge changed of it.
@@ -178,6 +187,9 @@ impl AnswerCache {
             difficulty: question.difficulty,
             first_answer: question.first_answer,
             card: self.card(question_id, question.question_version),
+            review: challenge.review,
+            memory: question.memory,
+            memory_parameters: challenge.memory_parameters.clone(),
         };
         Some((progress, context))
     }
@@ -411,6 +423,7 @@ mod tests {
                 track_id: "t".into(),
                 estimate: Estimate::NEW_PLAYER,
             }),
+            reviews_due: None,
         }
     }
 
@@ -429,6 +442,7 @@ mod tests {
                     median_ms: None,
                     difficulty: Estimate::new_question(3),
                     first_answer: true,
+                    memory: None,
                 })
                 .collect(),
             status: "pending".into(),
@@ -439,6 +453,8 @@ mod tests {
             last_answered_at: None,
             created_at: 1000,
             fast_correct_count: 0,
+            review: false,
+            memory_parameters: None,
         }
     }
 

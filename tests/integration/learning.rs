@@ -24,7 +24,7 @@ both_engines_with!(
 both_engines_with!(lsat; lsat_answers_played_through_http_fit_as_mirt_fits_them);
 both_engines_raw!(a_linked_guests_skills_and_first_answers_follow_the_account);
 
-const TRACK: &str = "world-geography";
+pub(crate) const TRACK: &str = "world-geography";
 
 async fn demo(engine: Engine) -> TestApp {
     TestApp::spawn_with(
@@ -56,14 +56,14 @@ async fn lsat(engine: Engine) -> TestApp {
 }
 
 /// A published question of the track with its right answer.
-struct Question {
-    id: String,
-    answer: String,
+pub(crate) struct Question {
+    pub(crate) id: String,
+    pub(crate) answer: String,
 }
 
 /// Leaves exactly five published questions in the track (by id), so every challenge
 /// serves all five; returns them in id order.
-async fn five_questions(app: &TestApp) -> (String, Vec<Question>) {
+pub(crate) async fn five_questions(app: &TestApp) -> (String, Vec<Question>) {
     let track = app
         .text("SELECT id FROM categories WHERE slug = $1", &[TRACK])
         .await;
@@ -101,14 +101,14 @@ async fn next(app: &TestApp, token: &str) -> Value {
 }
 
 /// Answers question `id` of challenge `c` right or wrong.
-async fn answer(
+pub(crate) async fn answer(
     app: &TestApp,
     token: &str,
     c: &Value,
     id: &str,
     right: bool,
     questions: &[Question],
-) {
+) -> Value {
     let q = questions
         .iter()
         .find(|q| q.id == id)
@@ -136,7 +136,8 @@ async fn answer(
         Some(token),
     )
     .await
-    .ok();
+    .ok()
+    .clone()
 }
 
 /// Runs the calibration job once the answers have settled (it folds them in).
@@ -552,7 +553,7 @@ async fn lsat_answers_played_through_http_fit_as_mirt_fits_them(app: TestApp) {
 const OTHER_TRACK: &str = "science-basics";
 
 /// Every published question with its right answer.
-async fn all_questions(app: &TestApp) -> Vec<Question> {
+pub(crate) async fn all_questions(app: &TestApp) -> Vec<Question> {
     let rows: Vec<(String, String)> = shared::read!(&app.ctx.db, |ex| {
         sqlx::query_as("SELECT id, correct_answer FROM questions WHERE status = 'published'")
             .fetch_all(ex)
@@ -648,6 +649,37 @@ async fn a_linked_guests_skills_and_first_answers_follow_the_account(engine: Eng
             &[&guest, &account],
         )
         .await;
+    // review memory: one row per question answered; the shared ones merge
+    let memory_rows = |player: String| {
+        let app = &app;
+        async move {
+            app.scalar(
+                "SELECT COUNT(*) FROM review_memory WHERE player_id = $1",
+                &[&player],
+            )
+            .await
+        }
+    };
+    let (account_memory, guest_memory) = (
+        memory_rows(account.clone()).await,
+        memory_rows(guest.clone()).await,
+    );
+    let shared_memory = app
+        .scalar(
+            "SELECT COUNT(*) FROM review_memory g JOIN review_memory a
+               ON a.question_id = g.question_id AND a.player_id = $2
+             WHERE g.player_id = $1",
+            &[&guest, &account],
+        )
+        .await;
+    let reviews_before = app
+        .scalar(
+            "SELECT CAST(COALESCE(SUM(reviews), 0) AS BIGINT) FROM review_memory
+             WHERE player_id = $1 OR player_id = $2",
+            &[&guest, &account],
+        )
+        .await;
+    assert!(account_memory >= 5 && guest_memory >= 10 && shared_memory >= 1);
 
     let linked = app
         .post(
@@ -667,6 +699,20 @@ async fn a_linked_guests_skills_and_first_answers_follow_the_account(engine: Eng
     assert_eq!(skill_row(&app, &guest, &track).await, None);
     assert_eq!(skill_row(&app, &guest, &other).await, None);
     assert_eq!(first_answers_of(&app, &guest).await, 0);
+    assert_eq!(memory_rows(guest.clone()).await, 0);
+    assert_eq!(
+        memory_rows(account.clone()).await,
+        account_memory + guest_memory - shared_memory
+    );
+    assert_eq!(
+        app.scalar(
+            "SELECT CAST(SUM(reviews) AS BIGINT) FROM review_memory WHERE player_id = $1",
+            &[&account],
+        )
+        .await,
+        reviews_before,
+        "every answer counted once in the merged memory"
+    );
     assert_eq!(
         first_answers_of(&app, &account).await,
         account_first + guest_first - shared_first

@@ -35,6 +35,7 @@ mod question_limits;
 mod question_stats;
 mod question_versions;
 mod races;
+mod review;
 mod security;
 mod social;
 mod startup;

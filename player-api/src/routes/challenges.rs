@@ -26,19 +26,25 @@ pub fn router() -> OpenApiRouter<AppState> {
 #[serde(rename_all = "camelCase")]
 #[into_params(parameter_in = Query)]
 pub struct NextQuery {
-    /// Category id or slug.
-    pub track_id: String,
+    /// Category id or slug (required unless `mode=review`, where it narrows the review
+    /// to one track).
+    pub track_id: Option<String>,
+    /// `challenge` (default) or `review`: questions answered before that are due for
+    /// review or were answered wrong, lowest predicted recall first.
+    pub mode: Option<String>,
 }
 
-/// Get the next challenge of a track
+/// Get the next challenge of a track, or a review challenge
 ///
 /// The next challenge of a track: the unfinished one on its current node, or 5 new
-/// questions; null when the node's pool has too few.
+/// questions; null when the node's pool has too few. With `mode=review`: the unfinished
+/// review challenge, or up to 5 questions due for review (no heart, no attempt,
+/// `REVIEW_XP` per right answer); null when none is due.
 #[utoipa::path(get, path = "/challenges/next", operation_id = "getNextChallenge", tag = "challenges", security(("player_jwt" = [])),
     params(NextQuery),
     responses(
         (status = 200, description = "A challenge, or null", body = Envelope<Option<Challenge>>),
-        (status = 400, description = "Missing trackId", body = ErrorEnvelope),
+        (status = 400, description = "Missing trackId, or an unknown mode", body = ErrorEnvelope),
         (status = 401, description = "Missing or invalid token", body = ErrorEnvelope),
         (status = 403, description = "Banned", body = ErrorEnvelope),
         (status = 404, description = "No such track", body = ErrorEnvelope),
@@ -48,10 +54,11 @@ pub async fn next(
     CurrentPlayer(player): CurrentPlayer,
     ApiQuery(query): ApiQuery<NextQuery>,
 ) -> ApiResult<Option<Challenge>> {
-    Ok(ok(gameplay::next_challenge(
+    Ok(ok(gameplay::next_in_mode(
         &state.ctx,
         &player,
-        &query.track_id,
+        query.track_id.as_deref(),
+        query.mode.as_deref(),
     )
     .await?))
 }

@@ -1,5 +1,5 @@
 //! The learning engine's settings: the online Elo estimates, the calibration job's item
-//! response theory fits, and the adaptive pick.
+//! response theory fits, the adaptive pick, and spaced review's FSRS schedule.
 
 use super::reader::Reader;
 use crate::domain::irt::IrtModel;
@@ -51,6 +51,12 @@ pub struct LearningSettings {
     /// question (the same players' for every question: those first in id order), so
     /// one run's work is bounded however many players there are.
     pub irt_sample_per_question: i64,
+    /// `REVIEW_RETENTION`: a question is due for review when its predicted recall falls
+    /// to this.
+    pub review_retention: f64,
+    /// `FSRS_MIN_REVIEWS`: a player's own FSRS parameters are fitted from this many
+    /// reviews on (the defaults before).
+    pub fsrs_min_reviews: i64,
 }
 
 impl Default for LearningSettings {
@@ -64,6 +70,8 @@ impl Default for LearningSettings {
             irt_guessing: IrtGuessing::Options,
             irt_min_answers: 30,
             irt_sample_per_question: 2000,
+            review_retention: 0.9,
+            fsrs_min_reviews: 400,
         }
     }
 }
@@ -100,6 +108,8 @@ impl LearningSettings {
             irt_guessing,
             irt_min_answers: r.parsed("IRT_MIN_ANSWERS", d.irt_min_answers),
             irt_sample_per_question: r.parsed("IRT_SAMPLE_PER_QUESTION", d.irt_sample_per_question),
+            review_retention: r.parsed("REVIEW_RETENTION", d.review_retention),
+            fsrs_min_reviews: r.parsed("FSRS_MIN_REVIEWS", d.fsrs_min_reviews),
         };
         let alpha_ok = s.elo.alpha > 0.0 && s.elo.alpha <= 4.0;
         if !alpha_ok || !(0.0..=10.0).contains(&s.elo.beta) {
@@ -120,6 +130,12 @@ impl LearningSettings {
         if !(10..=100_000).contains(&s.irt_sample_per_question) {
             r.errors
                 .push("IRT_SAMPLE_PER_QUESTION must be 10-100000".into());
+        }
+        if !(0.7..=0.99).contains(&s.review_retention) {
+            r.errors.push("REVIEW_RETENTION must be 0.7-0.99".into());
+        }
+        if !(50..=1_000_000).contains(&s.fsrs_min_reviews) {
+            r.errors.push("FSRS_MIN_REVIEWS must be 50-1000000".into());
         }
         s
     }

@@ -44,6 +44,8 @@ pub(super) fn game_rules(r: &mut Reader<'_>) -> GameRules {
             d.streak_protection_cooldown_days,
             0,
         ),
+        review_xp: positive("REVIEW_XP", d.review_xp, 0),
+        review_xp_daily: positive("REVIEW_XP_DAILY", d.review_xp_daily, 0),
     }
 }
 

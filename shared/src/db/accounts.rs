@@ -257,6 +257,41 @@ pub async fn merge_guest(
             .execute(&mut *ex)
             .await?
             .rows_affected() as i64;
+        // Review memory moves; where both remember a question, the later answer's
+        // memory stays (its review count is both's, so an answer judged on the
+        // account's row before the merge fails its guard and is judged again).
+        sqlx::query(
+            "INSERT INTO review_memory (player_id, question_id, track_id, stability, difficulty,
+                 reviews, lapses, last_correct, last_answered_at, due_at, review_at)
+             SELECT $2, question_id, track_id, stability, difficulty, reviews, lapses,
+                 last_correct, last_answered_at, due_at, review_at
+             FROM review_memory WHERE player_id = $1
+             ON CONFLICT (player_id, question_id) DO UPDATE SET
+                 reviews = review_memory.reviews + excluded.reviews,
+                 lapses = review_memory.lapses + excluded.lapses,
+                 stability = CASE WHEN excluded.last_answered_at > review_memory.last_answered_at
+                     THEN excluded.stability ELSE review_memory.stability END,
+                 difficulty = CASE WHEN excluded.last_answered_at > review_memory.last_answered_at
+                     THEN excluded.difficulty ELSE review_memory.difficulty END,
+                 last_correct = CASE WHEN excluded.last_answered_at > review_memory.last_answered_at
+                     THEN excluded.last_correct ELSE review_memory.last_correct END,
+                 due_at = CASE WHEN excluded.last_answered_at > review_memory.last_answered_at
+                     THEN excluded.due_at ELSE review_memory.due_at END,
+                 review_at = CASE WHEN excluded.last_answered_at > review_memory.last_answered_at
+                     THEN excluded.review_at ELSE review_memory.review_at END,
+                 last_answered_at = CASE WHEN excluded.last_answered_at > review_memory.last_answered_at
+                     THEN excluded.last_answered_at ELSE review_memory.last_answered_at END",
+        )
+        .bind(guest)
+        .bind(target)
+        .execute(&mut *ex)
+        .await?;
+        for sql in [
+            "DELETE FROM review_memory WHERE player_id = $1",
+            "DELETE FROM review_parameters WHERE player_id = $1",
+        ] {
+            sqlx::query(sql).bind(guest).execute(&mut *ex).await?;
+        }
         let guest_nodes: i64 =
             sqlx::query_scalar("SELECT count(*) FROM node_completions WHERE player_id = $1")
                 .bind(guest)
@@ -527,6 +562,8 @@ pub async fn delete_player(tx: &mut Tx, player_id: &str, now_ms: i64) -> sqlx::R
             "DELETE FROM player_identities WHERE player_id = $1",
             "DELETE FROM weekly_xp WHERE player_id = $1",
             "DELETE FROM player_skills WHERE player_id = $1",
+            "DELETE FROM review_memory WHERE player_id = $1",
+            "DELETE FROM review_parameters WHERE player_id = $1",
             "DELETE FROM player_check_ins WHERE player_id = $1",
             "DELETE FROM inventory_items WHERE player_id = $1",
             "DELETE FROM wallets WHERE player_id = $1",

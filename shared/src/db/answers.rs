@@ -41,6 +41,11 @@ pub struct AnswerRows<'a> {
     pub fair_play: Option<&'a crate::db::fairplay::FairPlayScore>,
     /// What it taught the estimates.
     pub learned: LearnedRows<'a>,
+    /// The question's memory after it.
+    pub memory: crate::domain::memory::Memory,
+    /// The review count of the memory row the answer was judged on (None: no row): the
+    /// write is guarded by it.
+    pub memory_read: Option<i64>,
 }
 
 /// The estimates' moves an answer writes (`domain::skill::learn`), as additions.
@@ -103,10 +108,12 @@ ON CONFLICT (player_id, node_id) DO NOTHING"
 pub(crate) use first_answer_rows;
 
 /// True when `e` is the refusal of a guard of an answer's write: a NOT NULL
-/// violation on `player_progress.revision` or `challenge_sessions.answered_count` (both
-/// engines name the column in the message).
+/// violation on `player_progress.revision`, `challenge_sessions.answered_count` or
+/// `review_memory.reviews` (both engines name the column or table in the message).
 pub(crate) fn is_stale_guard(e: &sqlx::Error) -> bool {
     matches!(e, sqlx::Error::Database(d)
         if d.kind() == sqlx::error::ErrorKind::NotNullViolation
-            && (d.message().contains("revision") || d.message().contains("answered_count")))
+            && (d.message().contains("revision")
+                || d.message().contains("answered_count")
+                || d.message().contains("review_memory")))
 }

@@ -5,7 +5,10 @@
 
 use super::cards::CardSource;
 use super::progress::{PlayerProgress, ProgressRow, select_progress};
+use super::review::{MemoryColumns, memory_columns};
 use super::{Db, read};
+use crate::domain::answer::SessionKind;
+use crate::domain::memory::Memory;
 use crate::domain::pick::Candidate;
 use crate::domain::skill::Estimate;
 
@@ -16,9 +19,12 @@ pub struct SessionRow {
     pub track_id: String,
     pub node_id: String,
     pub status: String,
+    /// A review challenge (`domain::answer::SessionKind`).
+    pub review: bool,
 }
 
-/// The player's unfinished session on a node.
+/// The player's unfinished session on a node (a review challenge's node is its scope,
+/// `domain::answer::SessionKind::review_node`).
 pub async fn unfinished_session(
     db: &Db,
     player_id: &str,
@@ -26,7 +32,8 @@ pub async fn unfinished_session(
 ) -> sqlx::Result<Option<SessionRow>> {
     Ok(read!(db, |ex| {
         sqlx::query_as::<_, SessionRow>(
-            "SELECT id, player_id, track_id, node_id, status FROM challenge_sessions
+            "SELECT id, player_id, track_id, node_id, status, kind = 'review' AS review
+             FROM challenge_sessions
              WHERE player_id = $1 AND node_id = $2 AND status IN ('pending', 'in_progress')",
         )
         .bind(player_id)
@@ -85,6 +92,9 @@ pub struct PoolQuestion {
     /// the version's snapshot is missing.
     #[sqlx(flatten)]
     pub card: PoolCard,
+    /// The player's memory of it (and their FSRS parameters).
+    #[sqlx(flatten)]
+    pub memory: MemoryColumns,
 }
 
 /// The card columns of a [`PoolQuestion`].
@@ -234,13 +244,14 @@ pub async fn pick_candidates(
 /// time when at least `min_attempts` answers made it (a primary-key probe each).
 pub async fn pool_questions(
     db: &Db,
+    player_id: &str,
     ids: &[String],
     min_attempts: i64,
 ) -> sqlx::Result<Vec<PoolQuestion>> {
     if ids.is_empty() {
         return Ok(Vec::new());
     }
-    let placeholders = (2..ids.len() + 2)
+    let placeholders = (3..ids.len() + 3)
         .map(|i| format!("${i}"))
         .collect::<Vec<_>>()
         .join(", ");
@@ -252,15 +263,19 @@ pub async fn pool_questions(
                     d.answers AS difficulty_answers,
                     v.question_id IS NOT NULL AND c.id IS NOT NULL AS versioned,
                     COALESCE(c.name, '') AS category_name,
-                    v.card_id, v.card_title, v.card_summary, v.card_deep_dive
+                    v.card_id, v.card_title, v.card_summary, v.card_deep_dive, {memory}
              FROM questions q
              LEFT JOIN categories c ON c.id = q.category_id
+             LEFT JOIN review_memory rm ON rm.player_id = $2 AND rm.question_id = q.id
+             LEFT JOIN review_parameters rp ON rp.player_id = $2
              LEFT JOIN question_versions v ON v.question_id = q.id AND v.version = q.version
              LEFT JOIN question_stats s ON s.question_id = q.id AND s.version = q.version
              LEFT JOIN question_difficulty d ON d.question_id = q.id
-             WHERE q.id IN ({placeholders})"
+             WHERE q.id IN ({placeholders})",
+            memory = memory_columns!()
         )))
-        .bind(min_attempts);
+        .bind(min_attempts)
+        .bind(player_id);
         for id in ids {
             q = q.bind(id.as_str());
         }
@@ -286,6 +301,9 @@ pub struct NewSessionQuestion {
     pub difficulty: Estimate,
     /// The player had never answered the question: its answer moves the difficulty.
     pub first_answer: bool,
+    /// The player's memory of it when the session was made (not stored with the
+    /// session: the answer's read joins the row, the answer memory keeps this).
+    pub memory: Option<Memory>,
 }
 
 /// Creates a session with its questions in one call to the database (PostgreSQL one
@@ -301,16 +319,16 @@ pub async fn create_session(
 ) -> sqlx::Result<bool> {
     const SESSION: &str =
         "INSERT INTO challenge_sessions (id, player_id, track_id, node_id, status,
-                                        created_at, served_at)
-         VALUES ($1, $2, $3, $4, 'pending', $5, $5) ON CONFLICT DO NOTHING";
-    // one row per question, its values bound from $6 on; `position` is the list's own
+                                        created_at, served_at, kind)
+         VALUES ($1, $2, $3, $4, 'pending', $5, $5, $6) ON CONFLICT DO NOTHING";
+    // one row per question, its values bound from $7 on; `position` is the list's own
     // index (a number this code makes, never input)
     let rows = |from: &str| {
         questions
             .iter()
             .enumerate()
             .map(|(i, _)| {
-                let p = 6 + 8 * i;
+                let p = 7 + 8 * i;
                 format!(
                     "SELECT $1, {i}, ${}, ${}, ${}, ${}, ${}, ${}, ${}, ${} {from}",
                     p,
@@ -346,7 +364,8 @@ pub async fn create_session(
                 .bind(&session.player_id)
                 .bind(&session.track_id)
                 .bind(&session.node_id)
-                .bind(now_ms);
+                .bind(now_ms)
+                .bind(SessionKind::of(session.review).as_str());
             for question in questions {
                 q = q
                     .bind(&question.question_id)
@@ -439,6 +458,12 @@ pub struct AnswerContext {
     /// The card of the question's served version, or what a fallback card is built
     /// from (None only when that version or its category is missing).
     pub card: Option<CardSource>,
+    /// A review challenge's question (no heart, no attempt, review XP).
+    pub review: bool,
+    /// The player's memory of the question before this answer (None: never answered).
+    pub memory: Option<Memory>,
+    /// The player's own FSRS parameters (JSON), when fitted.
+    pub memory_parameters: Option<String>,
 }
 
 /// The player's earlier answer (if any) and the context of the question answered.
@@ -490,6 +515,9 @@ struct LookupRow {
     card_title: Option<String>,
     card_summary: Option<String>,
     card_deep_dive: Option<String>,
+    session_kind: Option<String>,
+    #[sqlx(flatten)]
+    memory: MemoryColumns,
 }
 
 /// The earlier answer and the session question's context with its card: `$1` player,
@@ -499,7 +527,7 @@ struct LookupRow {
 /// `question_versions` (and the category's name), not the question's row and its card.
 macro_rules! select_answer_lookup {
     () => {
-        "SELECT e.session_id AS existing_session_id, e.question_id AS existing_question_id,
+        concat!("SELECT e.session_id AS existing_session_id, e.question_id AS existing_question_id,
                     e.is_correct AS existing_is_correct, e.xp_delta AS existing_xp_delta,
                     e.question_version AS existing_question_version,
                     c.player_id, c.status, c.attempt_consumed, c.answered_count, c.correct_count,
@@ -508,7 +536,10 @@ macro_rules! select_answer_lookup {
                     c.pass_threshold, c.zero_heart_refused, c.served_at, c.last_answered_at,
                     c.session_created_at, c.fast_correct_count, c.median_ms, c.track_skill,
                     c.track_skill_answers, c.difficulty, c.difficulty_answers, c.first_answer, c.stem_text, c.correct_answer, c.category_name, c.card_id,
-                    c.card_title, c.card_summary, c.card_deep_dive
+                    c.card_title, c.card_summary, c.card_deep_dive, c.session_kind,
+                    c.memory_stability, c.memory_difficulty, c.memory_reviews, c.memory_lapses,
+                    c.memory_last_correct, c.memory_answered_at, c.memory_due_at,
+                    c.memory_review_at, c.memory_parameters
              FROM (SELECT 1 AS one) o
              LEFT JOIN (
                  SELECT session_id, question_id, is_correct, xp_delta, question_version
@@ -529,16 +560,19 @@ macro_rules! select_answer_lookup {
                         (SELECT count(*) FROM challenge_session_questions t WHERE t.session_id = s.id) AS total_questions,
                         COALESCE((SELECT n.pass_threshold FROM skill_nodes n WHERE n.id = s.node_id), 3) AS pass_threshold,
                         v.stem_text, v.correct_answer, cat.name AS category_name, v.card_id,
-                        v.card_title, v.card_summary, v.card_deep_dive
+                        v.card_title, v.card_summary, v.card_deep_dive, s.kind AS session_kind, ",
+                        memory_columns!(), "
                  FROM challenge_sessions s
                  JOIN challenge_session_questions sq ON sq.session_id = s.id AND sq.question_id = $3
                  LEFT JOIN player_skills ps ON ps.player_id = $1 AND ps.track_id = s.track_id
+                 LEFT JOIN review_memory rm ON rm.player_id = $1 AND rm.question_id = $3
+                 LEFT JOIN review_parameters rp ON rp.player_id = $1
                  LEFT JOIN question_versions v
                         ON v.question_id = sq.question_id AND v.version = sq.question_version
                  LEFT JOIN categories cat ON cat.id = v.category_id
                  WHERE s.id = $2
                  LIMIT 1
-             ) c ON TRUE"
+             ) c ON TRUE")
     };
 }
 
@@ -709,6 +743,9 @@ fn lookup_of(row: LookupRow, question_id: &str) -> AnswerLookup {
             },
             first_answer: row.first_answer.unwrap_or(false),
             card,
+            review: row.session_kind.as_deref() == Some(SessionKind::Review.as_str()),
+            memory: row.memory.memory(),
+            memory_parameters: row.memory.memory_parameters,
         }),
         _ => None,
     };

@@ -57,6 +57,7 @@ pub mod refresh_tokens;
 pub mod regions;
 pub mod request_counters;
 pub mod retention;
+pub mod review;
 pub mod secrets;
 pub mod settlement;
 pub mod sign_in_failures;

@@ -5,6 +5,7 @@
 use chrono::{DateTime, Utc};
 
 use super::change::ResourceChange;
+use super::memory::REVIEW_HEART_AT;
 use super::resources::Resources;
 use super::rules::GameRules;
 use crate::clock::beijing;
@@ -16,6 +17,42 @@ pub struct PlayerSnapshot<'a> {
     /// Stored resources (brought to `now` by [`judge`]).
     pub resources: &'a Resources,
     pub region_code: Option<&'a str>,
+}
+
+/// What a challenge is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SessionKind {
+    /// A track's challenge: hearts, attempts, XP per right answer, node completion.
+    Challenge,
+    /// Spaced review of questions answered before: no heart, no attempt, review XP,
+    /// and a heart back for a good round.
+    Review,
+}
+
+impl SessionKind {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            SessionKind::Challenge => "challenge",
+            SessionKind::Review => "review",
+        }
+    }
+
+    pub const fn of(review: bool) -> Self {
+        if review {
+            SessionKind::Review
+        } else {
+            SessionKind::Challenge
+        }
+    }
+
+    /// The node a review challenge stands on: one unfinished review per scope (every
+    /// track, or one), held by the unfinished-session index like a node's challenge.
+    pub fn review_node(track_id: Option<&str>) -> String {
+        match track_id {
+            Some(track) => format!("review:{track}"),
+            None => "review".into(),
+        }
+    }
 }
 
 /// The challenge as the answer finds it.
@@ -33,6 +70,7 @@ pub struct SessionState<'a> {
     pub total_questions: i64,
     pub pass_threshold: i64,
     pub node_id: &'a str,
+    pub kind: SessionKind,
 }
 
 /// The question answered, as the challenge holds it.
@@ -113,6 +151,9 @@ pub fn judge(
     }
     let correct = selected == question.correct_option_id;
     let before = player.resources.clone().at(now, rules);
+    if session.kind == SessionKind::Review {
+        return judge_review(player, session, question, correct, before, rules, now);
+    }
     if question.zero_heart_refused && before.hearts == 0 {
         return Outcome::Refused(AnswerRefusal::QuestionClosed);
     }
@@ -138,6 +179,48 @@ pub fn judge(
             player.region_code,
             ledger_key(session.session_id, question.question_id),
             "challenge_answer",
+            before,
+            after,
+            rules,
+            now,
+        ),
+    }))
+}
+
+/// A review answer: no heart lost and no attempt spent; a right one earns review XP
+/// within the day's allowance; a round with at least [`REVIEW_HEART_AT`] right answers
+/// gives a heart back on its last answer.
+fn judge_review(
+    player: PlayerSnapshot<'_>,
+    session: SessionState<'_>,
+    question: QuestionState<'_>,
+    correct: bool,
+    before: Resources,
+    rules: &GameRules,
+    now: DateTime<Utc>,
+) -> Outcome {
+    let mut after = before.clone();
+    let xp = if correct {
+        after.review_xp_due(rules)
+    } else {
+        0
+    };
+    after.gain_review_xp(xp);
+    after.record_activity(beijing::day(now));
+    let finished = session.answered_count + 1 >= session.total_questions;
+    if finished && session.correct_count + i64::from(correct) >= REVIEW_HEART_AT {
+        after.gain_hearts(1, rules);
+    }
+    Outcome::Judged(Box::new(Judgement {
+        correct,
+        xp,
+        finished,
+        completed_node: None,
+        change: ResourceChange::new(
+            player.player_id,
+            player.region_code,
+            ledger_key(session.session_id, question.question_id),
+            "review_answer",
             before,
             after,
             rules,
@@ -174,6 +257,7 @@ mod tests {
             total_questions: 5,
             pass_threshold: 3,
             node_id: "n1",
+            kind: SessionKind::Challenge,
         }
     }
 

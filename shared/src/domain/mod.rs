@@ -9,6 +9,7 @@ pub mod fairplay;
 pub mod identity;
 pub mod irt;
 pub mod league;
+pub mod memory;
 pub mod phone;
 pub mod pick;
 pub mod question_limits;

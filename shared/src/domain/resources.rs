@@ -24,6 +24,8 @@ pub struct Resources {
     pub streak_last_day: Option<String>,
     pub streak_protected_until: Option<i64>,
     pub check_in_days: i64,
+    /// Review XP earned today (reset with `daily_xp`), capped by `REVIEW_XP_DAILY`.
+    pub review_xp: i64,
 }
 
 /// Why a resource could not be spent.
@@ -68,6 +70,7 @@ impl Resources {
             streak_last_day: None,
             streak_protected_until: None,
             check_in_days: 0,
+            review_xp: 0,
         }
     }
 
@@ -99,6 +102,7 @@ impl Resources {
         if self.daily_xp_day.as_deref() != Some(today.as_str()) {
             self.daily_xp_day = Some(today);
             self.daily_xp = 0;
+            self.review_xp = 0;
         }
         self
     }
@@ -152,6 +156,22 @@ impl Resources {
     pub fn gain_xp(&mut self, amount: i64) {
         self.xp += amount;
         self.daily_xp += amount;
+    }
+
+    /// Review XP a right review answer earns now: `REVIEW_XP` while today's review XP
+    /// is under `REVIEW_XP_DAILY`, the rest of the allowance at its edge, then 0. Call
+    /// on a state brought to `now`.
+    pub fn review_xp_due(&self, rules: &GameRules) -> i64 {
+        rules
+            .review_xp
+            .min(rules.review_xp_daily - self.review_xp)
+            .max(0)
+    }
+
+    /// Adds review XP (counted in the day's review allowance too).
+    pub fn gain_review_xp(&mut self, amount: i64) {
+        self.gain_xp(amount);
+        self.review_xp += amount;
     }
 
     /// The streak as it stands on `today` (see [`Self::record_activity`]).

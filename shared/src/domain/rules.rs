@@ -29,6 +29,10 @@ pub struct GameRules {
     pub ad_attempts_per_day: i64,
     /// `RULE_STREAK_PROTECTION_COOLDOWN_DAYS`.
     pub streak_protection_cooldown_days: i64,
+    /// `REVIEW_XP`: a right answer in a review challenge.
+    pub review_xp: i64,
+    /// `REVIEW_XP_DAILY`: review XP a player may earn in a Beijing day.
+    pub review_xp_daily: i64,
 }
 
 impl Default for GameRules {
@@ -47,6 +51,8 @@ impl Default for GameRules {
             ad_hearts_per_day: 5,
             ad_attempts_per_day: 3,
             streak_protection_cooldown_days: 7,
+            review_xp: 5,
+            review_xp_daily: 50,
         }
     }
 }

@@ -13,6 +13,7 @@ use crate::services::gameplay::{self, Track};
 use crate::services::player_auth::PlayerPrincipal;
 use crate::services::progress::{self, ProgressSummary};
 use crate::services::regions::{self, SelectedRegion};
+use crate::services::review;
 use crate::services::shop::{self, Benefit, Inventory, Shop, Subscription, Wallet};
 use crate::{Error, Result};
 
@@ -55,7 +56,8 @@ pub async fn bootstrap(ctx: &AppContext, player: &PlayerPrincipal) -> Result<Boo
     let state = db::players::region_state(&ctx.db, &player.id)
         .await?
         .ok_or_else(|| Error::unauthorized("account deleted"))?;
-    let p = progress::load(ctx, &player.id).await?;
+    let mut p = progress::load(ctx, &player.id).await?;
+    p.reviews_due = Some(review::due_count(ctx, &player.id).await?);
     let now = ctx.clock.now();
     let summary = progress::summarize(&p, now, &ctx.settings.rules);
     let shop = shop::shop();

@@ -33,6 +33,7 @@ pub mod question_stats;
 pub mod questions;
 pub mod refresh_sessions;
 pub mod regions;
+pub mod review;
 pub mod secrets;
 pub mod settlement;
 pub mod shop;

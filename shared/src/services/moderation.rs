@@ -14,6 +14,7 @@ use crate::envelope::Pagination;
 use crate::services::admin_auth::AdminPrincipal;
 use crate::services::audit::{self, PageQuery, Write};
 use crate::services::board_visibility::{self, VisibilityChange};
+use crate::services::review::{self, PlayerReview};
 use crate::{Error, Result};
 
 #[derive(Clone, Debug, Serialize, ToSchema)]
@@ -42,6 +43,9 @@ pub struct PlayerRecord {
     /// Sign-in methods: device, phone, huawei, apple (detail only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sign_in_methods: Option<Vec<String>>,
+    /// Spaced review: due count, mean predicted recall, parameters (detail only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub review: Option<PlayerReview>,
 }
 
 fn record(r: PlayerAdminRow, now_ms: i64) -> PlayerRecord {
@@ -71,6 +75,7 @@ fn record(r: PlayerAdminRow, now_ms: i64) -> PlayerRecord {
         fair_play_state: r.fairplay_state,
         fair_play_held: r.fairplay_held,
         sign_in_methods: None,
+        review: None,
     }
 }
 
@@ -110,6 +115,7 @@ pub async fn player(ctx: &AppContext, id: &str) -> Result<PlayerRecord> {
         .ok_or_else(|| Error::not_found("player not found"))?;
     let mut r = record(row, ctx.clock.now_ms());
     r.sign_in_methods = Some(db::moderation::identities(&ctx.db, id).await?);
+    r.review = Some(review::player_review(ctx, id).await?);
     Ok(r)
 }
 

@@ -38,6 +38,10 @@ pub struct ProgressSummary {
     pub streak_protected_until: Option<DateTime<Utc>>,
     pub active_track_id: Option<String>,
     pub is_subscribed: bool,
+    /// Questions due for review (or answered wrong), capped at 99: on the summary and
+    /// the bootstrap only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reviews_due: Option<i64>,
 }
 
 /// The summary of `p`, whose resources are brought to `now` first.
@@ -60,6 +64,7 @@ pub fn summarize(p: &PlayerProgress, now: DateTime<Utc>, rules: &GameRules) -> P
         streak_protected_until: r.streak_protected_until.map(from_ms),
         active_track_id: p.active_track_id.clone(),
         is_subscribed: p.is_subscribed(now.timestamp_millis()),
+        reviews_due: p.reviews_due,
     }
 }
 
@@ -87,8 +92,12 @@ pub(crate) async fn lock(tx: &mut Tx, player_id: &str, now_ms: i64) -> Result<Pl
 
 /// `GET /v1/progress/summary`, for a signed-in player.
 pub async fn summary(ctx: &AppContext, player: &PlayerPrincipal) -> Result<ProgressSummary> {
-    let p = load(ctx, &player.id).await?;
-    Ok(summarize(&p, ctx.clock.now(), &ctx.settings.rules))
+    let now = ctx.clock.now();
+    let p = db::progress::read_with_reviews_due(&ctx.db, &player.id, now.timestamp_millis())
+        .await?
+        .filter(|p| p.account.deleted_at.is_none())
+        .ok_or_else(|| Error::unauthorized("account deleted"))?;
+    Ok(summarize(&p, now, &ctx.settings.rules))
 }
 
 /// `GET /v1/progress/summary` for the subject of a verified access token: the one read
@@ -97,8 +106,10 @@ pub async fn summary_of_token_subject(
     ctx: &AppContext,
     subject: &AccessSubject,
 ) -> Result<ProgressSummary> {
-    let p = db::progress::read_with_account(&ctx.db, &subject.player_id).await?;
     let now = ctx.clock.now();
+    let p =
+        db::progress::read_with_reviews_due(&ctx.db, &subject.player_id, now.timestamp_millis())
+            .await?;
     crate::services::player_auth::admit(
         p.as_ref().map(|p| &p.account),
         subject,

@@ -60,6 +60,7 @@ pub(crate) struct ProgressRow {
     streak_protected_until: Option<i64>,
     streak_protection_at: Option<i64>,
     check_in_days: i64,
+    review_xp: i64,
     active_track_id: Option<String>,
     region_code: Option<String>,
     sub_status: Option<String>,
@@ -71,6 +72,9 @@ pub(crate) struct ProgressRow {
     skill_answers: i64,
     #[sqlx(flatten)]
     account: AccountState,
+    /// Read by the summary's own query only.
+    #[sqlx(default)]
+    reviews_due: Option<i64>,
 }
 
 /// A player's resources and what the game rules need beside them.
@@ -97,6 +101,8 @@ pub struct PlayerProgress {
     /// answer's read, or what its write left): every write of a player's track skill
     /// is an answer, guarded by the revision, so it is exact while the revision is.
     pub track_skill: Option<TrackSkill>,
+    /// The player's due reviews (capped), when the read counted them (the summary's).
+    pub reviews_due: Option<i64>,
 }
 
 /// A player's skill θ on one track.
@@ -131,6 +137,7 @@ impl From<ProgressRow> for PlayerProgress {
                 streak_last_day: r.streak_last_day,
                 streak_protected_until: r.streak_protected_until,
                 check_in_days: r.check_in_days,
+                review_xp: r.review_xp,
             },
             active_track_id: r.active_track_id,
             region_code: r.region_code,
@@ -146,26 +153,53 @@ impl From<ProgressRow> for PlayerProgress {
                 answers: r.skill_answers,
             },
             track_skill: None,
+            reviews_due: r.reviews_due,
         }
     }
 }
 
-/// The progress row of player `$1`, deleted players included (callers filter).
-macro_rules! select_progress {
+/// The progress row's columns (`g`, with `p` the player and `s` the subscription).
+macro_rules! progress_columns {
     () => {
         "SELECT g.hearts, g.hearts_regen_from, g.attempts_day, g.attempts_used, g.bonus_attempts,
         g.xp, g.daily_xp_day, g.daily_xp, g.streak_days, g.streak_last_day, g.streak_protected_until,
-        g.streak_protection_at, g.check_in_days, g.active_track_id, p.region_code,
+        g.streak_protection_at, g.check_in_days, g.review_xp, g.active_track_id, p.region_code,
         s.status AS sub_status, s.tier AS sub_tier, s.expires_at AS sub_expires_at, g.revision,
-        p.fairplay_held, g.skill, g.skill_answers, p.is_banned, p.banned_until, p.deleted_at, p.merged_into, p.token_version
-     FROM player_progress g
+        p.fairplay_held, g.skill, g.skill_answers, p.is_banned, p.banned_until, p.deleted_at, p.merged_into, p.token_version"
+    };
+}
+
+/// Where [`progress_columns`] come from, for player `$1`.
+macro_rules! progress_from {
+    () => {
+        " FROM player_progress g
      JOIN players p ON p.id = g.player_id
      LEFT JOIN subscriptions s ON s.player_id = g.player_id
      WHERE g.player_id = $1"
     };
 }
 
-pub(crate) use select_progress;
+/// The progress row of player `$1`, deleted players included (callers filter).
+macro_rules! select_progress {
+    () => {
+        concat!(
+            $crate::db::progress::progress_columns!(),
+            $crate::db::progress::progress_from!()
+        )
+    };
+}
+
+/// [`select_progress`] with the player's due reviews at `$2` (up to
+/// `db::review::DUE_CAP`, `$3`: an index range of at most that many entries).
+const SELECT_WITH_REVIEWS_DUE: &str = concat!(
+    progress_columns!(),
+    ", (SELECT COUNT(*) FROM (SELECT 1 FROM review_memory rm
+        JOIN questions q ON q.id = rm.question_id AND q.status = 'published'
+        WHERE rm.player_id = $1 AND rm.review_at <= $2 LIMIT $3) d) AS reviews_due",
+    progress_from!()
+);
+
+pub(crate) use {progress_columns, progress_from, select_progress};
 
 const SELECT: &str = concat!(select_progress!(), " AND p.deleted_at IS NULL");
 
@@ -185,6 +219,24 @@ pub async fn read_with_account(db: &Db, player_id: &str) -> sqlx::Result<Option<
     let row: Option<ProgressRow> = read!(db, |ex| {
         sqlx::query_as::<_, ProgressRow>(select_progress!())
             .bind(player_id)
+            .fetch_optional(ex)
+            .await?
+    });
+    Ok(row.map(Into::into))
+}
+
+/// [`read_with_account`] with the player's due reviews at `now_ms` counted in the same
+/// statement (the summary's read).
+pub async fn read_with_reviews_due(
+    db: &Db,
+    player_id: &str,
+    now_ms: i64,
+) -> sqlx::Result<Option<PlayerProgress>> {
+    let row: Option<ProgressRow> = read!(db, |ex| {
+        sqlx::query_as::<_, ProgressRow>(SELECT_WITH_REVIEWS_DUE)
+            .bind(player_id)
+            .bind(now_ms)
+            .bind(crate::db::review::DUE_CAP)
             .fetch_optional(ex)
             .await?
     });

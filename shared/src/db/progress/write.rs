@@ -161,12 +161,13 @@ async fn write_in_tx(
                     sqlx::query_scalar(concat!(
                         "UPDATE player_progress SET revision = revision + 1, ",
                         set_resources!(),
-                        " WHERE player_id = $1 RETURNING revision"
+                        ", review_xp = $15 WHERE player_id = $1 RETURNING revision"
                     ))
                     .bind(player_id),
                     r
                 )
                 .bind(now_ms)
+                .bind(r.review_xp)
                 .fetch_optional(ex)
                 .await?
             })
@@ -282,7 +283,7 @@ macro_rules! save_progress_if_unchanged {
     hearts = $13, hearts_regen_from = $14, attempts_day = $15, attempts_used = $16,
     bonus_attempts = $17, xp = $18, daily_xp_day = $19, daily_xp = $20, streak_days = $21,
     streak_last_day = $22, streak_protected_until = $23, check_in_days = $24, updated_at = $12,
-    skill = skill + $59, skill_answers = skill_answers + 1
+    skill = skill + $59, skill_answers = skill_answers + 1, review_xp = $62
 WHERE player_id = $3"
     };
 }
@@ -374,6 +375,29 @@ ON CONFLICT (player_id, track_id) DO UPDATE SET skill = player_skills.skill + ex
     };
 }
 
+/// The question's memory after the answer (`domain::memory`), after the guard: `$63`
+/// stability, `$64` difficulty, `$65` reviews, `$66` lapses, `$67` right, `$68` due,
+/// `$69` in the reviews from. Guarded like the progress row: an existing row must still
+/// hold the review count the answer read (`$70`, NULL when it read none), else its
+/// `reviews` would be NULL, which fails the write (see [`is_stale_guard`]).
+macro_rules! memory_row {
+    ($from:literal) => {
+        concat!(
+            "INSERT INTO review_memory (player_id, question_id, track_id, stability, difficulty,
+    reviews, lapses, last_correct, last_answered_at, due_at, review_at)
+SELECT $3, $4, $58, $63, $64, $65, $66, $67, $12, $68, $69",
+            $from,
+            " WHERE $65 IS NOT NULL
+ON CONFLICT (player_id, question_id) DO UPDATE SET
+    reviews = CASE WHEN review_memory.reviews = $70 THEN excluded.reviews END,
+    stability = excluded.stability, difficulty = excluded.difficulty,
+    lapses = excluded.lapses, last_correct = excluded.last_correct,
+    last_answered_at = excluded.last_answered_at, due_at = excluded.due_at,
+    review_at = excluded.review_at"
+        )
+    };
+}
+
 /// How the fair-play row returned by an answer's write is told from the weekly totals
 /// (no board's key starts so): `fairplay:{state}`, the week's score as `xp` and the
 /// cleared score as `last_earned_at`.
@@ -411,6 +435,8 @@ macro_rules! write_answer_pg {
             change_rows!(ledger " FROM saved_progress"),
             "), skill AS (",
             learned_rows!(skill " FROM saved_progress"),
+            "), memory AS (",
+            memory_row!(" FROM saved_progress"),
             part!($weekly, "), weekly AS (", change_rows!(weekly " FROM saved_progress")),
             part!($fair_play, "), fair_play AS (", fair_play_row!(" FROM saved_progress")),
             ")\n",
@@ -473,6 +499,8 @@ const WRITE_ANSWER_SQLITE: &str = concat!(
     ";\n",
     learned_rows!(skill ""),
     ";\n",
+    memory_row!(""),
+    ";\n",
     change_rows!(weekly ""),
     ";\n",
     fair_play_row!(""),
@@ -495,6 +523,7 @@ async fn write_answer(
     let all_players = BoardKey::all_players();
     let fair_play = rows.fair_play;
     let learned = &rows.learned;
+    let memory = &rows.memory;
     // Both texts take the same arguments, in this order.
     macro_rules! bound {
         ($query:expr) => {
@@ -543,6 +572,15 @@ async fn write_answer(
             .bind(learned.overall_delta)
             .bind(learned.track_delta)
             .bind(learned.surprise)
+            .bind(r.review_xp)
+            .bind(memory.stability)
+            .bind(memory.difficulty)
+            .bind(memory.reviews)
+            .bind(memory.lapses)
+            .bind(memory.last_correct)
+            .bind(memory.due_at)
+            .bind(memory.review_at)
+            .bind(rows.memory_read)
         };
     }
     let result = match db {

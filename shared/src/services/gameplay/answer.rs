@@ -17,14 +17,15 @@ use crate::db::ledger::HIDDEN_FOR_GOOD;
 use crate::db::progress::{Beside, PlayerProgress, Target, TrackSkill, Update, Written};
 use crate::db::{self};
 use crate::domain::answer::{
-    self, AnswerRefusal, Outcome, PlayerSnapshot, QuestionState, SessionState, Submission,
+    self, AnswerRefusal, Outcome, PlayerSnapshot, QuestionState, SessionKind, SessionState,
+    Submission,
 };
 use crate::domain::fairplay as timing;
 use crate::domain::rules::GameRules;
 use crate::domain::skill;
 use crate::services::player_auth::{self, AccessSubject};
 use crate::services::progress::{self};
-use crate::services::{fairplay, league};
+use crate::services::{fairplay, league, review};
 use crate::{Error, Result};
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
@@ -353,6 +354,7 @@ async fn judge(
             total_questions: c.total_questions,
             pass_threshold: c.pass_threshold,
             node_id: &c.node_id,
+            kind: SessionKind::of(c.review),
         },
         QuestionState {
             question_id: fields.question_id,
@@ -401,6 +403,11 @@ async fn judge(
         judgement.correct,
         c.first_answer,
     );
+    let memory = review::schedule(ctx, c.memory_parameters.as_deref()).review(
+        c.memory.as_ref(),
+        judgement.correct,
+        judgement.change.at_ms,
+    );
     let rows = AnswerRows {
         answer: NewAnswer {
             id: &Uuid::new_v4().to_string(),
@@ -431,6 +438,8 @@ async fn judge(
             overall_delta: learned.overall.value - progress.skill.value,
             surprise: learned.surprise,
         },
+        memory,
+        memory_read: c.memory.map(|m| m.reviews),
     };
     let written = db::progress::write(
         Target::Guarded {

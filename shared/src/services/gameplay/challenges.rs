@@ -12,10 +12,12 @@ use crate::answer_cache;
 use crate::context::AppContext;
 use crate::db::gameplay::{NewSessionQuestion, SessionRow};
 use crate::db::{self};
+use crate::domain::answer::SessionKind;
+use crate::domain::memory;
 use crate::domain::pick::{self, Candidate};
 use crate::domain::skill::{self, Estimate};
-use crate::services::learning;
 use crate::services::player_auth::PlayerPrincipal;
+use crate::services::{learning, review};
 use crate::tokens::random_token;
 use crate::{Error, Result};
 
@@ -86,6 +88,21 @@ async fn challenge_of(ctx: &AppContext, s: &SessionRow) -> Result<Challenge> {
     })
 }
 
+/// `GET /v1/challenges/next?trackId=&mode=`: a track's challenge ([`next_challenge`],
+/// mode `challenge` or none) or a review challenge ([`next_review_challenge`]).
+pub async fn next_in_mode(
+    ctx: &AppContext,
+    player: &PlayerPrincipal,
+    track_key: Option<&str>,
+    mode: Option<&str>,
+) -> Result<Option<Challenge>> {
+    match mode.map(str::trim) {
+        None | Some("challenge") => next_challenge(ctx, player, track_key.unwrap_or("")).await,
+        Some("review") => next_review_challenge(ctx, player, track_key).await,
+        Some(_) => Err(Error::validation("mode must be challenge or review")),
+    }
+}
+
 /// `GET /v1/challenges/next?trackId=`: the player's unfinished session on the track's
 /// current node, or a new one of fresh questions; None when the node's pool has too few.
 pub async fn next_challenge(
@@ -125,13 +142,10 @@ pub async fn next_challenge(
     if (pool.len() as i64) < wanted {
         return Ok(None);
     }
-    // their cards too: the answers show them without reading them again
-    for card in pool
-        .iter()
-        .filter_map(db::gameplay::PoolQuestion::card_source)
-    {
-        ctx.answer_cache.remember_card(&card);
-    }
+    remember_cards(ctx, &pool);
+    let memory_parameters = pool
+        .first()
+        .and_then(|q| q.memory.memory_parameters.clone());
     let questions = shuffled_questions(pool, &answered)?;
     let session = SessionRow {
         id: Uuid::new_v4().to_string(),
@@ -139,23 +153,120 @@ pub async fn next_challenge(
         track_id: track.id.clone(),
         node_id: node.id.clone(),
         status: "pending".into(),
+        review: false,
     };
+    open_challenge(
+        ctx,
+        session,
+        questions,
+        node.pass_threshold,
+        memory_parameters,
+    )
+    .await
+}
+
+/// `GET /v1/challenges/next?mode=review` (`trackId` optional): the player's unfinished
+/// review challenge of that scope, or a new one of up to five questions answered
+/// before that are due or were answered wrong, lowest predicted recall first; None when
+/// no question is.
+pub async fn next_review_challenge(
+    ctx: &AppContext,
+    player: &PlayerPrincipal,
+    track_key: Option<&str>,
+) -> Result<Option<Challenge>> {
+    let track = match track_key.map(str::trim) {
+        Some("") => return Err(Error::validation("trackId is required")),
+        Some(key) => Some(
+            db::tracks::track(&ctx.db, key)
+                .await?
+                .ok_or_else(|| Error::not_found("track not found"))?,
+        ),
+        None => None,
+    };
+    let track_id = track.as_ref().map(|t| t.id.as_str());
+    let node_id = SessionKind::review_node(track_id);
+    if let Some(s) = db::gameplay::unfinished_session(&ctx.db, &player.id, &node_id).await? {
+        let now = ctx.clock.now_ms();
+        db::gameplay::mark_served(&ctx.db, &s.id, now).await?;
+        ctx.answer_cache.mark_served(&s.id, now);
+        return Ok(Some(challenge_of(ctx, &s).await?));
+    }
+    let now = ctx.clock.now_ms();
+    let candidates = db::review::candidates(&ctx.db, &player.id, track_id, now).await?;
+    let memory_parameters = candidates
+        .first()
+        .and_then(|c| c.columns.memory_parameters.clone());
+    let schedule = review::schedule(ctx, memory_parameters.as_deref());
+    let n = usize::try_from(ctx.settings.rules.questions_per_challenge).unwrap_or(5);
+    let picked = memory::pick_reviews(
+        &schedule,
+        candidates
+            .into_iter()
+            .filter_map(|c| c.columns.memory().map(|m| ((c.question_id, c.track_id), m)))
+            .collect(),
+        now,
+        n,
+    );
+    let Some(((_, first_track), _)) = picked.first() else {
+        return Ok(None);
+    };
+    let session_track = track_id.unwrap_or(first_track).to_string();
+    let ids: Vec<String> = picked.iter().map(|((q, _), _)| q.clone()).collect();
+    let pool =
+        db::gameplay::pool_questions(&ctx.db, &player.id, &ids, ctx.settings.quality.min_attempts)
+            .await?;
+    if pool.is_empty() {
+        return Ok(None);
+    }
+    remember_cards(ctx, &pool);
+    let answered: HashSet<String> = ids.into_iter().collect();
+    let questions = shuffled_questions(pool, &answered)?;
+    let session = SessionRow {
+        id: Uuid::new_v4().to_string(),
+        player_id: player.id.clone(),
+        track_id: session_track,
+        node_id,
+        status: "pending".into(),
+        review: true,
+    };
+    open_challenge(ctx, session, questions, 0, memory_parameters).await
+}
+
+/// Their cards too: the answers show them without reading them again.
+fn remember_cards(ctx: &AppContext, pool: &[db::gameplay::PoolQuestion]) {
+    for card in pool
+        .iter()
+        .filter_map(db::gameplay::PoolQuestion::card_source)
+    {
+        ctx.answer_cache.remember_card(&card);
+    }
+}
+
+/// Writes a new session of `questions` and answers with it (or with the one a
+/// concurrent request made first); its answers are judged from memory while this
+/// process remembers it.
+async fn open_challenge(
+    ctx: &AppContext,
+    session: SessionRow,
+    questions: Vec<NewSessionQuestion>,
+    pass_threshold: i64,
+    memory_parameters: Option<String>,
+) -> Result<Option<Challenge>> {
     let now = ctx.clock.now_ms();
     if !db::gameplay::create_session(&ctx.db, &session, &questions, now).await? {
         // A concurrent request made the session first: answer with that one.
-        let s = db::gameplay::unfinished_session(&ctx.db, &player.id, &node.id)
+        let s = db::gameplay::unfinished_session(&ctx.db, &session.player_id, &session.node_id)
             .await?
             .ok_or_else(|| Error::internal("unfinished session vanished"))?;
         return Ok(Some(challenge_of(ctx, &s).await?));
     }
-    // its answers are judged from memory while this process remembers it
     ctx.answer_cache.remember_challenge(
         &session.id,
         answer_cache::Challenge {
             player_id: session.player_id.clone(),
             track_id: session.track_id.clone(),
             node_id: session.node_id.clone(),
-            pass_threshold: node.pass_threshold,
+            pass_threshold,
             questions: questions
                 .iter()
                 .map(|q| {
@@ -167,6 +278,7 @@ pub async fn next_challenge(
                         median_ms: q.median_ms,
                         difficulty: q.difficulty,
                         first_answer: q.first_answer,
+                        memory: q.memory,
                     })
                 })
                 .collect::<Result<_>>()?,
@@ -178,6 +290,8 @@ pub async fn next_challenge(
             last_answered_at: None,
             created_at: now,
             fast_correct_count: 0,
+            review: session.review,
+            memory_parameters,
         },
     );
     // answered from what was written: nothing is read back
@@ -257,8 +371,13 @@ async fn pick_questions(
         let candidates = read.into_iter().map(|c| c.candidate).collect();
         pick::choose(candidates, start, n, &mut rand::rng())
     };
-    let pool =
-        db::gameplay::pool_questions(&ctx.db, &chosen, ctx.settings.quality.min_attempts).await?;
+    let pool = db::gameplay::pool_questions(
+        &ctx.db,
+        player_id,
+        &chosen,
+        ctx.settings.quality.min_attempts,
+    )
+    .await?;
     Ok((pool, answered))
 }
 
@@ -287,6 +406,7 @@ fn shuffled_questions(
     for q in pool {
         let difficulty = q.difficulty();
         let first_answer = !answered.contains(&q.id);
+        let memory = q.memory.memory();
         let distractors: Vec<String> = serde_json::from_str(&q.distractors).unwrap_or_default();
         let correct_id = random_token(6);
         let mut options = vec![AnswerOption {
@@ -310,6 +430,7 @@ fn shuffled_questions(
             median_ms: q.median_ms,
             difficulty,
             first_answer,
+            memory,
             options_json: serde_json::to_string(&options)
                 .map_err(|e| Error::internal(format!("serialising options: {e}")))?,
             correct_option_id: correct_id,

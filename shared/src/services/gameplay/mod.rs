@@ -14,6 +14,7 @@ pub use answer::{AnswerProgress, AnswerRequest, AnswerResult, answer};
 pub use cards::{CardViewRequest, CardViewResult, KnowledgeCard, view_card};
 pub use challenges::{
     AnswerOption, Challenge, ChallengeQuestion, ChallengeQuestionBody, next_challenge,
+    next_in_mode, next_review_challenge,
 };
 pub use tracks::{Track, TrackNode, track, tracks};
 

@@ -1,0 +1,40 @@
+-- Spaced review (issue 31): the FSRS memory state of each question a player has answered,
+-- written by every judged answer of it in the answer's own statement.
+-- Phase: expand (new table and columns only).
+
+CREATE TABLE review_memory (
+    player_id         TEXT NOT NULL,
+    question_id       TEXT NOT NULL,
+    -- The track the question was first answered from: `mode=review&trackId=` filters by it.
+    track_id          TEXT NOT NULL,
+    stability         DOUBLE PRECISION NOT NULL,
+    difficulty        DOUBLE PRECISION NOT NULL,
+    -- Answers judged so far; the answer's write is guarded by the count it read (a row
+    -- changed meanwhile fails the write, which is judged again on a fresh read).
+    reviews           BIGINT NOT NULL,
+    lapses            BIGINT NOT NULL,
+    last_correct      BOOLEAN NOT NULL,
+    last_answered_at  BIGINT NOT NULL,
+    -- When predicted recall falls to REVIEW_RETENTION.
+    due_at            BIGINT NOT NULL,
+    -- When the question joins the player's reviews: its due time, or at once after a
+    -- wrong answer. The review pick and the due count read by it.
+    review_at         BIGINT NOT NULL,
+    PRIMARY KEY (player_id, question_id)
+);
+CREATE INDEX review_memory_review ON review_memory (player_id, review_at);
+-- The staff's view of a question: how fast its players forget it.
+CREATE INDEX review_memory_question ON review_memory (question_id);
+
+-- A player's own FSRS parameters, fitted by the review job once they have enough reviews.
+CREATE TABLE review_parameters (
+    player_id    TEXT PRIMARY KEY,
+    parameters   TEXT NOT NULL,
+    reviews      BIGINT NOT NULL,
+    fitted_at    BIGINT NOT NULL
+);
+
+-- Review challenges: no heart, no attempt, their own XP.
+ALTER TABLE challenge_sessions ADD COLUMN kind TEXT NOT NULL DEFAULT 'challenge';
+-- Review XP earned today (reset with daily_xp at Beijing midnight), capped by REVIEW_XP_DAILY.
+ALTER TABLE player_progress ADD COLUMN review_xp BIGINT NOT NULL DEFAULT 0;

@@ -1,0 +1,349 @@
+//! Spaced review: what a player remembers of each question they have answered, as the
+//! FSRS memory model (the `fsrs` crate of the FSRS project) holds it, stability (days
+//! until predicted recall falls to 0.9) and difficulty (1-10), and when each question is
+//! due again. Binary grading: a right answer is Good, a wrong one Again. Pure: the
+//! answer's write stores what [`Schedule::review`] returns.
+
+use fsrs::{DEFAULT_PARAMETERS, FSRS, FSRSItem, FSRSReview, MemoryState};
+
+/// A day in milliseconds: FSRS counts elapsed time in whole days.
+pub const DAY_MS: i64 = 86_400_000;
+
+/// At least this many right answers in a review challenge give a heart back.
+pub const REVIEW_HEART_AT: i64 = 4;
+
+/// The FSRS grades the game gives (binary grading).
+const AGAIN: u32 = 1;
+const GOOD: u32 = 3;
+
+/// A player's memory of one question after their last answer of it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Memory {
+    pub stability: f64,
+    pub difficulty: f64,
+    /// Answers of the question judged so far.
+    pub reviews: i64,
+    /// Wrong answers after the first.
+    pub lapses: i64,
+    pub last_correct: bool,
+    pub last_answered_at: i64,
+    /// When predicted recall falls to the schedule's retention.
+    pub due_at: i64,
+    /// When the question joins the player's reviews: due, or at once after a wrong answer.
+    pub review_at: i64,
+}
+
+impl Memory {
+    /// In the player's reviews at `at_ms` (due, or answered wrong).
+    pub fn reviewable(&self, at_ms: i64) -> bool {
+        self.review_at <= at_ms
+    }
+}
+
+/// An FSRS model with its parameters and the recall a review is due at.
+#[derive(Clone, Debug)]
+pub struct Schedule {
+    model: FSRS,
+    decay: f32,
+    retention: f32,
+}
+
+/// Parameters the FSRS model refused (the wrong count, or values out of its range).
+#[derive(Debug, PartialEq, Eq)]
+pub struct InvalidParameters;
+
+impl Schedule {
+    /// The FSRS-6 default parameters, due at `retention`.
+    pub fn with_defaults(retention: f64) -> Self {
+        Self {
+            model: FSRS::default(),
+            decay: fsrs::FSRS6_DEFAULT_DECAY,
+            retention: retention.clamp(0.5, 0.99) as f32,
+        }
+    }
+
+    /// `parameters` (21 of FSRS-6, or a shorter older set the crate fills in), due at
+    /// `retention`.
+    pub fn new(parameters: &[f32], retention: f64) -> Result<Self, InvalidParameters> {
+        let filled = fsrs::check_and_fill_parameters(parameters).map_err(|_| InvalidParameters)?;
+        let decay = *filled.get(20).ok_or(InvalidParameters)?;
+        let model = FSRS::new(&filled).map_err(|_| InvalidParameters)?;
+        Ok(Self {
+            model,
+            decay,
+            retention: retention.clamp(0.5, 0.99) as f32,
+        })
+    }
+
+    /// The memory after an answer at `at_ms` (right or wrong) of a question last
+    /// remembered as `prior` (None: the first answer).
+    pub fn review(&self, prior: Option<&Memory>, correct: bool, at_ms: i64) -> Memory {
+        let state = prior.map(|m| MemoryState {
+            stability: m.stability as f32,
+            difficulty: m.difficulty as f32,
+        });
+        let days = prior.map_or(0, |m| elapsed_days(m.last_answered_at, at_ms));
+        let next = self
+            .model
+            .next_states(state, self.retention, days)
+            .map(|n| if correct { n.good } else { n.again })
+            // a state the model cannot step from (stored by hand, say) starts again
+            .or_else(|_| {
+                self.model
+                    .next_states(None, self.retention, 0)
+                    .map(|n| if correct { n.good } else { n.again })
+            });
+        let (stability, difficulty, interval) = match next {
+            Ok(s) => (s.memory.stability, s.memory.difficulty, s.interval),
+            // unreachable with valid parameters: the first review always steps
+            Err(_) => (0.1, 5.0, 0.1),
+        };
+        let due_at = at_ms.saturating_add((f64::from(interval) * DAY_MS as f64) as i64);
+        Memory {
+            stability: f64::from(stability),
+            difficulty: f64::from(difficulty),
+            reviews: prior.map_or(0, |m| m.reviews) + 1,
+            lapses: prior.map_or(0, |m| m.lapses) + i64::from(prior.is_some() && !correct),
+            last_correct: correct,
+            last_answered_at: at_ms,
+            due_at,
+            review_at: if correct { due_at } else { at_ms },
+        }
+    }
+
+    /// Predicted recall of `memory` at `at_ms` (1 right after the answer).
+    pub fn recall(&self, memory: &Memory, at_ms: i64) -> f64 {
+        let days = (at_ms - memory.last_answered_at).max(0) as f64 / DAY_MS as f64;
+        let state = MemoryState {
+            stability: (memory.stability as f32).max(0.001),
+            difficulty: memory.difficulty as f32,
+        };
+        f64::from(fsrs::current_retrievability(state, days as f32, self.decay))
+    }
+}
+
+/// Whole days from `from_ms` to `to_ms` (0 when earlier), as FSRS counts them.
+pub fn elapsed_days(from_ms: i64, to_ms: i64) -> u32 {
+    u32::try_from((to_ms - from_ms).max(0) / DAY_MS).unwrap_or(u32::MAX)
+}
+
+/// The `n` questions of `candidates` to review at `at_ms`: only those in the player's
+/// reviews (due or answered wrong), lowest predicted recall first.
+pub fn pick_reviews<T>(
+    schedule: &Schedule,
+    candidates: Vec<(T, Memory)>,
+    at_ms: i64,
+    n: usize,
+) -> Vec<(T, Memory)> {
+    let mut ranked: Vec<(f64, (T, Memory))> = candidates
+        .into_iter()
+        .filter(|(_, m)| m.reviewable(at_ms))
+        .map(|c| {
+            let recall = if c.1.last_correct {
+                schedule.recall(&c.1, at_ms)
+            } else {
+                // a mistake comes first: what was not known is not recalled
+                0.0
+            };
+            (recall, c)
+        })
+        .collect();
+    ranked.sort_by(|a, b| a.0.total_cmp(&b.0));
+    ranked.into_iter().take(n).map(|(_, c)| c).collect()
+}
+
+/// One answer of a question as the fit reads a player's history.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PastAnswer {
+    pub correct: bool,
+    pub at_ms: i64,
+}
+
+/// The FSRS training items of one question's answers (in time order): each answer
+/// after the first, with the history before it.
+pub fn training_items(history: &[PastAnswer]) -> Vec<FSRSItem> {
+    let reviews: Vec<FSRSReview> = history
+        .iter()
+        .enumerate()
+        .map(|(i, a)| FSRSReview {
+            rating: if a.correct { GOOD } else { AGAIN },
+            delta_t: match i {
+                0 => 0,
+                _ => elapsed_days(history[i - 1].at_ms, a.at_ms),
+            },
+        })
+        .collect();
+    (2..=reviews.len())
+        .map(|end| FSRSItem {
+            reviews: reviews[..end].to_vec(),
+        })
+        .collect()
+}
+
+/// A player's own parameters, fitted by the crate's optimizer on their histories (one
+/// per question, each in time order). None when the optimizer finds too little to fit.
+pub fn fit_parameters(histories: &[Vec<PastAnswer>]) -> Option<Vec<f32>> {
+    let train_set: Vec<FSRSItem> = histories.iter().flat_map(|h| training_items(h)).collect();
+    if train_set.is_empty() {
+        return None;
+    }
+    let fitted = fsrs::compute_parameters(fsrs::ComputeParametersInput {
+        train_set,
+        ..Default::default()
+    })
+    .ok()?;
+    (fitted.len() == DEFAULT_PARAMETERS.len() && fitted.iter().all(|w| w.is_finite()))
+        .then_some(fitted)
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    const T0: i64 = 1_800_000_000_000;
+
+    fn close(a: f64, b: f64, tolerance: f64) -> bool {
+        (a - b).abs() <= tolerance
+    }
+
+    #[test]
+    fn a_first_answer_starts_from_the_published_fsrs6_initial_states() {
+        // FSRS-6 defaults (the FSRS project's): S0(Good) = w2 = 2.3065 days with
+        // D0(Good) = 2.1181; S0(Again) = w0 = 0.212 days with D0(Again) = w4 = 6.4133.
+        let schedule = Schedule::with_defaults(0.9);
+        let right = schedule.review(None, true, T0);
+        assert!(close(right.stability, 2.3065, 1e-4), "{right:?}");
+        assert!(close(right.difficulty, 2.1181, 1e-3), "{right:?}");
+        let wrong = schedule.review(None, false, T0);
+        assert!(close(wrong.stability, 0.212, 1e-4), "{wrong:?}");
+        assert!(close(wrong.difficulty, 6.4133, 1e-4), "{wrong:?}");
+        // at retention 0.9 the interval is the stability itself
+        let due_days = (right.due_at - T0) as f64 / DAY_MS as f64;
+        assert!(close(due_days, 2.3065, 1e-3), "{due_days}");
+        assert_eq!((right.reviews, right.lapses), (1, 0));
+        assert_eq!(wrong.review_at, T0, "a mistake is reviewable at once");
+        assert_eq!(right.review_at, right.due_at);
+    }
+
+    #[test]
+    fn recall_at_the_due_time_is_the_retention() {
+        for retention in [0.8, 0.9, 0.95] {
+            let schedule = Schedule::with_defaults(retention);
+            let m = schedule.review(None, true, T0);
+            let recall = schedule.recall(&m, m.due_at);
+            assert!(close(recall, retention, 1e-3), "{retention}: {recall}");
+            assert!(close(schedule.recall(&m, T0), 1.0, 1e-9));
+        }
+    }
+
+    #[test]
+    fn a_right_answer_on_time_grows_stability_and_a_lapse_shrinks_it() {
+        let schedule = Schedule::with_defaults(0.9);
+        let first = schedule.review(None, true, T0);
+        let on_time = schedule.review(Some(&first), true, first.due_at);
+        assert!(on_time.stability > 2.0 * first.stability, "{on_time:?}");
+        let lapse = schedule.review(Some(&on_time), false, on_time.due_at);
+        assert!(lapse.stability < on_time.stability);
+        assert_eq!((lapse.reviews, lapse.lapses), (3, 1));
+        assert!(!lapse.last_correct);
+    }
+
+    #[test]
+    fn the_review_pick_takes_mistakes_then_lowest_recall_and_only_reviewable() {
+        let schedule = Schedule::with_defaults(0.9);
+        let now = T0 + 30 * DAY_MS;
+        let old = schedule.review(None, true, T0); // due long ago: low recall
+        let recent = schedule.review(None, true, now - 3 * DAY_MS); // just past due
+        let not_due = schedule.review(None, true, now - DAY_MS);
+        let mistake = schedule.review(None, false, now - DAY_MS);
+        let picked = pick_reviews(
+            &schedule,
+            vec![
+                ("recent", recent),
+                ("not due", not_due),
+                ("old", old),
+                ("mistake", mistake),
+            ],
+            now,
+            5,
+        );
+        let order: Vec<&str> = picked.iter().map(|(q, _)| *q).collect();
+        assert_eq!(order, ["mistake", "old", "recent"]);
+        assert_eq!(pick_reviews(&schedule, vec![("old", old)], now, 0).len(), 0);
+    }
+
+    #[test]
+    fn training_items_are_the_histories_before_each_later_answer() {
+        let history = [
+            PastAnswer {
+                correct: true,
+                at_ms: T0,
+            },
+            PastAnswer {
+                correct: false,
+                at_ms: T0 + 3 * DAY_MS,
+            },
+            PastAnswer {
+                correct: true,
+                at_ms: T0 + 3 * DAY_MS + 1000,
+            },
+        ];
+        let items = training_items(&history);
+        assert_eq!(items.len(), 2);
+        let last: Vec<(u32, u32)> = items[1]
+            .reviews
+            .iter()
+            .map(|r| (r.rating, r.delta_t))
+            .collect();
+        assert_eq!(last, [(GOOD, 0), (AGAIN, 3), (GOOD, 0)]);
+        assert!(training_items(&history[..1]).is_empty());
+    }
+
+    #[test]
+    fn parameters_of_the_wrong_shape_are_refused() {
+        assert!(Schedule::new(&[1.0, 2.0], 0.9).is_err());
+        assert!(Schedule::new(&[f32::NAN; 21], 0.9).is_err());
+        assert!(Schedule::new(&DEFAULT_PARAMETERS, 0.9).is_ok());
+    }
+
+    proptest! {
+        #[test]
+        fn any_history_keeps_the_state_finite_and_recall_falling(
+            answers in proptest::collection::vec((any::<bool>(), 0i64..(40 * DAY_MS)), 1..30),
+        ) {
+            let schedule = Schedule::with_defaults(0.9);
+            let mut at = T0;
+            let mut memory: Option<Memory> = None;
+            for (correct, gap) in answers {
+                at += gap;
+                let m = schedule.review(memory.as_ref(), correct, at);
+                prop_assert!(m.stability.is_finite() && m.stability > 0.0);
+                prop_assert!((1.0..=10.0).contains(&m.difficulty));
+                prop_assert!(m.due_at >= at);
+                prop_assert!(m.review_at <= m.due_at);
+                let soon = schedule.recall(&m, at + DAY_MS);
+                let later = schedule.recall(&m, at + 10 * DAY_MS);
+                prop_assert!(soon >= later && later > 0.0 && soon <= 1.0);
+                memory = Some(m);
+            }
+        }
+
+        #[test]
+        fn a_right_answer_is_never_due_sooner_than_a_wrong_one(
+            stability in 0.1f64..400.0, difficulty in 1.0f64..10.0, days in 0i64..200,
+        ) {
+            let schedule = Schedule::with_defaults(0.9);
+            let prior = Memory {
+                stability, difficulty, reviews: 3, lapses: 0, last_correct: true,
+                last_answered_at: T0, due_at: T0, review_at: T0,
+            };
+            let at = T0 + days * DAY_MS;
+            let right = schedule.review(Some(&prior), true, at);
+            let wrong = schedule.review(Some(&prior), false, at);
+            prop_assert!(right.due_at >= wrong.due_at);
+            prop_assert!(right.stability >= wrong.stability);
+        }
+    }
+}

@@ -1,0 +1,336 @@
+//! Spaced review through HTTP: every judged answer writes the player's FSRS memory of the
+//! question (the published FSRS-6 initial states on a first answer); `mode=review` serves
+//! mistakes and due questions, lowest recall first, with no heart and no attempt, review
+//! XP within the day's allowance through the ledger and a heart back for a good round;
+//! the summary and the bootstrap count what is due; an answer judged from memory on a
+//! stale memory row is judged again; deletion takes the rows.
+
+use serde_json::Value;
+use tests::{Engine, TestApp, both_engines_with};
+
+use crate::learning::{Question, TRACK, answer, five_questions};
+
+both_engines_with!(
+    review_app;
+    answers_write_memory_and_review_serves_mistakes_then_due_questions,
+    a_memory_row_changed_meanwhile_is_judged_again_on_a_read,
+    review_refuses_bad_input_and_deletion_takes_the_memory
+);
+
+const DAY_MS: i64 = 86_400_000;
+
+async fn review_app(engine: Engine) -> TestApp {
+    TestApp::spawn_with(
+        engine,
+        &[
+            ("DEMO_CONTENT", "true".to_string()),
+            ("RATE_LIMIT_AUTH_PER_MINUTE", "100000".to_string()),
+            ("RULE_MAX_HEARTS", "20".to_string()),
+            // hearts come back only by the review's reward in these tests
+            ("RULE_HEART_REGEN_MINUTES", "1000000".to_string()),
+            ("REVIEW_XP", "5".to_string()),
+            ("REVIEW_XP_DAILY", "12".to_string()),
+            ("JOBS_ENABLED", "false".to_string()),
+        ],
+    )
+    .await
+}
+
+/// `(stability, difficulty, reviews, lapses, last_correct, last_answered_at, due_at,
+/// review_at)` of the player's memory of a question.
+type MemoryRow = (f64, f64, i64, i64, bool, i64, i64, i64);
+
+async fn memory(app: &TestApp, player: &str, question: &str) -> Option<MemoryRow> {
+    shared::read!(&app.ctx.db, |ex| {
+        sqlx::query_as::<_, MemoryRow>(
+            "SELECT stability, difficulty, reviews, lapses, last_correct, last_answered_at,
+                    due_at, review_at
+             FROM review_memory WHERE player_id = $1 AND question_id = $2",
+        )
+        .bind(player)
+        .bind(question)
+        .fetch_optional(ex)
+        .await
+        .unwrap()
+    })
+}
+
+async fn review(app: &TestApp, token: &str, scope: &str) -> Value {
+    app.get(
+        &format!("/v1/challenges/next?mode=review{scope}"),
+        Some(token),
+    )
+    .await
+    .ok()
+    .clone()
+}
+
+fn served_ids(c: &Value) -> Vec<String> {
+    c["questions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|q| q["question"]["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+async fn summary(app: &TestApp, token: &str) -> Value {
+    app.get("/v1/progress/summary", Some(token))
+        .await
+        .ok()
+        .clone()
+}
+
+/// Plays one challenge of the track, answering wrong the questions in `wrong`.
+async fn play(app: &TestApp, token: &str, questions: &[Question], wrong: &[&str]) -> Value {
+    let c = app
+        .get(&format!("/v1/challenges/next?trackId={TRACK}"), Some(token))
+        .await
+        .ok()
+        .clone();
+    for id in served_ids(&c) {
+        answer(
+            app,
+            token,
+            &c,
+            &id,
+            !wrong.contains(&id.as_str()),
+            questions,
+        )
+        .await;
+    }
+    c
+}
+
+async fn answers_write_memory_and_review_serves_mistakes_then_due_questions(app: TestApp) {
+    let (_, questions) = five_questions(&app).await;
+    let (player, token, refresh) = app.guest("review-player").await;
+    // nothing answered yet: nothing to review
+    assert_eq!(review(&app, &token, "").await, Value::Null);
+    assert_eq!(summary(&app, &token).await["reviewsDue"], 0);
+    let mistake = questions[0].id.as_str();
+    play(&app, &token, &questions, &[mistake]).await;
+    let start = app.clock.now_ms();
+
+    // the first answers' states are FSRS-6's published initial ones
+    let wrong = memory(&app, &player, mistake).await.expect("a memory row");
+    assert!(
+        (wrong.0 - 0.212).abs() < 1e-4 && (wrong.1 - 6.4133).abs() < 1e-4,
+        "{wrong:?}"
+    );
+    assert_eq!((wrong.2, wrong.3, wrong.4), (1, 0, false));
+    assert_eq!(wrong.7, wrong.5, "a mistake is in the reviews at once");
+    let right = memory(&app, &player, &questions[1].id).await.unwrap();
+    assert!(
+        (right.0 - 2.3065).abs() < 1e-4 && (right.1 - 2.1181).abs() < 1e-3,
+        "{right:?}"
+    );
+    let due_days = (right.6 - right.5) as f64 / DAY_MS as f64;
+    assert!((due_days - 2.3065).abs() < 1e-3, "{due_days}");
+    assert_eq!(right.7, right.6, "a right answer is reviewed when due");
+
+    // the summary and the bootstrap count the mistake
+    assert_eq!(summary(&app, &token).await["reviewsDue"], 1);
+    let boot = app.get("/v1/app/bootstrap", Some(&token)).await;
+    assert_eq!(boot.ok()["progress"]["reviewsDue"], 1);
+
+    // the review serves only the mistake, and serves it again unchanged until finished
+    let before = summary(&app, &token).await;
+    let r1 = review(&app, &token, &format!("&trackId={TRACK}")).await;
+    assert_eq!(served_ids(&r1), [mistake]);
+    assert_eq!(r1["totalQuestions"], 1);
+    let again = review(&app, &token, "").await;
+    assert_ne!(again["challengeId"], r1["challengeId"], "another scope");
+    assert_eq!(
+        review(&app, &token, &format!("&trackId={TRACK}")).await["challengeId"],
+        r1["challengeId"]
+    );
+    // wrong again in the review: no heart lost, no attempt spent, no XP
+    let judged = answer(&app, &token, &r1, mistake, false, &questions).await;
+    assert_eq!(judged["answerState"], "wrong");
+    assert_eq!(judged["xpDelta"], 0);
+    assert_eq!(judged["progress"]["hearts"], before["hearts"]);
+    assert_eq!(
+        judged["progress"]["dailyAttemptsLeft"],
+        before["dailyAttemptsLeft"]
+    );
+    let lapsed = memory(&app, &player, mistake).await.unwrap();
+    assert_eq!((lapsed.2, lapsed.3, lapsed.4), (2, 1, false));
+    // the other scope's review holds the mistake too: answered right there
+    assert_eq!(served_ids(&again), [mistake]);
+    let judged = answer(&app, &token, &again, mistake, true, &questions).await;
+    assert_eq!(judged["xpDelta"], 5);
+    assert_eq!(judged["progress"]["xp"], before["xp"].as_i64().unwrap() + 5);
+    let relearned = memory(&app, &player, mistake).await.unwrap();
+    assert_eq!((relearned.2, relearned.4), (3, true));
+    assert!(relearned.7 > app.clock.now_ms(), "due again later");
+    assert_eq!(
+        review(&app, &token, "").await,
+        Value::Null,
+        "nothing due now"
+    );
+    assert_eq!(summary(&app, &token).await["reviewsDue"], 0);
+    // the staff see the player's review: due count, recall, the default parameters
+    let (admin, _, _) = app.admin_login().await;
+    let record = app
+        .admin_get(&format!("/v1/admin/users/{player}"), Some(&admin))
+        .await;
+    let staff = &record.ok()["review"];
+    assert_eq!(staff["dueCount"], 0);
+    assert_eq!(staff["remembered"], 5);
+    assert_eq!(staff["parameters"], "default");
+    assert_eq!(staff["parametersFittedAt"], Value::Null);
+    let recall = staff["averageRecall"].as_f64().unwrap();
+    assert!(recall > 0.9 && recall <= 1.0, "{recall}");
+    let mut console = app.console_signed_in().await;
+    console
+        .get(&format!("/console/players/{player}"))
+        .await
+        .assert_contains("id=\"player-review\"")
+        .assert_contains("0 due")
+        .assert_contains("default FSRS parameters");
+
+    // weeks on, every question is due: lowest predicted recall first, all five
+    app.clock.advance(chrono::Duration::days(20));
+    let token = app
+        .post(
+            "/v1/auth/refresh",
+            serde_json::json!({ "refreshToken": refresh }),
+            None,
+        )
+        .await
+        .ok()["accessToken"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(summary(&app, &token).await["reviewsDue"], 5);
+    let month = summary(&app, &token).await;
+    let r2 = review(&app, &token, "").await;
+    let order = served_ids(&r2);
+    assert_eq!(order.len(), 5);
+    // four right: review XP 5, 5, then 2 (the allowance of 12), then none; a heart back
+    let mut xp = Vec::new();
+    let mut last = Value::Null;
+    for (i, id) in order.iter().enumerate() {
+        last = answer(&app, &token, &r2, id, i != 2, &questions).await;
+        xp.push(last["xpDelta"].as_i64().unwrap());
+    }
+    assert_eq!(xp, [5, 5, 0, 2, 0]);
+    assert_eq!(
+        last["progress"]["hearts"],
+        month["hearts"].as_i64().unwrap() + 1,
+        "four right answers give a heart back"
+    );
+    assert_eq!(
+        last["progress"]["dailyAttemptsLeft"],
+        month["dailyAttemptsLeft"]
+    );
+
+    // through the ledger: the review XP is in the week's board rows
+    let review_xp = app
+        .scalar(
+            "SELECT CAST(COALESCE(SUM(xp_delta), 0) AS BIGINT) FROM reward_ledger
+             WHERE player_id = $1 AND source = 'review_answer'",
+            &[&player],
+        )
+        .await;
+    assert_eq!(review_xp, 5 + 12);
+    let ledger_xp = app
+        .scalar(
+            "SELECT CAST(COALESCE(SUM(xp_delta), 0) AS BIGINT) FROM reward_ledger WHERE player_id = $1",
+            &[&player],
+        )
+        .await;
+    assert_eq!(ledger_xp, last["progress"]["xp"].as_i64().unwrap());
+    let all_players = shared::domain::board::BoardKey::all_players();
+    let weekly = app
+        .scalar(
+            "SELECT xp FROM weekly_xp WHERE player_id = $1 AND board = $2
+             ORDER BY week_start DESC LIMIT 1",
+            &[&player, all_players.as_str()],
+        )
+        .await;
+    assert_eq!(weekly, 12, "this week's board holds this week's review XP");
+    assert!(app.clock.now_ms() > start);
+}
+
+/// A normal challenge remembered the memory of its questions when it opened; a review
+/// answers one of them first: the challenge's answer to it, judged from memory on the
+/// stale row, fails the write's guard and is judged again on a read, so no answer of
+/// the question is lost from its memory.
+async fn a_memory_row_changed_meanwhile_is_judged_again_on_a_read(app: TestApp) {
+    let (_, questions) = five_questions(&app).await;
+    let (player, token, _) = app.guest("review-race").await;
+    let mistake = questions[0].id.as_str();
+    play(&app, &token, &questions, &[mistake]).await;
+    // the second challenge holds every question, with their memory as of now
+    let c2 = app
+        .get(
+            &format!("/v1/challenges/next?trackId={TRACK}"),
+            Some(&token),
+        )
+        .await
+        .ok()
+        .clone();
+    assert!(served_ids(&c2).iter().any(|id| id == mistake));
+    let r = review(&app, &token, "").await;
+    answer(&app, &token, &r, mistake, true, &questions).await;
+    assert_eq!(memory(&app, &player, mistake).await.unwrap().2, 2);
+    let judged = answer(&app, &token, &c2, mistake, true, &questions).await;
+    assert_eq!(judged["answerState"], "correct");
+    let row = memory(&app, &player, mistake).await.unwrap();
+    assert_eq!(
+        (row.2, row.3, row.4),
+        (3, 0, true),
+        "every answer counted: {row:?}"
+    );
+}
+
+async fn review_refuses_bad_input_and_deletion_takes_the_memory(app: TestApp) {
+    let (_, questions) = five_questions(&app).await;
+    let (player, token, _) = app.guest("review-input").await;
+    app.get("/v1/challenges/next?mode=practice", Some(&token))
+        .await
+        .assert_error(400, "VALIDATION_ERROR");
+    app.get(
+        "/v1/challenges/next?mode=review&trackId=no-such-track",
+        Some(&token),
+    )
+    .await
+    .assert_error(404, "NOT_FOUND");
+    app.get("/v1/challenges/next?mode=review&trackId=%20", Some(&token))
+        .await
+        .assert_error(400, "VALIDATION_ERROR");
+    app.get("/v1/challenges/next", Some(&token))
+        .await
+        .assert_error(400, "VALIDATION_ERROR");
+    app.get("/v1/challenges/next?mode=review", None)
+        .await
+        .assert_error(401, "UNAUTHORIZED");
+    // a review answer is idempotent like any answer
+    play(&app, &token, &questions, &[&questions[0].id]).await;
+    let r = review(&app, &token, "").await;
+    let first = answer(&app, &token, &r, &questions[0].id, true, &questions).await;
+    let replay = answer(&app, &token, &r, &questions[0].id, true, &questions).await;
+    assert_eq!(first["xpDelta"], replay["xpDelta"]);
+    assert_eq!(first["progress"]["xp"], replay["progress"]["xp"]);
+    assert_eq!(memory(&app, &player, &questions[0].id).await.unwrap().2, 2);
+
+    app.call(
+        tests::Service::Player,
+        reqwest::Method::DELETE,
+        "/v1/users/me",
+        None,
+        Some(&token),
+    )
+    .await
+    .ok();
+    assert_eq!(
+        app.scalar(
+            "SELECT COUNT(*) FROM review_memory WHERE player_id = $1",
+            &[&player],
+        )
+        .await,
+        0
+    );
+}
