@@ -146,6 +146,16 @@ SELECT 'sa-' || s.id || '-' || p.value, s.id, s.player_id,
 FROM challenge_sessions s CROSS JOIN (SELECT value FROM generate_series(CAST(1 AS BIGINT), 5) AS value) AS p
 WHERE s.id LIKE 'ss-%';
 
+-- Spaced review's memory: a row per player and question answered (what the answers'
+-- writes leave), half of them in the players' reviews now (due, or answered wrong).
+INSERT INTO review_memory (player_id, question_id, track_id, stability, difficulty, reviews,
+                           lapses, last_correct, last_answered_at, due_at, review_at)
+SELECT player_id, question_id, 'scale-track', 1.0 + COUNT(*) % 30, 5.0, COUNT(*), 0, TRUE,
+       MAX(created_at), MAX(created_at) + 86400000 * (1 + COUNT(*) % 30),
+       CASE WHEN (COUNT(*) + LENGTH(question_id)) % 2 = 0 THEN MAX(created_at)
+            ELSE MAX(created_at) + 2592000000 END
+FROM challenge_answers GROUP BY player_id, question_id;
+
 INSERT INTO audit_log (id, actor_id, actor_username, action, target_type, target_id,
                        before_state, after_state, created_at)
 SELECT 'al-' || value, 'scale-admin', 'scale', 'question.update', 'question',

@@ -120,6 +120,24 @@ def main():
         assert answer["data"] is not None, answer
         return ms
 
+    def review_heavy(i):
+        n = 1 + i % HEAVY
+        sql(
+            "DELETE FROM challenge_session_questions WHERE session_id IN "
+            f"(SELECT id FROM challenge_sessions WHERE player_id = 'sp-{n}' AND kind = 'review' "
+            "AND status <> 'finished'); "
+            f"DELETE FROM challenge_sessions WHERE player_id = 'sp-{n}' AND kind = 'review' "
+            "AND status <> 'finished'"
+        )
+        ms, answer = player.timed("GET", "/v1/challenges/next?mode=review", token_of(n))
+        assert answer["data"] is not None, answer
+        return ms
+
+    def summary_heavy(i):
+        ms, answer = player.timed("GET", "/v1/progress/summary", token_of(1 + i % HEAVY))
+        assert answer["data"]["reviewsDue"] > 0, answer
+        return ms
+
     def answer(_):
         token = token_of(next(ordinary))
         challenge = player.call("GET", f"/v1/challenges/next?trackId={TRACK}", token)["data"]
@@ -161,6 +179,8 @@ def main():
         ("next_new_player", lambda: next_new),
         ("next_10k_answers", lambda: next_heavy),
         ("answer", lambda: answer),
+        ("review_10k_answers", lambda: review_heavy),
+        ("summary_10k_answers", lambda: summary_heavy),
         ("board_page", lambda: board),
         ("board_own_rank", lambda: board_me),
         ("board_around", lambda: board_at("/me?scope=region&around=10")),

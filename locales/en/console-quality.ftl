@@ -77,6 +77,9 @@ quality-flag-negative-discrimination = The strongest players get it wrong more o
 quality-flag-too-hard = Only { $accuracy } of the answers are right: too hard, or unclear?
 quality-flag-too-easy = { $accuracy } of the answers are right: it may be too easy to teach anything.
 quality-flag-dead-distractor = Almost nobody picks { $options }: a likelier wrong answer would teach more.
+quality-average-stability = Memory
+quality-average-stability-value = players remember it { $days } days on average (stability, { $players } players)
+quality-flag-quickly-forgotten = Quickly forgotten: its players forget it faster than nine questions in ten. Does its knowledge card help them remember?
 quality-flag-difficulty-mismatch = The answers put it at { $band } of 5, the author at { $authored }: two bands or more apart. Is the author's difficulty right?
 
 ## Needs attention

@@ -76,6 +76,9 @@ quality-flag-negative-discrimination = 水平最高的玩家比水平最低的�
 quality-flag-too-hard = 只有 { $accuracy } 的作答正确：是太难，还是题意不清？
 quality-flag-too-easy = { $accuracy } 的作答正确：可能过于简单，起不到学习效果。
 quality-flag-dead-distractor = 几乎没有人选{ $options }：换成更有迷惑性的干扰项，学习效果会更好。
+quality-average-stability = 记忆
+quality-average-stability-value = 玩家平均记住 { $days } 天（记忆稳定性，{ $players } 名玩家）
+quality-flag-quickly-forgotten = 遗忘过快：玩家忘记这道题的速度快于九成题目。它的知识卡能帮助记忆吗？
 quality-flag-difficulty-mismatch = 作答数据显示其难度为 { $band }/5，作者标注为 { $authored }/5，相差两档或以上：作者标注的难度是否准确？
 
 ## 待处理

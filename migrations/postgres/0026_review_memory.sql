@@ -34,6 +34,17 @@ CREATE TABLE review_parameters (
     fitted_at    BIGINT NOT NULL
 );
 
+-- How fast a question's players forget it: the mean stability over (a sample of) its
+-- memory rows, refreshed by the review job; `quickly_forgotten` marks the worst tenth of
+-- the questions with enough players.
+CREATE TABLE question_memory (
+    question_id        TEXT PRIMARY KEY,
+    players            BIGINT NOT NULL,
+    average_stability  DOUBLE PRECISION NOT NULL,
+    quickly_forgotten  BOOLEAN NOT NULL DEFAULT FALSE,
+    computed_at        BIGINT NOT NULL
+);
+
 -- Review challenges: no heart, no attempt, their own XP.
 ALTER TABLE challenge_sessions ADD COLUMN kind TEXT NOT NULL DEFAULT 'challenge';
 -- Review XP earned today (reset with daily_xp at Beijing midnight), capped by REVIEW_XP_DAILY.

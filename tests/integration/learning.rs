@@ -550,7 +550,7 @@ async fn lsat_answers_played_through_http_fit_as_mirt_fits_them(app: TestApp) {
     assert_eq!(stats.ok()["calibration"], Value::Null);
 }
 
-const OTHER_TRACK: &str = "science-basics";
+pub(crate) const OTHER_TRACK: &str = "science-basics";
 
 /// Every published question with its right answer.
 pub(crate) async fn all_questions(app: &TestApp) -> Vec<Question> {

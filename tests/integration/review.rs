@@ -8,7 +8,7 @@
 use serde_json::Value;
 use tests::{Engine, TestApp, both_engines_with};
 
-use crate::learning::{Question, TRACK, answer, five_questions};
+use crate::learning::{OTHER_TRACK, Question, TRACK, all_questions, answer, five_questions};
 
 both_engines_with!(
     review_app;
@@ -16,6 +16,8 @@ both_engines_with!(
     a_memory_row_changed_meanwhile_is_judged_again_on_a_read,
     review_refuses_bad_input_and_deletion_takes_the_memory
 );
+both_engines_with!(fit_app; the_fitting_job_fits_a_players_parameters_and_answers_use_them);
+both_engines_with!(review_app; the_question_forgotten_fastest_is_flagged_for_the_staff);
 
 const DAY_MS: i64 = 86_400_000;
 
@@ -30,6 +32,20 @@ async fn review_app(engine: Engine) -> TestApp {
             ("RULE_HEART_REGEN_MINUTES", "1000000".to_string()),
             ("REVIEW_XP", "5".to_string()),
             ("REVIEW_XP_DAILY", "12".to_string()),
+            ("JOBS_ENABLED", "false".to_string()),
+        ],
+    )
+    .await
+}
+
+async fn fit_app(engine: Engine) -> TestApp {
+    TestApp::spawn_with(
+        engine,
+        &[
+            ("DEMO_CONTENT", "true".to_string()),
+            ("RATE_LIMIT_AUTH_PER_MINUTE", "100000".to_string()),
+            ("RULE_MAX_HEARTS", "20".to_string()),
+            ("FSRS_MIN_REVIEWS", "50".to_string()),
             ("JOBS_ENABLED", "false".to_string()),
         ],
     )
@@ -333,4 +349,148 @@ async fn review_refuses_bad_input_and_deletion_takes_the_memory(app: TestApp) {
         .await,
         0
     );
+}
+
+/// A player with `FSRS_MIN_REVIEWS` answers over four weeks gets their own parameters from
+/// the `review_fit` job (the staff see them fitted, with the date); their next answer's
+/// memory follows those parameters, not the defaults; a second run leaves a fresh fit.
+async fn the_fitting_job_fits_a_players_parameters_and_answers_use_them(app: TestApp) {
+    use shared::domain::memory::Schedule;
+    use shared::metrics::Metrics;
+    use shared::services::jobs::{self, Job};
+
+    let questions = all_questions(&app).await;
+    let (player, mut token, mut refresh) = app.guest("review-fit").await;
+    // four weeks of a challenge a day on each of two tracks, with a mistake now and
+    // then: the optimizer needs many questions (it sets aside the rarest first
+    // intervals) and 64 later-day answers to train on
+    for day in 0..28 {
+        for path in [
+            format!("/v1/challenges/next?trackId={TRACK}"),
+            format!("/v1/challenges/next?trackId={OTHER_TRACK}"),
+            "/v1/challenges/next?mode=review".to_string(),
+        ] {
+            let c = app.get(&path, Some(&token)).await.ok().clone();
+            if c.is_null() {
+                continue;
+            }
+            for (i, id) in served_ids(&c).iter().enumerate() {
+                answer(&app, &token, &c, id, (i + day) % 4 != 0, &questions).await;
+            }
+        }
+        app.clock.advance(chrono::Duration::hours(26));
+        let refreshed = app
+            .post(
+                "/v1/auth/refresh",
+                serde_json::json!({ "refreshToken": refresh }),
+                None,
+            )
+            .await;
+        token = refreshed.ok()["accessToken"].as_str().unwrap().to_string();
+        refresh = refreshed.ok()["refreshToken"].as_str().unwrap().to_string();
+    }
+    let metrics = Metrics::new(app.ctx.db.clone());
+    assert!(jobs::run(&app.ctx, "process-a", Job::ReviewFit, &metrics.jobs()).await);
+    let (json, fitted_at): (String, i64) = shared::read!(&app.ctx.db, |ex| {
+        sqlx::query_as("SELECT parameters, fitted_at FROM review_parameters WHERE player_id = $1")
+            .bind(&player)
+            .fetch_one(ex)
+            .await
+            .unwrap()
+    });
+    let parameters: Vec<f32> = serde_json::from_str(&json).unwrap();
+    assert_eq!(parameters.len(), 21);
+    assert_ne!(
+        parameters,
+        shared::domain::memory::default_parameters(),
+        "fitted to the player's answers"
+    );
+    let (admin, _, _) = app.admin_login().await;
+    let record = app
+        .admin_get(&format!("/v1/admin/users/{player}"), Some(&admin))
+        .await;
+    assert_eq!(record.ok()["review"]["parameters"], "fitted");
+    assert!(record.ok()["review"]["parametersFittedAt"].is_string());
+
+    // the next answer is scheduled with the player's own parameters
+    let fitted = Schedule::new(&parameters, 0.9).unwrap();
+    let c = app
+        .get(
+            &format!("/v1/challenges/next?trackId={TRACK}"),
+            Some(&token),
+        )
+        .await
+        .ok()
+        .clone();
+    let id = served_ids(&c)[0].clone();
+    let before = memory(&app, &player, &id).await.unwrap();
+    answer(&app, &token, &c, &id, true, &questions).await;
+    let after = memory(&app, &player, &id).await.unwrap();
+    let prior = shared::domain::memory::Memory {
+        stability: before.0,
+        difficulty: before.1,
+        reviews: before.2,
+        lapses: before.3,
+        last_correct: before.4,
+        last_answered_at: before.5,
+        due_at: before.6,
+        review_at: before.7,
+    };
+    let expected = fitted.review(Some(&prior), true, after.5);
+    assert!(
+        (after.0 - expected.stability).abs() < 1e-3,
+        "{after:?} {expected:?}"
+    );
+    assert!(
+        (after.1 - expected.difficulty).abs() < 1e-3,
+        "{after:?} {expected:?}"
+    );
+    let by_default = Schedule::with_defaults(0.9).review(Some(&prior), true, after.5);
+    assert!(
+        (by_default.stability - expected.stability).abs() > 1e-3,
+        "the fit changes the schedule: {by_default:?} {expected:?}"
+    );
+    assert!(fitted_at <= app.clock.now_ms());
+}
+
+/// Thirty players get one question wrong and the others right: the review job's pass
+/// over the questions finds that question's players remember it least (mean stability
+/// 0.212 days against 2.3065), and it alone is `quickly_forgotten` (the worst tenth of
+/// five questions with 30 players is one), in the admin API and on the console's page.
+async fn the_question_forgotten_fastest_is_flagged_for_the_staff(app: TestApp) {
+    use shared::metrics::Metrics;
+    use shared::services::jobs::{self, Job};
+
+    let (_, questions) = five_questions(&app).await;
+    let forgotten = questions[2].id.as_str();
+    for i in 0..30 {
+        let (_, token, _) = app.guest(&format!("review-forget-{i}")).await;
+        play(&app, &token, &questions, &[forgotten]).await;
+    }
+    let metrics = Metrics::new(app.ctx.db.clone());
+    assert!(jobs::run(&app.ctx, "process-a", Job::ReviewFit, &metrics.jobs()).await);
+    let (admin, _, _) = app.admin_login().await;
+    for q in &questions {
+        let stats = app
+            .admin_get(&format!("/v1/admin/questions/{}/stats", q.id), Some(&admin))
+            .await;
+        let memory = &stats.ok()["memory"];
+        assert_eq!(memory["players"], 30, "{memory}");
+        let stability = memory["averageStability"].as_f64().unwrap();
+        let worst = q.id == forgotten;
+        let expected = if worst { 0.212 } else { 2.3065 };
+        assert!((stability - expected).abs() < 1e-3, "{stability}");
+        assert_eq!(memory["quicklyForgotten"], worst, "{}", q.id);
+    }
+    let mut console = app.console_signed_in().await;
+    console
+        .get(&format!("/console/questions/{forgotten}/stats"))
+        .await
+        .assert_contains("Quickly forgotten");
+    let other = &questions[0].id;
+    let page = console
+        .get(&format!("/console/questions/{other}/stats"))
+        .await;
+    assert!(!page.contains("Quickly forgotten"));
+    page.assert_contains("2.3 days on average");
 }

@@ -10,6 +10,7 @@ pub mod apple;
 pub mod capture;
 pub mod console;
 pub mod learning_sim;
+pub mod memory_sim;
 pub mod pg_cluster;
 pub mod process;
 pub mod raw_http;

@@ -277,6 +277,18 @@ async fn stats_page(
             },
         ),
     ));
+    if let Some(m) = &stats.memory {
+        numbers.push((
+            i18n::t("quality-average-stability"),
+            i18n::t2(
+                "quality-average-stability-value",
+                "days",
+                format!("{:.1}", m.average_stability),
+                "players",
+                i18n::num(m.players),
+            ),
+        ));
+    }
     let quality = &ctx.settings.quality;
     let mut flags: Vec<String> = stats
         .flags
@@ -294,6 +306,10 @@ async fn stats_page(
             "authored",
             question.difficulty,
         ));
+    }
+    // the players forget it faster than nine questions in ten
+    if stats.memory.as_ref().is_some_and(|m| m.quickly_forgotten) {
+        flags.push(i18n::t("quality-flag-quickly-forgotten"));
     }
     Ok(page(&StatsPage {
         chrome: me.chrome("questions").await,

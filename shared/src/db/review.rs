@@ -3,7 +3,7 @@
 //! FSRS parameters once fitted (`review_parameters`), and the reads of review
 //! challenges, the due count and the staff views, each bounded by an index.
 
-use super::{Db, read};
+use super::{Db, in_tx, read};
 use crate::domain::memory::Memory;
 
 /// The memory columns of a question in a row that outer joins `review_memory rm` (and
@@ -162,6 +162,214 @@ pub async fn parameters(db: &Db, player_id: &str) -> sqlx::Result<Option<(String
             "SELECT parameters, fitted_at FROM review_parameters WHERE player_id = $1",
         )
         .bind(player_id)
+        .fetch_optional(ex)
+        .await?
+    }))
+}
+
+/// A player as the fitting job's scan reads them: whether their parameters are due for a
+/// fit (enough answers, and none fitted or the last fit older than the cut-off).
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct FitScan {
+    pub player_id: String,
+    pub due: bool,
+}
+
+/// The next `limit` players after `after` in id order (a primary-key range of
+/// `player_progress`), each with whether a fit is due: at least `min_reviews` answers
+/// and no fit since `refit_before`.
+pub async fn scan_for_fits(
+    db: &Db,
+    after: &str,
+    min_reviews: i64,
+    refit_before: i64,
+    limit: i64,
+) -> sqlx::Result<Vec<FitScan>> {
+    Ok(read!(db, |ex| {
+        sqlx::query_as::<_, FitScan>(
+            "SELECT g.player_id,
+                    g.skill_answers >= $2 AND (rp.fitted_at IS NULL OR rp.fitted_at < $3) AS due
+             FROM player_progress g
+             LEFT JOIN review_parameters rp ON rp.player_id = g.player_id
+             WHERE g.player_id > $1
+             ORDER BY g.player_id LIMIT $4",
+        )
+        .bind(after)
+        .bind(min_reviews)
+        .bind(refit_before)
+        .bind(limit)
+        .fetch_all(ex)
+        .await?
+    }))
+}
+
+/// The most answers a fit reads of one player.
+pub const FIT_ANSWERS: i64 = 20_000;
+
+/// One judged answer as a fit reads it.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct AnswerHistoryRow {
+    pub question_id: String,
+    pub is_correct: bool,
+    pub created_at: i64,
+}
+
+/// Up to [`FIT_ANSWERS`] of the player's answers, by question and in time order (the
+/// `(player_id, question_id)` index and a sort of those rows).
+pub async fn answer_history(db: &Db, player_id: &str) -> sqlx::Result<Vec<AnswerHistoryRow>> {
+    Ok(read!(db, |ex| {
+        sqlx::query_as::<_, AnswerHistoryRow>(
+            "SELECT question_id, is_correct, created_at FROM challenge_answers
+             WHERE player_id = $1 ORDER BY question_id, created_at LIMIT $2",
+        )
+        .bind(player_id)
+        .bind(FIT_ANSWERS)
+        .fetch_all(ex)
+        .await?
+    }))
+}
+
+/// Stores a player's fitted parameters (JSON), replacing an earlier fit.
+pub async fn store_parameters(
+    db: &Db,
+    player_id: &str,
+    parameters: &str,
+    reviews: i64,
+    now_ms: i64,
+) -> sqlx::Result<()> {
+    let mut tx = db.begin().await?;
+    in_tx!(&mut tx, |ex| {
+        sqlx::query(
+            "INSERT INTO review_parameters (player_id, parameters, reviews, fitted_at)
+             VALUES ($1, $2, $3, $4)
+             ON CONFLICT (player_id) DO UPDATE SET parameters = excluded.parameters,
+                 reviews = excluded.reviews, fitted_at = excluded.fitted_at",
+        )
+        .bind(player_id)
+        .bind(parameters)
+        .bind(reviews)
+        .bind(now_ms)
+        .execute(ex)
+        .await
+        .map(drop)?
+    });
+    tx.commit().await
+}
+
+/// A question's memory rows read per refresh at most (by the `question_id` index).
+pub const QUESTION_SAMPLE: i64 = 5_000;
+
+/// The next `limit` published questions after `after` in id order (a primary-key range).
+pub async fn questions_after(db: &Db, after: &str, limit: i64) -> sqlx::Result<Vec<String>> {
+    Ok(read!(db, |ex| {
+        sqlx::query_scalar(
+            "SELECT id FROM questions WHERE id > $1 AND status = 'published'
+             ORDER BY id LIMIT $2",
+        )
+        .bind(after)
+        .bind(limit)
+        .fetch_all(ex)
+        .await?
+    }))
+}
+
+/// How many players remember question `question_id` (up to [`QUESTION_SAMPLE`]) and
+/// their mean stability.
+pub async fn question_stability(db: &Db, question_id: &str) -> sqlx::Result<(i64, Option<f64>)> {
+    Ok(read!(db, |ex| {
+        sqlx::query_as::<_, (i64, Option<f64>)>(
+            "SELECT COUNT(*), AVG(stability) FROM (SELECT stability FROM review_memory
+                 WHERE question_id = $1 LIMIT $2) s",
+        )
+        .bind(question_id)
+        .bind(QUESTION_SAMPLE)
+        .fetch_one(ex)
+        .await?
+    }))
+}
+
+/// Stores questions' `(id, players, mean stability)`.
+pub async fn store_question_memory(
+    db: &Db,
+    rows: &[(String, i64, f64)],
+    now_ms: i64,
+) -> sqlx::Result<()> {
+    let mut tx = db.begin().await?;
+    for (question_id, players, stability) in rows {
+        in_tx!(&mut tx, |ex| {
+            sqlx::query(
+                "INSERT INTO question_memory (question_id, players, average_stability, computed_at)
+                 VALUES ($1, $2, $3, $4)
+                 ON CONFLICT (question_id) DO UPDATE SET players = excluded.players,
+                     average_stability = excluded.average_stability,
+                     computed_at = excluded.computed_at",
+            )
+            .bind(question_id)
+            .bind(players)
+            .bind(stability)
+            .bind(now_ms)
+            .execute(ex)
+            .await
+            .map(drop)?
+        });
+    }
+    tx.commit().await
+}
+
+/// The mean stabilities of the questions with at least `min_players` players (one row
+/// per question of the bank: bounded by the bank, read by the job only).
+pub async fn stabilities(db: &Db, min_players: i64) -> sqlx::Result<Vec<f64>> {
+    Ok(read!(db, |ex| {
+        sqlx::query_scalar("SELECT average_stability FROM question_memory WHERE players >= $1")
+            .bind(min_players)
+            .fetch_all(ex)
+            .await?
+    }))
+}
+
+/// Marks `quickly_forgotten` the questions with `min_players` and a mean stability at or
+/// below `threshold` (None: none), unmarking the rest; only rows that change are written.
+pub async fn mark_quickly_forgotten(
+    db: &Db,
+    min_players: i64,
+    threshold: Option<f64>,
+) -> sqlx::Result<u64> {
+    let mut tx = db.begin().await?;
+    let changed = in_tx!(&mut tx, |ex| {
+        sqlx::query(
+            "UPDATE question_memory SET quickly_forgotten = NOT quickly_forgotten
+             WHERE quickly_forgotten <> (players >= $1 AND $2 IS NOT NULL
+                                         AND average_stability <= $2)",
+        )
+        .bind(min_players)
+        .bind(threshold)
+        .execute(ex)
+        .await?
+        .rows_affected()
+    });
+    tx.commit().await?;
+    Ok(changed)
+}
+
+/// A question's row of `question_memory`.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct QuestionMemoryRow {
+    pub players: i64,
+    pub average_stability: f64,
+    pub quickly_forgotten: bool,
+    pub computed_at: i64,
+}
+
+pub async fn question_memory(
+    db: &Db,
+    question_id: &str,
+) -> sqlx::Result<Option<QuestionMemoryRow>> {
+    Ok(read!(db, |ex| {
+        sqlx::query_as::<_, QuestionMemoryRow>(
+            "SELECT players, average_stability, quickly_forgotten, computed_at
+             FROM question_memory WHERE question_id = $1",
+        )
+        .bind(question_id)
         .fetch_optional(ex)
         .await?
     }))

@@ -16,6 +16,11 @@ pub const REVIEW_HEART_AT: i64 = 4;
 const AGAIN: u32 = 1;
 const GOOD: u32 = 3;
 
+/// FSRS-6's default parameters (the FSRS project's fit to many learners' reviews).
+pub fn default_parameters() -> Vec<f32> {
+    DEFAULT_PARAMETERS.to_vec()
+}
+
 /// A player's memory of one question after their last answer of it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Memory {
@@ -152,6 +157,27 @@ pub fn pick_reviews<T>(
     ranked.into_iter().take(n).map(|(_, c)| c).collect()
 }
 
+/// Questions need this many players remembering them for the `quickly_forgotten` flag.
+pub const FORGOTTEN_MIN_PLAYERS: i64 = 30;
+
+/// The mean stability at or below which a question is among the worst tenth of
+/// `stabilities` (the questions with enough players): their 10th percentile (the lower
+/// nearest rank); None without any.
+pub fn quickly_forgotten_threshold(stabilities: &[f64]) -> Option<f64> {
+    let mut sorted: Vec<f64> = stabilities
+        .iter()
+        .copied()
+        .filter(|s| s.is_finite())
+        .collect();
+    if sorted.is_empty() {
+        return None;
+    }
+    sorted.sort_by(f64::total_cmp);
+    // nearest rank: the ⌈n/10⌉-th smallest
+    let rank = sorted.len().div_ceil(10).max(1);
+    Some(sorted[rank - 1])
+}
+
 /// One answer of a question as the fit reads a player's history.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PastAnswer {
@@ -159,8 +185,9 @@ pub struct PastAnswer {
     pub at_ms: i64,
 }
 
-/// The FSRS training items of one question's answers (in time order): each answer
-/// after the first, with the history before it.
+/// The FSRS training items of one question's answers (in time order): each answer on a
+/// later day than the one before it, with the history before it (as FSRS trains: the
+/// label is a long-term review; same-day answers stay in the histories).
 pub fn training_items(history: &[PastAnswer]) -> Vec<FSRSItem> {
     let reviews: Vec<FSRSReview> = history
         .iter()
@@ -174,6 +201,7 @@ pub fn training_items(history: &[PastAnswer]) -> Vec<FSRSItem> {
         })
         .collect();
     (2..=reviews.len())
+        .filter(|&end| reviews[end - 1].delta_t > 0)
         .map(|end| FSRSItem {
             reviews: reviews[..end].to_vec(),
         })
@@ -181,18 +209,29 @@ pub fn training_items(history: &[PastAnswer]) -> Vec<FSRSItem> {
 }
 
 /// A player's own parameters, fitted by the crate's optimizer on their histories (one
-/// per question, each in time order). None when the optimizer finds too little to fit.
+/// per question, each in time order). None when the optimizer finds too little to fit:
+/// it sets aside the rarest intervals between a question's first two answers (at least
+/// 20 items per first grade) and trains from 64 later-day answers on, so a player needs
+/// many questions answered on several days.
 pub fn fit_parameters(histories: &[Vec<PastAnswer>]) -> Option<Vec<f32>> {
     let train_set: Vec<FSRSItem> = histories.iter().flat_map(|h| training_items(h)).collect();
     if train_set.is_empty() {
         return None;
     }
-    let fitted = fsrs::compute_parameters(fsrs::ComputeParametersInput {
-        train_set,
-        ..Default::default()
+    // the optimizer asserts on data it does not expect: such a player keeps the defaults
+    let fitted = std::panic::catch_unwind(|| {
+        fsrs::compute_parameters(fsrs::ComputeParametersInput {
+            train_set,
+            ..Default::default()
+        })
     })
+    .ok()?
     .ok()?;
-    (fitted.len() == DEFAULT_PARAMETERS.len() && fitted.iter().all(|w| w.is_finite()))
+    // the optimizer answers with the defaults themselves when it finds too little to
+    // train on: that is no fit of the player's own
+    (fitted.len() == DEFAULT_PARAMETERS.len()
+        && fitted.iter().all(|w| w.is_finite())
+        && fitted[..] != DEFAULT_PARAMETERS[..])
         .then_some(fitted)
 }
 
@@ -275,7 +314,7 @@ mod tests {
     }
 
     #[test]
-    fn training_items_are_the_histories_before_each_later_answer() {
+    fn training_items_are_the_histories_before_each_later_days_answer() {
         let history = [
             PastAnswer {
                 correct: true,
@@ -291,14 +330,44 @@ mod tests {
             },
         ];
         let items = training_items(&history);
-        assert_eq!(items.len(), 2);
-        let last: Vec<(u32, u32)> = items[1]
+        // the same-day answer is no label, only history
+        assert_eq!(items.len(), 1);
+        let only: Vec<(u32, u32)> = items[0]
             .reviews
             .iter()
             .map(|r| (r.rating, r.delta_t))
             .collect();
-        assert_eq!(last, [(GOOD, 0), (AGAIN, 3), (GOOD, 0)]);
+        assert_eq!(only, [(GOOD, 0), (AGAIN, 3)]);
         assert!(training_items(&history[..1]).is_empty());
+    }
+
+    #[test]
+    fn the_worst_tenth_is_flagged_by_the_nearest_rank() {
+        let values: Vec<f64> = (1..=20).map(f64::from).collect();
+        // 20 questions: the 2 least stable
+        assert_eq!(quickly_forgotten_threshold(&values), Some(2.0));
+        let flagged = values.iter().filter(|v| **v <= 2.0).count();
+        assert_eq!(flagged, 2);
+        // fewer than 10: still the least stable one
+        assert_eq!(quickly_forgotten_threshold(&[3.0, 1.5, 9.0]), Some(1.5));
+        assert_eq!(quickly_forgotten_threshold(&[]), None);
+        assert_eq!(quickly_forgotten_threshold(&[f64::NAN, 4.0]), Some(4.0));
+    }
+
+    #[test]
+    fn too_little_to_train_on_is_no_fit() {
+        let few: Vec<Vec<PastAnswer>> = (0..5)
+            .map(|q| {
+                (0..4)
+                    .map(|d| PastAnswer {
+                        correct: (q + d) % 3 != 0,
+                        at_ms: T0 + d * DAY_MS,
+                    })
+                    .collect()
+            })
+            .collect();
+        assert_eq!(fit_parameters(&few), None);
+        assert_eq!(fit_parameters(&[]), None);
     }
 
     #[test]

@@ -6,6 +6,7 @@ pub mod change;
 pub mod content_type;
 pub mod evaluation;
 pub mod fairplay;
+pub mod half_life;
 pub mod identity;
 pub mod irt;
 pub mod league;

@@ -24,6 +24,7 @@ use crate::metrics::JobMetrics;
 use crate::services::job_clock::cautious_now_ms;
 use crate::services::learning::{self, Calibrated};
 use crate::services::question_stats;
+use crate::services::review;
 use crate::services::settlement::{self, Settled};
 
 /// A background job.
@@ -41,15 +42,18 @@ pub enum Job {
     /// First answers folded and categories calibrated
     /// ([`crate::services::learning::calibrate`]).
     Calibration,
+    /// Players' own FSRS parameters fitted ([`crate::services::review::fit_due`]).
+    ReviewFit,
 }
 
 impl Job {
-    pub const ALL: [Job; 5] = [
+    pub const ALL: [Job; 6] = [
         Job::Stats,
         Job::Retention,
         Job::QuestionStats,
         Job::Settlement,
         Job::Calibration,
+        Job::ReviewFit,
     ];
 
     /// Its lease's key and its `job` label in the metrics.
@@ -60,6 +64,7 @@ impl Job {
             Self::QuestionStats => "question_stats",
             Self::Settlement => "settlement",
             Self::Calibration => "calibration",
+            Self::ReviewFit => "review_fit",
         }
     }
 
@@ -74,6 +79,7 @@ impl Job {
             Self::Calibration => {
                 CALIBRATION_EVERY_MS.min(ctx.settings.learning.calibration_refresh_seconds * 1000)
             }
+            Self::ReviewFit => REVIEW_FIT_EVERY_MS,
         }
     }
 
@@ -92,6 +98,8 @@ const RETENTION_EVERY_MS: i64 = 60_000;
 const SETTLEMENT_EVERY_MS: i64 = 60_000;
 /// How often the calibration job folds new answers (and fits what is due).
 const CALIBRATION_EVERY_MS: i64 = 60_000;
+/// How often the fitting job looks at the next players.
+const REVIEW_FIT_EVERY_MS: i64 = 60_000;
 /// At most this many batches per table and run, so one run stays short and leaves the
 /// database to requests; the next run goes on.
 const BATCHES_PER_RUN: u32 = 20;
@@ -191,6 +199,14 @@ pub async fn run(ctx: &AppContext, holder: &str, job: Job, metrics: &JobMetrics)
                 format!(
                     "first answers {}, categories {}, questions {}",
                     done.first_answers, done.categories, done.questions
+                )
+            })
+        }),
+        Job::ReviewFit => review::fit_due(ctx).await.map(|done| {
+            (done.fitted + done.unfit + done.questions > 0).then(|| {
+                format!(
+                    "fitted {}, unfit {}, questions {}",
+                    done.fitted, done.unfit, done.questions
                 )
             })
         }),

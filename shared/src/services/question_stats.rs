@@ -467,6 +467,9 @@ pub struct QuestionStats {
     /// The question's item response theory parameters from its category's last fit
     /// (the question, not the version); null while uncalibrated.
     pub calibration: Option<crate::services::learning::QuestionCalibration>,
+    /// How fast its players forget it (the question, not the version; spaced review):
+    /// null until the review job has looked at it.
+    pub memory: Option<crate::services::review::QuestionMemory>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, IntoParams)]
@@ -555,6 +558,7 @@ pub async fn question_stats(
         .collect();
     let mut stats = shown(question_id, version, &content, &counts, &picks, daily);
     stats.calibration = crate::services::learning::question_calibration(ctx, question_id).await?;
+    stats.memory = crate::services::review::question_memory(ctx, question_id).await?;
     Ok(stats)
 }
 
@@ -585,6 +589,7 @@ fn shown(
         computed_at: (counts.computed_at > 0).then(|| from_ms(counts.computed_at)),
         daily,
         calibration: None,
+        memory: None,
     }
 }
 

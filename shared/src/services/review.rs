@@ -1,6 +1,6 @@
 //! Spaced review's use cases outside the answer itself: the schedule a player's answers
-//! are judged with (their own fitted parameters, else the defaults) and the due count
-//! the summary shows. The review challenge is in `services::gameplay`; the answer
+//! are judged with (their own fitted parameters, else the defaults), the due count the
+//! summary shows, the staff's view and the job that fits each player's parameters. The review challenge is in `services::gameplay`; the answer
 //! writes the memory (`domain::memory`).
 
 use chrono::{DateTime, Utc};
@@ -11,7 +11,8 @@ use crate::Result;
 use crate::clock::from_ms;
 use crate::context::AppContext;
 use crate::db;
-use crate::domain::memory::{Memory, Schedule};
+use crate::db::question_stats::{self as cursors, Cursor};
+use crate::domain::memory::{self, Memory, PastAnswer, Schedule};
 
 /// The schedule of a player with `parameters` (their fitted FSRS parameters as JSON,
 /// None before a fit): the defaults when none, or when the stored set is unreadable.
@@ -90,4 +91,180 @@ pub async fn player_review(ctx: &AppContext, player_id: &str) -> Result<PlayerRe
         .into(),
         parameters_fitted_at: fitted.map(|(_, at)| from_ms(at)),
     })
+}
+
+/// What a run of the fitting job did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Fits {
+    /// Players looked at (the scan's window).
+    pub scanned: u64,
+    /// Players whose parameters were fitted and stored.
+    pub fitted: u64,
+    /// Players due whose answers the optimizer could not fit (too few repeats): tried
+    /// again on the next pass.
+    pub unfit: u64,
+    /// Questions whose players' mean stability was refreshed.
+    pub questions: u64,
+}
+
+/// The fitting job's cursor over players (in `stats_cursors`: its id is the last player
+/// scanned).
+const FIT_CURSOR: &str = "review_fit";
+/// Players scanned per run (a primary-key range).
+const FIT_SCAN: i64 = 5_000;
+/// Fits per run at most (each reads at most `db::review::FIT_ANSWERS` answers).
+const FITS_PER_RUN: usize = 4;
+/// A fit is refreshed after this long.
+const REFIT_MS: i64 = 30 * 86_400_000;
+
+/// The `review_fit` job: walks the players in id order, a window per run, and fits the
+/// FSRS parameters of those with `FSRS_MIN_REVIEWS` answers and no fit in the last 30
+/// days (at most [`FITS_PER_RUN`] per run), with the crate's optimizer on their own
+/// answers; at the end of the players it starts again.
+pub async fn fit_due(ctx: &AppContext) -> Result<Fits> {
+    let now = crate::services::job_clock::cautious_now_ms(ctx).await?;
+    let from = cursors::cursor(&ctx.db, FIT_CURSOR).await?;
+    let scan = db::review::scan_for_fits(
+        &ctx.db,
+        &from.id,
+        ctx.settings.learning.fsrs_min_reviews,
+        now - REFIT_MS,
+        FIT_SCAN,
+    )
+    .await?;
+    let mut done = Fits::default();
+    let mut last = None;
+    for row in &scan {
+        if row.due {
+            if done.fitted + done.unfit >= FITS_PER_RUN as u64 {
+                break;
+            }
+            if fit_player(ctx, &row.player_id, now).await? {
+                done.fitted += 1;
+            } else {
+                done.unfit += 1;
+            }
+        }
+        done.scanned += 1;
+        last = Some(row.player_id.as_str());
+    }
+    // the window read: the next run goes on after it, or from the start again
+    let to = match last {
+        Some(id) if scan.len() as i64 == FIT_SCAN || done.scanned < scan.len() as u64 => Cursor {
+            created_at: 0,
+            id: id.to_string(),
+        },
+        _ => Cursor::start(),
+    };
+    move_cursor(ctx, FIT_CURSOR, &from, to).await?;
+    done.questions = refresh_questions(ctx, now).await?;
+    Ok(done)
+}
+
+/// Moves a cursor of this job, when it moved (a run that lost the race leaves it).
+async fn move_cursor(ctx: &AppContext, name: &str, from: &Cursor, to: Cursor) -> Result<()> {
+    if to != *from {
+        let mut tx = ctx.db.begin().await?;
+        if cursors::move_cursor(&mut tx, name, from, &to).await? {
+            tx.commit().await?;
+        }
+    }
+    Ok(())
+}
+
+/// The job's cursor over questions.
+const QUESTION_CURSOR: &str = "review_questions";
+/// Questions refreshed per run.
+const QUESTIONS_PER_RUN: i64 = 100;
+
+/// Refreshes the mean stability of the next questions (a window per run, from the start
+/// again at the end of the bank) and the `quickly_forgotten` marks (the worst tenth of
+/// the questions with `domain::memory::FORGOTTEN_MIN_PLAYERS`).
+async fn refresh_questions(ctx: &AppContext, now: i64) -> Result<u64> {
+    let from = cursors::cursor(&ctx.db, QUESTION_CURSOR).await?;
+    let ids = db::review::questions_after(&ctx.db, &from.id, QUESTIONS_PER_RUN).await?;
+    let mut rows = Vec::with_capacity(ids.len());
+    for id in &ids {
+        if let (players, Some(stability)) = db::review::question_stability(&ctx.db, id).await? {
+            rows.push((id.clone(), players, stability));
+        }
+    }
+    db::review::store_question_memory(&ctx.db, &rows, now).await?;
+    let stabilities = db::review::stabilities(&ctx.db, memory::FORGOTTEN_MIN_PLAYERS).await?;
+    db::review::mark_quickly_forgotten(
+        &ctx.db,
+        memory::FORGOTTEN_MIN_PLAYERS,
+        memory::quickly_forgotten_threshold(&stabilities),
+    )
+    .await?;
+    let to = match ids.last() {
+        Some(last) if ids.len() as i64 == QUESTIONS_PER_RUN => Cursor {
+            created_at: 0,
+            id: last.clone(),
+        },
+        _ => Cursor::start(),
+    };
+    move_cursor(ctx, QUESTION_CURSOR, &from, to).await?;
+    Ok(rows.len() as u64)
+}
+
+/// How fast a question's players forget it (the staff's question statistics).
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct QuestionMemory {
+    /// Players who remember it (counted up to 5,000).
+    pub players: i64,
+    /// Their mean FSRS stability, in days.
+    pub average_stability: f64,
+    /// Among the tenth of questions (with at least 30 players) forgotten fastest: its
+    /// card may need work.
+    pub quickly_forgotten: bool,
+    pub computed_at: DateTime<Utc>,
+}
+
+/// The question's memory statistics, once the review job has computed them.
+pub async fn question_memory(
+    ctx: &AppContext,
+    question_id: &str,
+) -> Result<Option<QuestionMemory>> {
+    Ok(db::review::question_memory(&ctx.db, question_id)
+        .await?
+        .map(|r| QuestionMemory {
+            players: r.players,
+            average_stability: r.average_stability,
+            quickly_forgotten: r.quickly_forgotten,
+            computed_at: from_ms(r.computed_at),
+        }))
+}
+
+/// Fits and stores player `player_id`'s parameters; false when their answers do not
+/// give the optimizer enough to fit.
+async fn fit_player(ctx: &AppContext, player_id: &str, now: i64) -> Result<bool> {
+    let rows = db::review::answer_history(&ctx.db, player_id).await?;
+    let answers = rows.len() as i64;
+    let mut histories: Vec<Vec<PastAnswer>> = Vec::new();
+    let mut question: Option<&str> = None;
+    for row in &rows {
+        if question != Some(row.question_id.as_str()) {
+            histories.push(Vec::new());
+            question = Some(row.question_id.as_str());
+        }
+        if let Some(history) = histories.last_mut() {
+            history.push(PastAnswer {
+                correct: row.is_correct,
+                at_ms: row.created_at,
+            });
+        }
+    }
+    // the optimizer is CPU work: off the request threads
+    let fitted = tokio::task::spawn_blocking(move || memory::fit_parameters(&histories))
+        .await
+        .map_err(|e| crate::Error::internal(format!("FSRS fit: {e}")))?;
+    let Some(parameters) = fitted else {
+        return Ok(false);
+    };
+    let json = serde_json::to_string(&parameters)
+        .map_err(|e| crate::Error::internal(format!("FSRS parameters: {e}")))?;
+    db::review::store_parameters(&ctx.db, player_id, &json, answers, now).await?;
+    Ok(true)
 }

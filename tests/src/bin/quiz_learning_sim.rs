@@ -3,6 +3,7 @@
 
 use shared::domain::irt::{self, Examinee, FitSettings, IrtModel};
 use tests::learning_sim::{adaptive, estimation};
+use tests::memory_sim::memory;
 
 /// mirt's fit of LSAT7 (slope-intercept form).
 const MIRT_SLOPES: [f64; 5] = [0.988, 1.081, 1.707, 0.765, 0.736];
@@ -139,4 +140,45 @@ fn main() {
     println!("| spread | {:.3} | {:.3} |\n", on.spread(), off.spread());
     println!("**LSAT7** (Bock & Lieberman; 2PL without guessing, 61 points on [−6, 6]):\n");
     println!("{}", lsat());
+    println!("{}", memory_report(seed));
+}
+
+/// The memory simulation's section (issue 31, spaced review).
+fn memory_report(seed: u64) -> String {
+    let r = memory(seed, 100, 60, 60);
+    let mut out = format!(
+        "**Memory** (spaced review, FSRS): {} simulated players, a track of {} questions, {} \
+         days; each player forgets by the FSRS-6 curve with their own parameters (the \
+         defaults with the initial stabilities, the stability growth and the decay scaled \
+         by a log-normal factor, σ = 0.4), answers a 5-question challenge a day and a review \
+         challenge picked by the service's `domain::memory::pick_reviews` with the default \
+         parameters. {} answers; each player's last 20 % of later answers ({} in all) held \
+         out by time and predicted from the history before each:\n\n",
+        r.players, r.questions, r.days, r.answers, r.held_out
+    );
+    out += "| model | log loss | AUC |\n|---|---|---|\n";
+    out += &format!(
+        "| FSRS, each player's own parameters (the crate's optimizer on the first 80 %; {} of {} fitted) | {:.4} | {:.4} |\n",
+        r.fitted_players, r.players, r.fsrs_fitted.0, r.fsrs_fitted.1
+    );
+    out += &format!(
+        "| FSRS, default parameters | {:.4} | {:.4} |\n",
+        r.fsrs_default.0, r.fsrs_default.1
+    );
+    out += &format!(
+        "| half-life regression (Settles & Meeder 2016, fitted on every player's first 80 %) | {:.4} | {:.4} |\n",
+        r.half_life.0, r.half_life.1
+    );
+    out += &format!(
+        "| constant (the first 80 %'s share right) | {:.4} | {:.4} |\n\n",
+        r.constant.0, r.constant.1
+    );
+    out += &format!(
+        "Review challenges: {:.3} of the questions they served were in the player's reviews \
+         (due, or answered wrong) when served (goal ≥ 0.9); {:.3} of due times were met within \
+         a day (one review of at most 5 a day, mistakes first); the mean true recall of what \
+         they served was {:.3} (retention target 0.9: the most forgotten come first).\n",
+        r.served_while_due, r.due_reviewed_within_a_day, r.recall_when_reviewed
+    );
+    out
 }

@@ -1,0 +1,294 @@
+//! The memory simulator (`bench/learning/run.sh`): seeded players with known forgetting
+//! play a track and its reviews for weeks through the service's own `domain::memory`
+//! (the FSRS schedule and the review pick), and the memory models are scored on each
+//! player's last 20 % of reviews, held out by time.
+//!
+//! The truth: each player forgets by the FSRS-6 curve with their own parameters (the
+//! defaults with the initial stabilities, the stability growth and the decay each scaled
+//! by a log-normal factor, σ = 0.4), so stabilities are known at every answer. A
+//! question's first answer is right with the question's ease (uniform on [0.3, 0.9]:
+//! what the player knew before); every later answer is right with the true recall then.
+//! Each day a player answers a challenge of 5 questions (3 new ones while the track
+//! has them, the rest at random) and, an hour or more later, a review challenge of up
+//! to 5 picked by the service's pick with the default parameters.
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use shared::domain::evaluation::{auc, log_loss};
+use shared::domain::half_life::{self, HalfLifeRegression};
+use shared::domain::memory::{self, DAY_MS, Memory, PastAnswer, Schedule};
+
+const HOUR_MS: i64 = 3_600_000;
+const RETENTION: f64 = 0.9;
+
+/// A normal deviate (Box-Muller).
+fn normal<R: Rng>(rng: &mut R) -> f64 {
+    let u: f64 = rng.random_range(f64::EPSILON..1.0);
+    let v: f64 = rng.random_range(0.0..1.0);
+    (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
+}
+
+/// One simulated answer.
+#[derive(Clone, Copy, Debug)]
+struct Answer {
+    question: usize,
+    at_ms: i64,
+    correct: bool,
+}
+
+/// A simulated player: their true memory of each question (by their own parameters) and
+/// what the service keeps of it (by the defaults).
+struct SimPlayer {
+    truth: Schedule,
+    true_memory: Vec<Option<Memory>>,
+    kept: Vec<Option<Memory>>,
+    log: Vec<Answer>,
+}
+
+impl SimPlayer {
+    /// Answers question `q` at `at`: right with the true recall (the question's `ease`
+    /// on a first answer); returns that probability.
+    fn answer(
+        &mut self,
+        q: usize,
+        at: i64,
+        ease: f64,
+        service: &Schedule,
+        rng: &mut StdRng,
+    ) -> f64 {
+        let p = match &self.true_memory[q] {
+            Some(m) => self.truth.recall(m, at),
+            None => ease,
+        };
+        let correct = rng.random_bool(p.clamp(0.0, 1.0));
+        self.true_memory[q] = Some(self.truth.review(self.true_memory[q].as_ref(), correct, at));
+        self.kept[q] = Some(service.review(self.kept[q].as_ref(), correct, at));
+        self.log.push(Answer {
+            question: q,
+            at_ms: at,
+            correct,
+        });
+        p
+    }
+}
+
+/// What the memory simulation measured: `(log loss, AUC)` of each model on the held-out
+/// reviews, and how the review pick served.
+#[derive(Clone, Debug)]
+pub struct MemoryReport {
+    pub players: usize,
+    pub questions: usize,
+    pub days: usize,
+    pub answers: usize,
+    pub held_out: usize,
+    pub fsrs_default: (f64, f64),
+    pub fsrs_fitted: (f64, f64),
+    pub half_life: (f64, f64),
+    pub constant: (f64, f64),
+    /// Players whose own parameters the optimizer fitted (the others kept the defaults).
+    pub fitted_players: usize,
+    /// Of the questions review challenges served, the share in the player's reviews
+    /// (due, or answered wrong) when served.
+    pub served_while_due: f64,
+    /// Of the times a question fell due before the last day, the share reviewed within a
+    /// day of it.
+    pub due_reviewed_within_a_day: f64,
+    /// The mean true recall of the questions review challenges served, when served.
+    pub recall_when_reviewed: f64,
+}
+
+/// A player's true FSRS parameters: the defaults with some scaled (see the module).
+fn true_parameters<R: Rng>(rng: &mut R) -> Vec<f32> {
+    let mut w = memory::default_parameters();
+    for i in [0, 1, 2, 3, 8, 10, 20] {
+        w[i] *= (0.4 * normal(rng)).exp() as f32;
+    }
+    w
+}
+
+/// Runs the simulation with `seed`: `players` players, a track of `questions`, `days` days.
+pub fn memory(seed: u64, players: usize, questions: usize, days: usize) -> MemoryReport {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let service = Schedule::with_defaults(RETENTION);
+    let ease: Vec<f64> = (0..questions).map(|_| rng.random_range(0.3..0.9)).collect();
+    let start = 1_800_000_000_000_i64;
+    let end = start + days as i64 * DAY_MS;
+
+    let mut logs: Vec<Vec<Answer>> = Vec::with_capacity(players);
+    let (mut served, mut served_due, mut recall_sum) = (0usize, 0usize, 0.0);
+    for _ in 0..players {
+        let mut player = SimPlayer {
+            truth: Schedule::new(&true_parameters(&mut rng), RETENTION)
+                .unwrap_or_else(|_| service.clone()),
+            true_memory: vec![None; questions],
+            kept: vec![None; questions],
+            log: Vec::new(),
+        };
+        let mut next_new = 0;
+        for day in 0..days as i64 {
+            let mut at = start + day * DAY_MS + rng.random_range(8 * HOUR_MS..20 * HOUR_MS);
+            // the day's challenge: new questions while there are, the rest at random
+            for i in 0..5 {
+                let q = if i < 3 && next_new < questions {
+                    next_new += 1;
+                    next_new - 1
+                } else {
+                    rng.random_range(0..next_new.max(1))
+                };
+                player.answer(q, at, ease[q], &service, &mut rng);
+                at += 20_000;
+            }
+            // the day's review, through the service's pick
+            at += rng.random_range(HOUR_MS..3 * HOUR_MS);
+            let candidates: Vec<(usize, Memory)> = player
+                .kept
+                .iter()
+                .enumerate()
+                .filter_map(|(q, m)| m.map(|m| (q, m)))
+                .collect();
+            for (q, m) in memory::pick_reviews(&service, candidates, at, 5) {
+                served += 1;
+                served_due += usize::from(m.reviewable(at));
+                recall_sum += player.answer(q, at, ease[q], &service, &mut rng);
+                at += 20_000;
+            }
+        }
+        let log = player.log;
+        logs.push(log);
+    }
+    let answers = logs.iter().map(Vec::len).sum();
+
+    // when each due time passed, was the question reviewed within a day?
+    let (mut fell_due, mut on_time) = (0usize, 0usize);
+    for log in &logs {
+        let mut by_question: Vec<Vec<&Answer>> = vec![Vec::new(); questions];
+        for a in log {
+            by_question[a.question].push(a);
+        }
+        for history in by_question {
+            let mut state: Option<Memory> = None;
+            for (i, a) in history.iter().enumerate() {
+                let m = service.review(state.as_ref(), a.correct, a.at_ms);
+                if m.review_at + DAY_MS < end {
+                    fell_due += 1;
+                    on_time += usize::from(
+                        history
+                            .get(i + 1)
+                            .is_some_and(|next| next.at_ms <= m.review_at + DAY_MS),
+                    );
+                }
+                state = Some(m);
+            }
+        }
+    }
+
+    // the held-out reviews: each player's last 20 % of later answers, by time
+    let mut predictions: [Vec<f64>; 3] = [Vec::new(), Vec::new(), Vec::new()];
+    let mut outcomes = Vec::new();
+    let mut train_reviews: Vec<half_life::Review> = Vec::new();
+    let mut test_reviews: Vec<half_life::Review> = Vec::new();
+    let mut fitted_players = 0;
+    for log in &logs {
+        let mut seen = vec![0u32; questions];
+        let reviews: Vec<usize> = log
+            .iter()
+            .enumerate()
+            .filter_map(|(i, a)| {
+                seen[a.question] += 1;
+                (seen[a.question] > 1).then_some(i)
+            })
+            .collect();
+        let Some(&cut) = reviews.get(reviews.len() * 4 / 5) else {
+            continue;
+        };
+        let cut_at = log[cut].at_ms;
+        // the player's own fit, on what came before the held-out part
+        let mut histories: Vec<Vec<PastAnswer>> = vec![Vec::new(); questions];
+        for a in log.iter().filter(|a| a.at_ms < cut_at) {
+            histories[a.question].push(PastAnswer {
+                correct: a.correct,
+                at_ms: a.at_ms,
+            });
+        }
+        let fitted =
+            memory::fit_parameters(&histories).and_then(|p| Schedule::new(&p, RETENTION).ok());
+        fitted_players += usize::from(fitted.is_some());
+        let fitted = fitted.unwrap_or_else(|| service.clone());
+        // replay the log: each later answer predicted from the history before it
+        let mut states: [Vec<Option<Memory>>; 2] = [vec![None; questions], vec![None; questions]];
+        let mut counts = vec![(0u32, 0u32); questions];
+        let mut last_at = vec![0i64; questions];
+        for (i, a) in log.iter().enumerate() {
+            let q = a.question;
+            if let (Some(d), Some(f)) = (&states[0][q], &states[1][q]) {
+                let review = half_life::Review {
+                    days: (a.at_ms - last_at[q]) as f64 / DAY_MS as f64,
+                    right: counts[q].0,
+                    wrong: counts[q].1,
+                    correct: a.correct,
+                };
+                if i >= cut {
+                    predictions[0].push(service.recall(d, a.at_ms));
+                    predictions[1].push(fitted.recall(f, a.at_ms));
+                    outcomes.push(a.correct);
+                    test_reviews.push(review);
+                } else {
+                    train_reviews.push(review);
+                }
+            }
+            states[0][q] = Some(service.review(states[0][q].as_ref(), a.correct, a.at_ms));
+            states[1][q] = Some(fitted.review(states[1][q].as_ref(), a.correct, a.at_ms));
+            if a.correct {
+                counts[q].0 += 1;
+            } else {
+                counts[q].1 += 1;
+            }
+            last_at[q] = a.at_ms;
+        }
+    }
+    let hlr = HalfLifeRegression::fit(&train_reviews, 2000, 0.5);
+    predictions[2] = test_reviews.iter().map(|r| hlr.recall(r)).collect();
+    let base = train_reviews.iter().filter(|r| r.correct).count() as f64
+        / train_reviews.len().max(1) as f64;
+    let score = |p: &[f64]| {
+        (
+            log_loss(p, &outcomes).unwrap_or(f64::NAN),
+            auc(p, &outcomes).unwrap_or(f64::NAN),
+        )
+    };
+    MemoryReport {
+        players,
+        questions,
+        days,
+        answers,
+        held_out: outcomes.len(),
+        fsrs_default: score(&predictions[0]),
+        fsrs_fitted: score(&predictions[1]),
+        half_life: score(&predictions[2]),
+        constant: score(&vec![base; outcomes.len()]),
+        fitted_players,
+        served_while_due: served_due as f64 / served.max(1) as f64,
+        due_reviewed_within_a_day: on_time as f64 / fell_due.max(1) as f64,
+        recall_when_reviewed: recall_sum / served.max(1) as f64,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fitted_fsrs_beats_the_defaults_half_life_regression_and_a_constant() {
+        let r = memory(5, 24, 60, 60);
+        eprintln!("{r:?}");
+        assert!(r.fitted_players >= 20, "{r:?}");
+        let fitted = r.fsrs_fitted.0;
+        assert!(fitted < r.fsrs_default.0, "{r:?}");
+        assert!(fitted < r.half_life.0 && fitted < r.constant.0, "{r:?}");
+        assert!(
+            r.fsrs_fitted.1 > r.half_life.1 && r.fsrs_fitted.1 > 0.5,
+            "{r:?}"
+        );
+        assert!(r.served_while_due >= 0.9, "{r:?}");
+    }
+}
