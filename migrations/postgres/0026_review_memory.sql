@@ -17,7 +17,7 @@ CREATE TABLE review_memory (
     last_answered_at  BIGINT NOT NULL,
     -- When predicted recall falls to REVIEW_RETENTION.
     due_at            BIGINT NOT NULL,
-    -- When the question joins the player's reviews: its due time, or at once after a
+    -- When the question joins the player's reviews: its due time, or ten minutes after a
     -- wrong answer. The review pick and the due count read by it.
     review_at         BIGINT NOT NULL,
     PRIMARY KEY (player_id, question_id)
@@ -26,10 +26,11 @@ CREATE INDEX review_memory_review ON review_memory (player_id, review_at);
 -- The staff's view of a question: how fast its players forget it.
 CREATE INDEX review_memory_question ON review_memory (question_id);
 
--- A player's own FSRS parameters, fitted by the review job once they have enough reviews.
+-- A player's own FSRS parameters, fitted by the review job once they have enough reviews
+-- (NULL: the last try found too little to fit; tried again a week later).
 CREATE TABLE review_parameters (
     player_id    TEXT PRIMARY KEY,
-    parameters   TEXT NOT NULL,
+    parameters   TEXT,
     reviews      BIGINT NOT NULL,
     fitted_at    BIGINT NOT NULL
 );
@@ -49,3 +50,5 @@ CREATE TABLE question_memory (
 ALTER TABLE challenge_sessions ADD COLUMN kind TEXT NOT NULL DEFAULT 'challenge';
 -- Review XP earned today (reset with daily_xp at Beijing midnight), capped by REVIEW_XP_DAILY.
 ALTER TABLE player_progress ADD COLUMN review_xp BIGINT NOT NULL DEFAULT 0;
+-- Hearts review challenges gave back today (reset with it), capped by REVIEW_HEARTS_DAILY.
+ALTER TABLE player_progress ADD COLUMN review_hearts BIGINT NOT NULL DEFAULT 0;

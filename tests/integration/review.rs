@@ -135,7 +135,11 @@ async fn answers_write_memory_and_review_serves_mistakes_then_due_questions(app:
         "{wrong:?}"
     );
     assert_eq!((wrong.2, wrong.3, wrong.4), (1, 0, false));
-    assert_eq!(wrong.7, wrong.5, "a mistake is in the reviews at once");
+    assert_eq!(
+        wrong.7,
+        wrong.5 + 600_000,
+        "a mistake joins the reviews ten minutes on"
+    );
     let right = memory(&app, &player, &questions[1].id).await.unwrap();
     assert!(
         (right.0 - 2.3065).abs() < 1e-4 && (right.1 - 2.1181).abs() < 1e-3,
@@ -145,7 +149,10 @@ async fn answers_write_memory_and_review_serves_mistakes_then_due_questions(app:
     assert!((due_days - 2.3065).abs() < 1e-3, "{due_days}");
     assert_eq!(right.7, right.6, "a right answer is reviewed when due");
 
-    // the summary and the bootstrap count the mistake
+    // the summary and the bootstrap count the mistake, ten minutes on
+    assert_eq!(summary(&app, &token).await["reviewsDue"], 0);
+    assert_eq!(review(&app, &token, "").await, Value::Null);
+    app.clock.advance(chrono::Duration::minutes(10));
     assert_eq!(summary(&app, &token).await["reviewsDue"], 1);
     let boot = app.get("/v1/app/bootstrap", Some(&token)).await;
     assert_eq!(boot.ok()["progress"]["reviewsDue"], 1);
@@ -155,8 +162,11 @@ async fn answers_write_memory_and_review_serves_mistakes_then_due_questions(app:
     let r1 = review(&app, &token, &format!("&trackId={TRACK}")).await;
     assert_eq!(served_ids(&r1), [mistake]);
     assert_eq!(r1["totalQuestions"], 1);
-    let again = review(&app, &token, "").await;
-    assert_ne!(again["challengeId"], r1["challengeId"], "another scope");
+    // one unfinished review whatever the scope: the same one again
+    assert_eq!(
+        review(&app, &token, "").await["challengeId"],
+        r1["challengeId"]
+    );
     assert_eq!(
         review(&app, &token, &format!("&trackId={TRACK}")).await["challengeId"],
         r1["challengeId"]
@@ -172,7 +182,10 @@ async fn answers_write_memory_and_review_serves_mistakes_then_due_questions(app:
     );
     let lapsed = memory(&app, &player, mistake).await.unwrap();
     assert_eq!((lapsed.2, lapsed.3, lapsed.4), (2, 1, false));
-    // the other scope's review holds the mistake too: answered right there
+    // not straight back with its answer just shown: ten minutes on
+    assert_eq!(review(&app, &token, "").await, Value::Null);
+    app.clock.advance(chrono::Duration::minutes(10));
+    let again = review(&app, &token, "").await;
     assert_eq!(served_ids(&again), [mistake]);
     let judged = answer(&app, &token, &again, mistake, true, &questions).await;
     assert_eq!(judged["xpDelta"], 5);
@@ -289,6 +302,7 @@ async fn a_memory_row_changed_meanwhile_is_judged_again_on_a_read(app: TestApp) 
         .ok()
         .clone();
     assert!(served_ids(&c2).iter().any(|id| id == mistake));
+    app.clock.advance(chrono::Duration::minutes(10));
     let r = review(&app, &token, "").await;
     answer(&app, &token, &r, mistake, true, &questions).await;
     assert_eq!(memory(&app, &player, mistake).await.unwrap().2, 2);
@@ -325,6 +339,7 @@ async fn review_refuses_bad_input_and_deletion_takes_the_memory(app: TestApp) {
         .assert_error(401, "UNAUTHORIZED");
     // a review answer is idempotent like any answer
     play(&app, &token, &questions, &[&questions[0].id]).await;
+    app.clock.advance(chrono::Duration::minutes(10));
     let r = review(&app, &token, "").await;
     let first = answer(&app, &token, &r, &questions[0].id, true, &questions).await;
     let replay = answer(&app, &token, &r, &questions[0].id, true, &questions).await;

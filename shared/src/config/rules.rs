@@ -46,6 +46,7 @@ pub(super) fn game_rules(r: &mut Reader<'_>) -> GameRules {
         ),
         review_xp: positive("REVIEW_XP", d.review_xp, 0),
         review_xp_daily: positive("REVIEW_XP_DAILY", d.review_xp_daily, 0),
+        review_hearts_daily: positive("REVIEW_HEARTS_DAILY", d.review_hearts_daily, 0),
     }
 }
 

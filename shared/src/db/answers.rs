@@ -115,5 +115,5 @@ pub(crate) fn is_stale_guard(e: &sqlx::Error) -> bool {
         if d.kind() == sqlx::error::ErrorKind::NotNullViolation
             && (d.message().contains("revision")
                 || d.message().contains("answered_count")
-                || d.message().contains("review_memory")))
+                || (d.message().contains("review_memory") && d.message().contains("reviews"))))
 }

@@ -24,7 +24,7 @@ pub struct SessionRow {
 }
 
 /// The player's unfinished session on a node (a review challenge's node is its scope,
-/// `domain::answer::SessionKind::review_node`).
+/// `domain::answer::SessionKind::REVIEW_NODE`).
 pub async fn unfinished_session(
     db: &Db,
     player_id: &str,

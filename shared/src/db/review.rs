@@ -155,11 +155,13 @@ pub async fn player_memory(db: &Db, player_id: &str) -> sqlx::Result<Vec<Remembe
     }))
 }
 
-/// A player's fitted FSRS parameters (JSON) and when they were fitted.
+/// A player's fitted FSRS parameters (JSON) and when they were fitted (None: never, or
+/// the last try found too little to fit).
 pub async fn parameters(db: &Db, player_id: &str) -> sqlx::Result<Option<(String, i64)>> {
     Ok(read!(db, |ex| {
         sqlx::query_as::<_, (String, i64)>(
-            "SELECT parameters, fitted_at FROM review_parameters WHERE player_id = $1",
+            "SELECT parameters, fitted_at FROM review_parameters
+             WHERE player_id = $1 AND parameters IS NOT NULL",
         )
         .bind(player_id)
         .fetch_optional(ex)
@@ -176,20 +178,25 @@ pub struct FitScan {
 }
 
 /// The next `limit` players after `after` in id order (a primary-key range of
-/// `player_progress`), each with whether a fit is due: at least `min_reviews` answers
-/// and no fit since `refit_before`.
+/// `player_progress`), each with whether a fit is due: a live account (not deleted, not
+/// merged away) with at least `min_reviews` answers, never tried, or fitted before
+/// `refit_before`, or found unfit before `retry_before`.
 pub async fn scan_for_fits(
     db: &Db,
     after: &str,
     min_reviews: i64,
     refit_before: i64,
+    retry_before: i64,
     limit: i64,
 ) -> sqlx::Result<Vec<FitScan>> {
     Ok(read!(db, |ex| {
         sqlx::query_as::<_, FitScan>(
             "SELECT g.player_id,
-                    g.skill_answers >= $2 AND (rp.fitted_at IS NULL OR rp.fitted_at < $3) AS due
+                    g.skill_answers >= $2 AND p.deleted_at IS NULL AND p.merged_into IS NULL
+                    AND (rp.player_id IS NULL OR rp.fitted_at <
+                         CASE WHEN rp.parameters IS NULL THEN $5 ELSE $3 END) AS due
              FROM player_progress g
+             JOIN players p ON p.id = g.player_id
              LEFT JOIN review_parameters rp ON rp.player_id = g.player_id
              WHERE g.player_id > $1
              ORDER BY g.player_id LIMIT $4",
@@ -198,6 +205,7 @@ pub async fn scan_for_fits(
         .bind(min_reviews)
         .bind(refit_before)
         .bind(limit)
+        .bind(retry_before)
         .fetch_all(ex)
         .await?
     }))
@@ -229,11 +237,12 @@ pub async fn answer_history(db: &Db, player_id: &str) -> sqlx::Result<Vec<Answer
     }))
 }
 
-/// Stores a player's fitted parameters (JSON), replacing an earlier fit.
+/// Stores a player's fitted parameters (JSON; None: the try found too little to fit),
+/// replacing an earlier fit.
 pub async fn store_parameters(
     db: &Db,
     player_id: &str,
-    parameters: &str,
+    parameters: Option<&str>,
     reviews: i64,
     now_ms: i64,
 ) -> sqlx::Result<()> {

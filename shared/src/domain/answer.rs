@@ -45,14 +45,10 @@ impl SessionKind {
         }
     }
 
-    /// The node a review challenge stands on: one unfinished review per scope (every
-    /// track, or one), held by the unfinished-session index like a node's challenge.
-    pub fn review_node(track_id: Option<&str>) -> String {
-        match track_id {
-            Some(track) => format!("review:{track}"),
-            None => "review".into(),
-        }
-    }
+    /// The node every review challenge stands on: one unfinished review per player,
+    /// whatever its scope (every track, or one), held by the unfinished-session index
+    /// like a node's challenge (so the same question is never in two open reviews).
+    pub const REVIEW_NODE: &'static str = "review";
 }
 
 /// The challenge as the answer finds it.
@@ -189,7 +185,7 @@ pub fn judge(
 
 /// A review answer: no heart lost and no attempt spent; a right one earns review XP
 /// within the day's allowance; a round with at least [`REVIEW_HEART_AT`] right answers
-/// gives a heart back on its last answer.
+/// gives a heart back on its last answer, within the day's allowance of such hearts.
 fn judge_review(
     player: PlayerSnapshot<'_>,
     session: SessionState<'_>,
@@ -209,7 +205,7 @@ fn judge_review(
     after.record_activity(beijing::day(now));
     let finished = session.answered_count + 1 >= session.total_questions;
     if finished && session.correct_count + i64::from(correct) >= REVIEW_HEART_AT {
-        after.gain_hearts(1, rules);
+        after.gain_review_heart(rules);
     }
     Outcome::Judged(Box::new(Judgement {
         correct,
@@ -319,6 +315,73 @@ mod tests {
         assert_eq!(j.change.source, "challenge_answer");
         assert!(!j.finished);
         assert_eq!(j.completed_node, None);
+    }
+
+    fn review(answered: i64, correct: i64) -> SessionState<'static> {
+        SessionState {
+            kind: SessionKind::Review,
+            ..session(answered, correct, false)
+        }
+    }
+
+    #[test]
+    fn a_review_answer_costs_nothing_and_earns_review_xp_within_the_allowance() {
+        let mut r = Resources::new(&rules());
+        r.hearts = 1;
+        r.attempts_used = rules().daily_attempts_max;
+        let wrong = judged(judge_at(&r, review(0, 0), question("q1"), "a", start()));
+        assert!(!wrong.correct);
+        assert_eq!(
+            (
+                wrong.xp,
+                wrong.change.deltas.hearts,
+                wrong.change.deltas.attempts
+            ),
+            (0, 0, 0)
+        );
+        assert_eq!(wrong.change.source, "review_answer");
+        // at zero hearts and no attempts a review is still answered
+        r.hearts = 0;
+        let right = judged(judge_at(&r, review(1, 0), question("q2"), "b", start()));
+        assert_eq!(right.xp, rules().review_xp);
+        assert_eq!(right.change.after.review_xp, rules().review_xp);
+        // the day's allowance: the rest of it, then nothing
+        r.daily_xp_day = Some("2026-11-25".into());
+        r.review_xp = rules().review_xp_daily - 2;
+        let edge = judged(judge_at(&r, review(1, 0), question("q2"), "b", start()));
+        assert_eq!(edge.xp, 2);
+        r.review_xp = rules().review_xp_daily;
+        let none = judged(judge_at(&r, review(1, 0), question("q2"), "b", start()));
+        assert_eq!(none.xp, 0);
+        assert_eq!(none.completed_node, None);
+    }
+
+    #[test]
+    fn a_good_review_gives_a_heart_back_within_the_days_allowance() {
+        let mut r = Resources::new(&rules());
+        r.hearts = 2;
+        r.daily_xp_day = Some("2026-11-25".into());
+        // the last of five, the fourth right: a heart back
+        let good = judged(judge_at(&r, review(4, 3), question("q5"), "b", start()));
+        assert!(good.finished);
+        assert_eq!(good.change.deltas.hearts, 1);
+        assert_eq!(good.change.after.review_hearts, 1);
+        // three right: none
+        let poor = judged(judge_at(&r, review(4, 2), question("q5"), "b", start()));
+        assert_eq!(poor.change.deltas.hearts, 0);
+        // the day's review hearts given: none more
+        r.review_hearts = rules().review_hearts_daily;
+        let capped = judged(judge_at(&r, review(4, 3), question("q5"), "b", start()));
+        assert_eq!(capped.change.deltas.hearts, 0);
+        // a new Beijing day resets the allowance
+        let tomorrow = judged(judge_at(
+            &r,
+            review(4, 3),
+            question("q5"),
+            "b",
+            start() + Duration::days(1),
+        ));
+        assert_eq!(tomorrow.change.deltas.hearts, 1);
     }
 
     #[test]

@@ -12,6 +12,11 @@ pub const DAY_MS: i64 = 86_400_000;
 /// At least this many right answers in a review challenge give a heart back.
 pub const REVIEW_HEART_AT: i64 = 4;
 
+/// A question answered wrong joins the reviews this long after the answer, not at once:
+/// a review answered wrong for free would otherwise come straight back with its answer
+/// just shown.
+pub const MISTAKE_COOLDOWN_MS: i64 = 10 * 60_000;
+
 /// The FSRS grades the game gives (binary grading).
 const AGAIN: u32 = 1;
 const GOOD: u32 = 3;
@@ -34,7 +39,8 @@ pub struct Memory {
     pub last_answered_at: i64,
     /// When predicted recall falls to the schedule's retention.
     pub due_at: i64,
-    /// When the question joins the player's reviews: due, or at once after a wrong answer.
+    /// When the question joins the player's reviews: due, or soon after a wrong answer
+    /// ([`MISTAKE_COOLDOWN_MS`]).
     pub review_at: i64,
 }
 
@@ -112,7 +118,13 @@ impl Schedule {
             last_correct: correct,
             last_answered_at: at_ms,
             due_at,
-            review_at: if correct { due_at } else { at_ms },
+            review_at: if correct {
+                due_at
+            } else {
+                at_ms
+                    .saturating_add(MISTAKE_COOLDOWN_MS)
+                    .min(due_at.max(at_ms))
+            },
         }
     }
 
@@ -262,7 +274,11 @@ mod tests {
         let due_days = (right.due_at - T0) as f64 / DAY_MS as f64;
         assert!(close(due_days, 2.3065, 1e-3), "{due_days}");
         assert_eq!((right.reviews, right.lapses), (1, 0));
-        assert_eq!(wrong.review_at, T0, "a mistake is reviewable at once");
+        assert_eq!(
+            wrong.review_at,
+            T0 + MISTAKE_COOLDOWN_MS,
+            "a mistake is reviewable soon"
+        );
         assert_eq!(right.review_at, right.due_at);
     }
 

@@ -26,6 +26,9 @@ pub struct Resources {
     pub check_in_days: i64,
     /// Review XP earned today (reset with `daily_xp`), capped by `REVIEW_XP_DAILY`.
     pub review_xp: i64,
+    /// Hearts review challenges gave back today (reset with `daily_xp`), capped by
+    /// `REVIEW_HEARTS_DAILY`.
+    pub review_hearts: i64,
 }
 
 /// Why a resource could not be spent.
@@ -71,6 +74,7 @@ impl Resources {
             streak_protected_until: None,
             check_in_days: 0,
             review_xp: 0,
+            review_hearts: 0,
         }
     }
 
@@ -103,6 +107,7 @@ impl Resources {
             self.daily_xp_day = Some(today);
             self.daily_xp = 0;
             self.review_xp = 0;
+            self.review_hearts = 0;
         }
         self
     }
@@ -172,6 +177,15 @@ impl Resources {
     pub fn gain_review_xp(&mut self, amount: i64) {
         self.gain_xp(amount);
         self.review_xp += amount;
+    }
+
+    /// A heart back for a good review, while today's review hearts are under
+    /// `REVIEW_HEARTS_DAILY` and hearts under the maximum. Call on a state brought to `now`.
+    pub fn gain_review_heart(&mut self, rules: &GameRules) {
+        if self.review_hearts < rules.review_hearts_daily && self.hearts < rules.max_hearts {
+            self.gain_hearts(1, rules);
+            self.review_hearts += 1;
+        }
     }
 
     /// The streak as it stands on `today` (see [`Self::record_activity`]).

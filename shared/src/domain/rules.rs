@@ -33,6 +33,8 @@ pub struct GameRules {
     pub review_xp: i64,
     /// `REVIEW_XP_DAILY`: review XP a player may earn in a Beijing day.
     pub review_xp_daily: i64,
+    /// `REVIEW_HEARTS_DAILY`: hearts review challenges may give back in a Beijing day.
+    pub review_hearts_daily: i64,
 }
 
 impl Default for GameRules {
@@ -53,6 +55,7 @@ impl Default for GameRules {
             streak_protection_cooldown_days: 7,
             review_xp: 5,
             review_xp_daily: 50,
+            review_hearts_daily: 5,
         }
     }
 }

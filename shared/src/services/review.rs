@@ -101,7 +101,7 @@ pub struct Fits {
     /// Players whose parameters were fitted and stored.
     pub fitted: u64,
     /// Players due whose answers the optimizer could not fit (too few repeats): tried
-    /// again on the next pass.
+    /// again a week later.
     pub unfit: u64,
     /// Questions whose players' mean stability was refreshed.
     pub questions: u64,
@@ -116,11 +116,14 @@ const FIT_SCAN: i64 = 5_000;
 const FITS_PER_RUN: usize = 4;
 /// A fit is refreshed after this long.
 const REFIT_MS: i64 = 30 * 86_400_000;
+/// A player found unfit is tried again after this long (with more answers by then).
+const RETRY_MS: i64 = 7 * 86_400_000;
 
 /// The `review_fit` job: walks the players in id order, a window per run, and fits the
-/// FSRS parameters of those with `FSRS_MIN_REVIEWS` answers and no fit in the last 30
-/// days (at most [`FITS_PER_RUN`] per run), with the crate's optimizer on their own
-/// answers; at the end of the players it starts again.
+/// FSRS parameters of live accounts with `FSRS_MIN_REVIEWS` answers and no fit in the
+/// last 30 days (no try in the last 7 when the last found too little), at most
+/// [`FITS_PER_RUN`] per run, with the crate's optimizer on their own answers; at the end
+/// of the players it starts again.
 pub async fn fit_due(ctx: &AppContext) -> Result<Fits> {
     let now = crate::services::job_clock::cautious_now_ms(ctx).await?;
     let from = cursors::cursor(&ctx.db, FIT_CURSOR).await?;
@@ -129,6 +132,7 @@ pub async fn fit_due(ctx: &AppContext) -> Result<Fits> {
         &from.id,
         ctx.settings.learning.fsrs_min_reviews,
         now - REFIT_MS,
+        now - RETRY_MS,
         FIT_SCAN,
     )
     .await?;
@@ -260,11 +264,14 @@ async fn fit_player(ctx: &AppContext, player_id: &str, now: i64) -> Result<bool>
     let fitted = tokio::task::spawn_blocking(move || memory::fit_parameters(&histories))
         .await
         .map_err(|e| crate::Error::internal(format!("FSRS fit: {e}")))?;
-    let Some(parameters) = fitted else {
-        return Ok(false);
+    let json = match fitted {
+        Some(parameters) => Some(
+            serde_json::to_string(&parameters)
+                .map_err(|e| crate::Error::internal(format!("FSRS parameters: {e}")))?,
+        ),
+        // remembered as tried, so the next passes go to others for a week
+        None => None,
     };
-    let json = serde_json::to_string(&parameters)
-        .map_err(|e| crate::Error::internal(format!("FSRS parameters: {e}")))?;
-    db::review::store_parameters(&ctx.db, player_id, &json, answers, now).await?;
-    Ok(true)
+    db::review::store_parameters(&ctx.db, player_id, json.as_deref(), answers, now).await?;
+    Ok(json.is_some())
 }

@@ -61,6 +61,7 @@ pub(crate) struct ProgressRow {
     streak_protection_at: Option<i64>,
     check_in_days: i64,
     review_xp: i64,
+    review_hearts: i64,
     active_track_id: Option<String>,
     region_code: Option<String>,
     sub_status: Option<String>,
@@ -138,6 +139,7 @@ impl From<ProgressRow> for PlayerProgress {
                 streak_protected_until: r.streak_protected_until,
                 check_in_days: r.check_in_days,
                 review_xp: r.review_xp,
+                review_hearts: r.review_hearts,
             },
             active_track_id: r.active_track_id,
             region_code: r.region_code,
@@ -163,7 +165,7 @@ macro_rules! progress_columns {
     () => {
         "SELECT g.hearts, g.hearts_regen_from, g.attempts_day, g.attempts_used, g.bonus_attempts,
         g.xp, g.daily_xp_day, g.daily_xp, g.streak_days, g.streak_last_day, g.streak_protected_until,
-        g.streak_protection_at, g.check_in_days, g.review_xp, g.active_track_id, p.region_code,
+        g.streak_protection_at, g.check_in_days, g.review_xp, g.review_hearts, g.active_track_id, p.region_code,
         s.status AS sub_status, s.tier AS sub_tier, s.expires_at AS sub_expires_at, g.revision,
         p.fairplay_held, g.skill, g.skill_answers, p.is_banned, p.banned_until, p.deleted_at, p.merged_into, p.token_version"
     };

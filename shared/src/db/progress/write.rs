@@ -161,13 +161,14 @@ async fn write_in_tx(
                     sqlx::query_scalar(concat!(
                         "UPDATE player_progress SET revision = revision + 1, ",
                         set_resources!(),
-                        ", review_xp = $15 WHERE player_id = $1 RETURNING revision"
+                        ", review_xp = $15, review_hearts = $16 WHERE player_id = $1 RETURNING revision"
                     ))
                     .bind(player_id),
                     r
                 )
                 .bind(now_ms)
                 .bind(r.review_xp)
+                .bind(r.review_hearts)
                 .fetch_optional(ex)
                 .await?
             })
@@ -283,7 +284,7 @@ macro_rules! save_progress_if_unchanged {
     hearts = $13, hearts_regen_from = $14, attempts_day = $15, attempts_used = $16,
     bonus_attempts = $17, xp = $18, daily_xp_day = $19, daily_xp = $20, streak_days = $21,
     streak_last_day = $22, streak_protected_until = $23, check_in_days = $24, updated_at = $12,
-    skill = skill + $59, skill_answers = skill_answers + 1, review_xp = $62
+    skill = skill + $59, skill_answers = skill_answers + 1, review_xp = $62, review_hearts = $71
 WHERE player_id = $3"
     };
 }
@@ -581,6 +582,7 @@ async fn write_answer(
             .bind(memory.due_at)
             .bind(memory.review_at)
             .bind(rows.memory_read)
+            .bind(r.review_hearts)
         };
     }
     let result = match db {

@@ -166,7 +166,7 @@ pub async fn next_challenge(
 }
 
 /// `GET /v1/challenges/next?mode=review` (`trackId` optional): the player's unfinished
-/// review challenge of that scope, or a new one of up to five questions answered
+/// review challenge (whatever scope it was opened with), or a new one of up to five questions answered
 /// before that are due or were answered wrong, lowest predicted recall first; None when
 /// no question is.
 pub async fn next_review_challenge(
@@ -184,7 +184,7 @@ pub async fn next_review_challenge(
         None => None,
     };
     let track_id = track.as_ref().map(|t| t.id.as_str());
-    let node_id = SessionKind::review_node(track_id);
+    let node_id = SessionKind::REVIEW_NODE.to_string();
     if let Some(s) = db::gameplay::unfinished_session(&ctx.db, &player.id, &node_id).await? {
         let now = ctx.clock.now_ms();
         db::gameplay::mark_served(&ctx.db, &s.id, now).await?;
