@@ -20,11 +20,11 @@ CREATE TABLE review_memory (
     -- When the question joins the player's reviews: its due time, or ten minutes after a
     -- wrong answer. The review pick and the due count read by it.
     review_at         INTEGER NOT NULL,
-    PRIMARY KEY (player_id, question_id)
+    -- By question first: the staff's view of a question reads its players by this key;
+    -- an answer's read and write match both columns.
+    PRIMARY KEY (question_id, player_id)
 );
 CREATE INDEX review_memory_review ON review_memory (player_id, review_at);
--- The staff's view of a question: how fast its players forget it.
-CREATE INDEX review_memory_question ON review_memory (question_id);
 
 -- A player's own FSRS parameters, fitted by the review job once they have enough reviews
 -- (NULL: the last try found too little to fit; tried again a week later).
@@ -37,12 +37,16 @@ CREATE TABLE review_parameters (
 
 -- How fast a question's players forget it: the mean stability over (a sample of) its
 -- memory rows, refreshed by the review job; `quickly_forgotten` marks the worst tenth of
--- the questions with enough players.
+-- the questions with enough players. An unpublished question's row says its memory
+-- rows are parked.
 CREATE TABLE question_memory (
     question_id        TEXT PRIMARY KEY,
     players            INTEGER NOT NULL,
     average_stability  REAL NOT NULL,
     quickly_forgotten  BOOLEAN NOT NULL DEFAULT FALSE,
+    -- The question is unpublished and its memory rows are parked (review_at far in the
+    -- future): out of every player's reviews and due count until it is published again.
+    parked             BOOLEAN NOT NULL DEFAULT FALSE,
     computed_at        INTEGER NOT NULL
 );
 

@@ -17,7 +17,11 @@ both_engines_with!(
     review_refuses_bad_input_and_deletion_takes_the_memory
 );
 both_engines_with!(fit_app; the_fitting_job_fits_a_players_parameters_and_answers_use_them);
-both_engines_with!(review_app; the_question_forgotten_fastest_is_flagged_for_the_staff);
+both_engines_with!(
+    review_app;
+    the_question_forgotten_fastest_is_flagged_for_the_staff,
+    an_unpublished_questions_memory_leaves_the_reviews_until_it_is_back
+);
 
 const DAY_MS: i64 = 86_400_000;
 
@@ -508,4 +512,42 @@ async fn the_question_forgotten_fastest_is_flagged_for_the_staff(app: TestApp) {
         .await;
     assert!(!page.contains("Quickly forgotten"));
     page.assert_contains("2.3 days on average");
+}
+
+/// Runs the review job's passes until `done` holds (a pass looks at 100 questions).
+async fn run_review_job_until(app: &TestApp, token: &str, due: i64) {
+    use shared::metrics::Metrics;
+    use shared::services::jobs::{self, Job};
+    let metrics = Metrics::new(app.ctx.db.clone());
+    for _ in 0..6 {
+        assert!(jobs::run(&app.ctx, "process-a", Job::ReviewFit, &metrics.jobs()).await);
+        if summary(app, token).await["reviewsDue"] == due {
+            return;
+        }
+    }
+    panic!("reviewsDue never became {due}");
+}
+
+/// Archived, a question's memory rows are parked out of the reviews and the due count
+/// by the review job; published again, they come back.
+async fn an_unpublished_questions_memory_leaves_the_reviews_until_it_is_back(app: TestApp) {
+    let (_, questions) = five_questions(&app).await;
+    let (_, token, _) = app.guest("review-parked").await;
+    let (kept, archived) = (questions[0].id.as_str(), questions[1].id.as_str());
+    play(&app, &token, &questions, &[kept, archived]).await;
+    app.clock.advance(chrono::Duration::minutes(10));
+    assert_eq!(summary(&app, &token).await["reviewsDue"], 2);
+    app.exec(
+        "UPDATE questions SET status = 'archived' WHERE id = $1",
+        &[archived],
+    )
+    .await;
+    run_review_job_until(&app, &token, 1).await;
+    assert_eq!(served_ids(&review(&app, &token, "").await), [kept]);
+    app.exec(
+        "UPDATE questions SET status = 'published' WHERE id = $1",
+        &[archived],
+    )
+    .await;
+    run_review_job_until(&app, &token, 2).await;
 }

@@ -266,7 +266,7 @@ pub async fn merge_guest(
              SELECT $2, question_id, track_id, stability, difficulty, reviews, lapses,
                  last_correct, last_answered_at, due_at, review_at
              FROM review_memory WHERE player_id = $1
-             ON CONFLICT (player_id, question_id) DO UPDATE SET
+             ON CONFLICT (question_id, player_id) DO UPDATE SET
                  reviews = review_memory.reviews + excluded.reviews,
                  lapses = review_memory.lapses + excluded.lapses,
                  stability = CASE WHEN excluded.last_answered_at > review_memory.last_answered_at

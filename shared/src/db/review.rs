@@ -114,13 +114,13 @@ pub async fn candidates(
 pub const DUE_CAP: i64 = 99;
 
 /// How many of the player's questions are in their reviews at `now_ms`, up to
-/// [`DUE_CAP`] (an index range of at most that many entries).
+/// [`DUE_CAP`] (at most that many entries of the `(player_id, review_at)` index, read
+/// from the index alone: unpublished questions' rows are [`PARKED_AT`]).
 pub async fn due_count(db: &Db, player_id: &str, now_ms: i64) -> sqlx::Result<i64> {
     Ok(read!(db, |ex| {
         sqlx::query_scalar(
-            "SELECT COUNT(*) FROM (SELECT 1 FROM review_memory rm
-                 JOIN questions q ON q.id = rm.question_id AND q.status = 'published'
-                 WHERE rm.player_id = $1 AND rm.review_at <= $2 LIMIT $3) d",
+            "SELECT COUNT(*) FROM (SELECT 1 FROM review_memory
+                 WHERE player_id = $1 AND review_at <= $2 LIMIT $3) d",
         )
         .bind(player_id)
         .bind(now_ms)
@@ -268,12 +268,28 @@ pub async fn store_parameters(
 /// A question's memory rows read per refresh at most (by the `question_id` index).
 pub const QUESTION_SAMPLE: i64 = 5_000;
 
-/// The next `limit` published questions after `after` in id order (a primary-key range).
-pub async fn questions_after(db: &Db, after: &str, limit: i64) -> sqlx::Result<Vec<String>> {
+/// A question's memory rows are parked at this `review_at` while it is unpublished: out
+/// of every range of due reviews.
+pub const PARKED_AT: i64 = 9_000_000_000_000_000;
+
+/// A question as the review job's pass reads it.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct QuestionPass {
+    pub id: String,
+    pub published: bool,
+    /// Its memory rows are parked (no row yet: not).
+    pub parked: bool,
+}
+
+/// The next `limit` questions after `after` in id order (a primary-key range), with
+/// whether each is published and whether its memory rows are parked.
+pub async fn questions_after(db: &Db, after: &str, limit: i64) -> sqlx::Result<Vec<QuestionPass>> {
     Ok(read!(db, |ex| {
-        sqlx::query_scalar(
-            "SELECT id FROM questions WHERE id > $1 AND status = 'published'
-             ORDER BY id LIMIT $2",
+        sqlx::query_as::<_, QuestionPass>(
+            "SELECT q.id, q.status = 'published' AS published,
+                    COALESCE(m.parked, FALSE) AS parked
+             FROM questions q LEFT JOIN question_memory m ON m.question_id = q.id
+             WHERE q.id > $1 ORDER BY q.id LIMIT $2",
         )
         .bind(after)
         .bind(limit)
@@ -282,16 +298,64 @@ pub async fn questions_after(db: &Db, after: &str, limit: i64) -> sqlx::Result<V
     }))
 }
 
+/// Parks (`park`) or brings back up to `limit` of question `question_id`'s memory rows
+/// (brought back, a row is in the reviews again when due, or at once after a mistake);
+/// returns how many changed (fewer than `limit`: all done). By the `(question_id, …)`
+/// primary key.
+pub async fn park_question(
+    db: &Db,
+    question_id: &str,
+    park: bool,
+    limit: i64,
+) -> sqlx::Result<u64> {
+    let sql = if park {
+        "UPDATE review_memory SET review_at = $2
+         WHERE question_id = $1 AND player_id IN (SELECT player_id FROM review_memory
+             WHERE question_id = $1 AND review_at < $2 LIMIT $3)"
+    } else {
+        "UPDATE review_memory
+         SET review_at = CASE WHEN last_correct THEN due_at ELSE last_answered_at END
+         WHERE question_id = $1 AND player_id IN (SELECT player_id FROM review_memory
+             WHERE question_id = $1 AND review_at = $2 LIMIT $3)"
+    };
+    let mut tx = db.begin().await?;
+    let changed = in_tx!(&mut tx, |ex| {
+        sqlx::query(sql)
+            .bind(question_id)
+            .bind(PARKED_AT)
+            .bind(limit)
+            .execute(ex)
+            .await?
+            .rows_affected()
+    });
+    in_tx!(&mut tx, |ex| {
+        sqlx::query(
+            "INSERT INTO question_memory (question_id, players, average_stability, parked,
+                 computed_at)
+             VALUES ($1, 0, 0, $2, 0)
+             ON CONFLICT (question_id) DO UPDATE SET parked = excluded.parked",
+        )
+        .bind(question_id)
+        .bind(park && changed < limit as u64 || !park && changed == limit as u64)
+        .execute(ex)
+        .await
+        .map(drop)?
+    });
+    tx.commit().await?;
+    Ok(changed)
+}
+
 /// How many players remember question `question_id` (up to [`QUESTION_SAMPLE`]) and
 /// their mean stability.
 pub async fn question_stability(db: &Db, question_id: &str) -> sqlx::Result<(i64, Option<f64>)> {
     Ok(read!(db, |ex| {
         sqlx::query_as::<_, (i64, Option<f64>)>(
             "SELECT COUNT(*), AVG(stability) FROM (SELECT stability FROM review_memory
-                 WHERE question_id = $1 LIMIT $2) s",
+                 WHERE question_id = $1 AND review_at < $3 LIMIT $2) s",
         )
         .bind(question_id)
         .bind(QUESTION_SAMPLE)
+        .bind(PARKED_AT)
         .fetch_one(ex)
         .await?
     }))

@@ -178,20 +178,53 @@ async fn move_cursor(ctx: &AppContext, name: &str, from: &Cursor, to: Cursor) ->
 
 /// The job's cursor over questions.
 const QUESTION_CURSOR: &str = "review_questions";
-/// Questions refreshed per run.
+/// Questions looked at per run.
 const QUESTIONS_PER_RUN: i64 = 100;
+/// Memory rows parked or brought back per statement, and per run at most.
+const PARK_BATCH: i64 = 5_000;
+const PARK_ROWS_PER_RUN: i64 = 50_000;
 
-/// Refreshes the mean stability of the next questions (a window per run, from the start
-/// again at the end of the bank) and the `quickly_forgotten` marks (the worst tenth of
-/// the questions with `domain::memory::FORGOTTEN_MIN_PLAYERS`).
+/// The job's pass over the questions, a window per run (from the start again at the end
+/// of the bank): an unpublished question's memory rows are parked out of the reviews
+/// (a published one's brought back), in batches; a published question's players' mean
+/// stability is refreshed; then the `quickly_forgotten` marks (the worst tenth of the
+/// questions with `domain::memory::FORGOTTEN_MIN_PLAYERS`). Returns the questions
+/// refreshed.
 async fn refresh_questions(ctx: &AppContext, now: i64) -> Result<u64> {
     let from = cursors::cursor(&ctx.db, QUESTION_CURSOR).await?;
-    let ids = db::review::questions_after(&ctx.db, &from.id, QUESTIONS_PER_RUN).await?;
-    let mut rows = Vec::with_capacity(ids.len());
-    for id in &ids {
-        if let (players, Some(stability)) = db::review::question_stability(&ctx.db, id).await? {
-            rows.push((id.clone(), players, stability));
+    let window = db::review::questions_after(&ctx.db, &from.id, QUESTIONS_PER_RUN).await?;
+    let mut rows = Vec::with_capacity(window.len());
+    let mut budget = PARK_ROWS_PER_RUN;
+    let mut done: Option<&str> = None;
+    let mut stopped = false;
+    for q in &window {
+        // published and parked, or unpublished and not: its rows move
+        if q.published == q.parked {
+            loop {
+                let batch = PARK_BATCH.min(budget);
+                let moved =
+                    db::review::park_question(&ctx.db, &q.id, !q.published, batch).await? as i64;
+                budget -= moved;
+                if moved < batch {
+                    break;
+                }
+                if budget <= 0 {
+                    stopped = true;
+                    break;
+                }
+            }
+            if stopped {
+                // the rest of this question's rows: the next run
+                break;
+            }
         }
+        if q.published
+            && let (players, Some(stability)) =
+                db::review::question_stability(&ctx.db, &q.id).await?
+        {
+            rows.push((q.id.clone(), players, stability));
+        }
+        done = Some(q.id.as_str());
     }
     db::review::store_question_memory(&ctx.db, &rows, now).await?;
     let stabilities = db::review::stabilities(&ctx.db, memory::FORGOTTEN_MIN_PLAYERS).await?;
@@ -201,11 +234,12 @@ async fn refresh_questions(ctx: &AppContext, now: i64) -> Result<u64> {
         memory::quickly_forgotten_threshold(&stabilities),
     )
     .await?;
-    let to = match ids.last() {
-        Some(last) if ids.len() as i64 == QUESTIONS_PER_RUN => Cursor {
+    let to = match done {
+        Some(last) if stopped || window.len() as i64 == QUESTIONS_PER_RUN => Cursor {
             created_at: 0,
-            id: last.clone(),
+            id: last.to_string(),
         },
+        None if stopped => from.clone(),
         _ => Cursor::start(),
     };
     move_cursor(ctx, QUESTION_CURSOR, &from, to).await?;

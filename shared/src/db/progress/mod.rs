@@ -192,11 +192,12 @@ macro_rules! select_progress {
 }
 
 /// [`select_progress`] with the player's due reviews at `$2` (up to
-/// `db::review::DUE_CAP`, `$3`: an index range of at most that many entries).
+/// `db::review::DUE_CAP`, `$3`: at most that many entries of the `(player_id, review_at)`
+/// index, read from the index alone; an unpublished question's rows are parked out of
+/// the range by the review job).
 const SELECT_WITH_REVIEWS_DUE: &str = concat!(
     progress_columns!(),
     ", (SELECT COUNT(*) FROM (SELECT 1 FROM review_memory rm
-        JOIN questions q ON q.id = rm.question_id AND q.status = 'published'
         WHERE rm.player_id = $1 AND rm.review_at <= $2 LIMIT $3) d) AS reviews_due",
     progress_from!()
 );

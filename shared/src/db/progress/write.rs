@@ -389,7 +389,7 @@ macro_rules! memory_row {
 SELECT $3, $4, $58, $63, $64, $65, $66, $67, $12, $68, $69",
             $from,
             " WHERE $65 IS NOT NULL
-ON CONFLICT (player_id, question_id) DO UPDATE SET
+ON CONFLICT (question_id, player_id) DO UPDATE SET
     reviews = CASE WHEN review_memory.reviews = $70 THEN excluded.reviews END,
     stability = excluded.stability, difficulty = excluded.difficulty,
     lapses = excluded.lapses, last_correct = excluded.last_correct,
