@@ -192,13 +192,15 @@ macro_rules! select_progress {
 }
 
 /// [`select_progress`] with the player's due reviews at `$2` (up to
-/// `db::review::DUE_CAP`, `$3`: at most that many entries of the `(player_id, review_at)`
+/// `db::review::DUE_CAP`: at most that many entries of the `(player_id, review_at)`
 /// index, read from the index alone; an unpublished question's rows are parked out of
 /// the range by the review job).
 const SELECT_WITH_REVIEWS_DUE: &str = concat!(
     progress_columns!(),
     ", (SELECT COUNT(*) FROM (SELECT 1 FROM review_memory rm
-        WHERE rm.player_id = $1 AND rm.review_at <= $2 LIMIT $3) d) AS reviews_due",
+        WHERE rm.player_id = $1 AND rm.review_at <= $2 LIMIT ",
+    crate::db::review::due_cap!(),
+    ") d) AS reviews_due",
     progress_from!()
 );
 
@@ -239,7 +241,6 @@ pub async fn read_with_reviews_due(
         sqlx::query_as::<_, ProgressRow>(SELECT_WITH_REVIEWS_DUE)
             .bind(player_id)
             .bind(now_ms)
-            .bind(crate::db::review::DUE_CAP)
             .fetch_optional(ex)
             .await?
     });
