@@ -25,40 +25,67 @@ both_engines_with!(
 
 const DAY_MS: i64 = 86_400_000;
 
+/// The demo content, no background jobs (the tests run them), and `extra`.
+async fn app_with(engine: Engine, extra: &[(&str, &str)]) -> TestApp {
+    let mut vars = vec![
+        ("DEMO_CONTENT", "true".to_string()),
+        ("RATE_LIMIT_AUTH_PER_MINUTE", "100000".to_string()),
+        ("RULE_MAX_HEARTS", "20".to_string()),
+        ("JOBS_ENABLED", "false".to_string()),
+    ];
+    vars.extend(extra.iter().map(|(k, v)| (*k, v.to_string())));
+    TestApp::spawn_with(engine, &vars).await
+}
+
 async fn review_app(engine: Engine) -> TestApp {
-    TestApp::spawn_with(
+    app_with(
         engine,
         &[
-            ("DEMO_CONTENT", "true".to_string()),
-            ("RATE_LIMIT_AUTH_PER_MINUTE", "100000".to_string()),
-            ("RULE_MAX_HEARTS", "20".to_string()),
             // hearts come back only by the review's reward in these tests
-            ("RULE_HEART_REGEN_MINUTES", "1000000".to_string()),
-            ("REVIEW_XP", "5".to_string()),
-            ("REVIEW_XP_DAILY", "12".to_string()),
-            ("JOBS_ENABLED", "false".to_string()),
+            ("RULE_HEART_REGEN_MINUTES", "1000000"),
+            ("REVIEW_XP", "5"),
+            ("REVIEW_XP_DAILY", "12"),
         ],
     )
     .await
 }
 
 async fn fit_app(engine: Engine) -> TestApp {
-    TestApp::spawn_with(
-        engine,
-        &[
-            ("DEMO_CONTENT", "true".to_string()),
-            ("RATE_LIMIT_AUTH_PER_MINUTE", "100000".to_string()),
-            ("RULE_MAX_HEARTS", "20".to_string()),
-            ("FSRS_MIN_REVIEWS", "50".to_string()),
-            ("JOBS_ENABLED", "false".to_string()),
-        ],
+    app_with(engine, &[("FSRS_MIN_REVIEWS", "50")]).await
+}
+
+/// Signs in again with `refresh` (the clock moved past the access token's life): the new
+/// access and refresh tokens.
+async fn refreshed(app: &TestApp, refresh: &str) -> (String, String) {
+    let r = app
+        .post(
+            "/v1/auth/refresh",
+            serde_json::json!({ "refreshToken": refresh }),
+            None,
+        )
+        .await;
+    (
+        r.ok()["accessToken"].as_str().unwrap().to_string(),
+        r.ok()["refreshToken"].as_str().unwrap().to_string(),
     )
-    .await
 }
 
 /// `(stability, difficulty, reviews, lapses, last_correct, last_answered_at, due_at,
 /// review_at)` of the player's memory of a question.
 type MemoryRow = (f64, f64, i64, i64, bool, i64, i64, i64);
+
+fn as_memory(r: MemoryRow) -> shared::domain::memory::Memory {
+    shared::domain::memory::Memory {
+        stability: r.0,
+        difficulty: r.1,
+        reviews: r.2,
+        lapses: r.3,
+        last_correct: r.4,
+        last_answered_at: r.5,
+        due_at: r.6,
+        review_at: r.7,
+    }
+}
 
 async fn memory(app: &TestApp, player: &str, question: &str) -> Option<MemoryRow> {
     shared::read!(&app.ctx.db, |ex| {
@@ -225,17 +252,7 @@ async fn answers_write_memory_and_review_serves_mistakes_then_due_questions(app:
 
     // weeks on, every question is due: lowest predicted recall first, all five
     app.clock.advance(chrono::Duration::days(20));
-    let token = app
-        .post(
-            "/v1/auth/refresh",
-            serde_json::json!({ "refreshToken": refresh }),
-            None,
-        )
-        .await
-        .ok()["accessToken"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let (token, _) = refreshed(&app, &refresh).await;
     assert_eq!(summary(&app, &token).await["reviewsDue"], 5);
     let month = summary(&app, &token).await;
     let r2 = review(&app, &token, "").await;
@@ -398,15 +415,7 @@ async fn the_fitting_job_fits_a_players_parameters_and_answers_use_them(app: Tes
             }
         }
         app.clock.advance(chrono::Duration::hours(26));
-        let refreshed = app
-            .post(
-                "/v1/auth/refresh",
-                serde_json::json!({ "refreshToken": refresh }),
-                None,
-            )
-            .await;
-        token = refreshed.ok()["accessToken"].as_str().unwrap().to_string();
-        refresh = refreshed.ok()["refreshToken"].as_str().unwrap().to_string();
+        (token, refresh) = refreshed(&app, &refresh).await;
     }
     let metrics = Metrics::new(app.ctx.db.clone());
     assert!(jobs::run(&app.ctx, "process-a", Job::ReviewFit, &metrics.jobs()).await);
@@ -449,16 +458,7 @@ async fn the_fitting_job_fits_a_players_parameters_and_answers_use_them(app: Tes
         let Some(b) = memory(&app, &player, &id).await else {
             continue;
         };
-        let prior = shared::domain::memory::Memory {
-            stability: b.0,
-            difficulty: b.1,
-            reviews: b.2,
-            lapses: b.3,
-            last_correct: b.4,
-            last_answered_at: b.5,
-            due_at: b.6,
-            review_at: b.7,
-        };
+        let prior = as_memory(b);
         let by_default = Schedule::with_defaults(0.9).review(Some(&prior), true, at);
         if (fitted.review(Some(&prior), true, at).stability - by_default.stability).abs() > 1e-3 {
             chosen = Some((id, prior));

@@ -122,7 +122,7 @@ const RETRY_MS: i64 = 7 * 86_400_000;
 /// The `review_fit` job: walks the players in id order, a window per run, and fits the
 /// FSRS parameters of live accounts with `FSRS_MIN_REVIEWS` answers and no fit in the
 /// last 30 days (no try in the last 7 when the last found too little), at most
-/// [`FITS_PER_RUN`] per run, with the crate's optimizer on their own answers; at the end
+/// four per run, with the crate's optimizer on their own answers; at the end
 /// of the players it starts again.
 pub async fn fit_due(ctx: &AppContext) -> Result<Fits> {
     let now = crate::services::job_clock::cautious_now_ms(ctx).await?;
