@@ -387,7 +387,7 @@ async fn review_refuses_bad_input_and_deletion_takes_the_memory(app: TestApp) {
     );
 }
 
-/// A player with `FSRS_MIN_REVIEWS` answers over four weeks gets their own parameters from
+/// A player with `FSRS_MIN_REVIEWS` answers over six weeks gets their own parameters from
 /// the `review_fit` job (the staff see them fitted, with the date); their next answer's
 /// memory follows those parameters, not the defaults; a second run leaves a fresh fit.
 async fn the_fitting_job_fits_a_players_parameters_and_answers_use_them(app: TestApp) {
@@ -397,10 +397,10 @@ async fn the_fitting_job_fits_a_players_parameters_and_answers_use_them(app: Tes
 
     let questions = all_questions(&app).await;
     let (player, mut token, mut refresh) = app.guest("review-fit").await;
-    // four weeks of a challenge a day on each of two tracks, with a mistake now and
+    // six weeks of a challenge a day on each of two tracks, with a mistake now and
     // then: the optimizer needs many questions (it sets aside the rarest first
     // intervals) and 64 later-day answers to train on
-    for day in 0..28 {
+    for day in 0..45 {
         for path in [
             format!("/v1/challenges/next?trackId={TRACK}"),
             format!("/v1/challenges/next?trackId={OTHER_TRACK}"),
