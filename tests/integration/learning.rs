@@ -93,7 +93,7 @@ pub(crate) async fn five_questions(app: &TestApp) -> (String, Vec<Question>) {
 }
 
 /// Opens the next challenge of the track for `token`.
-async fn next(app: &TestApp, token: &str) -> Value {
+pub(crate) async fn next(app: &TestApp, token: &str) -> Value {
     app.get(&format!("/v1/challenges/next?trackId={TRACK}"), Some(token))
         .await
         .ok()

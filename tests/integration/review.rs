@@ -8,7 +8,7 @@
 use serde_json::Value;
 use tests::{Engine, TestApp, both_engines_with};
 
-use crate::learning::{OTHER_TRACK, Question, TRACK, all_questions, answer, five_questions};
+use crate::learning::{OTHER_TRACK, Question, TRACK, all_questions, answer, five_questions, next};
 
 both_engines_with!(
     review_app;
@@ -130,11 +130,7 @@ async fn summary(app: &TestApp, token: &str) -> Value {
 
 /// Plays one challenge of the track, answering wrong the questions in `wrong`.
 async fn play(app: &TestApp, token: &str, questions: &[Question], wrong: &[&str]) -> Value {
-    let c = app
-        .get(&format!("/v1/challenges/next?trackId={TRACK}"), Some(token))
-        .await
-        .ok()
-        .clone();
+    let c = next(app, token).await;
     for id in served_ids(&c) {
         answer(
             app,
@@ -314,14 +310,7 @@ async fn a_memory_row_changed_meanwhile_is_judged_again_on_a_read(app: TestApp) 
     let mistake = questions[0].id.as_str();
     play(&app, &token, &questions, &[mistake]).await;
     // the second challenge holds every question, with their memory as of now
-    let c2 = app
-        .get(
-            &format!("/v1/challenges/next?trackId={TRACK}"),
-            Some(&token),
-        )
-        .await
-        .ok()
-        .clone();
+    let c2 = next(&app, &token).await;
     assert!(served_ids(&c2).iter().any(|id| id == mistake));
     app.clock.advance(chrono::Duration::minutes(10));
     let r = review(&app, &token, "").await;
@@ -442,14 +431,7 @@ async fn the_fitting_job_fits_a_players_parameters_and_answers_use_them(app: Tes
 
     // the next answer is scheduled with the player's own parameters
     let fitted = Schedule::new(&parameters, 0.9).unwrap();
-    let c = app
-        .get(
-            &format!("/v1/challenges/next?trackId={TRACK}"),
-            Some(&token),
-        )
-        .await
-        .ok()
-        .clone();
+    let c = next(&app, &token).await;
     // a question whose next state the fit changes (one answered before, on an earlier
     // day, moves by the fitted growth, not only by the initial stabilities)
     let at = app.clock.now_ms();
