@@ -4,6 +4,8 @@
 //! due again. Binary grading: a right answer is Good, a wrong one Again. Pure: the
 //! answer's write stores what [`Schedule::review`] returns.
 
+use std::sync::LazyLock;
+
 use fsrs::{DEFAULT_PARAMETERS, FSRS, FSRSItem, FSRSReview, MemoryState};
 
 /// A day in milliseconds: FSRS counts elapsed time in whole days.
@@ -66,8 +68,10 @@ pub struct InvalidParameters;
 impl Schedule {
     /// The FSRS-6 default parameters, due at `retention`.
     pub fn with_defaults(retention: f64) -> Self {
+        // built once: the crate checks and clips the parameters on every `FSRS::new`
+        static DEFAULT_MODEL: LazyLock<FSRS> = LazyLock::new(FSRS::default);
         Self {
-            model: FSRS::default(),
+            model: DEFAULT_MODEL.clone(),
             decay: fsrs::FSRS6_DEFAULT_DECAY,
             retention: retention.clamp(0.5, 0.99) as f32,
         }

@@ -485,28 +485,56 @@ const WRITE_ANSWER_PG: [[[&str; 2]; 2]; 2] = [
 ];
 
 /// SQLite has no writing CTEs: the same writes as one transaction script (see
-/// [`crate::db::SqliteDb::write_script`]), only the weekly upsert returning rows.
-const WRITE_ANSWER_SQLITE: &str = concat!(
-    "BEGIN IMMEDIATE;\n",
-    save_progress_if_unchanged!(),
-    ";\n",
-    first_answer_rows!(answer ""),
-    ";\n",
-    first_answer_rows!(session ""),
-    ";\n",
-    first_answer_rows!(node ""),
-    ";\n",
-    change_rows!(ledger ""),
-    ";\n",
-    learned_rows!(skill ""),
-    ";\n",
-    memory_row!(""),
-    ";\n",
-    change_rows!(weekly ""),
-    ";\n",
-    fair_play_row!(""),
-    ";\nCOMMIT"
-);
+/// [`crate::db::SqliteDb::write_script`]), only the weekly and fair-play upserts
+/// returning rows. In the same variants as PostgreSQL's: a statement that writes
+/// nothing still opens its table's cursors and binds its arguments.
+macro_rules! write_answer_sqlite {
+    (node: $node:tt, weekly: $weekly:tt, fair_play: $fair_play:tt) => {
+        concat!(
+            "BEGIN IMMEDIATE;\n",
+            save_progress_if_unchanged!(),
+            ";\n",
+            first_answer_rows!(answer ""),
+            ";\n",
+            first_answer_rows!(session ""),
+            ";\n",
+            part!($node, first_answer_rows!(node ""), ";\n"),
+            change_rows!(ledger ""),
+            ";\n",
+            learned_rows!(skill ""),
+            ";\n",
+            memory_row!(""),
+            ";\n",
+            part!($weekly, change_rows!(weekly ""), ";\n"),
+            part!($fair_play, fair_play_row!(""), ";\n"),
+            "COMMIT"
+        )
+    };
+}
+
+/// The SQLite variants, indexed as [`WRITE_ANSWER_PG`].
+const WRITE_ANSWER_SQLITE: [[[&str; 2]; 2]; 2] = [
+    [
+        [
+            write_answer_sqlite!(node: no, weekly: no, fair_play: no),
+            write_answer_sqlite!(node: no, weekly: no, fair_play: yes),
+        ],
+        [
+            write_answer_sqlite!(node: no, weekly: yes, fair_play: no),
+            write_answer_sqlite!(node: no, weekly: yes, fair_play: yes),
+        ],
+    ],
+    [
+        [
+            write_answer_sqlite!(node: yes, weekly: no, fair_play: no),
+            write_answer_sqlite!(node: yes, weekly: no, fair_play: yes),
+        ],
+        [
+            write_answer_sqlite!(node: yes, weekly: yes, fair_play: no),
+            write_answer_sqlite!(node: yes, weekly: yes, fair_play: yes),
+        ],
+    ],
+];
 
 /// A first answer, all or nothing, in one call to the database: the progress row, the
 /// answer's rows, the ledger row and the weekly XP of the boards.
@@ -585,15 +613,17 @@ async fn write_answer(
             .bind(r.review_hearts)
         };
     }
+    let variant = |texts: &[[[&'static str; 2]; 2]; 2]| {
+        texts[usize::from(rows.completed_node.is_some())][usize::from(weekly.is_some())]
+            [usize::from(fair_play.is_some())]
+    };
     let result = match db {
         Db::Sqlite(s) => s
-            .write_script(bound!(sqlx::query(WRITE_ANSWER_SQLITE)))
+            .write_script(bound!(sqlx::query(variant(&WRITE_ANSWER_SQLITE))))
             .await
             .and_then(|rows| rows.iter().map(sqlx::FromRow::from_row).collect()),
         Db::Postgres(p) => {
-            let statement = WRITE_ANSWER_PG[usize::from(rows.completed_node.is_some())]
-                [usize::from(weekly.is_some())][usize::from(fair_play.is_some())];
-            bound!(sqlx::query_as::<_, WeeklyTotal>(statement))
+            bound!(sqlx::query_as::<_, WeeklyTotal>(variant(&WRITE_ANSWER_PG)))
                 .fetch_all(p)
                 .await
         }
