@@ -53,6 +53,9 @@ pub struct ChallengeQuestion {
     /// challenge answers it meanwhile; if one does, the answer's write (guarded by the
     /// memory's review count) fails and the answer is judged again on a read.
     pub memory: Option<Memory>,
+    /// The track whose skill its answer moves when not the challenge's (a review's
+    /// question of another track).
+    pub track_id: Option<String>,
 }
 
 /// A challenge as this process last knew it.
@@ -156,11 +159,12 @@ impl AnswerCache {
             .iter()
             .find(|q| q.question_id == question_id)?;
         let progress = self.players.get(player_id, Self::PLAYER_MAX_AGE)?;
+        let track_id = question.track_id.as_ref().unwrap_or(&challenge.track_id);
         // the skill on this track is known only where an answer on it read or wrote it
         let track_skill = progress
             .track_skill
             .as_ref()
-            .filter(|t| t.track_id == challenge.track_id)?
+            .filter(|t| t.track_id == *track_id)?
             .estimate;
         let context = AnswerContext {
             player_id: challenge.player_id.clone(),
@@ -168,7 +172,7 @@ impl AnswerCache {
             attempt_consumed: challenge.attempt_consumed,
             answered_count: challenge.answered_count,
             correct_count: challenge.correct_count,
-            track_id: challenge.track_id.clone(),
+            track_id: track_id.clone(),
             node_id: challenge.node_id.clone(),
             options: question.options.clone(),
             correct_option_id: question.correct_option_id.clone(),
@@ -443,6 +447,7 @@ mod tests {
                     difficulty: Estimate::new_question(3),
                     first_answer: true,
                     memory: None,
+                    track_id: None,
                 })
                 .collect(),
             status: "pending".into(),

@@ -148,7 +148,7 @@ async fn run_job(app: &TestApp) {
     assert!(jobs::run(&app.ctx, "process-a", Job::Calibration, &metrics.jobs()).await);
 }
 
-async fn skill_row(app: &TestApp, player: &str, track: &str) -> Option<(f64, i64)> {
+pub(crate) async fn skill_row(app: &TestApp, player: &str, track: &str) -> Option<(f64, i64)> {
     shared::read!(&app.ctx.db, |ex| {
         sqlx::query_as::<_, (f64, i64)>(
             "SELECT skill, answers FROM player_skills WHERE player_id = $1 AND track_id = $2",
@@ -566,7 +566,7 @@ pub(crate) async fn all_questions(app: &TestApp) -> Vec<Question> {
 }
 
 /// Plays one challenge of `track`, answering right when `right(i)` for the i-th.
-async fn play_track(
+pub(crate) async fn play_track(
     app: &TestApp,
     token: &str,
     track: &str,

@@ -8,7 +8,10 @@
 use serde_json::Value;
 use tests::{Engine, TestApp, both_engines_with};
 
-use crate::learning::{OTHER_TRACK, Question, TRACK, all_questions, answer, five_questions, next};
+use crate::learning::{
+    OTHER_TRACK, Question, TRACK, all_questions, answer, five_questions, next, play_track,
+    skill_row,
+};
 
 both_engines_with!(
     review_app;
@@ -20,7 +23,8 @@ both_engines_with!(fit_app; the_fitting_job_fits_a_players_parameters_and_answer
 both_engines_with!(
     review_app;
     the_question_forgotten_fastest_is_flagged_for_the_staff,
-    an_unpublished_questions_memory_leaves_the_reviews_until_it_is_back
+    an_unpublished_questions_memory_leaves_the_reviews_until_it_is_back,
+    an_all_track_review_moves_each_questions_own_track_skill
 );
 
 const DAY_MS: i64 = 86_400_000;
@@ -540,4 +544,41 @@ async fn an_unpublished_questions_memory_leaves_the_reviews_until_it_is_back(app
     )
     .await;
     run_review_job_until(&app, &token, 2).await;
+}
+
+/// A review across every track moves, with each answer, the skill of its question's own
+/// track, not the track the review was opened on (one answer is judged from memory, the
+/// other, of the track the process last saw no answer on, on a read).
+async fn an_all_track_review_moves_each_questions_own_track_skill(app: TestApp) {
+    let questions = all_questions(&app).await;
+    let (player, token, _) = app.guest("review-tracks").await;
+    play_track(&app, &token, TRACK, &questions, |i| i != 0).await;
+    play_track(&app, &token, OTHER_TRACK, &questions, |i| i != 0).await;
+    let first = app
+        .text("SELECT id FROM categories WHERE slug = $1", &[TRACK])
+        .await;
+    let other = app
+        .text("SELECT id FROM categories WHERE slug = $1", &[OTHER_TRACK])
+        .await;
+    let answers = |track: String| {
+        let (app, player) = (&app, &player);
+        async move { skill_row(app, player, &track).await.expect("a skill row").1 }
+    };
+    assert_eq!(
+        (answers(first.clone()).await, answers(other.clone()).await),
+        (5, 5)
+    );
+
+    app.clock.advance(chrono::Duration::minutes(10));
+    let r = review(&app, &token, "").await;
+    let served = served_ids(&r);
+    assert_eq!(served.len(), 2, "one mistake of each track: {served:?}");
+    for id in &served {
+        answer(&app, &token, &r, id, true, &questions).await;
+    }
+    assert_eq!(
+        (answers(first).await, answers(other).await),
+        (6, 6),
+        "each review answer moves its own question's track"
+    );
 }

@@ -220,7 +220,14 @@ pub async fn next_review_challenge(
     }
     remember_cards(ctx, &pool);
     let answered: HashSet<String> = ids.into_iter().collect();
-    let questions = shuffled_questions(pool, &answered)?;
+    let mut questions = shuffled_questions(pool, &answered)?;
+    // each answer moves the skill of its question's own track
+    for q in &mut questions {
+        q.track_id = picked
+            .iter()
+            .find(|((id, _), _)| *id == q.question_id)
+            .map(|((_, track), _)| track.clone());
+    }
     let session = SessionRow {
         id: Uuid::new_v4().to_string(),
         player_id: player.id.clone(),
@@ -279,6 +286,7 @@ async fn open_challenge(
                         difficulty: q.difficulty,
                         first_answer: q.first_answer,
                         memory: q.memory,
+                        track_id: q.track_id.clone(),
                     })
                 })
                 .collect::<Result<_>>()?,
@@ -431,6 +439,7 @@ fn shuffled_questions(
             difficulty,
             first_answer,
             memory,
+            track_id: None,
             options_json: serde_json::to_string(&options)
                 .map_err(|e| Error::internal(format!("serialising options: {e}")))?,
             correct_option_id: correct_id,
