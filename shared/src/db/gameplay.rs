@@ -534,31 +534,23 @@ struct LookupRow {
 /// (both parts are outer joined to a one-row source). The stem, answer and card are
 /// those of the version the session serves: one primary-key lookup of
 /// `question_versions` (and the category's name), not the question's row and its card.
-/// The player's memory of the question, their fitted parameters and (for a review) the
-/// skill on the question's own track are a third part: in the context's subquery, two
-/// more joins made PostgreSQL's planning of it a third dearer on every read.
+/// A review question's skill is the player's on the track the question was first
+/// answered on (a review may span tracks).
 macro_rules! select_answer_lookup {
     () => {
         concat!("SELECT e.session_id AS existing_session_id, e.question_id AS existing_question_id,
                     e.is_correct AS existing_is_correct, e.xp_delta AS existing_xp_delta,
                     e.question_version AS existing_question_version,
                     c.player_id, c.status, c.attempt_consumed, c.answered_count, c.correct_count,
-                    CASE WHEN c.session_kind = 'review' AND m.memory_track_id IS NOT NULL
-                         THEN m.memory_track_id ELSE c.track_id END AS track_id,
-                    c.node_id, c.options, c.correct_option_id, c.question_version,
+                    c.track_id, c.node_id, c.options, c.correct_option_id, c.question_version,
                     c.total_questions,
                     c.pass_threshold, c.zero_heart_refused, c.served_at, c.last_answered_at,
-                    c.session_created_at, c.fast_correct_count, c.median_ms,
-                    CASE WHEN c.session_kind = 'review' AND m.memory_track_id IS NOT NULL
-                         THEN m.memory_track_skill ELSE c.track_skill END AS track_skill,
-                    CASE WHEN c.session_kind = 'review' AND m.memory_track_id IS NOT NULL
-                         THEN m.memory_track_skill_answers ELSE c.track_skill_answers END
-                         AS track_skill_answers,
-                    c.difficulty, c.difficulty_answers, c.first_answer, c.stem_text, c.correct_answer, c.category_name, c.card_id,
+                    c.session_created_at, c.fast_correct_count, c.median_ms, c.track_skill,
+                    c.track_skill_answers, c.difficulty, c.difficulty_answers, c.first_answer, c.stem_text, c.correct_answer, c.category_name, c.card_id,
                     c.card_title, c.card_summary, c.card_deep_dive, c.session_kind,
-                    m.memory_stability, m.memory_difficulty, m.memory_reviews, m.memory_lapses,
-                    m.memory_last_correct, m.memory_answered_at, m.memory_due_at,
-                    m.memory_review_at, m.memory_parameters
+                    c.memory_stability, c.memory_difficulty, c.memory_reviews, c.memory_lapses,
+                    c.memory_last_correct, c.memory_answered_at, c.memory_due_at,
+                    c.memory_review_at, c.memory_parameters
              FROM (SELECT 1 AS one) o
              LEFT JOIN (
                  SELECT session_id, question_id, is_correct, xp_delta, question_version
@@ -570,7 +562,9 @@ macro_rules! select_answer_lookup {
              ) e ON TRUE
              LEFT JOIN (
                  SELECT s.player_id, s.status, s.attempt_consumed, s.answered_count, s.correct_count,
-                        s.track_id, s.node_id, sq.options, sq.correct_option_id, sq.zero_heart_refused,
+                        CASE WHEN s.kind = 'review' THEN COALESCE(rm.track_id, s.track_id)
+                             ELSE s.track_id END AS track_id,
+                        s.node_id, sq.options, sq.correct_option_id, sq.zero_heart_refused,
                         sq.question_version, COALESCE(s.served_at, s.created_at) AS served_at,
                         s.last_answered_at, s.created_at AS session_created_at,
                         s.fast_correct_count, sq.median_ms, ps.skill AS track_skill,
@@ -579,26 +573,21 @@ macro_rules! select_answer_lookup {
                         (SELECT count(*) FROM challenge_session_questions t WHERE t.session_id = s.id) AS total_questions,
                         COALESCE((SELECT n.pass_threshold FROM skill_nodes n WHERE n.id = s.node_id), 3) AS pass_threshold,
                         v.stem_text, v.correct_answer, cat.name AS category_name, v.card_id,
-                        v.card_title, v.card_summary, v.card_deep_dive, s.kind AS session_kind
+                        v.card_title, v.card_summary, v.card_deep_dive, s.kind AS session_kind, ",
+                        memory_columns!(), "
                  FROM challenge_sessions s
                  JOIN challenge_session_questions sq ON sq.session_id = s.id AND sq.question_id = $3
-                 LEFT JOIN player_skills ps ON ps.player_id = $1 AND ps.track_id = s.track_id
+                 LEFT JOIN review_memory rm ON rm.player_id = $1 AND rm.question_id = $3
+                 LEFT JOIN player_skills ps ON ps.player_id = $1 AND ps.track_id =
+                        CASE WHEN s.kind = 'review' THEN COALESCE(rm.track_id, s.track_id)
+                             ELSE s.track_id END
+                 LEFT JOIN review_parameters rp ON rp.player_id = $1
                  LEFT JOIN question_versions v
                         ON v.question_id = sq.question_id AND v.version = sq.question_version
                  LEFT JOIN categories cat ON cat.id = v.category_id
                  WHERE s.id = $2
                  LIMIT 1
-             ) c ON TRUE
-             LEFT JOIN (
-                 SELECT rm.track_id AS memory_track_id, ms.skill AS memory_track_skill,
-                        ms.answers AS memory_track_skill_answers, ",
-                        memory_columns!(), "
-                 FROM (SELECT 1 AS one) x
-                 LEFT JOIN review_memory rm ON rm.player_id = $1 AND rm.question_id = $3
-                 LEFT JOIN player_skills ms ON ms.player_id = $1 AND ms.track_id = rm.track_id
-                 LEFT JOIN review_parameters rp ON rp.player_id = $1
-                 LIMIT 1
-             ) m ON TRUE")
+             ) c ON TRUE")
     };
 }
 
