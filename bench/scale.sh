@@ -112,6 +112,7 @@ for engine in $ENGINES; do
       psql "$db_url" -qAt >/dev/null <<'SQL'
 SELECT format('VACUUM (ANALYZE) %I.%I', schemaname, tablename) FROM pg_tables
  WHERE schemaname = 'quiz_scale' \gexec
+CHECKPOINT;
 SQL
     else
       { echo "BEGIN;"; cat "$dir/seed.sql"; echo "COMMIT;"; echo "ANALYZE;"; } | sqlite3 -bail "$dir/quiz.db" >/dev/null

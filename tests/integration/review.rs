@@ -24,6 +24,8 @@ both_engines_with!(
     review_app;
     the_question_forgotten_fastest_is_flagged_for_the_staff,
     an_unpublished_questions_memory_leaves_the_reviews_until_it_is_back,
+    an_answer_in_a_review_opened_before_its_question_was_withdrawn_keeps_it_parked,
+    a_review_looks_among_the_players_most_overdue_questions_only,
     an_all_track_review_moves_each_questions_own_track_skill
 );
 
@@ -544,6 +546,77 @@ async fn an_unpublished_questions_memory_leaves_the_reviews_until_it_is_back(app
     )
     .await;
     run_review_job_until(&app, &token, 2).await;
+}
+
+/// A review opened before its question was archived still takes the question's answer,
+/// but the answer leaves the parked memory row parked: the question stays out of the
+/// reviews and the due count until it is published again.
+async fn an_answer_in_a_review_opened_before_its_question_was_withdrawn_keeps_it_parked(
+    app: TestApp,
+) {
+    let (_, questions) = five_questions(&app).await;
+    let (player, token, _) = app.guest("review-parked-answer").await;
+    let (kept, archived) = (questions[0].id.as_str(), questions[1].id.as_str());
+    play(&app, &token, &questions, &[kept, archived]).await;
+    app.clock.advance(chrono::Duration::minutes(10));
+    let r = review(&app, &token, "").await;
+    let mut served = served_ids(&r);
+    served.sort();
+    let mut both = vec![kept.to_string(), archived.to_string()];
+    both.sort();
+    assert_eq!(served, both);
+    app.exec(
+        "UPDATE questions SET status = 'archived' WHERE id = $1",
+        &[archived],
+    )
+    .await;
+    run_review_job_until(&app, &token, 1).await;
+
+    answer(&app, &token, &r, archived, false, &questions).await;
+    app.clock.advance(chrono::Duration::minutes(10));
+    let row = memory(&app, &player, archived).await.expect("a memory row");
+    assert_eq!((row.2, row.7), (2, shared::db::review::PARKED_AT));
+    assert_eq!(summary(&app, &token).await["reviewsDue"], 1);
+    answer(&app, &token, &r, kept, true, &questions).await;
+    assert_eq!(summary(&app, &token).await["reviewsDue"], 0);
+
+    app.exec(
+        "UPDATE questions SET status = 'published' WHERE id = $1",
+        &[archived],
+    )
+    .await;
+    run_review_job_until(&app, &token, 1).await;
+    assert_eq!(served_ids(&review(&app, &token, "").await), [archived]);
+}
+
+/// A review of one track looks among the player's `REVIEW_WINDOW` most overdue questions
+/// at most, whatever their backlog on other tracks: bounded work when the track has
+/// nothing due.
+async fn a_review_looks_among_the_players_most_overdue_questions_only(app: TestApp) {
+    use shared::db::review::REVIEW_WINDOW;
+    assert_eq!(REVIEW_WINDOW, 1000, "the backlog below is one window");
+    let (_, questions) = five_questions(&app).await;
+    let (player, token, _) = app.guest("review-window").await;
+    let mistake = questions[0].id.as_str();
+    play(&app, &token, &questions, &[mistake]).await;
+    app.clock.advance(chrono::Duration::minutes(10));
+    // a backlog on another track, every row more overdue than the mistake
+    app.exec(
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000)
+         INSERT INTO review_memory (player_id, question_id, track_id, stability, difficulty,
+             reviews, lapses, last_correct, last_answered_at, due_at, review_at)
+         SELECT $1, 'backlog-' || i, 'another-track', 1.0, 5.0, 1, 0, FALSE, 0, 0, i FROM n",
+        &[&player],
+    )
+    .await;
+    let scope = format!("&trackId={TRACK}");
+    assert_eq!(review(&app, &token, &scope).await, Value::Null);
+    app.exec(
+        "DELETE FROM review_memory WHERE player_id = $1 AND question_id = 'backlog-1000'",
+        &[&player],
+    )
+    .await;
+    assert_eq!(served_ids(&review(&app, &token, &scope).await), [mistake]);
 }
 
 /// A review across every track moves, with each answer, the skill of its question's own

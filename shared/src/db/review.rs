@@ -65,9 +65,23 @@ pub struct ReviewCandidate {
 /// [`DUE_CAP`] is).
 pub const CANDIDATES: i64 = 60;
 
+/// How many of the player's most overdue reviews the pick looks among at most: a review
+/// of one track, or rows of questions unpublished since they were answered (not yet
+/// parked by the review job), cost no more than this many index entries whatever the
+/// player's backlog (a literal in the statement, as [`DUE_CAP`] is).
+pub const REVIEW_WINDOW: i64 = 1000;
+
+/// The OFFSET of the [`REVIEW_WINDOW`]-th entry, as the statement's text holds it.
+macro_rules! review_window_offset {
+    () => {
+        "999"
+    };
+}
+
 /// Up to [`CANDIDATES`] of player `player_id`'s questions in their reviews at `now_ms`
-/// (on `track_id` when given), earliest first, published ones only: an index range of
-/// `review_memory` and a primary-key probe of each question.
+/// (on `track_id` when given), earliest first, published ones only, among their
+/// [`REVIEW_WINDOW`] most overdue: an index range of `review_memory` (its end read from
+/// the index alone) and a primary-key probe of each question.
 pub async fn candidates(
     db: &Db,
     player_id: &str,
@@ -82,7 +96,12 @@ pub async fn candidates(
                 " FROM review_memory rm
                  JOIN questions q ON q.id = rm.question_id AND q.status = 'published'
                  LEFT JOIN review_parameters rp ON rp.player_id = rm.player_id
-                 WHERE rm.player_id = $1 AND rm.review_at <= $2",
+                 WHERE rm.player_id = $1 AND rm.review_at <= COALESCE(
+                     (SELECT w.review_at FROM review_memory w
+                      WHERE w.player_id = $1 AND w.review_at <= $2
+                      ORDER BY w.review_at LIMIT 1 OFFSET ",
+                review_window_offset!(),
+                "), $2)",
                 $scope,
                 " ORDER BY rm.review_at LIMIT 60"
             )
@@ -283,6 +302,16 @@ pub const QUESTION_SAMPLE: i64 = 5_000;
 /// of every range of due reviews.
 pub const PARKED_AT: i64 = 9_000_000_000_000_000;
 
+/// [`PARKED_AT`] as the answer's write holds it (a literal: the statement's arguments
+/// are the answer's).
+macro_rules! parked_at {
+    () => {
+        "9000000000000000"
+    };
+}
+
+pub(crate) use parked_at;
+
 /// A question as the review job's pass reads it.
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct QuestionPass {
@@ -463,7 +492,15 @@ pub async fn question_memory(
 mod tests {
     #[test]
     fn the_literal_limits_are_the_constants() {
+        assert_eq!(
+            super::parked_at!().parse::<i64>().ok(),
+            Some(super::PARKED_AT)
+        );
         assert_eq!(super::due_cap!().parse::<i64>().ok(), Some(super::DUE_CAP));
         assert_eq!(super::CANDIDATES, 60);
+        assert_eq!(
+            review_window_offset!().parse::<i64>().ok(),
+            Some(super::REVIEW_WINDOW - 1)
+        );
     }
 }

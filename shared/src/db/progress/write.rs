@@ -8,6 +8,7 @@ use super::Revision;
 use crate::db::answers::{AnswerRows, first_answer_rows, is_stale_guard};
 use crate::db::fairplay::Scored;
 use crate::db::ledger::{self, LedgerEntry, WeeklyTotal, bind_ledger_entry};
+use crate::db::review::parked_at;
 use crate::db::{Db, Tx, in_tx};
 use crate::domain::board::BoardKey;
 use crate::domain::change::ResourceChange;
@@ -380,7 +381,9 @@ ON CONFLICT (player_id, track_id) DO UPDATE SET skill = player_skills.skill + ex
 /// stability, `$64` difficulty, `$65` reviews, `$66` lapses, `$67` right, `$68` due,
 /// `$69` in the reviews from. Guarded like the progress row: an existing row must still
 /// hold the review count the answer read (`$70`, NULL when it read none), else its
-/// `reviews` would be NULL, which fails the write (see [`is_stale_guard`]).
+/// `reviews` would be NULL, which fails the write (see [`is_stale_guard`]). A row parked
+/// while its question is unpublished (`db::review::PARKED_AT`) stays parked: an answer
+/// in a challenge opened before the question was withdrawn does not bring it back.
 macro_rules! memory_row {
     ($from:literal) => {
         concat!(
@@ -394,7 +397,9 @@ ON CONFLICT (question_id, player_id) DO UPDATE SET
     stability = excluded.stability, difficulty = excluded.difficulty,
     lapses = excluded.lapses, last_correct = excluded.last_correct,
     last_answered_at = excluded.last_answered_at, due_at = excluded.due_at,
-    review_at = excluded.review_at"
+    review_at = CASE WHEN review_memory.review_at = ",
+            parked_at!(),
+            " THEN review_memory.review_at ELSE excluded.review_at END"
         )
     };
 }
@@ -460,29 +465,37 @@ UNION ALL SELECT board, xp, last_earned_at FROM fair_play"
     };
 }
 
-/// The variants, indexed by `[node][weekly][fair_play]` (each 0 or 1).
-const WRITE_ANSWER_PG: [[[&str; 2]; 2]; 2] = [
-    [
+/// The eight variants of an answer's write built by `$write` (`write_answer_pg` or
+/// `write_answer_sqlite`), indexed by `[node][weekly][fair_play]` (each 0 or 1).
+macro_rules! answer_variants {
+    ($write:ident) => {
         [
-            write_answer_pg!(node: no, weekly: no, fair_play: no),
-            write_answer_pg!(node: no, weekly: no, fair_play: yes),
-        ],
-        [
-            write_answer_pg!(node: no, weekly: yes, fair_play: no),
-            write_answer_pg!(node: no, weekly: yes, fair_play: yes),
-        ],
-    ],
-    [
-        [
-            write_answer_pg!(node: yes, weekly: no, fair_play: no),
-            write_answer_pg!(node: yes, weekly: no, fair_play: yes),
-        ],
-        [
-            write_answer_pg!(node: yes, weekly: yes, fair_play: no),
-            write_answer_pg!(node: yes, weekly: yes, fair_play: yes),
-        ],
-    ],
-];
+            [
+                [
+                    $write!(node: no, weekly: no, fair_play: no),
+                    $write!(node: no, weekly: no, fair_play: yes),
+                ],
+                [
+                    $write!(node: no, weekly: yes, fair_play: no),
+                    $write!(node: no, weekly: yes, fair_play: yes),
+                ],
+            ],
+            [
+                [
+                    $write!(node: yes, weekly: no, fair_play: no),
+                    $write!(node: yes, weekly: no, fair_play: yes),
+                ],
+                [
+                    $write!(node: yes, weekly: yes, fair_play: no),
+                    $write!(node: yes, weekly: yes, fair_play: yes),
+                ],
+            ],
+        ]
+    };
+}
+
+/// PostgreSQL's variants.
+const WRITE_ANSWER_PG: [[[&str; 2]; 2]; 2] = answer_variants!(write_answer_pg);
 
 /// SQLite has no writing CTEs: the same writes as one transaction script (see
 /// [`crate::db::SqliteDb::write_script`]), only the weekly and fair-play upserts
@@ -512,29 +525,8 @@ macro_rules! write_answer_sqlite {
     };
 }
 
-/// The SQLite variants, indexed as [`WRITE_ANSWER_PG`].
-const WRITE_ANSWER_SQLITE: [[[&str; 2]; 2]; 2] = [
-    [
-        [
-            write_answer_sqlite!(node: no, weekly: no, fair_play: no),
-            write_answer_sqlite!(node: no, weekly: no, fair_play: yes),
-        ],
-        [
-            write_answer_sqlite!(node: no, weekly: yes, fair_play: no),
-            write_answer_sqlite!(node: no, weekly: yes, fair_play: yes),
-        ],
-    ],
-    [
-        [
-            write_answer_sqlite!(node: yes, weekly: no, fair_play: no),
-            write_answer_sqlite!(node: yes, weekly: no, fair_play: yes),
-        ],
-        [
-            write_answer_sqlite!(node: yes, weekly: yes, fair_play: no),
-            write_answer_sqlite!(node: yes, weekly: yes, fair_play: yes),
-        ],
-    ],
-];
+/// SQLite's variants, indexed as [`WRITE_ANSWER_PG`].
+const WRITE_ANSWER_SQLITE: [[[&str; 2]; 2]; 2] = answer_variants!(write_answer_sqlite);
 
 /// A first answer, all or nothing, in one call to the database: the progress row, the
 /// answer's rows, the ledger row and the weekly XP of the boards.
