@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every test, on a fresh machine: starts PostgreSQL and Redis when they are down,
-# installs Debian's Chromium, ChromeDriver and a Chinese font for the browser tests when
-# missing, then runs `cargo test --workspace` (unit tests, both engines' end-to-end tests, the browser
+# installs Debian's Chromium, ChromeDriver and a Chinese font for the browser tests and
+# moto (an S3-protocol server for the media store's tests) when missing, then runs
+# `cargo test --workspace` (unit tests, both engines' end-to-end tests, the browser
 # test). Extra arguments go to cargo test (e.g. `bash scripts/test.sh -p tests -- leagues::`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,6 +28,13 @@ if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null \
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver \
     fonts-wqy-microhei >/dev/null
+fi
+
+# The media store's S3 tests talk to a real S3-protocol server: moto in server mode.
+MOTO_VERSION=5.2.1
+if ! python3 -c "import moto.server, sys; sys.exit(moto.__version__ != '$MOTO_VERSION')" 2>/dev/null; then
+  echo "Installing moto[server] $MOTO_VERSION for the S3 tests"
+  python3 -m pip install -q --disable-pip-version-check "moto[server]==$MOTO_VERSION"
 fi
 
 if [ $# -eq 0 ]; then

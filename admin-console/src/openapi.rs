@@ -32,6 +32,7 @@ use crate::AppState;
         (name = "feedback", description = "Player feedback"),
         (name = "auth-providers", description = "Sign-in provider toggles"),
         (name = "audit", description = "The audit log of admin writes"),
+        (name = "media", description = "The media library: questions' images, audio and video"),
     )
 )]
 pub struct ApiDoc;

@@ -29,6 +29,7 @@ use crate::AppState;
         (name = "rewards", description = "Rewarded-ad recovery"),
         (name = "feedback", description = "Player feedback"),
         (name = "app", description = "App-level data"),
+        (name = "media", description = "Questions' images, audio and video files"),
     )
 )]
 pub struct ApiDoc;

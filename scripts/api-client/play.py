@@ -10,14 +10,18 @@ player: a guest signs in, picks a region, plays a challenge of 5 answers, views 
 knowledge card, reads a leaderboard page and its own rank.
 admin: the bootstrap admin signs in, imports a CSV, moves an imported question through
 review and publishes it, and reads its versions.
+media: the admin uploads an image as a form and as a raw body (one file), lists the
+library, the player API serves the file, an SVG is refused, the file is deleted.
 """
 
 from __future__ import annotations
 
 import argparse
 import io
+import struct
 import sys
 import uuid
+import zlib
 from typing import Any
 
 import attrs
@@ -26,6 +30,7 @@ from admin_client import AuthenticatedClient as AdminAuthClient
 from admin_client import Client as AdminClient
 from admin_client.api.auth import admin_sign_in
 from admin_client.api.categories import admin_list_categories
+from admin_client.api.media import admin_delete_media, admin_list_media, admin_upload_media
 from admin_client.api.questions import (
     admin_batch_publish_questions,
     admin_export_questions,
@@ -44,10 +49,13 @@ from admin_client.models import (
     EnvelopeAdminQuestion,
     EnvelopeBatchResult,
     EnvelopeImportResult,
+    EnvelopeMediaItem,
     EnvelopeQuestionStats,
     EnvelopeQuestionVersion,
     EnvelopeVecAdminQuestion,
     EnvelopeVecCategory,
+    EnvelopeVecMediaItem,
+    MediaUpload,
     EnvelopeVecQuestionVersionSummary,
     LoginRequest,
     QuestionExport,
@@ -64,6 +72,7 @@ from player_client.api.challenges import (
     get_next_challenge,
     view_knowledge_card,
 )
+from player_client.api.media import get_media_file
 from player_client.api.leaderboards import get_my_leaderboard_entry, list_leaderboard
 from player_client.api.progress import check_in, get_progress_summary
 from player_client.api.tracks import list_tracks
@@ -89,6 +98,7 @@ from player_client.models import (
     RegionRequest,
 )
 from player_client.types import UNSET, Unset
+from player_client.types import File as PlayerFile
 
 CALLS = 0
 
@@ -330,7 +340,7 @@ CSV_HEADER = (
 )
 
 
-def play_admin(base_url: str, username: str, password: str) -> None:
+def play_admin(base_url: str, username: str, password: str) -> AdminAuthClient:
     anonymous = AdminClient(base_url=base_url, raise_on_unexpected_status=True)
     login = data_of(
         expect(
@@ -522,6 +532,114 @@ def play_admin(base_url: str, username: str, password: str) -> None:
     )
     if missing.error.code != "NOT_FOUND":
         fail(f"unknown question: {missing.error.code}")
+    return admin
+
+
+def png(width: int, height: int) -> bytes:
+    """A real PNG of one colour (8-bit RGB), made here."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        crc = zlib.crc32(kind + data) & 0xFFFFFFFF
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", crc)
+
+    rows = b"".join(b"\x00" + b"\xde\x29\x10" * width for _ in range(height))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )
+
+
+def fetch_media(player: Client, name: str) -> Any:
+    global CALLS
+    CALLS += 1
+    return get_media_file.sync_detailed(name, client=player)
+
+
+def play_media(admin: AdminAuthClient, player_base: str) -> None:
+    image = png(3, 2)
+    as_form = data_of(
+        expect(
+            admin_upload_media.sync_detailed(
+                client=admin,
+                body=MediaUpload(
+                    file=File(payload=io.BytesIO(image), file_name="flag.png", mime_type="image/png")
+                ),
+            ),
+            200,
+            EnvelopeMediaItem,
+            "media upload (form)",
+        ),
+        "media upload (form)",
+    )
+    if (as_form.type_, as_form.mime, as_form.width, as_form.height) != ("image", "image/png", 3, 2):
+        fail(f"media upload: {as_form!r}")
+    if as_form.url != f"/media/{as_form.id}.png":
+        fail(f"media url: {as_form.url}")
+    as_body = data_of(
+        expect(
+            admin_upload_media.sync_detailed(
+                client=admin,
+                body=File(payload=io.BytesIO(image), mime_type="application/octet-stream"),
+            ),
+            200,
+            EnvelopeMediaItem,
+            "media upload (body)",
+        ),
+        "media upload (body)",
+    )
+    if as_body.id != as_form.id:
+        fail(f"one file uploaded twice has two ids: {as_form.id}, {as_body.id}")
+    print(f"admin: uploaded {as_form.id[:12]}… ({as_form.bytes_} bytes) twice, stored once")
+
+    listed = data_of(
+        expect(
+            admin_list_media.sync_detailed(client=admin, type_="image", unused=True),
+            200,
+            EnvelopeVecMediaItem,
+            "media list",
+        ),
+        "media list",
+    )
+    if [m.id for m in listed] != [as_form.id]:
+        fail(f"media list: {[m.id for m in listed]}")
+
+    player = Client(base_url=player_base, raise_on_unexpected_status=True)
+    served = fetch_media(player, f"{as_form.id}.png")
+    if int(served.status_code) != 200 or not isinstance(served.parsed, PlayerFile):
+        fail(f"media file: HTTP {int(served.status_code)}")
+    if served.parsed.payload.read() != image:
+        fail("media file: other bytes than uploaded")
+    print("player: the media file is served as uploaded")
+
+    svg = b'<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'
+    refused = expect(
+        admin_upload_media.sync_detailed(
+            client=admin, body=File(payload=io.BytesIO(svg), mime_type="image/svg+xml")
+        ),
+        400,
+        AdminErrorEnvelope,
+        "svg upload",
+    )
+    if refused.error.code != "VALIDATION_ERROR":
+        fail(f"svg upload: {refused.error.code}")
+
+    deleted = data_of(
+        expect(
+            admin_delete_media.sync_detailed(as_form.id, client=admin),
+            200,
+            EnvelopeMediaItem,
+            "media delete",
+        ),
+        "media delete",
+    )
+    if deleted.id != as_form.id:
+        fail(f"media delete: {deleted.id}")
+    gone = fetch_media(player, f"{as_form.id}.png")
+    if int(gone.status_code) != 404 or not isinstance(gone.parsed, ErrorEnvelope):
+        fail(f"deleted media file: HTTP {int(gone.status_code)}")
+    print("admin: an SVG refused; the file deleted, and no longer served")
 
 
 def main() -> int:
@@ -533,7 +651,8 @@ def main() -> int:
     args = parser.parse_args()
     try:
         play_player(args.player)
-        play_admin(args.admin, args.admin_username, args.admin_password)
+        admin = play_admin(args.admin, args.admin_username, args.admin_password)
+        play_media(admin, args.player)
     except PlayFailed as e:
         print(f"api-contract: FAILED: {e}", file=sys.stderr)
         return 1

@@ -60,7 +60,7 @@ start_servers() {
   export DATABASE_URL="$db_url" DEMO_CONTENT=true SMS_PROVIDER=console RUST_LOG=off \
     ADMIN_BOOTSTRAP_USERNAME="$ADMIN_USERNAME" ADMIN_BOOTSTRAP_PASSWORD="$ADMIN_PASSWORD" \
     PLAYER_API_ADDR=127.0.0.1:$pport ADMIN_CONSOLE_ADDR=127.0.0.1:$aport \
-    METRICS_ADDR=127.0.0.1:0 \
+    METRICS_ADDR=127.0.0.1:0 MEDIA_FS_DIR="$work/media" \
     RATE_LIMIT_AUTH_PER_MINUTE=1000000 RATE_LIMIT_SEND_CODE_PER_MINUTE=1000000
   "$target_dir/debug/admin-console" >"$work/admin-$engine.log" 2>&1 & pids+=($!)
   ADMIN_URL="http://127.0.0.1:$aport"

@@ -7,6 +7,7 @@ use crate::board_cache::BoardCache;
 use crate::clock::Clock;
 use crate::config::Settings;
 use crate::db::Db;
+use crate::media_store::MediaStore;
 use crate::providers::ProviderClients;
 use crate::rank_index::{RankIndex, RankUpdate};
 use crate::region_catalog::RegionCatalog;
@@ -37,6 +38,8 @@ pub struct AppContext {
     pub answer_cache: AnswerCache,
     /// Admin sign-in attempts per client address in this process.
     pub sign_in_attempts: AttemptLimiter,
+    /// The media files' store (`MEDIA_STORE`).
+    pub media: MediaStore,
     /// The last database check of `GET /ready`.
     pub readiness: crate::http::Readiness,
 }

@@ -232,6 +232,7 @@ impl crate::Error {
             crate::Error::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             crate::Error::Conflict(_) => StatusCode::CONFLICT,
             crate::Error::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            crate::Error::RangeNotSatisfiable(_) => StatusCode::RANGE_NOT_SATISFIABLE,
             crate::Error::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             crate::Error::ServiceUnavailable(_)
             | crate::Error::DatabaseUnavailable(_)

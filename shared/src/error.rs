@@ -58,6 +58,9 @@ pub enum Error {
     /// The request body is larger than the route accepts (413).
     #[error("{0}")]
     PayloadTooLarge(String),
+    /// A byte range outside the file (416, `Content-Range: bytes */size`).
+    #[error("{0}")]
+    RangeNotSatisfiable(String),
     /// Too many requests (429 with `Retry-After`).
     #[error("{message}")]
     RateLimited {
@@ -148,6 +151,7 @@ impl Error {
             Self::MethodNotAllowed { .. } => "METHOD_NOT_ALLOWED",
             Self::Conflict(_) => "CONFLICT",
             Self::PayloadTooLarge(_) => "PAYLOAD_TOO_LARGE",
+            Self::RangeNotSatisfiable(_) => "RANGE_NOT_SATISFIABLE",
             Self::RateLimited { .. } => "RATE_LIMITED",
             Self::ServiceUnavailable(_)
             | Self::DatabaseUnavailable(_)

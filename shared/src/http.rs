@@ -3,6 +3,7 @@
 //! serving a listener ([`connection`]: slow-client limits, graceful shutdown).
 
 pub mod connection;
+pub mod media;
 
 pub use connection::serve;
 

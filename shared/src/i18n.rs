@@ -420,7 +420,7 @@ mod tests {
     fn every_error_text_of_the_code_is_in_the_catalogue() {
         let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
         let constructor = Regex::new(
-            r#"Error::(?:validation|not_found|conflict|forbidden|unauthorized|Validation|RateLimited|ServiceUnavailable|Conflict|NotFound|Unauthorized|Forbidden|MfaRequired|InvalidVerifyCode|SmsProvider|Overloaded|PayloadTooLarge|RegionChangeLimit|NotAvailableInMvp|InvalidReceipt|UnsupportedPlatform|CsvParse)\s*(?:\{\s*message:\s*|\()\s*(?:format!\(\s*)?((?:"(?:[^"\\]|\\.)*"\s*)+)"#,
+            r#"Error::(?:validation|not_found|conflict|forbidden|unauthorized|Validation|RateLimited|ServiceUnavailable|Conflict|NotFound|Unauthorized|Forbidden|MfaRequired|InvalidVerifyCode|SmsProvider|Overloaded|PayloadTooLarge|RangeNotSatisfiable|RegionChangeLimit|NotAvailableInMvp|InvalidReceipt|UnsupportedPlatform|CsvParse)\s*(?:\{\s*message:\s*|\()\s*(?:format!\(\s*)?((?:"(?:[^"\\]|\\.)*"\s*)+)"#,
         )
         .unwrap();
         let item_check =

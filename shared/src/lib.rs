@@ -55,6 +55,7 @@ pub mod envelope;
 pub mod error;
 pub mod http;
 pub mod i18n;
+pub mod media_store;
 pub mod metrics;
 pub mod password;
 pub mod providers;

@@ -331,76 +331,6 @@ async fn send(
     TestApp::read(req.send().await.unwrap()).await
 }
 
-/// Sends a request over a plain socket, writing the body while reading the answer: a
-/// server refusing an oversized body answers before reading it all and closes, which an
-/// HTTP client still writing reports as a failed send instead of the answer.
-async fn send_unread(
-    url: &str,
-    method: &Method,
-    content_type: &str,
-    body: &[u8],
-    token: &str,
-) -> Resp {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let rest = url.strip_prefix("http://").unwrap();
-    let (host, path) = rest.split_at(rest.find('/').unwrap());
-    let stream = tokio::net::TcpStream::connect(host).await.unwrap();
-    let (mut reader, mut writer) = stream.into_split();
-    let mut request = format!(
-        "{method} {path} HTTP/1.1\r\nhost: {host}\r\ncontent-type: {content_type}\r\n\
-         authorization: Bearer {token}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
-        body.len()
-    )
-    .into_bytes();
-    request.extend_from_slice(body);
-    let write = tokio::spawn(async move {
-        // the server may stop reading and close: a failed write is expected
-        let _ = writer.write_all(&request).await;
-        let _ = writer.shutdown().await;
-    });
-    let mut answer = Vec::new();
-    let mut buf = [0u8; 8192];
-    loop {
-        match reader.read(&mut buf).await {
-            Ok(0) | Err(_) => break,
-            Ok(n) => answer.extend_from_slice(&buf[..n]),
-        }
-    }
-    write.abort();
-    let text = String::from_utf8_lossy(&answer).into_owned();
-    let (head, payload) = text
-        .split_once("\r\n\r\n")
-        .unwrap_or_else(|| panic!("no HTTP answer from {method} {url}: {text:?}"));
-    let status: u16 = head
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| panic!("no status line: {head}"));
-    let chunked = head
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked");
-    let payload = if chunked {
-        let mut out = String::new();
-        let mut rest = payload;
-        while let Some((size, tail)) = rest.split_once("\r\n") {
-            let size = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
-            if size == 0 || tail.len() < size {
-                break;
-            }
-            out.push_str(&tail[..size]);
-            rest = tail[size..].trim_start_matches("\r\n");
-        }
-        out
-    } else {
-        payload.to_string()
-    };
-    Resp {
-        status,
-        headers: reqwest::header::HeaderMap::new(),
-        body: serde_json::from_str(&payload).unwrap_or(Value::Null),
-    }
-}
-
 async fn admin_token(app: &TestApp) -> String {
     app.admin_login().await.0
 }
@@ -867,16 +797,26 @@ async fn oversized_and_deep_bodies_are_refused_everywhere(engine: Engine) {
         };
         let path = op.path.replace('{', "x").replace('}', "");
         let imports = path.ends_with("/questions/import") || path.ends_with("/import-csv");
-        // JSON bodies are limited to 64 KiB, the import routes to 2 MiB
+        let media = path.ends_with("/admin/media");
+        // JSON bodies are limited to 64 KiB, the import routes to 2 MiB, media uploads
+        // to their kind's limit (20 MB for a video)
         let size = if imports { 3 * 1024 * 1024 } else { 200 * 1024 };
         let content_type = if op.body.is_some() {
             "application/json"
+        } else if media {
+            "application/octet-stream"
         } else {
             "text/csv"
         };
-        let big = format!("{{\"x\": \"{}\"}}", "x".repeat(size)).into_bytes();
+        let big = if media {
+            let mut video = b"\0\0\0\x20ftypisom\0\0\x02\0isomiso2avc1mp41".to_vec();
+            video.resize(21_000_000, 0);
+            video
+        } else {
+            format!("{{\"x\": \"{}\"}}", "x".repeat(size)).into_bytes()
+        };
         let label = format!("{} {path}: oversized", op.method);
-        let r = send_unread(
+        let r = tests::raw_http::send_unread(
             &app.url(op.service, &path),
             &op.method,
             content_type,

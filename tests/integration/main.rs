@@ -26,6 +26,7 @@ mod jobs;
 mod keyword_search;
 mod leagues;
 mod learning;
+mod media;
 mod metrics;
 mod outage;
 mod paging;

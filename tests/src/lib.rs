@@ -14,6 +14,7 @@ pub mod memory_sim;
 pub mod pg_cluster;
 pub mod process;
 pub mod raw_http;
+pub mod s3;
 pub mod statements;
 
 use std::collections::HashMap;
@@ -47,6 +48,8 @@ pub struct TestDatabase {
     pub engine: Engine,
     /// The `DATABASE_URL` that reaches it.
     pub url: String,
+    /// `MEDIA_FS_DIR` of apps on it: a folder of its own, removed with it.
+    pub media_dir: PathBuf,
     cleanup: Cleanup,
 }
 
@@ -66,6 +69,7 @@ impl TestDatabase {
         Self {
             engine,
             url,
+            media_dir: fresh_media_dir(),
             cleanup: Cleanup::None,
         }
     }
@@ -80,6 +84,7 @@ impl TestDatabase {
                 Self {
                     engine,
                     url,
+                    media_dir: fresh_media_dir(),
                     cleanup: Cleanup::Dir(dir),
                 }
             }
@@ -103,6 +108,7 @@ impl TestDatabase {
                 Self {
                     engine,
                     url,
+                    media_dir: fresh_media_dir(),
                     cleanup: Cleanup::Schema { base_url, schema },
                 }
             }
@@ -110,8 +116,14 @@ impl TestDatabase {
     }
 }
 
+/// A new folder for a test's media store.
+fn fresh_media_dir() -> PathBuf {
+    std::env::temp_dir().join(format!("quiz-test-media-{}", uuid::Uuid::new_v4().simple()))
+}
+
 impl Drop for TestDatabase {
     fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.media_dir);
         match &self.cleanup {
             Cleanup::None => {}
             Cleanup::Dir(dir) => {
@@ -259,6 +271,14 @@ impl TestApp {
         let admin_password = format!("Pw-{}", uuid::Uuid::new_v4().simple());
         let mut vars = vec![
             ("DATABASE_URL", database.url.clone()),
+            (
+                "MEDIA_FS_DIR",
+                database.media_dir.join("store").display().to_string(),
+            ),
+            (
+                "MEDIA_SPOOL_DIR",
+                database.media_dir.join("spool").display().to_string(),
+            ),
             ("ADMIN_BOOTSTRAP_USERNAME", "root-admin".to_string()),
             ("ADMIN_BOOTSTRAP_PASSWORD", admin_password.clone()),
             (

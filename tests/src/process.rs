@@ -35,6 +35,11 @@ impl Proc {
             .env("PATH", std::env::var("PATH").unwrap_or_default())
             .env("RUST_LOG", "warn")
             .env(ANY_METRICS_ADDR.0, ANY_METRICS_ADDR.1)
+            // media of started binaries never land in the working folder
+            .env(
+                "MEDIA_FS_DIR",
+                std::env::temp_dir().join("quiz-test-media-processes"),
+            )
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         for (k, v) in vars {

@@ -6,6 +6,7 @@ pub mod auth;
 pub mod catalog;
 pub mod fair_play;
 pub mod health;
+pub mod media;
 pub mod mfa;
 pub mod moderation;
 pub mod question_stats;
@@ -18,7 +19,9 @@ use crate::AppState;
 use crate::openapi::ApiDoc;
 
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::with_openapi(ApiDoc::openapi()).nest("/v1/admin", v1())
+    OpenApiRouter::with_openapi(ApiDoc::openapi())
+        .nest("/v1/admin", v1())
+        .merge(media::files_router())
 }
 
 fn v1() -> OpenApiRouter<AppState> {
@@ -33,6 +36,8 @@ fn v1() -> OpenApiRouter<AppState> {
         .merge(questions::router())
         // what the answers say about it: statistics per question and per day
         .merge(question_stats::router())
+        // the media library: images, audio and video of questions
+        .merge(media::router())
         // categories, knowledge cards, the skill tree
         .merge(catalog::router())
         // players, statistics, feedback, provider toggles, audit log

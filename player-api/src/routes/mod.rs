@@ -6,6 +6,7 @@ pub mod challenges;
 pub mod feedback;
 pub mod health;
 pub mod leaderboards;
+pub mod media;
 pub mod progress;
 pub mod rewards;
 pub mod shop;
@@ -19,7 +20,9 @@ use crate::AppState;
 use crate::openapi::ApiDoc;
 
 pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
-    OpenApiRouter::with_openapi(ApiDoc::openapi()).nest("/v1", v1(state))
+    OpenApiRouter::with_openapi(ApiDoc::openapi())
+        .nest("/v1", v1(state))
+        .merge(media::router())
 }
 
 fn v1(state: &AppState) -> OpenApiRouter<AppState> {

@@ -18,12 +18,16 @@ use crate::domain::rules::GameRules;
 mod connections;
 mod jobs;
 mod learning;
+mod media;
 mod reader;
 mod rules;
 
 pub use connections::ConnectionLimits;
 pub use jobs::JobSettings;
 pub use learning::{IrtGuessing, LearningSettings};
+pub use media::{
+    MAX_CONFIGURABLE_BYTES, MAX_IMAGE_SIDE, MediaSettings, MediaStoreSettings, S3Settings,
+};
 pub(crate) use reader::Reader;
 pub use reader::{ConfigError, Lookup};
 pub use rules::Limits;
@@ -219,6 +223,8 @@ pub struct Settings {
     /// Skill and difficulty estimates, calibration, the adaptive pick (`ELO_*`, `IRT_*`,
     /// `TARGET_SUCCESS`, `ADAPTIVE_PICK`, `CALIBRATION_REFRESH_SECONDS`).
     pub learning: LearningSettings,
+    /// The media store and its limits (`MEDIA_*`).
+    pub media: MediaSettings,
 }
 
 impl Settings {
@@ -450,6 +456,7 @@ impl Settings {
         let fairplay = rules::fairplay_rules(&mut r);
         let league = rules::league_rules(&mut r);
         let learning = LearningSettings::from_reader(&mut r);
+        let media = MediaSettings::from_reader(&mut r, &database_url);
 
         if r.errors.is_empty() {
             Ok(Self {
@@ -485,6 +492,7 @@ impl Settings {
                 fairplay,
                 league,
                 learning,
+                media,
             })
         } else {
             Err(ConfigError(r.errors))

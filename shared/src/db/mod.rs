@@ -45,6 +45,7 @@ pub mod leaderboard;
 pub mod league;
 pub mod learning;
 pub mod ledger;
+pub mod media;
 pub mod moderation;
 pub mod paging;
 pub mod players;

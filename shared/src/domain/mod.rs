@@ -10,6 +10,7 @@ pub mod half_life;
 pub mod identity;
 pub mod irt;
 pub mod league;
+pub mod media;
 pub mod memory;
 pub mod phone;
 pub mod pick;

@@ -23,6 +23,7 @@ use crate::db::{self};
 use crate::metrics::JobMetrics;
 use crate::services::job_clock::cautious_now_ms;
 use crate::services::learning::{self, Calibrated};
+use crate::services::media;
 use crate::services::question_stats;
 use crate::services::review;
 use crate::services::settlement::{self, Settled};
@@ -44,16 +45,20 @@ pub enum Job {
     Calibration,
     /// Players' own FSRS parameters fitted ([`crate::services::review::fit_due`]).
     ReviewFit,
+    /// Media no question has used for `MEDIA_UNUSED_DAYS` removed
+    /// ([`crate::services::media::purge_unused`]).
+    MediaPurge,
 }
 
 impl Job {
-    pub const ALL: [Job; 6] = [
+    pub const ALL: [Job; 7] = [
         Job::Stats,
         Job::Retention,
         Job::QuestionStats,
         Job::Settlement,
         Job::Calibration,
         Job::ReviewFit,
+        Job::MediaPurge,
     ];
 
     /// Its lease's key and its `job` label in the metrics.
@@ -65,6 +70,7 @@ impl Job {
             Self::Settlement => "settlement",
             Self::Calibration => "calibration",
             Self::ReviewFit => "review_fit",
+            Self::MediaPurge => "media_purge",
         }
     }
 
@@ -80,6 +86,7 @@ impl Job {
                 CALIBRATION_EVERY_MS.min(ctx.settings.learning.calibration_refresh_seconds * 1000)
             }
             Self::ReviewFit => REVIEW_FIT_EVERY_MS,
+            Self::MediaPurge => MEDIA_PURGE_EVERY_MS,
         }
     }
 
@@ -100,6 +107,8 @@ const SETTLEMENT_EVERY_MS: i64 = 60_000;
 const CALIBRATION_EVERY_MS: i64 = 60_000;
 /// How often the fitting job looks at the next players.
 const REVIEW_FIT_EVERY_MS: i64 = 60_000;
+/// How often unused media are looked for (they go after days, so an hour is exact enough).
+const MEDIA_PURGE_EVERY_MS: i64 = 3_600_000;
 /// At most this many batches per table and run, so one run stays short and leaves the
 /// database to requests; the next run goes on.
 const BATCHES_PER_RUN: u32 = 20;
@@ -210,6 +219,9 @@ pub async fn run(ctx: &AppContext, holder: &str, job: Job, metrics: &JobMetrics)
                 )
             })
         }),
+        Job::MediaPurge => media::purge_unused(ctx)
+            .await
+            .map(|removed| (removed > 0).then(|| format!("removed {removed}"))),
         Job::Settlement => settlement::settle(ctx).await.map(|done| {
             (done != Settled::default()).then(|| {
                 format!(

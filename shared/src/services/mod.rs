@@ -24,6 +24,7 @@ pub mod jobs;
 pub mod leaderboard;
 pub mod league;
 pub mod learning;
+pub mod media;
 pub mod moderation;
 pub mod phone_auth;
 pub mod player_auth;

@@ -9,6 +9,7 @@ use crate::clock::Clock;
 use crate::config::Settings;
 use crate::context::AppContext;
 use crate::db::Db;
+use crate::media_store::MediaStore;
 use crate::providers::ProviderClients;
 use crate::rank_index::RankIndex;
 use crate::region_catalog::RegionCatalog;
@@ -34,6 +35,7 @@ impl AppContext {
         };
         let sign_in_attempts = AttemptLimiter::per_minute(settings.limits.auth_per_minute);
         let answer_cache = AnswerCache::new(settings.answer_memory);
+        let media = MediaStore::from_settings(&settings.media)?;
         Ok(Arc::new(Self {
             providers,
             ranks,
@@ -46,6 +48,7 @@ impl AppContext {
             board_cache: BoardCache::default(),
             answer_cache,
             sign_in_attempts,
+            media,
             readiness: crate::http::Readiness::default(),
         }))
     }

@@ -1,0 +1,530 @@
+//! The media library: `POST/GET /v1/admin/media`, `DELETE /v1/admin/media/{id}`, the
+//! files themselves at `/media/{id}.{ext}`, and the job that removes files no question
+//! has used for `MEDIA_UNUSED_DAYS`.
+//!
+//! An upload is read chunk by chunk and refused as soon as it passes its kind's limit
+//! (before its kind is known, the largest one). Its first bytes decide its format
+//! (`domain::media`). Images are checked whole in memory (at most their limit): sides
+//! from the header, a JPEG's metadata removed. Audio and video go to a temporary file as
+//! they arrive, hashed on the way, and from there to the store part by part; the
+//! temporary file goes when the request ends, finished or cut off. The row is written
+//! after the store has the file, so a listed file is always there.
+
+use std::ops::Range;
+
+use axum::body::Bytes;
+use chrono::{DateTime, Utc};
+use futures::{Stream, StreamExt};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use tokio::io::AsyncWriteExt;
+use utoipa::{IntoParams, ToSchema};
+
+use crate::clock::from_ms;
+use crate::config::MAX_IMAGE_SIDE;
+use crate::context::AppContext;
+use crate::db::{self, media::MediaRow, media::NewMedia};
+use crate::domain::media::{self as rules, MediaFormat, MediaKind, MediaRefusal, SizeLimits};
+use crate::envelope::Pagination;
+use crate::media_store::StoredBytes;
+use crate::services::admin_identity::AdminPrincipal;
+use crate::services::audit::{self, PageQuery, Write};
+use crate::{Error, Result};
+
+/// A file of the library.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MediaItem {
+    /// The SHA-256 of the stored bytes, 64 hex digits.
+    pub id: String,
+    /// `image`, `audio` or `video`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The type it is served with.
+    pub mime: String,
+    pub bytes: i64,
+    /// Images only.
+    pub width: Option<i64>,
+    pub height: Option<i64>,
+    /// Audio and video, when their container says (not yet read: null).
+    pub duration_ms: Option<i64>,
+    /// Where it is served: under `MEDIA_PUBLIC_BASE_URL` when set, a presigned bucket
+    /// URL with `MEDIA_SIGNED_URLS`, else `/media/{id}.{ext}` on either binary's host.
+    pub url: String,
+    /// How many questions use it.
+    pub used_by: i64,
+    pub created_by: String,
+    pub created_at: DateTime<Utc>,
+}
+
+/// `GET /v1/admin/media`: a page of the library, newest first.
+#[derive(Clone, Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct MediaQuery {
+    /// ≥ 1, default 1.
+    pub page: Option<i64>,
+    /// 1-50, default 20.
+    pub limit: Option<i64>,
+    /// `image`, `audio` or `video`.
+    #[serde(rename = "type")]
+    #[param(rename = "type")]
+    pub kind: Option<String>,
+    /// `true`: only files no question uses.
+    pub unused: Option<bool>,
+}
+
+/// The store key of a file: its id and its format's extension.
+pub fn key_of(id: &str, format: MediaFormat) -> String {
+    format!("{id}.{}", format.extension())
+}
+
+/// Where a file is served (see [`MediaItem::url`]).
+pub async fn url_of(ctx: &AppContext, id: &str, format: MediaFormat) -> Result<String> {
+    let key = key_of(id, format);
+    let settings = &ctx.settings.media;
+    if settings.signed_urls {
+        let ttl = std::time::Duration::from_secs(settings.url_ttl_seconds);
+        if let Some(url) = ctx.media.signed_url(&key, ttl).await? {
+            return Ok(url);
+        }
+    }
+    Ok(match &settings.public_base_url {
+        Some(base) => format!("{base}/{key}"),
+        None => format!("/media/{key}"),
+    })
+}
+
+async fn item(ctx: &AppContext, row: MediaRow) -> Result<MediaItem> {
+    let format = MediaFormat::from_mime(&row.mime)
+        .ok_or_else(|| Error::internal(format!("media {} has an unknown type", row.id)))?;
+    Ok(MediaItem {
+        url: url_of(ctx, &row.id, format).await?,
+        id: row.id,
+        kind: row.kind,
+        mime: row.mime,
+        bytes: row.bytes,
+        width: row.width,
+        height: row.height,
+        duration_ms: row.duration_ms,
+        used_by: row.used_by,
+        created_by: row.created_by,
+        created_at: from_ms(row.created_at),
+    })
+}
+
+fn refused(refusal: MediaRefusal) -> Error {
+    match refusal {
+        MediaRefusal::TooLarge { .. } => Error::PayloadTooLarge(refusal.to_string()),
+        other => Error::validation(other.to_string()),
+    }
+}
+
+/// An upload as it arrives: in memory until it is known to be audio or video, then in a
+/// temporary file.
+struct Receiving {
+    limits: SizeLimits,
+    max_any: u64,
+    format: Option<MediaFormat>,
+    memory: Vec<u8>,
+    spool: Option<Spool>,
+    spool_dir: Option<std::path::PathBuf>,
+    total: u64,
+}
+
+struct Spool {
+    file: tokio::fs::File,
+    /// Removes the file when dropped: when the upload is done, refused or cut off.
+    path: tempfile::TempPath,
+    hasher: Sha256,
+}
+
+/// A whole upload, checked, ready for the store.
+enum Received {
+    Memory {
+        format: MediaFormat,
+        bytes: Bytes,
+        width: Option<u64>,
+        height: Option<u64>,
+    },
+    File {
+        format: MediaFormat,
+        spool: Spool,
+        bytes: u64,
+    },
+}
+
+impl Receiving {
+    fn limit(&self) -> u64 {
+        self.format
+            .map_or(self.max_any, |f| self.limits.of(f.kind()))
+    }
+
+    fn too_large(&self) -> Error {
+        match self.format {
+            Some(f) => refused(MediaRefusal::TooLarge {
+                kind: f.kind(),
+                max_bytes: self.limits.of(f.kind()),
+            }),
+            None => Error::PayloadTooLarge(format!(
+                "a media file may be at most {} bytes",
+                self.max_any
+            )),
+        }
+    }
+
+    async fn push(&mut self, chunk: Bytes) -> Result<()> {
+        self.total += chunk.len() as u64;
+        if self.total > self.limit() {
+            return Err(self.too_large());
+        }
+        if let Some(spool) = &mut self.spool {
+            return spool.write(&chunk).await;
+        }
+        self.memory.extend_from_slice(&chunk);
+        if self.format.is_none() && self.memory.len() >= rules::SNIFF_BYTES {
+            let format = rules::sniff(&self.memory[..rules::SNIFF_BYTES]).map_err(refused)?;
+            self.format = Some(format);
+            if self.total > self.limit() {
+                return Err(self.too_large());
+            }
+            if format.kind() != MediaKind::Image {
+                let mut spool = Spool::create(self.spool_dir.clone()).await?;
+                spool.write(&std::mem::take(&mut self.memory)).await?;
+                self.spool = Some(spool);
+            }
+        }
+        Ok(())
+    }
+
+    async fn finish(self) -> Result<Received> {
+        let format = match self.format {
+            Some(f) => f,
+            None => rules::sniff(&self.memory).map_err(refused)?,
+        };
+        self.limits.check(format, self.total).map_err(refused)?;
+        if let Some(mut spool) = self.spool {
+            spool.file.flush().await.map_err(spool_failed)?;
+            return Ok(Received::File {
+                format,
+                spool,
+                bytes: self.total,
+            });
+        }
+        let bytes = Bytes::from(self.memory);
+        if format.kind() != MediaKind::Image {
+            return Ok(Received::Memory {
+                format,
+                bytes,
+                width: None,
+                height: None,
+            });
+        }
+        let image =
+            tokio::task::spawn_blocking(move || rules::check_image(format, bytes, MAX_IMAGE_SIDE))
+                .await
+                .map_err(|e| Error::internal(format!("image check: {e}")))?
+                .map_err(refused)?;
+        Ok(Received::Memory {
+            format,
+            bytes: image.bytes,
+            width: Some(image.width),
+            height: Some(image.height),
+        })
+    }
+}
+
+impl Spool {
+    async fn create(dir: Option<std::path::PathBuf>) -> Result<Self> {
+        let (file, path) = tokio::task::spawn_blocking(move || {
+            let mut builder = tempfile::Builder::new();
+            builder.prefix("quiz-media-");
+            match dir {
+                Some(dir) => builder.tempfile_in(dir),
+                None => builder.tempfile(),
+            }
+            .map(|f| f.into_parts())
+        })
+        .await
+        .map_err(|e| Error::internal(format!("upload spool: {e}")))?
+        .map_err(spool_failed)?;
+        Ok(Self {
+            file: tokio::fs::File::from_std(file),
+            path,
+            hasher: Sha256::new(),
+        })
+    }
+
+    async fn write(&mut self, bytes: &[u8]) -> Result<()> {
+        self.hasher.update(bytes);
+        self.file.write_all(bytes).await.map_err(spool_failed)
+    }
+}
+
+fn spool_failed(e: std::io::Error) -> Error {
+    Error::internal(format!("upload spool: {e}"))
+}
+
+fn hex(digest: &[u8]) -> String {
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// `POST /v1/admin/media`: stores the file `chunks` carry (once per content) and answers
+/// what the library holds of it.
+pub async fn upload<S>(ctx: &AppContext, admin: &AdminPrincipal, mut chunks: S) -> Result<MediaItem>
+where
+    S: Stream<Item = Result<Bytes>> + Unpin,
+{
+    let settings = &ctx.settings.media;
+    let mut receiving = Receiving {
+        limits: SizeLimits {
+            image: settings.max_image_bytes,
+            audio: settings.max_audio_bytes,
+            video: settings.max_video_bytes,
+        },
+        max_any: settings.max_bytes(),
+        format: None,
+        memory: Vec::new(),
+        spool: None,
+        spool_dir: settings.spool_dir.clone(),
+        total: 0,
+    };
+    while let Some(chunk) = chunks.next().await {
+        receiving.push(chunk?).await?;
+    }
+    let received = receiving.finish().await?;
+    let (id, format, bytes, width, height) = match &received {
+        Received::Memory {
+            format,
+            bytes,
+            width,
+            height,
+        } => (
+            hex(&Sha256::digest(bytes)),
+            *format,
+            bytes.len() as u64,
+            *width,
+            *height,
+        ),
+        Received::File {
+            format,
+            spool,
+            bytes,
+        } => (
+            hex(&spool.hasher.clone().finalize()),
+            *format,
+            *bytes,
+            None,
+            None,
+        ),
+    };
+    if let Some(row) = db::media::get(&ctx.db, &id).await? {
+        return item(ctx, row).await;
+    }
+    let key = key_of(&id, format);
+    match received {
+        Received::Memory { bytes, .. } => ctx.media.put_bytes(&key, bytes, format.mime()).await?,
+        Received::File { spool, .. } => {
+            ctx.media.put_file(&key, &spool.path, format.mime()).await?;
+        }
+    }
+    let to_i64 = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
+    let mut tx = ctx.db.begin().await?;
+    let inserted = db::media::insert(
+        &mut tx,
+        &NewMedia {
+            id: &id,
+            kind: format.kind().as_str(),
+            mime: format.mime(),
+            bytes: to_i64(bytes),
+            width: width.map(to_i64),
+            height: height.map(to_i64),
+            duration_ms: None,
+            created_by: &admin.username,
+            now_ms: ctx.clock.now_ms(),
+        },
+    )
+    .await?;
+    if inserted {
+        audit::record(
+            &mut tx,
+            ctx,
+            admin,
+            Write {
+                action: "media.upload",
+                target_type: "media",
+                target_id: Some(&id),
+                before: None,
+                after: Some(serde_json::json!({
+                    "type": format.kind().as_str(),
+                    "mime": format.mime(),
+                    "bytes": bytes,
+                })),
+            },
+        )
+        .await?;
+    }
+    tx.commit().await?;
+    let row = db::media::get(&ctx.db, &id)
+        .await?
+        .ok_or_else(|| Error::internal(format!("media {id} vanished after its upload")))?;
+    item(ctx, row).await
+}
+
+/// `GET /v1/admin/media`.
+pub async fn list(ctx: &AppContext, q: &MediaQuery) -> Result<(Vec<MediaItem>, Pagination)> {
+    let (page, limit, offset) = PageQuery {
+        page: q.page,
+        limit: q.limit,
+    }
+    .resolve()?;
+    let kind = match q.kind.as_deref() {
+        None => None,
+        Some(k) => Some(
+            MediaKind::parse(k)
+                .ok_or_else(|| Error::validation("type must be image, audio or video"))?,
+        ),
+    };
+    let (rows, total) = db::media::page(
+        &ctx.db,
+        kind.map(MediaKind::as_str),
+        q.unused.unwrap_or(false),
+        limit,
+        offset,
+    )
+    .await?;
+    let mut items = Vec::with_capacity(rows.len());
+    for row in rows {
+        items.push(item(ctx, row).await?);
+    }
+    Ok((items, Pagination { total, page, limit }))
+}
+
+/// Whether `id` is a media id: 64 lowercase hex digits.
+pub fn is_media_id(id: &str) -> bool {
+    id.len() == 64
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// `DELETE /v1/admin/media/{id}`: removes a file no question uses (409 while one does).
+pub async fn delete(ctx: &AppContext, admin: &AdminPrincipal, id: &str) -> Result<MediaItem> {
+    let not_found = || Error::not_found("no such media");
+    if !is_media_id(id) {
+        return Err(not_found());
+    }
+    let row = db::media::get(&ctx.db, id).await?.ok_or_else(not_found)?;
+    if row.used_by > 0 {
+        return Err(in_use(row.used_by));
+    }
+    let format = MediaFormat::from_mime(&row.mime)
+        .ok_or_else(|| Error::internal(format!("media {id} has an unknown type")))?;
+    let mut tx = ctx.db.begin().await?;
+    let deleted = match db::media::delete_unused(&mut tx, id).await {
+        Ok(deleted) => deleted,
+        // a question took it up since the read: the foreign key refused
+        Err(sqlx::Error::Database(e)) if e.is_foreign_key_violation() => {
+            return Err(in_use(1));
+        }
+        Err(e) => return Err(e.into()),
+    };
+    if !deleted {
+        // gone since the read, or a question took it up
+        return match db::media::get(&ctx.db, id).await? {
+            Some(now) => Err(in_use(now.used_by.max(1))),
+            None => Err(not_found()),
+        };
+    }
+    let before = item(ctx, row).await?;
+    audit::record(
+        &mut tx,
+        ctx,
+        admin,
+        Write {
+            action: "media.delete",
+            target_type: "media",
+            target_id: Some(id),
+            before: Some(serde_json::json!({"type": before.kind, "mime": before.mime, "bytes": before.bytes})),
+            after: None,
+        },
+    )
+    .await?;
+    tx.commit().await?;
+    ctx.media.delete(&key_of(id, format)).await?;
+    Ok(before)
+}
+
+fn in_use(questions: i64) -> Error {
+    Error::conflict(format!(
+        "the media is used by {questions} question(s); remove it from them first"
+    ))
+}
+
+/// At most this many files go per run of the unused-media job.
+const PURGE_BATCH: i64 = 100;
+
+/// The unused-media job: removes files no question has used for `MEDIA_UNUSED_DAYS`,
+/// a batch per run. Answers how many went.
+pub async fn purge_unused(ctx: &AppContext) -> Result<u64> {
+    let cutoff = ctx.clock.now_ms() - ctx.settings.media.unused_days * 86_400_000;
+    let system = audit::system();
+    let mut removed = 0;
+    for (id, mime) in db::media::unused_before(&ctx.db, cutoff, PURGE_BATCH).await? {
+        let mut tx = ctx.db.begin().await?;
+        match db::media::delete_unused(&mut tx, &id).await {
+            Ok(true) => {}
+            Ok(false) => continue,
+            Err(sqlx::Error::Database(e)) if e.is_foreign_key_violation() => continue,
+            Err(e) => return Err(e.into()),
+        }
+        audit::record(
+            &mut tx,
+            ctx,
+            &system,
+            Write {
+                action: "media.purge",
+                target_type: "media",
+                target_id: Some(&id),
+                before: Some(serde_json::json!({"mime": mime})),
+                after: None,
+            },
+        )
+        .await?;
+        tx.commit().await?;
+        if let Some(format) = MediaFormat::from_mime(&mime) {
+            ctx.media.delete(&key_of(&id, format)).await?;
+        }
+        removed += 1;
+    }
+    Ok(removed)
+}
+
+/// A file asked for by its name `{id}.{ext}`: `None` when there is no such file.
+pub struct ServedFile {
+    pub id: String,
+    pub format: MediaFormat,
+}
+
+/// Parses `{id}.{ext}` (nothing else is a media file's name).
+pub fn parse_file_name(name: &str) -> Option<ServedFile> {
+    let (id, ext) = name.split_once('.')?;
+    let format = MediaFormat::from_extension(ext)?;
+    is_media_id(id).then(|| ServedFile {
+        id: id.to_string(),
+        format,
+    })
+}
+
+/// The bytes of a served file, all or `range`.
+pub async fn open(
+    ctx: &AppContext,
+    file: &ServedFile,
+    range: Option<Range<u64>>,
+) -> Result<Option<StoredBytes>> {
+    ctx.media.get(&key_of(&file.id, file.format), range).await
+}
+
+/// The size of a served file, `None` when it is not stored.
+pub async fn size_of(ctx: &AppContext, file: &ServedFile) -> Result<Option<u64>> {
+    ctx.media.size(&key_of(&file.id, file.format)).await
+}

@@ -1,0 +1,818 @@
+//! The media library through HTTP: uploads (raw and multipart), what is refused, the
+//! files served with ranges and caching, listing, deletion, the unused-media job, an
+//! upload cut off midway; on a folder store and on a real S3-protocol server (moto).
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use reqwest::header::{self, HeaderMap};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use shared::services::media;
+use tests::raw_http::send_unread;
+use tests::s3::S3Server;
+use tests::{Engine, Resp, Service, TestApp, both_engines, both_engines_demo, both_engines_raw};
+use tokio::io::AsyncWriteExt;
+
+both_engines!(
+    an_image_is_stored_once_and_served_with_its_headers,
+    jpeg_metadata_is_removed_before_storing,
+    hostile_files_are_refused_and_leave_nothing,
+    audio_and_video_are_served_in_byte_ranges,
+    a_cut_off_upload_leaves_nothing_behind,
+    the_library_lists_filters_and_pages,
+    every_media_route_needs_an_admin_token,
+);
+both_engines_demo!(media_in_use_is_kept_and_unused_media_go,);
+both_engines_raw!(an_s3_store_holds_serves_and_signs,);
+
+// ---- files made here ----
+
+/// A PNG of `width` × `height` (a header and one data chunk: nothing here decodes it).
+fn png(width: u32, height: u32) -> Vec<u8> {
+    let mut out = vec![0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A];
+    let mut ihdr = width.to_be_bytes().to_vec();
+    ihdr.extend_from_slice(&height.to_be_bytes());
+    ihdr.extend_from_slice(&[8, 2, 0, 0, 0]);
+    for (kind, data) in [
+        (b"IHDR", ihdr.as_slice()),
+        (b"IDAT", &[0x78, 0x9C, 0x63, 0x60, 0, 0, 0, 4, 0, 1][..]),
+    ] {
+        out.extend_from_slice(&(data.len() as u32).to_be_bytes());
+        out.extend_from_slice(kind);
+        out.extend_from_slice(data);
+        out.extend_from_slice(&[0, 0, 0, 0]);
+    }
+    out.extend_from_slice(&[0, 0, 0, 0, b'I', b'E', b'N', b'D', 0xAE, 0x42, 0x60, 0x82]);
+    out
+}
+
+/// A JPEG whose EXIF segment holds a GPS position.
+fn jpeg_with_gps() -> Vec<u8> {
+    let exif = b"Exif\0\0MM\0*GPSLatitude 31.2304N GPSLongitude 121.4737E";
+    let mut out = vec![0xFF, 0xD8, 0xFF, 0xE0, 0, 16];
+    out.extend_from_slice(b"JFIF\0\x01\x01\0\0\x01\0\x01\0\0");
+    out.extend_from_slice(&[0xFF, 0xE1]);
+    out.extend_from_slice(&((exif.len() + 2) as u16).to_be_bytes());
+    out.extend_from_slice(exif);
+    out.extend_from_slice(&[0xFF, 0xC0, 0, 11, 8, 0, 30, 0, 40, 1, 1, 0x11, 0]);
+    out.extend_from_slice(&[
+        0xFF, 0xDA, 0, 8, 1, 1, 0, 0, 0x3F, 0, 0x12, 0x34, 0xFF, 0xD9,
+    ]);
+    out
+}
+
+/// An MP3 (an ID3 tag, then bytes) of `len` bytes, each byte its position's low byte.
+fn mp3(len: usize) -> Vec<u8> {
+    let mut out = b"ID3\x04\0\0\0\0\0\0".to_vec();
+    out.extend((out.len()..len).map(|i| (i % 251) as u8));
+    out
+}
+
+/// An MP4 of `len` bytes.
+fn mp4(len: usize) -> Vec<u8> {
+    let mut out = b"\0\0\0\x20ftypisom\0\0\x02\0isomiso2avc1mp41".to_vec();
+    out.extend((out.len()..len).map(|i| (i % 253) as u8));
+    out
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// What a hostile upload is, its bytes, its claimed name and type, and the refusal's
+/// status and code.
+type HostileCase = (
+    &'static str,
+    Vec<u8>,
+    &'static str,
+    &'static str,
+    u16,
+    &'static str,
+);
+
+// ---- calls ----
+
+async fn upload_raw(app: &TestApp, token: &str, bytes: Vec<u8>, content_type: &str) -> Resp {
+    let resp = app
+        .client
+        .post(app.url(Service::Admin, "/v1/admin/media"))
+        .bearer_auth(token)
+        .header(header::CONTENT_TYPE, content_type)
+        .body(bytes)
+        .send()
+        .await
+        .unwrap();
+    TestApp::read(resp).await
+}
+
+async fn upload_form(app: &TestApp, token: &str, bytes: Vec<u8>, name: &str, mime: &str) -> Resp {
+    let part = reqwest::multipart::Part::bytes(bytes)
+        .file_name(name.to_string())
+        .mime_str(mime)
+        .unwrap();
+    let form = reqwest::multipart::Form::new()
+        .text("note", "ignored")
+        .part("file", part);
+    let resp = app
+        .client
+        .post(app.url(Service::Admin, "/v1/admin/media"))
+        .bearer_auth(token)
+        .multipart(form)
+        .send()
+        .await
+        .unwrap();
+    TestApp::read(resp).await
+}
+
+/// A multipart form of one file, written out by hand.
+fn form_body(name: &str, mime: &str, bytes: &[u8]) -> (String, Vec<u8>) {
+    let boundary = "quiz-media-boundary-7f3a";
+    let mut body = format!(
+        "--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{name}\"\r\n\
+         Content-Type: {mime}\r\n\r\n"
+    )
+    .into_bytes();
+    body.extend_from_slice(bytes);
+    body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
+    (format!("multipart/form-data; boundary={boundary}"), body)
+}
+
+/// `GET {path}` on `service` with `headers`: status, headers and the raw bytes.
+async fn fetch(
+    app: &TestApp,
+    service: Service,
+    path: &str,
+    headers: &[(header::HeaderName, &str)],
+) -> (u16, HeaderMap, Vec<u8>) {
+    let mut req = app.client.get(app.url(service, path));
+    for (name, value) in headers {
+        req = req.header(name, *value);
+    }
+    let resp = req.send().await.unwrap();
+    let status = resp.status().as_u16();
+    let headers = resp.headers().clone();
+    (status, headers, resp.bytes().await.unwrap().to_vec())
+}
+
+fn header_of(headers: &HeaderMap, name: header::HeaderName) -> &str {
+    headers
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+}
+
+async fn media_rows(app: &TestApp) -> i64 {
+    app.scalar("SELECT count(*) FROM media", &[]).await
+}
+
+async fn audits(app: &TestApp, action: &str) -> i64 {
+    app.scalar(
+        "SELECT count(*) FROM audit_log WHERE action = $1",
+        &[action],
+    )
+    .await
+}
+
+/// Every file under `dir`, however deep.
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+fn store_dir(app: &TestApp) -> PathBuf {
+    app.database.media_dir.join("store")
+}
+
+fn spool_dir(app: &TestApp) -> PathBuf {
+    app.database.media_dir.join("spool")
+}
+
+// ---- tests ----
+
+async fn an_image_is_stored_once_and_served_with_its_headers(app: TestApp) {
+    let (token, _, _) = app.admin_login().await;
+    let bytes = png(64, 48);
+    let id = sha256_hex(&bytes);
+    // the header says text: the bytes decide
+    let stored = upload_raw(&app, &token, bytes.clone(), "text/plain").await;
+    let item = stored.ok();
+    assert_eq!(item["id"], id.as_str());
+    assert_eq!(item["type"], "image");
+    assert_eq!(item["mime"], "image/png");
+    assert_eq!(item["bytes"], bytes.len());
+    assert_eq!(
+        (item["width"].as_i64(), item["height"].as_i64()),
+        (Some(64), Some(48))
+    );
+    assert!(item["durationMs"].is_null());
+    assert_eq!(item["url"], format!("/media/{id}.png"));
+    assert_eq!(item["usedBy"], 0);
+    assert_eq!(item["createdBy"], "root-admin");
+    assert!(item["createdAt"].is_string());
+
+    // the same file again, as a form with another name: the same file, stored once
+    let again = upload_form(&app, &token, bytes.clone(), "flag.jpeg", "image/jpeg").await;
+    assert_eq!(again.ok()["id"], id.as_str());
+    assert_eq!(media_rows(&app).await, 1);
+    assert_eq!(audits(&app, "media.upload").await, 1);
+    assert_eq!(files_under(&store_dir(&app)).len(), 1);
+
+    // served by both binaries, with its type, nosniff, an ETag and immutable caching
+    for service in [Service::Player, Service::Admin] {
+        let (status, headers, body) = fetch(&app, service, &format!("/media/{id}.png"), &[]).await;
+        assert_eq!(status, 200);
+        assert_eq!(body, bytes);
+        assert_eq!(header_of(&headers, header::CONTENT_TYPE), "image/png");
+        assert_eq!(
+            header_of(&headers, header::X_CONTENT_TYPE_OPTIONS),
+            "nosniff"
+        );
+        assert_eq!(header_of(&headers, header::ETAG), format!("\"{id}\""));
+        assert_eq!(
+            header_of(&headers, header::CACHE_CONTROL),
+            "public, max-age=31536000, immutable"
+        );
+        assert_eq!(header_of(&headers, header::ACCEPT_RANGES), "bytes");
+        assert!(header_of(&headers, header::CONTENT_SECURITY_POLICY).contains("sandbox"));
+    }
+    let etag = format!("\"{id}\"");
+    let (status, headers, body) = fetch(
+        &app,
+        Service::Player,
+        &format!("/media/{id}.png"),
+        &[(header::IF_NONE_MATCH, &etag)],
+    )
+    .await;
+    assert_eq!(status, 304);
+    assert!(body.is_empty());
+    assert_eq!(header_of(&headers, header::ETAG), etag);
+
+    // another extension, a bad id, a missing file: 404 in the envelope
+    for path in [
+        format!("/media/{id}.jpg"),
+        format!("/media/{id}"),
+        "/media/..%2F..%2Fetc%2Fpasswd.png".to_string(),
+        format!("/media/{}.png", "0".repeat(64)),
+        format!("/media/{}.png", id.to_uppercase()),
+    ] {
+        let resp = app.get(&path, None).await;
+        resp.assert_error(404, "NOT_FOUND");
+    }
+}
+
+async fn jpeg_metadata_is_removed_before_storing(app: TestApp) {
+    let (token, _, _) = app.admin_login().await;
+    let sent = jpeg_with_gps();
+    let resp = upload_form(&app, &token, sent.clone(), "photo.jpg", "image/jpeg").await;
+    let item = resp.ok().clone();
+    assert_eq!(item["mime"], "image/jpeg");
+    assert_eq!(
+        (item["width"].as_i64(), item["height"].as_i64()),
+        (Some(40), Some(30))
+    );
+    let id = item["id"].as_str().unwrap();
+    let (status, _, stored) = fetch(&app, Service::Player, &format!("/media/{id}.jpg"), &[]).await;
+    assert_eq!(status, 200);
+    assert!(stored.len() < sent.len());
+    assert!(!stored.windows(4).any(|w| w == b"Exif"), "EXIF kept");
+    assert!(!stored.windows(3).any(|w| w == b"GPS"), "GPS kept");
+    // the id is the stored bytes' hash, and the image data is unchanged
+    assert_eq!(sha256_hex(&stored), id);
+    assert!(stored.ends_with(&[0x12, 0x34, 0xFF, 0xD9]));
+    assert_eq!(item["bytes"], stored.len());
+}
+
+async fn hostile_files_are_refused_and_leave_nothing(app: TestApp) {
+    let (token, _, _) = app.admin_login().await;
+    let svg = br#"<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg"><script>alert(document.cookie)</script></svg>"#.to_vec();
+    let html = b"<!DOCTYPE html><html><body><script>alert(1)</script></body></html>".to_vec();
+    // a zip whose one entry claims 4 GiB: refused for what it is, never opened
+    let mut zip_bomb =
+        b"PK\x03\x04\x14\0\0\0\x08\0\0\0\0\0\0\0\0\0\x10\0\0\0\xff\xff\xff\xff\x08\0\0\0bomb.txt"
+            .to_vec();
+    zip_bomb.extend_from_slice(&[0x4B, 0x4C, 0x1C, 0x05, 0xA3, 0x60, 0x14, 0x0C, 0x77, 0, 0]);
+    let jpeg = jpeg_with_gps();
+    let truncated_jpeg = jpeg[..jpeg.len() - 4].to_vec();
+    let huge_claim = png(100_000, 100_000);
+    let cases: Vec<HostileCase> = vec![
+        (
+            "svg with a script",
+            svg,
+            "logo.svg",
+            "image/svg+xml",
+            400,
+            "VALIDATION_ERROR",
+        ),
+        (
+            "html named .png",
+            html,
+            "cat.png",
+            "image/png",
+            400,
+            "VALIDATION_ERROR",
+        ),
+        (
+            "zip bomb",
+            zip_bomb,
+            "flags.png",
+            "image/png",
+            400,
+            "VALIDATION_ERROR",
+        ),
+        (
+            "truncated jpeg",
+            truncated_jpeg,
+            "cut.jpg",
+            "image/jpeg",
+            400,
+            "VALIDATION_ERROR",
+        ),
+        (
+            "png claiming 100000²",
+            huge_claim,
+            "big.png",
+            "image/png",
+            400,
+            "VALIDATION_ERROR",
+        ),
+        (
+            "30 MB video",
+            mp4(30_000_000),
+            "clip.mp4",
+            "video/mp4",
+            413,
+            "PAYLOAD_TOO_LARGE",
+        ),
+        (
+            "empty file",
+            Vec::new(),
+            "empty.png",
+            "image/png",
+            400,
+            "VALIDATION_ERROR",
+        ),
+    ];
+    for (what, bytes, name, mime, status, code) in cases {
+        // a socket of its own: a refused body is answered before it is all sent
+        let url = app.url(Service::Admin, "/v1/admin/media");
+        let (form_type, form) = form_body(name, mime, &bytes);
+        let as_form = send_unread(&url, &reqwest::Method::POST, &form_type, &form, &token).await;
+        assert_eq!(as_form.status, status, "{what} (form): {}", as_form.body);
+        as_form.assert_error(status, code);
+        let raw = send_unread(&url, &reqwest::Method::POST, mime, &bytes, &token).await;
+        assert_eq!(raw.status, status, "{what} (raw): {}", raw.body);
+        raw.assert_error(status, code);
+    }
+    let message = upload_raw(&app, &token, png(100_000, 100_000), "image/png").await;
+    assert!(
+        message.body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("100000 × 100000"),
+        "{}",
+        message.body
+    );
+    // in the player's language too
+    let in_chinese = TestApp::client_in("zh-CN")
+        .post(app.url(Service::Admin, "/v1/admin/media"))
+        .bearer_auth(&token)
+        .body(b"<svg><script>alert(1)</script></svg>".to_vec())
+        .send()
+        .await
+        .unwrap();
+    let in_chinese = TestApp::read(in_chinese).await;
+    in_chinese.assert_error(400, "VALIDATION_ERROR");
+    assert!(
+        in_chinese.body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("不是支持的媒体类型"),
+        "{}",
+        in_chinese.body
+    );
+    let no_file = app
+        .client
+        .post(app.url(Service::Admin, "/v1/admin/media"))
+        .bearer_auth(&token)
+        .multipart(reqwest::multipart::Form::new().text("note", "no file here"))
+        .send()
+        .await
+        .unwrap();
+    TestApp::read(no_file)
+        .await
+        .assert_error(400, "VALIDATION_ERROR");
+
+    assert_eq!(media_rows(&app).await, 0);
+    assert!(files_under(&store_dir(&app)).is_empty());
+    assert!(files_under(&spool_dir(&app)).is_empty());
+    assert_eq!(audits(&app, "media.upload").await, 0);
+}
+
+async fn audio_and_video_are_served_in_byte_ranges(app: TestApp) {
+    let (token, _, _) = app.admin_login().await;
+    let audio = mp3(300_000);
+    let item = upload_raw(&app, &token, audio.clone(), "application/octet-stream")
+        .await
+        .ok()
+        .clone();
+    assert_eq!(item["type"], "audio");
+    assert_eq!(item["mime"], "audio/mpeg");
+    assert_eq!(item["id"], sha256_hex(&audio));
+    assert!(item["width"].is_null());
+    let path = format!("/media/{}.mp3", item["id"].as_str().unwrap());
+    let (status, _, body) = fetch(
+        &app,
+        Service::Player,
+        &path,
+        &[(header::RANGE, "bytes=1000-1999")],
+    )
+    .await;
+    assert_eq!((status, body.as_slice()), (206, &audio[1000..2000]));
+
+    // over a store part (5 MiB): the video goes to the store in two parts
+    let bytes = mp4(6 * 1024 * 1024 + 123);
+    let item = upload_raw(&app, &token, bytes.clone(), "application/octet-stream")
+        .await
+        .ok()
+        .clone();
+    assert_eq!(item["type"], "video");
+    assert_eq!(item["mime"], "video/mp4");
+    assert_eq!(item["id"], sha256_hex(&bytes));
+    let path = format!("/media/{}.mp4", item["id"].as_str().unwrap());
+    let size = bytes.len();
+
+    let (status, headers, body) = fetch(&app, Service::Player, &path, &[]).await;
+    assert_eq!(status, 200);
+    assert_eq!(body, bytes);
+    assert_eq!(header_of(&headers, header::CONTENT_TYPE), "video/mp4");
+    assert_eq!(
+        header_of(&headers, header::CONTENT_LENGTH),
+        size.to_string()
+    );
+
+    for (range, from, to) in [
+        ("bytes=100-199", 100, 199),
+        ("bytes=-10", size - 10, size - 1),
+        (&format!("bytes={}-", size - 5) as &str, size - 5, size - 1),
+        ("bytes=5000000-5000009", 5_000_000, 5_000_009),
+    ] {
+        let (status, headers, body) =
+            fetch(&app, Service::Player, &path, &[(header::RANGE, range)]).await;
+        assert_eq!(status, 206, "{range}");
+        assert_eq!(
+            header_of(&headers, header::CONTENT_RANGE),
+            format!("bytes {from}-{to}/{size}"),
+            "{range}"
+        );
+        assert_eq!(body, bytes[from..=to], "{range}");
+    }
+    // past the end: 416 with the size
+    let (status, headers, body) = fetch(
+        &app,
+        Service::Player,
+        &path,
+        &[(header::RANGE, &format!("bytes={size}-") as &str)],
+    )
+    .await;
+    assert_eq!(status, 416);
+    assert_eq!(
+        header_of(&headers, header::CONTENT_RANGE),
+        format!("bytes */{size}")
+    );
+    let envelope: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(envelope["error"]["code"], "RANGE_NOT_SATISFIABLE");
+    // several ranges, a malformed one, or a stale If-Range: the whole file
+    for headers in [
+        vec![(header::RANGE, "bytes=0-9,20-29")],
+        vec![(header::RANGE, "chapters=1-2")],
+        vec![
+            (header::RANGE, "bytes=0-9"),
+            (header::IF_RANGE, "\"stale\""),
+        ],
+    ] {
+        let (status, _, body) = fetch(&app, Service::Player, &path, &headers).await;
+        assert_eq!(status, 200, "{headers:?}");
+        assert_eq!(body.len(), size);
+    }
+}
+
+async fn a_cut_off_upload_leaves_nothing_behind(app: TestApp) {
+    let (token, _, _) = app.admin_login().await;
+    let addr = app.admin_url.trim_start_matches("http://").to_string();
+    let mut conn = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    let head = format!(
+        "POST /v1/admin/media HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {token}\r\n\
+         Content-Type: application/octet-stream\r\nContent-Length: 12000000\r\n\r\n"
+    );
+    conn.write_all(head.as_bytes()).await.unwrap();
+    // half the video, then the client is gone
+    conn.write_all(&mp4(6_000_000)).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    drop(conn);
+
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while !files_under(&spool_dir(&app)).is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the spooled part stayed"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(media_rows(&app).await, 0);
+    assert!(files_under(&store_dir(&app)).is_empty());
+    // and the next upload works
+    upload_raw(&app, &token, mp4(10_000), "video/mp4")
+        .await
+        .ok();
+}
+
+async fn the_library_lists_filters_and_pages(app: TestApp) {
+    let (token, _, _) = app.admin_login().await;
+    let mut ids = Vec::new();
+    for (i, bytes) in [png(10, 10), mp3(5000), png(11, 11), mp4(5000)]
+        .into_iter()
+        .enumerate()
+    {
+        ids.push(
+            upload_raw(&app, &token, bytes, "x/y").await.ok()["id"]
+                .as_str()
+                .unwrap()
+                .to_string(),
+        );
+        app.clock.advance(chrono::Duration::seconds(i as i64 + 1));
+    }
+    let list = app.admin_get("/v1/admin/media?limit=3", Some(&token)).await;
+    let page: Vec<&str> = list
+        .ok()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_str().unwrap())
+        .collect();
+    // newest first
+    assert_eq!(page, [ids[3].as_str(), ids[2].as_str(), ids[1].as_str()]);
+    assert_eq!(list.body["pagination"]["total"], 4);
+    let images = app
+        .admin_get("/v1/admin/media?type=image", Some(&token))
+        .await;
+    assert_eq!(images.body["pagination"]["total"], 2);
+    assert!(
+        images
+            .ok()
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|m| m["type"] == "image")
+    );
+    let unused = app
+        .admin_get("/v1/admin/media?unused=true&type=video", Some(&token))
+        .await;
+    assert_eq!(unused.ok().as_array().unwrap().len(), 1);
+    for bad in [
+        "type=svg",
+        "page=0",
+        "limit=51",
+        "unused=maybe",
+        "limit=abc",
+    ] {
+        app.admin_get(&format!("/v1/admin/media?{bad}"), Some(&token))
+            .await
+            .assert_error(400, "VALIDATION_ERROR");
+    }
+
+    // deleting an unused file: gone from the list, the store and the player's URL
+    let gone = app
+        .call(
+            Service::Admin,
+            reqwest::Method::DELETE,
+            &format!("/v1/admin/media/{}", ids[1]),
+            None,
+            Some(&token),
+        )
+        .await;
+    assert_eq!(gone.ok()["id"], ids[1].as_str());
+    assert_eq!(audits(&app, "media.delete").await, 1);
+    app.get(&format!("/media/{}.mp3", ids[1]), None)
+        .await
+        .assert_error(404, "NOT_FOUND");
+    assert_eq!(files_under(&store_dir(&app)).len(), 3);
+    for missing in [ids[1].clone(), "nope".to_string(), "a".repeat(64)] {
+        app.call(
+            Service::Admin,
+            reqwest::Method::DELETE,
+            &format!("/v1/admin/media/{missing}"),
+            None,
+            Some(&token),
+        )
+        .await
+        .assert_error(404, "NOT_FOUND");
+    }
+}
+
+async fn every_media_route_needs_an_admin_token(app: TestApp) {
+    let (player, _, _) = app.guest("media-device").await;
+    for token in [None, Some(player.as_str()), Some("not-a-token")] {
+        let list = app.admin_get("/v1/admin/media", token).await;
+        list.assert_error(401, "UNAUTHORIZED");
+        let mut req = app
+            .client
+            .post(app.url(Service::Admin, "/v1/admin/media"))
+            .body(png(2, 2));
+        if let Some(t) = token {
+            req = req.bearer_auth(t);
+        }
+        TestApp::read(req.send().await.unwrap())
+            .await
+            .assert_error(401, "UNAUTHORIZED");
+        app.call(
+            Service::Admin,
+            reqwest::Method::DELETE,
+            &format!("/v1/admin/media/{}", "a".repeat(64)),
+            None,
+            token,
+        )
+        .await
+        .assert_error(401, "UNAUTHORIZED");
+    }
+    assert_eq!(media_rows(&app).await, 0);
+}
+
+async fn media_in_use_is_kept_and_unused_media_go(app: TestApp) {
+    let (token, _, _) = app.admin_login().await;
+    let used = upload_raw(&app, &token, png(20, 20), "image/png")
+        .await
+        .ok()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let unused = upload_raw(&app, &token, png(21, 21), "image/png")
+        .await
+        .ok()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let question = app
+        .text("SELECT id FROM questions ORDER BY id LIMIT 1", &[])
+        .await;
+    app.exec(
+        "UPDATE questions SET media_id = $1, media_alt = 'a flag' WHERE id = $2",
+        &[&used, &question],
+    )
+    .await;
+
+    let listed = app
+        .admin_get("/v1/admin/media?unused=true", Some(&token))
+        .await;
+    let ids: Vec<&str> = listed
+        .ok()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, [unused.as_str()]);
+    let all = app.admin_get("/v1/admin/media", Some(&token)).await;
+    let used_by = all
+        .ok()
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["id"] == used.as_str())
+        .unwrap()["usedBy"]
+        .clone();
+    assert_eq!(used_by, 1);
+
+    app.call(
+        Service::Admin,
+        reqwest::Method::DELETE,
+        &format!("/v1/admin/media/{used}"),
+        None,
+        Some(&token),
+    )
+    .await
+    .assert_error(409, "CONFLICT");
+
+    // the job: nothing is old enough yet
+    assert_eq!(media::purge_unused(&app.ctx).await.unwrap(), 0);
+    app.clock.advance(chrono::Duration::days(31));
+    assert_eq!(media::purge_unused(&app.ctx).await.unwrap(), 1);
+    assert_eq!(audits(&app, "media.purge").await, 1);
+    assert_eq!(media_rows(&app).await, 1);
+    app.get(&format!("/media/{unused}.png"), None)
+        .await
+        .assert_error(404, "NOT_FOUND");
+    let (status, _, _) = fetch(&app, Service::Player, &format!("/media/{used}.png"), &[]).await;
+    assert_eq!(status, 200);
+    assert_eq!(media::purge_unused(&app.ctx).await.unwrap(), 0);
+}
+
+async fn an_s3_store_holds_serves_and_signs(engine: Engine) {
+    let server = S3Server::start().await;
+    let bucket = server.bucket("quiz-media").await;
+    let mut vars = server.vars(&bucket);
+    vars.push(("MEDIA_SIGNED_URLS", "true".into()));
+    vars.push(("MEDIA_URL_TTL_SECONDS", "600".into()));
+    let app = TestApp::spawn_with(engine, &vars).await;
+    let (token, _, _) = app.admin_login().await;
+
+    let image = png(30, 20);
+    let video = mp4(6 * 1024 * 1024 + 7);
+    let image_item = upload_form(&app, &token, image.clone(), "a.png", "image/png")
+        .await
+        .ok()
+        .clone();
+    let video_item = upload_raw(&app, &token, video.clone(), "video/mp4")
+        .await
+        .ok()
+        .clone();
+    let (image_id, video_id) = (
+        image_item["id"].as_str().unwrap(),
+        video_item["id"].as_str().unwrap(),
+    );
+    let mut keys = server.keys(&bucket).await;
+    keys.sort();
+    let mut expected = vec![format!("{image_id}.png"), format!("{video_id}.mp4")];
+    expected.sort();
+    assert_eq!(keys, expected);
+
+    // presigned URLs of the bucket itself, which it serves
+    let url = video_item["url"].as_str().unwrap();
+    assert!(url.starts_with(&server.endpoint), "{url}");
+    assert!(
+        url.contains("X-Amz-Signature=") && url.contains("X-Amz-Expires=600"),
+        "{url}"
+    );
+    let direct = reqwest::get(url).await.unwrap();
+    assert_eq!(direct.status(), 200);
+    assert_eq!(direct.bytes().await.unwrap().to_vec(), video);
+
+    // the player API serves from the bucket too, ranges included
+    let (status, headers, body) = fetch(
+        &app,
+        Service::Player,
+        &format!("/media/{video_id}.mp4"),
+        &[(header::RANGE, "bytes=5242870-5242889")],
+    )
+    .await;
+    assert_eq!(status, 206);
+    assert_eq!(body, video[5_242_870..=5_242_889]);
+    assert_eq!(
+        header_of(&headers, header::CONTENT_RANGE),
+        format!("bytes 5242870-5242889/{}", video.len())
+    );
+    let (status, _, body) = fetch(
+        &app,
+        Service::Player,
+        &format!("/media/{image_id}.png"),
+        &[],
+    )
+    .await;
+    assert_eq!((status, body), (200, image));
+
+    // a refused file leaves the bucket as it was; a deleted one leaves it
+    let url = app.url(Service::Admin, "/v1/admin/media");
+    send_unread(
+        &url,
+        &reqwest::Method::POST,
+        "video/mp4",
+        &mp4(30_000_000),
+        &token,
+    )
+    .await
+    .assert_error(413, "PAYLOAD_TOO_LARGE");
+    app.call(
+        Service::Admin,
+        reqwest::Method::DELETE,
+        &format!("/v1/admin/media/{image_id}"),
+        None,
+        Some(&token),
+    )
+    .await
+    .ok();
+    assert_eq!(server.keys(&bucket).await, [format!("{video_id}.mp4")]);
+
+    // the store down: 503 with Retry-After, never 500
+    drop(server);
+    let down = upload_raw(&app, &token, png(5, 5), "image/png").await;
+    down.assert_error(503, "SERVICE_UNAVAILABLE");
+    assert!(down.headers.get(header::RETRY_AFTER).is_some());
+    assert_eq!(media_rows(&app).await, 1);
+}
