@@ -44,8 +44,11 @@ enum Backend {
         dir: PathBuf,
         opened: Arc<OnceLock<Arc<dyn ObjectStore>>>,
     },
-    /// A bucket (its client also signs URLs).
-    S3(Arc<AmazonS3>),
+    /// A bucket: `bucket` writes, looks up and signs URLs; `reader` streams downloads.
+    S3 {
+        bucket: Arc<AmazonS3>,
+        reader: Arc<AmazonS3>,
+    },
 }
 
 /// A stored file, or the part of it a range asked for.
@@ -78,38 +81,54 @@ impl MediaStore {
                     retry_timeout: Duration::from_secs(10),
                     ..RetryConfig::default()
                 };
-                let client = ClientOptions::new()
-                    .with_connect_timeout(Duration::from_secs(3))
-                    .with_timeout(Duration::from_secs(120));
-                let mut builder = AmazonS3Builder::new()
-                    .with_retry(retry)
-                    .with_client_options(client)
-                    .with_bucket_name(&s3.bucket)
-                    .with_region(&s3.region)
-                    .with_access_key_id(s3.access_key_id.expose())
-                    .with_secret_access_key(s3.secret_access_key.expose());
-                if let Some(endpoint) = &s3.endpoint {
-                    builder = builder
-                        .with_endpoint(endpoint)
-                        .with_allow_http(endpoint.starts_with("http://"));
-                }
-                let bucket = Arc::new(builder.build().context("configuring MEDIA_STORE=s3")?);
+                let build = |client: ClientOptions| {
+                    let mut builder = AmazonS3Builder::new()
+                        .with_retry(retry.clone())
+                        .with_client_options(client)
+                        .with_bucket_name(&s3.bucket)
+                        .with_region(&s3.region)
+                        .with_access_key_id(s3.access_key_id.expose())
+                        .with_secret_access_key(s3.secret_access_key.expose());
+                    if let Some(endpoint) = &s3.endpoint {
+                        builder = builder
+                            .with_endpoint(endpoint)
+                            .with_allow_http(endpoint.starts_with("http://"));
+                    }
+                    builder.build().context("configuring MEDIA_STORE=s3")
+                };
+                let connect = Duration::from_secs(3);
+                let bucket = build(
+                    ClientOptions::new()
+                        .with_connect_timeout(connect)
+                        .with_timeout(Duration::from_secs(120)),
+                )?;
+                // Downloads are streamed to players at their pace: a 20 MB clip to a slow
+                // phone takes minutes, so reads have no whole-request timeout (a
+                // connection that never answers still fails within `connect`).
+                let reader = build(
+                    ClientOptions::new()
+                        .with_connect_timeout(connect)
+                        .with_timeout_disabled(),
+                )?;
                 Ok(Self {
-                    backend: Backend::S3(bucket),
+                    backend: Backend::S3 {
+                        bucket: Arc::new(bucket),
+                        reader: Arc::new(reader),
+                    },
                 })
             }
         }
     }
 
     fn is_s3(&self) -> bool {
-        matches!(self.backend, Backend::S3(_))
+        matches!(self.backend, Backend::S3 { .. })
     }
 
     /// The store to read from: `None` while a folder store has no folder yet (nothing
     /// is stored).
     fn reading(&self) -> Result<Option<Arc<dyn ObjectStore>>> {
         match &self.backend {
-            Backend::S3(bucket) => Ok(Some(bucket.clone())),
+            Backend::S3 { bucket, .. } => Ok(Some(bucket.clone())),
             Backend::Fs { dir, opened } => match opened.get() {
                 Some(store) => Ok(Some(store.clone())),
                 None if dir.is_dir() => self.writing().map(Some),
@@ -121,7 +140,7 @@ impl MediaStore {
     /// The store to write to (a folder store's folder is made now if need be).
     fn writing(&self) -> Result<Arc<dyn ObjectStore>> {
         match &self.backend {
-            Backend::S3(bucket) => Ok(bucket.clone()),
+            Backend::S3 { bucket, .. } => Ok(bucket.clone()),
             Backend::Fs { dir, opened } => {
                 if let Some(store) = opened.get() {
                     return Ok(store.clone());
@@ -222,8 +241,12 @@ impl MediaStore {
             range: range.map(GetRange::Bounded),
             ..GetOptions::default()
         };
-        let Some(store) = self.reading()? else {
-            return Ok(None);
+        let store = match &self.backend {
+            Backend::S3 { reader, .. } => reader.clone() as Arc<dyn ObjectStore>,
+            Backend::Fs { .. } => match self.reading()? {
+                Some(store) => store,
+                None => return Ok(None),
+            },
         };
         match store.get_opts(&Path::from(key), opts).await {
             Ok(got) => Ok(Some(StoredBytes {
@@ -249,7 +272,7 @@ impl MediaStore {
 
     /// A presigned `GET` URL of `key` that works for `ttl` (s3 only; `None` on a folder).
     pub async fn signed_url(&self, key: &str, ttl: Duration) -> Result<Option<String>> {
-        let Backend::S3(s3) = &self.backend else {
+        let Backend::S3 { bucket: s3, .. } = &self.backend else {
             return Ok(None);
         };
         let url = s3

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use reqwest::header::{self, HeaderMap};
-use serde_json::Value;
+use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use shared::services::media;
 use tests::raw_http::send_unread;
@@ -23,7 +23,11 @@ both_engines!(
     the_library_lists_filters_and_pages,
     every_media_route_needs_an_admin_token,
 );
-both_engines_demo!(media_in_use_is_kept_and_unused_media_go,);
+both_engines_demo!(
+    media_in_use_is_kept_and_unused_media_go,
+    questions_carry_media_and_each_change_is_a_version,
+    a_question_needs_its_media_before_review,
+);
 both_engines_raw!(an_s3_store_holds_serves_and_signs,);
 
 // ---- files made here ----
@@ -234,6 +238,12 @@ async fn an_image_is_stored_once_and_served_with_its_headers(app: TestApp) {
     assert_eq!(media_rows(&app).await, 1);
     assert_eq!(audits(&app, "media.upload").await, 1);
     assert_eq!(files_under(&store_dir(&app)).len(), 1);
+    // an object lost from the store comes back with the next upload of the file
+    std::fs::remove_file(&files_under(&store_dir(&app))[0]).unwrap();
+    let restored = upload_raw(&app, &token, bytes.clone(), "image/png").await;
+    assert_eq!(restored.ok()["id"], id.as_str());
+    assert_eq!(files_under(&store_dir(&app)).len(), 1);
+    assert_eq!(audits(&app, "media.upload").await, 1);
 
     // served by both binaries, with its type, nosniff, an ETag and immutable caching
     for service in [Service::Player, Service::Admin] {
@@ -484,6 +494,21 @@ async fn audio_and_video_are_served_in_byte_ranges(app: TestApp) {
         );
         assert_eq!(body, bytes[from..=to], "{range}");
     }
+    // a suffix longer than the file: all of it, as a range
+    let longer = format!("bytes=-{}", size + 10);
+    let (status, headers, body) = fetch(
+        &app,
+        Service::Player,
+        &path,
+        &[(header::RANGE, longer.as_str())],
+    )
+    .await;
+    assert_eq!(status, 206);
+    assert_eq!(
+        header_of(&headers, header::CONTENT_RANGE),
+        format!("bytes 0-{}/{size}", size - 1)
+    );
+    assert_eq!(body.len(), size);
     // past the end: 416 with the size
     let (status, headers, body) = fetch(
         &app,
@@ -502,6 +527,8 @@ async fn audio_and_video_are_served_in_byte_ranges(app: TestApp) {
     // several ranges, a malformed one, or a stale If-Range: the whole file
     for headers in [
         vec![(header::RANGE, "bytes=0-9,20-29")],
+        vec![(header::RANGE, "bytes=0-9,5-20")],
+        vec![(header::RANGE, "bytes=20-10")],
         vec![(header::RANGE, "chapters=1-2")],
         vec![
             (header::RANGE, "bytes=0-9"),
@@ -815,4 +842,391 @@ async fn an_s3_store_holds_serves_and_signs(engine: Engine) {
     down.assert_error(503, "SERVICE_UNAVAILABLE");
     assert!(down.headers.get(header::RETRY_AFTER).is_some());
     assert_eq!(media_rows(&app).await, 1);
+}
+
+fn image_question(stem: &str, media: Value) -> Value {
+    json!({
+        "stem": {"text": stem},
+        "contentType": "image",
+        "correctAnswer": "China",
+        "distractors": ["Viet Nam", "Morocco"],
+        "categoryId": "world-geography",
+        "difficulty": 2,
+        "media": media,
+    })
+}
+
+async fn upload_id(app: &TestApp, token: &str, bytes: Vec<u8>) -> String {
+    upload_raw(app, token, bytes, "application/octet-stream")
+        .await
+        .ok()["id"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+async fn put_question(app: &TestApp, token: &str, id: &str, body: Value) -> Resp {
+    app.call(
+        Service::Admin,
+        reqwest::Method::PUT,
+        &format!("/v1/admin/questions/{id}"),
+        Some(body),
+        Some(token),
+    )
+    .await
+}
+
+async fn used_by(app: &TestApp, token: &str, media: &str) -> i64 {
+    let list = app.admin_get("/v1/admin/media?limit=50", Some(token)).await;
+    list.ok()
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["id"] == media)
+        .map_or(-1, |m| m["usedBy"].as_i64().unwrap())
+}
+
+async fn questions_carry_media_and_each_change_is_a_version(app: TestApp) {
+    let (token, _, _) = app.admin_login().await;
+    let red = upload_id(&app, &token, png(30, 20)).await;
+    let blue = upload_id(&app, &token, png(31, 20)).await;
+    let sound = upload_id(&app, &token, mp3(5000)).await;
+
+    let created = app
+        .admin_post(
+            "/v1/admin/questions",
+            image_question(
+                "Whose flag is this?",
+                json!({"id": red, "alt": " A red flag with five yellow stars "}),
+            ),
+            Some(&token),
+        )
+        .await;
+    let id = created.ok()["id"].as_str().unwrap().to_string();
+    let q = app
+        .admin_get(&format!("/v1/admin/questions/{id}"), Some(&token))
+        .await;
+    assert_eq!(
+        q.ok()["media"],
+        json!({"id": red, "alt": "A red flag with five yellow stars"})
+    );
+    assert_eq!(used_by(&app, &token, &red).await, 1);
+    let unused = app
+        .admin_get("/v1/admin/media?unused=true&limit=50", Some(&token))
+        .await;
+    assert!(
+        !unused
+            .ok()
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["id"] == red.as_str())
+    );
+
+    // refusals name the field
+    for (media, needle) in [
+        (json!({"id": red}), "media.alt is required"),
+        (
+            json!({"id": red, "alt": "x".repeat(301)}),
+            "media.alt must be at most 300",
+        ),
+        (json!({"id": sound, "alt": "a call"}), "media.id is audio"),
+        (
+            json!({"id": "f".repeat(64), "alt": "a flag"}),
+            "not in the media library",
+        ),
+        (
+            json!({"id": "../../etc/passwd", "alt": "a flag"}),
+            "media.id must be a media id",
+        ),
+    ] {
+        let r = app
+            .admin_post(
+                "/v1/admin/questions",
+                image_question("Refused?", media.clone()),
+                Some(&token),
+            )
+            .await;
+        r.assert_error(400, "VALIDATION_ERROR");
+        assert!(
+            r.body["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains(needle),
+            "{media}: {}",
+            r.body
+        );
+    }
+    let mut text = image_question("Text with a picture?", json!({"id": red, "alt": "a flag"}));
+    text["contentType"] = json!("text");
+    app.admin_post("/v1/admin/questions", text, Some(&token))
+        .await
+        .assert_error(400, "VALIDATION_ERROR");
+
+    // a media change is a new version, named "media"
+    let changed = put_question(
+        &app,
+        &token,
+        &id,
+        json!({"media": {"id": blue, "alt": "A blue flag"}}),
+    )
+    .await;
+    assert_eq!(changed.ok()["version"], 2);
+    let versions = app
+        .admin_get(&format!("/v1/admin/questions/{id}/versions"), Some(&token))
+        .await;
+    assert_eq!(versions.ok()[0]["changedFields"], json!(["media"]));
+    let v1 = app
+        .admin_get(
+            &format!("/v1/admin/questions/{id}/versions/1"),
+            Some(&token),
+        )
+        .await;
+    assert_eq!(v1.ok()["media"]["id"], red.as_str());
+    let v2 = app
+        .admin_get(
+            &format!("/v1/admin/questions/{id}/versions/2"),
+            Some(&token),
+        )
+        .await;
+    assert_eq!(v2.ok()["media"], json!({"id": blue, "alt": "A blue flag"}));
+    assert_eq!(
+        (
+            used_by(&app, &token, &red).await,
+            used_by(&app, &token, &blue).await
+        ),
+        (0, 1)
+    );
+    // an edit that leaves the media out keeps it; the same media again is no version
+    let kept = put_question(&app, &token, &id, json!({"difficulty": 3})).await;
+    assert_eq!(kept.ok()["media"]["id"], blue.as_str());
+    let same = put_question(
+        &app,
+        &token,
+        &id,
+        json!({"media": {"id": blue, "alt": "A blue flag"}}),
+    )
+    .await;
+    assert_eq!(same.ok()["version"], 3);
+    // the old file is in use by no question: deletable now, the new one is not
+    app.call(
+        Service::Admin,
+        reqwest::Method::DELETE,
+        &format!("/v1/admin/media/{blue}"),
+        None,
+        Some(&token),
+    )
+    .await
+    .assert_error(409, "CONFLICT");
+
+    // null removes it (a version), and a revert brings it back
+    let removed = put_question(&app, &token, &id, json!({"media": null})).await;
+    assert!(removed.ok()["media"].is_null());
+    assert_eq!(removed.ok()["version"], 4);
+    let back = app
+        .admin_post(
+            &format!("/v1/admin/questions/{id}/versions/1/revert"),
+            json!({}),
+            Some(&token),
+        )
+        .await;
+    assert_eq!(back.ok()["media"]["id"], red.as_str());
+    assert_eq!(back.ok()["version"], 5);
+    assert_eq!(used_by(&app, &token, &red).await, 1);
+
+    // a revert to a version whose file left the library is refused, and changes nothing
+    let gone = app
+        .call(
+            Service::Admin,
+            reqwest::Method::DELETE,
+            &format!("/v1/admin/media/{blue}"),
+            None,
+            Some(&token),
+        )
+        .await;
+    gone.ok();
+    let refused = app
+        .admin_post(
+            &format!("/v1/admin/questions/{id}/versions/2/revert"),
+            json!({}),
+            Some(&token),
+        )
+        .await;
+    refused.assert_error(409, "CONFLICT");
+    let now = app
+        .admin_get(&format!("/v1/admin/questions/{id}"), Some(&token))
+        .await;
+    assert_eq!(
+        (
+            now.ok()["version"].as_i64(),
+            now.ok()["media"]["id"].as_str()
+        ),
+        (Some(5), Some(red.as_str()))
+    );
+
+    // the JSON export carries the media, and importing it attaches the same file
+    let export = app
+        .client
+        .get(app.url(
+            Service::Admin,
+            "/v1/admin/questions/export?format=json&keyword=Whose%20flag",
+        ))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap()
+        .json::<Value>()
+        .await
+        .unwrap();
+    assert_eq!(export["questions"][0]["media"]["id"], red.as_str());
+    let imported = app
+        .admin_post("/v1/admin/questions/import", export, Some(&token))
+        .await;
+    let new_id = imported.ok()["ids"][0].as_str().unwrap().to_string();
+    let copy = app
+        .admin_get(&format!("/v1/admin/questions/{new_id}"), Some(&token))
+        .await;
+    assert_eq!(copy.ok()["media"]["id"], red.as_str());
+    assert_eq!(used_by(&app, &token, &red).await, 2);
+}
+
+async fn a_question_needs_its_media_before_review(app: TestApp) {
+    let (token, _, _) = app.admin_login().await;
+    let flag = upload_id(&app, &token, png(40, 30)).await;
+    let mut bare = image_question("Which flag is this?", Value::Null);
+    bare.as_object_mut().unwrap().remove("media");
+    let id = app
+        .admin_post("/v1/admin/questions", bare, Some(&token))
+        .await
+        .ok()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let status = |s: &str| json!({"status": s});
+    // PATCH, PUT with a status, and the batch all hold it back
+    let r = app
+        .call(
+            Service::Admin,
+            reqwest::Method::PATCH,
+            &format!("/v1/admin/questions/{id}/status"),
+            Some(status("reviewing")),
+            Some(&token),
+        )
+        .await;
+    r.assert_error(400, "VALIDATION_ERROR");
+    assert!(
+        r.body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("media is required"),
+        "{}",
+        r.body
+    );
+    put_question(&app, &token, &id, status("reviewing"))
+        .await
+        .assert_error(400, "VALIDATION_ERROR");
+    // a question in review without media (from before media existed) is not published
+    let legacy = app
+        .admin_post(
+            "/v1/admin/questions",
+            {
+                let mut q = image_question("Which flag was this?", Value::Null);
+                q.as_object_mut().unwrap().remove("media");
+                q
+            },
+            Some(&token),
+        )
+        .await
+        .ok()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    app.exec(
+        "UPDATE questions SET status = 'reviewing' WHERE id = $1",
+        &[&legacy],
+    )
+    .await;
+    let batch = app
+        .admin_post(
+            "/v1/admin/questions/batch-publish",
+            json!({"ids": [legacy]}),
+            Some(&token),
+        )
+        .await;
+    assert_eq!(batch.ok()["succeeded"], 0);
+    assert!(
+        batch.ok()["failed"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("media is required"),
+        "{}",
+        batch.body
+    );
+    // and it can go back to draft to get one
+    let back = app
+        .call(
+            Service::Admin,
+            reqwest::Method::PATCH,
+            &format!("/v1/admin/questions/{legacy}/status"),
+            Some(status("draft")),
+            Some(&token),
+        )
+        .await;
+    assert_eq!(back.ok()["status"], "draft");
+    let draft = app
+        .admin_get(&format!("/v1/admin/questions/{id}"), Some(&token))
+        .await;
+    assert_eq!(draft.ok()["status"], "draft");
+
+    // with its media it goes through; then removing the media of a reviewed question
+    // is refused (it would be in review without it)
+    put_question(
+        &app,
+        &token,
+        &id,
+        json!({"media": {"id": flag, "alt": "A flag"}}),
+    )
+    .await
+    .ok();
+    let moved = app
+        .call(
+            Service::Admin,
+            reqwest::Method::PATCH,
+            &format!("/v1/admin/questions/{id}/status"),
+            Some(status("reviewing")),
+            Some(&token),
+        )
+        .await;
+    assert_eq!(moved.ok()["status"], "reviewing");
+    put_question(&app, &token, &id, json!({"media": null}))
+        .await
+        .assert_error(400, "VALIDATION_ERROR");
+    let published = app
+        .admin_post(
+            "/v1/admin/questions/batch-publish",
+            json!({"ids": [id]}),
+            Some(&token),
+        )
+        .await;
+    assert_eq!(published.ok()["succeeded"], 1);
+
+    // the file, released by every question, starts its unused clock then
+    let other = upload_id(&app, &token, png(41, 30)).await;
+    app.clock.advance(chrono::Duration::days(40));
+    let (token, _, _) = app.admin_login().await;
+    put_question(
+        &app,
+        &token,
+        &id,
+        json!({"media": {"id": other, "alt": "Another flag"}}),
+    )
+    .await
+    .ok();
+    // released just now: not old enough for the job, however old the file is
+    assert_eq!(media::purge_unused(&app.ctx).await.unwrap(), 0);
+    app.clock.advance(chrono::Duration::days(31));
+    assert_eq!(media::purge_unused(&app.ctx).await.unwrap(), 1);
+    let (status_code, _, _) =
+        fetch(&app, Service::Player, &format!("/media/{flag}.png"), &[]).await;
+    assert_eq!(status_code, 404);
 }

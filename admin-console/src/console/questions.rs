@@ -445,6 +445,8 @@ impl EditorForm {
             distractors: Some(self.distractor_list()),
             category_id: Some(self.category_id.clone()),
             difficulty: parse_int("difficulty", &self.difficulty)?,
+            // the console's editor has no media field yet: media come through the API
+            media: None,
             knowledge_card: self.card(),
         })
     }
@@ -459,6 +461,8 @@ impl EditorForm {
             distractors: Some(self.distractor_list()),
             category_id: Some(self.category_id.clone()),
             difficulty: parse_int("difficulty", &self.difficulty)?,
+            // absent: the editor keeps the question's media as it is
+            media: None,
             knowledge_card: self.card(),
             status: None,
         })

@@ -71,6 +71,20 @@ pub async fn insert(tx: &mut Tx, m: &NewMedia<'_>) -> sqlx::Result<bool> {
     Ok(inserted == 1)
 }
 
+/// Starts a file's unused clock again (it was uploaded again while no question used it).
+pub async fn restart_unused_clock(db: &Db, id: &str, now_ms: i64) -> sqlx::Result<()> {
+    let mut tx = db.begin().await?;
+    in_tx!(&mut tx, |ex| {
+        sqlx::query("UPDATE media SET unused_since = $2 WHERE id = $1 AND unused_since IS NOT NULL")
+            .bind(id)
+            .bind(now_ms)
+            .execute(ex)
+            .await?
+            .rows_affected()
+    });
+    tx.commit().await
+}
+
 pub async fn get(db: &Db, id: &str) -> sqlx::Result<Option<MediaRow>> {
     read!(db, |ex| sqlx::query_as(concat!(
         "SELECT ",
@@ -82,14 +96,26 @@ pub async fn get(db: &Db, id: &str) -> sqlx::Result<Option<MediaRow>> {
     .await)
 }
 
-/// The stored type of `id`: what the player API serves it as.
-pub async fn mime_of(db: &Db, id: &str) -> sqlx::Result<Option<String>> {
-    read!(db, |ex| sqlx::query_scalar(
-        "SELECT mime FROM media WHERE id = $1"
-    )
-    .bind(id)
-    .fetch_optional(ex)
-    .await)
+/// The kinds of those of `ids` that are in the library.
+pub async fn kinds(
+    db: &Db,
+    ids: &[&str],
+) -> sqlx::Result<std::collections::HashMap<String, String>> {
+    if ids.is_empty() {
+        return Ok(Default::default());
+    }
+    let sql = format!(
+        "SELECT id, kind FROM media WHERE id IN ({})",
+        super::placeholders(ids.len())
+    );
+    let rows: Vec<(String, String)> = read!(db, |ex| {
+        let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql.clone()));
+        for id in ids {
+            q = q.bind(*id);
+        }
+        q.fetch_all(ex).await?
+    });
+    Ok(rows.into_iter().collect())
 }
 
 /// A page of the library, newest first, of one kind and/or only the unused; with the

@@ -4,7 +4,7 @@
 
 use super::{Db, Tx, in_tx, read};
 use crate::domain::content_type::ContentType;
-use crate::domain::question_version::{CardContent, QuestionContent};
+use crate::domain::question_version::{CardContent, MediaContent, QuestionContent};
 
 /// One version in a question's history (the list's row).
 #[derive(Clone, Debug, sqlx::FromRow)]
@@ -29,6 +29,8 @@ pub struct VersionRow {
     /// JSON array of strings.
     pub distractors: String,
     pub difficulty: i64,
+    pub media_id: Option<String>,
+    pub media_alt: Option<String>,
     pub card_id: Option<String>,
     pub card_title: Option<String>,
     pub card_summary: Option<String>,
@@ -46,6 +48,10 @@ impl VersionRow {
             correct_answer: self.correct_answer.clone(),
             distractors: serde_json::from_str(&self.distractors).unwrap_or_default(),
             difficulty: self.difficulty,
+            media: self.media_id.as_ref().map(|id| MediaContent {
+                id: id.clone(),
+                alt: self.media_alt.clone(),
+            }),
             card: self.card_summary.as_ref().map(|summary| CardContent {
                 title: self.card_title.clone(),
                 summary: summary.clone(),
@@ -72,10 +78,10 @@ pub async fn snapshot(
             "INSERT INTO question_versions (question_id, version, category_id, content_type,
                  stem_text, correct_answer, distractors, difficulty, card_id, card_title,
                  card_summary, card_deep_dive, card_source_ref, edited_by, edited_at,
-                 changed_fields)
+                 changed_fields, media_id, media_alt)
              SELECT q.id, q.version, q.category_id, q.content_type, q.stem_text,
                     q.correct_answer, q.distractors, q.difficulty, k.id, k.title, k.summary,
-                    k.deep_dive, k.source_ref, $2, $3, $4
+                    k.deep_dive, k.source_ref, $2, $3, $4, q.media_id, q.media_alt
              FROM questions q LEFT JOIN knowledge_cards k ON k.question_id = q.id
              WHERE q.id = $1",
         )
@@ -122,8 +128,8 @@ pub async fn list(db: &Db, question_id: &str) -> sqlx::Result<Vec<VersionSummary
 }
 
 const ONE: &str = "SELECT version, edited_by, edited_at, changed_fields, category_id,
-        content_type, stem_text, correct_answer, distractors, difficulty, card_id, card_title,
-        card_summary, card_deep_dive, card_source_ref
+        content_type, stem_text, correct_answer, distractors, difficulty, media_id, media_alt,
+        card_id, card_title, card_summary, card_deep_dive, card_source_ref
  FROM question_versions WHERE question_id = $1 AND version = $2";
 
 /// One version of a question.

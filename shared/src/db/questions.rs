@@ -28,6 +28,9 @@ pub struct QuestionRow {
     pub stats_correct: i64,
     /// Comma-separated flags, most serious first; NULL for none.
     pub stats_flags: Option<String>,
+    /// The media it shows and its text for screen readers.
+    pub media_id: Option<String>,
+    pub media_alt: Option<String>,
     pub card_id: Option<String>,
     pub card_title: Option<String>,
     pub card_summary: Option<String>,
@@ -37,7 +40,7 @@ pub struct QuestionRow {
 
 const SELECT: &str = "SELECT q.id, q.category_id, q.stem_text, q.content_type, q.correct_answer,
         q.distractors, q.difficulty, q.status, q.source, q.created_at, q.updated_at, q.version,
-        q.stats_attempts, q.stats_correct, q.stats_flags,
+        q.stats_attempts, q.stats_correct, q.stats_flags, q.media_id, q.media_alt,
         k.id AS card_id, k.title AS card_title, k.summary AS card_summary,
         k.deep_dive AS card_deep_dive, k.source_ref AS card_source_ref
  FROM questions q LEFT JOIN knowledge_cards k ON k.question_id = q.id";
@@ -439,6 +442,47 @@ pub async fn update(tx: &mut Tx, u: &QuestionUpdate<'_>) -> sqlx::Result<bool> {
     }))
 }
 
+/// Sets the media a question shows (`None`: none) and keeps the files' unused clocks:
+/// the new file is in use; the old one, when no question uses it any more, unused from
+/// `now_ms` (the `media_purge` job's clock).
+pub async fn set_media(
+    tx: &mut Tx,
+    question_id: &str,
+    media: Option<(&str, Option<&str>)>,
+    old_media_id: Option<&str>,
+    now_ms: i64,
+) -> sqlx::Result<()> {
+    let (media_id, alt) = media.map_or((None, None), |(id, alt)| (Some(id), alt));
+    in_tx!(tx, |ex| {
+        sqlx::query("UPDATE questions SET media_id = $2, media_alt = $3 WHERE id = $1")
+            .bind(question_id)
+            .bind(media_id)
+            .bind(alt)
+            .execute(&mut *ex)
+            .await?;
+        if let Some(id) = media_id {
+            sqlx::query(
+                "UPDATE media SET unused_since = NULL WHERE id = $1 AND unused_since IS NOT NULL",
+            )
+            .bind(id)
+            .execute(&mut *ex)
+            .await?;
+        }
+        if let Some(old) = old_media_id.filter(|old| Some(*old) != media_id) {
+            sqlx::query(
+                "UPDATE media SET unused_since = $2
+                 WHERE id = $1 AND unused_since IS NULL
+                   AND NOT EXISTS (SELECT 1 FROM questions q WHERE q.media_id = $1)",
+            )
+            .bind(old)
+            .bind(now_ms)
+            .execute(&mut *ex)
+            .await?;
+        }
+    });
+    Ok(())
+}
+
 /// Advances a question's version from `expected` (an edit of its card alone); false when
 /// the version moved since it was read. The row lock it takes orders the edit against
 /// every other edit of the question.
@@ -505,7 +549,8 @@ pub async fn update_card(tx: &mut Tx, c: &CardUpdate<'_>) -> sqlx::Result<()> {
 }
 
 /// Moves one question to `to` when its status is one of `from` (a conditional write, so
-/// a concurrent move cannot be overwritten); true when it moved.
+/// a concurrent move cannot be overwritten) and, to publication or from draft to
+/// review, when it is a text question or has its media; true when it moved.
 pub async fn move_status(
     tx: &mut Tx,
     id: &str,
@@ -521,8 +566,12 @@ pub async fn move_status(
         .map(|i| format!("${i}"))
         .collect::<Vec<_>>()
         .join(", ");
+    // an image, audio or video question is published, or goes from draft to review,
+    // only with its media (a published one can always be sent back to review)
     let sql = format!(
-        "UPDATE questions SET status = $2, updated_at = $3 WHERE id = $1 AND status IN ({list})"
+        "UPDATE questions SET status = $2, updated_at = $3 WHERE id = $1 AND status IN ({list})
+           AND (content_type = 'text' OR media_id IS NOT NULL
+                OR NOT ($2 = 'published' OR ($2 = 'reviewing' AND status = 'draft')))"
     );
     Ok(in_tx!(tx, |ex| {
         let mut q = sqlx::query(sqlx::AssertSqlSafe(sql.clone()))

@@ -264,16 +264,12 @@ pub fn check_image(
 }
 
 /// Whether an image file ends where its format says: a PNG with its `IEND` chunk, a
-/// JPEG with its end-of-image marker, a WebP as long as its RIFF header says.
+/// WebP as long as its RIFF header says (a JPEG's end is found as its metadata goes:
+/// [`strip_jpeg_metadata`]).
 fn is_whole(format: MediaFormat, bytes: &[u8]) -> bool {
     const IEND: [u8; 12] = [0, 0, 0, 0, b'I', b'E', b'N', b'D', 0xAE, 0x42, 0x60, 0x82];
     match format {
         MediaFormat::Png => bytes.ends_with(&IEND),
-        // Some encoders pad after the marker with zero bytes.
-        MediaFormat::Jpeg => {
-            let end = bytes.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
-            bytes[..end].ends_with(&[0xFF, 0xD9])
-        }
         MediaFormat::Webp => bytes
             .get(4..8)
             .and_then(|s| <[u8; 4]>::try_from(s).ok())
@@ -283,9 +279,12 @@ fn is_whole(format: MediaFormat, bytes: &[u8]) -> bool {
 }
 
 /// A JPEG without its application segments other than JFIF (APP0) and Adobe's colour
-/// transform (APP14), and without comments: EXIF (camera, GPS position, a thumbnail),
-/// XMP, IPTC and ICC profiles go; the image data stays byte for byte. `None` when the
-/// segments cannot be read.
+/// transform (APP14), without comments, and without anything after its end-of-image
+/// marker: EXIF (camera, GPS position, a thumbnail), XMP, IPTC, ICC profiles and the
+/// trailers phones append (a second picture, a motion clip) go; the image data stays
+/// byte for byte. `None` when the segments cannot be read or the image data never ends
+/// (a file cut short). The first end-of-image marker in the scan data is the image's
+/// end: the scan data stuffs every 0xFF byte, so no marker hides in it.
 pub fn strip_jpeg_metadata(bytes: Bytes) -> Option<Bytes> {
     use img_parts::jpeg::{Jpeg, markers};
     let mut jpeg = Jpeg::from_bytes(bytes).ok()?;
@@ -295,7 +294,17 @@ pub fn strip_jpeg_metadata(bytes: Bytes) -> Option<Bytes> {
         let kept_app = marker == markers::APP0 || marker == markers::APP14;
         (!is_app || kept_app) && marker != markers::COM
     });
-    Some(jpeg.encoder().bytes())
+    // the scan data starts after the start-of-image marker and every segment's header
+    let scan_start = 2 + jpeg.segments().iter().map(|s| s.len()).sum::<usize>();
+    if !jpeg.segments().last()?.has_entropy() {
+        return None;
+    }
+    let encoded = jpeg.encoder().bytes();
+    let end = encoded
+        .get(scan_start..)?
+        .windows(2)
+        .position(|w| w == [0xFF, markers::EOI])?;
+    Some(encoded.slice(..scan_start + end + 2))
 }
 
 #[cfg(test)]
@@ -354,6 +363,20 @@ mod tests {
         // SOS, one byte of scan data, EOI
         out.extend_from_slice(&[0xFF, 0xDA, 0, 8, 1, 1, 0, 0, 0x3F, 0, 0x55, 0xFF, 0xD9]);
         out
+    }
+
+    #[test]
+    fn a_phone_trailer_after_the_image_goes() {
+        let mut photo = jpeg_with_exif(8, 8, b"GPS");
+        let image_end = photo.len();
+        // a motion clip (with its own markers) appended after the end-of-image marker
+        photo.extend_from_slice(b"MotionPhoto_Data\xFF\xD8\xFF\xD9ftypmp42");
+        let checked = check_image(MediaFormat::Jpeg, Bytes::from(photo.clone()), 4096).unwrap();
+        let out = checked.bytes.to_vec();
+        assert!(out.ends_with(&[0x55, 0xFF, 0xD9]));
+        assert!(!out.windows(6).any(|w| w == b"Motion"));
+        let sos = |b: &[u8]| b.windows(2).position(|w| w == [0xFF, 0xDA]).unwrap();
+        assert_eq!(&out[sos(&out)..], &photo[sos(&photo)..image_end]);
     }
 
     #[test]

@@ -7,13 +7,14 @@
 use crate::domain::content_type::ContentType;
 
 /// The API names of the versioned fields, in the order [`changed_fields`] lists them.
-pub const FIELDS: [&str; 10] = [
+pub const FIELDS: [&str; 11] = [
     "stem",
     "contentType",
     "correctAnswer",
     "distractors",
     "categoryId",
     "difficulty",
+    "media",
     "knowledgeCard.title",
     "knowledgeCard.summary",
     "knowledgeCard.deepDive",
@@ -29,7 +30,17 @@ pub struct QuestionContent {
     pub correct_answer: String,
     pub distractors: Vec<String>,
     pub difficulty: i64,
+    /// The picture, sound or clip it shows, with its text for screen readers.
+    pub media: Option<MediaContent>,
     pub card: Option<CardContent>,
+}
+
+/// A question's media file and its alternative text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MediaContent {
+    /// The media id (its content's SHA-256).
+    pub id: String,
+    pub alt: Option<String>,
 }
 
 /// A knowledge card's content (its id is no content: a card recreated under another id
@@ -55,6 +66,7 @@ pub fn changed_fields(before: &QuestionContent, after: &QuestionContent) -> Vec<
         ("distractors", before.distractors != after.distractors),
         ("categoryId", before.category_id != after.category_id),
         ("difficulty", before.difficulty != after.difficulty),
+        ("media", before.media != after.media),
     ]
     .into_iter()
     .filter_map(|(name, differs)| differs.then_some(name))
@@ -100,6 +112,7 @@ mod tests {
             correct_answer: "Canberra".into(),
             distractors: vec!["Sydney".into(), "Melbourne".into()],
             difficulty: 2,
+            media: None,
             card: Some(CardContent {
                 title: None,
                 summary: "A compromise.".into(),
@@ -121,13 +134,19 @@ mod tests {
     #[test]
     fn each_field_is_named_by_its_api_name() {
         type Edit = fn(&mut QuestionContent);
-        let edits: [(&str, Edit); 10] = [
+        let edits: [(&str, Edit); 11] = [
             ("stem", |c| c.stem_text.push('!')),
             ("contentType", |c| c.content_type = ContentType::Image),
             ("correctAnswer", |c| c.correct_answer = "Perth".into()),
             ("distractors", |c| c.distractors.push("Perth".into())),
             ("categoryId", |c| c.category_id = "history".into()),
             ("difficulty", |c| c.difficulty = 5),
+            ("media", |c| {
+                c.media = Some(MediaContent {
+                    id: "ab".repeat(32),
+                    alt: Some("A flag".into()),
+                });
+            }),
             ("knowledgeCard.title", |c| card(c).title = Some("T".into())),
             ("knowledgeCard.summary", |c| card(c).summary = "New.".into()),
             ("knowledgeCard.deepDive", |c| card(c).deep_dive = None),

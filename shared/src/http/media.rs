@@ -10,6 +10,7 @@ use std::ops::Range;
 use axum::body::Body;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use http_range_header::{EndPosition, StartPosition, SyntacticallyCorrectRange};
 
 use crate::context::AppContext;
 use crate::services::media::{self, ServedFile};
@@ -31,14 +32,11 @@ pub async fn serve(ctx: &AppContext, name: &str, headers: &HeaderMap) -> Result<
     }
     let range = match wanted_range(headers, &etag) {
         None => None,
-        Some(parsed) => {
+        Some(wanted) => {
             let size = media::size_of(ctx, &file).await?.ok_or_else(not_found)?;
-            match parsed.validate(size) {
-                Ok(ranges) => match ranges.as_slice() {
-                    [one] => Some(*one.start()..one.end().saturating_add(1)),
-                    _ => None,
-                },
-                Err(_) => return Ok(unsatisfiable(size)),
+            match byte_range(wanted, size) {
+                Some(range) => Some(range),
+                None => return Ok(unsatisfiable(size)),
             }
         }
     };
@@ -90,16 +88,48 @@ fn matches_etag(value: Option<&HeaderValue>, etag: &str) -> bool {
     })
 }
 
-/// The `Range` asked for, when it is well formed and `If-Range` (if any) names this
-/// file: a malformed one is ignored (the whole file), as RFC 9110 says.
-fn wanted_range(headers: &HeaderMap, etag: &str) -> Option<http_range_header::ParsedRanges> {
+/// The one range asked for, when there is one and it is well formed, and `If-Range`
+/// (if any) names this file. Anything else asks for the whole file, as RFC 9110 lets a
+/// server answer: several ranges (a comma: nothing more of the header is read), a
+/// malformed or reversed range, a stale `If-Range`.
+fn wanted_range(headers: &HeaderMap, etag: &str) -> Option<SyntacticallyCorrectRange> {
     let value = headers.get(header::RANGE)?.to_str().ok()?;
+    if value.contains(',') {
+        return None;
+    }
     if let Some(if_range) = headers.get(header::IF_RANGE)
         && if_range.to_str().ok() != Some(etag)
     {
         return None;
     }
-    http_range_header::parse_range_header(value).ok()
+    match http_range_header::parse_range_header(value)
+        .ok()?
+        .ranges
+        .as_slice()
+    {
+        [one] => match (one.start, one.end) {
+            (StartPosition::Index(from), EndPosition::Index(to)) if to < from => None,
+            _ => Some(*one),
+        },
+        _ => None,
+    }
+}
+
+/// The bytes `wanted` names in a file of `size` bytes (end exclusive), clamped to the
+/// file (a suffix longer than the file is all of it); `None` when it starts at or past
+/// the end (416).
+fn byte_range(wanted: SyntacticallyCorrectRange, size: u64) -> Option<Range<u64>> {
+    let last = size.checked_sub(1)?;
+    let start = match wanted.start {
+        StartPosition::Index(i) if i > last => return None,
+        StartPosition::Index(i) => i,
+        StartPosition::FromLast(n) => size.saturating_sub(n),
+    };
+    let end = match wanted.end {
+        EndPosition::Index(j) => j.min(last),
+        EndPosition::LastByte => last,
+    };
+    Some(start..end + 1)
 }
 
 fn unsatisfiable(size: u64) -> Response {
@@ -128,7 +158,7 @@ mod tests {
     }
 
     #[test]
-    fn a_malformed_or_stale_range_asks_for_the_whole_file() {
+    fn a_malformed_several_or_stale_range_asks_for_the_whole_file() {
         let etag = "\"abc\"";
         let mut h = HeaderMap::new();
         h.insert(header::RANGE, HeaderValue::from_static("bytes=0-9"));
@@ -137,7 +167,31 @@ mod tests {
         assert!(wanted_range(&h, etag).is_none());
         h.insert(header::IF_RANGE, HeaderValue::from_static("\"abc\""));
         assert!(wanted_range(&h, etag).is_some());
-        h.insert(header::RANGE, HeaderValue::from_static("pages=1-2"));
-        assert!(wanted_range(&h, etag).is_none());
+        for whole in ["pages=1-2", "bytes=10-5", "bytes=0-1,4-5", "bytes=0-1,0-1"] {
+            h.insert(header::RANGE, HeaderValue::from_static(whole));
+            assert!(wanted_range(&h, etag).is_none(), "{whole}");
+        }
+    }
+
+    #[test]
+    fn ranges_are_clamped_to_the_file() {
+        let range = |start, end| SyntacticallyCorrectRange { start, end };
+        use EndPosition::{Index as To, LastByte};
+        use StartPosition::{FromLast, Index as From};
+        assert_eq!(byte_range(range(From(0), To(9)), 100), Some(0..10));
+        assert_eq!(byte_range(range(From(90), To(500)), 100), Some(90..100));
+        assert_eq!(byte_range(range(From(99), LastByte), 100), Some(99..100));
+        assert_eq!(
+            byte_range(range(FromLast(10), LastByte), 100),
+            Some(90..100)
+        );
+        // a suffix longer than the file: all of it
+        assert_eq!(
+            byte_range(range(FromLast(500), LastByte), 100),
+            Some(0..100)
+        );
+        // starting at or past the end: unsatisfiable
+        assert_eq!(byte_range(range(From(100), LastByte), 100), None);
+        assert_eq!(byte_range(range(From(0), LastByte), 0), None);
     }
 }

@@ -73,6 +73,10 @@ pub struct MediaQuery {
     pub unused: Option<bool>,
 }
 
+/// Uploads one process receives at once.
+const UPLOADS_AT_ONCE: usize = 4;
+static UPLOADS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(UPLOADS_AT_ONCE);
+
 /// The store key of a file: its id and its format's extension.
 pub fn key_of(id: &str, format: MediaFormat) -> String {
     format!("{id}.{}", format.extension())
@@ -274,6 +278,12 @@ pub async fn upload<S>(ctx: &AppContext, admin: &AdminPrincipal, mut chunks: S) 
 where
     S: Stream<Item = Result<Bytes>> + Unpin,
 {
+    // a few uploads at once per process: each holds up to its kind's limit (an image in
+    // memory, audio and video on disk); the others wait their turn
+    let _turn = UPLOADS
+        .acquire()
+        .await
+        .map_err(|e| Error::internal(format!("upload turns: {e}")))?;
     let settings = &ctx.settings.media;
     let mut receiving = Receiving {
         limits: SizeLimits {
@@ -317,15 +327,33 @@ where
             None,
         ),
     };
-    if let Some(row) = db::media::get(&ctx.db, &id).await? {
-        return item(ctx, row).await;
-    }
     let key = key_of(&id, format);
-    match received {
-        Received::Memory { bytes, .. } => ctx.media.put_bytes(&key, bytes, format.mime()).await?,
-        Received::File { spool, .. } => {
-            ctx.media.put_file(&key, &spool.path, format.mime()).await?;
+    let known = db::media::get(&ctx.db, &id).await?;
+    // A file already in the library is stored again only if its object went missing
+    // (a delete of it that raced this upload removed the object after its row).
+    if known.is_none() || ctx.media.size(&key).await?.is_none() {
+        match received {
+            Received::Memory { bytes, .. } => {
+                ctx.media.put_bytes(&key, bytes, format.mime()).await?;
+            }
+            Received::File { spool, .. } => {
+                // in a task of its own: a client gone midway does not cut the store's
+                // upload short (and leave its parts open in a bucket)
+                let store = ctx.media.clone();
+                let mime = format.mime();
+                let key = key.clone();
+                tokio::spawn(async move { store.put_file(&key, &spool.path, mime).await })
+                    .await
+                    .map_err(|e| Error::internal(format!("media upload task: {e}")))??;
+            }
         }
+    }
+    if let Some(row) = known {
+        // uploaded again: its unused clock starts again
+        if row.used_by == 0 {
+            db::media::restart_unused_clock(&ctx.db, &id, ctx.clock.now_ms()).await?;
+        }
+        return item(ctx, row).await;
     }
     let to_i64 = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
     let mut tx = ctx.db.begin().await?;
@@ -450,8 +478,17 @@ pub async fn delete(ctx: &AppContext, admin: &AdminPrincipal, id: &str) -> Resul
     )
     .await?;
     tx.commit().await?;
-    ctx.media.delete(&key_of(id, format)).await?;
+    remove_object(ctx, &key_of(id, format)).await;
     Ok(before)
+}
+
+/// Removes a file's object after its row went: a store that fails now leaves the object
+/// behind (logged; unreachable through the API, which lists rows), never undoes the
+/// delete the client was told of.
+async fn remove_object(ctx: &AppContext, key: &str) {
+    if let Err(e) = ctx.media.delete(key).await {
+        tracing::warn!(key, error = %e, "media object left in the store after its delete");
+    }
 }
 
 fn in_use(questions: i64) -> Error {
@@ -492,7 +529,7 @@ pub async fn purge_unused(ctx: &AppContext) -> Result<u64> {
         .await?;
         tx.commit().await?;
         if let Some(format) = MediaFormat::from_mime(&mime) {
-            ctx.media.delete(&key_of(&id, format)).await?;
+            remove_object(ctx, &key_of(&id, format)).await;
         }
         removed += 1;
     }

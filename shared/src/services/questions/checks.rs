@@ -15,6 +15,7 @@ pub(super) struct ValidItem {
     pub(super) correct_answer: String,
     pub(super) distractors: Vec<String>,
     pub(super) difficulty: i64,
+    pub(super) media: Option<MediaContent>,
     pub(super) card: Option<ValidCard>,
 }
 
@@ -161,6 +162,77 @@ fn check_required<T: ?Sized, V>(
     }
 }
 
+/// Most characters of a media's alternative text.
+pub(super) const MAX_ALT: usize = 300;
+
+/// A question's media as sent, checked on its own and against the question's
+/// `contentType` (whether the file exists and is of that kind is [`check_media_files`]).
+pub(super) fn check_media(
+    media: &QuestionMedia,
+    content_type: ContentType,
+    errors: &mut Vec<String>,
+) -> Option<MediaContent> {
+    let before = errors.len();
+    if content_type == ContentType::Text {
+        errors
+            .push("media: a text question has no media (contentType image, audio or video)".into());
+    }
+    let id = media.id.trim().to_ascii_lowercase();
+    if !crate::services::media::is_media_id(&id) {
+        errors.push("media.id must be a media id (64 hex digits)".into());
+    }
+    let alt = non_empty(media.alt.as_deref());
+    match &alt {
+        None if content_type == ContentType::Image => {
+            errors.push("media.alt is required for an image (what a screen reader says)".into());
+        }
+        Some(a) if a.chars().count() > MAX_ALT => {
+            errors.push(format!("media.alt must be at most {MAX_ALT} characters"));
+        }
+        _ => {}
+    }
+    (errors.len() == before).then_some(MediaContent { id, alt })
+}
+
+/// Refuses media that is not in the library or not of its question's kind: `items`
+/// are (media, the question's contentType), the errors go with each.
+pub(super) async fn check_media_files(
+    ctx: &AppContext,
+    items: &[(&MediaContent, ContentType)],
+) -> Result<Vec<Option<String>>> {
+    let ids: Vec<&str> = items.iter().map(|(m, _)| m.id.as_str()).collect();
+    let kinds = db::media::kinds(&ctx.db, &ids).await?;
+    Ok(items
+        .iter()
+        .map(|(m, content_type)| match kinds.get(&m.id) {
+            None => Some(format!("media.id '{}' is not in the media library", m.id)),
+            Some(kind) if kind != content_type.as_str() => Some(format!(
+                "media.id is {kind}, the question's contentType is {content_type}"
+            )),
+            Some(_) => None,
+        })
+        .collect())
+}
+
+/// Whether a question of `content_type` with `media` may move from `from` to `to`: an
+/// image, audio or video question is published, or goes from draft to review, only
+/// with its media (a published one can always be sent back to review).
+pub(super) fn check_ready(
+    content_type: ContentType,
+    media: Option<&MediaContent>,
+    from: Option<QuestionStatus>,
+    to: QuestionStatus,
+) -> Result<()> {
+    let gated = to == QuestionStatus::Published
+        || (to == QuestionStatus::Reviewing && from == Some(QuestionStatus::Draft));
+    if gated && content_type != ContentType::Text && media.is_none() {
+        return Err(Error::validation(format!(
+            "media is required before an {content_type} question goes to review or is published"
+        )));
+    }
+    Ok(())
+}
+
 /// The import item rules, except whether the category exists (checked for all items at
 /// once by [`check_categories`]).
 pub(super) fn check_item(input: &QuestionInput) -> std::result::Result<ValidItem, Vec<String>> {
@@ -200,6 +272,10 @@ pub(super) fn check_item(input: &QuestionInput) -> std::result::Result<ValidItem
         .knowledge_card
         .as_ref()
         .and_then(|c| check_new_card(c, &mut errors));
+    let media = input
+        .media
+        .as_ref()
+        .and_then(|m| check_media(m, content_type, &mut errors));
     if errors.is_empty() {
         Ok(ValidItem {
             category_id,
@@ -208,6 +284,7 @@ pub(super) fn check_item(input: &QuestionInput) -> std::result::Result<ValidItem
             correct_answer,
             distractors,
             difficulty,
+            media,
             card,
         })
     } else {
@@ -268,6 +345,28 @@ pub(super) async fn check_items(
                 Ok(_) => *result = Err(vec![msg]),
                 Err(errors) => errors.push(msg),
             }
+        }
+    }
+    let with_media: Vec<(usize, &MediaContent, ContentType)> = checked
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| {
+            r.as_ref()
+                .ok()
+                .and_then(|v| Some((i, v.media.as_ref()?, v.content_type)))
+        })
+        .collect();
+    if !with_media.is_empty() {
+        let pairs: Vec<(&MediaContent, ContentType)> =
+            with_media.iter().map(|(_, m, c)| (*m, *c)).collect();
+        let verdicts = check_media_files(ctx, &pairs).await?;
+        let refused: Vec<(usize, String)> = with_media
+            .iter()
+            .zip(verdicts)
+            .filter_map(|((i, _, _), v)| v.map(|msg| (*i, msg)))
+            .collect();
+        for (i, msg) in refused {
+            checked[i] = Err(vec![msg]);
         }
     }
     let failures: Vec<ItemErrors> = checked
@@ -332,6 +431,9 @@ pub(super) async fn insert_item(
         .await?
         .then_some(())
         .ok_or_else(|| Error::internal("knowledge card id collision"))?;
+    }
+    if item.media.is_some() {
+        super::writing::store_media(tx, &id, None, item.media.as_ref(), now_ms).await?;
     }
     super::record_version(tx, &id, edited_by, now_ms, &[]).await?;
     Ok(id)

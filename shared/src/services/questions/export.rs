@@ -98,6 +98,9 @@ pub struct ExportedQuestion {
     pub category_id: String,
     /// 1-5.
     pub difficulty: i64,
+    /// Absent when the question has none (the file itself is in the library, by its id).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub media: Option<QuestionMedia>,
     /// Absent when the question has no card.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub knowledge_card: Option<ExportedCard>,
@@ -119,6 +122,7 @@ impl From<AdminQuestion> for ExportedQuestion {
             distractors: q.distractors,
             category_id: q.category_id,
             difficulty: q.difficulty,
+            media: q.media,
             knowledge_card: q.knowledge_card.map(|c| ExportedCard {
                 title: c.title,
                 summary: c.summary,
@@ -339,6 +343,8 @@ mod tests {
             correct_answer: "A, \"a\"".into(),
             distractors: r#"["B","C\nc","D","E","F","G"]"#.into(),
             difficulty: 3,
+            media_id: None,
+            media_alt: None,
             status: "published".into(),
             source: "ugc".into(),
             created_at: 1,

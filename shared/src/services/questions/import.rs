@@ -137,6 +137,8 @@ fn csv_item(r: &csv::StringRecord) -> std::result::Result<QuestionInput, String>
         }),
         correct_answer: Some(col(4).to_string()),
         distractors: Some(distractors),
+        // the CSV has no media column yet (JSON imports carry `media`)
+        media: None,
         knowledge_card,
     })
 }
@@ -267,6 +269,7 @@ mod tests {
             distractors: Some(vec!["B".into(), "C".into()]),
             category_id: Some("cat".into()),
             difficulty: None,
+            media: None,
             knowledge_card: None,
         };
         assert_eq!(check_item(&good).unwrap().difficulty, 1);

@@ -22,7 +22,7 @@ use crate::db::{self, Tx};
 use crate::domain::content_type::ContentType;
 use crate::domain::question_stats;
 use crate::domain::question_status::{BatchAction, QuestionStatus, can_move};
-use crate::domain::question_version::{self, CardContent, QuestionContent};
+use crate::domain::question_version::{self, CardContent, MediaContent, QuestionContent};
 use crate::envelope::Pagination;
 use crate::error::ItemErrors;
 use crate::services::admin_auth::AdminPrincipal;
@@ -80,6 +80,26 @@ pub struct Stem {
     pub text: String,
 }
 
+/// The picture, sound or clip a question shows (a file of the media library), and the
+/// text a screen reader says for it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct QuestionMedia {
+    /// The media id (`POST /v1/admin/media`); its type must be the question's
+    /// `contentType`.
+    pub id: String,
+    /// Required for an image (1-300 characters); optional for audio and video.
+    pub alt: Option<String>,
+}
+
+impl QuestionMedia {
+    fn content(&self) -> MediaContent {
+        MediaContent {
+            id: self.id.clone(),
+            alt: self.alt.clone(),
+        }
+    }
+}
+
 /// A question's knowledge card as admins see it.
 #[derive(Clone, Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -108,6 +128,9 @@ pub struct AdminQuestion {
     pub status: String,
     /// system or ugc.
     pub source: String,
+    /// Its image, audio or video; null for a text question (and for one whose media is
+    /// not attached yet: it cannot go to review or be published so).
+    pub media: Option<QuestionMedia>,
     pub knowledge_card: Option<QuestionCard>,
     /// The current version of its content (`GET /questions/{id}/versions`); a status
     /// move makes none.
@@ -140,6 +163,7 @@ impl AdminQuestion {
             correct_answer: self.correct_answer.clone(),
             distractors: self.distractors.clone(),
             difficulty: self.difficulty,
+            media: self.media.as_ref().map(QuestionMedia::content),
             card: self.knowledge_card.as_ref().map(QuestionCard::content),
         }
     }
@@ -178,6 +202,10 @@ impl From<QuestionRow> for AdminQuestion {
             difficulty: r.difficulty,
             status: r.status,
             source: r.source,
+            media: r.media_id.map(|id| QuestionMedia {
+                id,
+                alt: r.media_alt,
+            }),
             knowledge_card,
             version: r.version,
             stats: StatsSummary {
@@ -310,6 +338,8 @@ pub struct QuestionInput {
     pub category_id: Option<String>,
     /// 1-5, default 1.
     pub difficulty: Option<i64>,
+    /// Required (before review) for an image, audio or video question.
+    pub media: Option<QuestionMedia>,
     pub knowledge_card: Option<CardInput>,
 }
 
@@ -323,10 +353,23 @@ pub struct QuestionPatch {
     pub distractors: Option<Vec<String>>,
     pub category_id: Option<String>,
     pub difficulty: Option<i64>,
+    /// Sets the media; `null` removes it; absent keeps it.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<QuestionMedia>)]
+    pub media: Option<Option<QuestionMedia>>,
     /// Updates the card, or creates it (then `summary` is required).
     pub knowledge_card: Option<CardInput>,
     /// A move by the transition table.
     pub status: Option<String>,
+}
+
+/// A field that may be sent as `null`: absent is `None`, `null` is `Some(None)`.
+fn present<'de, D, T>(deserializer: D) -> std::result::Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(deserializer).map(Some)
 }
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]

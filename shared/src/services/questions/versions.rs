@@ -49,6 +49,8 @@ pub struct QuestionVersion {
     pub distractors: Vec<String>,
     pub category_id: String,
     pub difficulty: i64,
+    /// The media as it was then.
+    pub media: Option<QuestionMedia>,
     /// The card as it was then; null when the question had none.
     pub knowledge_card: Option<QuestionCard>,
 }
@@ -77,6 +79,10 @@ impl From<VersionRow> for QuestionVersion {
             distractors: serde_json::from_str(&r.distractors).unwrap_or_default(),
             category_id: r.category_id,
             difficulty: r.difficulty,
+            media: r.media_id.map(|id| QuestionMedia {
+                id,
+                alt: r.media_alt,
+            }),
             knowledge_card,
         }
     }
@@ -189,6 +195,20 @@ pub async fn revert(
         now,
     )
     .await?;
+    if changed.contains(&"media") {
+        // the version's file may have left the library since (deleted or purged)
+        if let Some(m) = &content.media
+            && db::media::kinds(&ctx.db, &[m.id.as_str()])
+                .await?
+                .is_empty()
+        {
+            return Err(Error::conflict(format!(
+                "version {version}'s media is no longer in the media library; upload it again"
+            )));
+        }
+        let old = before.media.as_ref().map(|m| m.id.as_str());
+        super::writing::store_media(&mut tx, id, old, content.media.as_ref(), now).await?;
+    }
     record_version(&mut tx, id, &admin.username, now, &changed).await?;
     let after = question_in_tx(&mut tx, id).await?;
     let mut after_state = snapshot(&after);

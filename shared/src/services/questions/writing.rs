@@ -138,13 +138,51 @@ pub async fn update(
             })
         }
     };
+    let content_type = content_type.unwrap_or(before.content_type);
+    // the media as the edit leaves it, checked against the content type it leaves
+    let media = match &patch.media {
+        None => before.media.as_ref().map(QuestionMedia::content),
+        Some(None) => None,
+        Some(Some(m)) => {
+            let mut media_errors = Vec::new();
+            match check_media(m, content_type, &mut media_errors) {
+                Some(m) => Some(m),
+                None => return Err(Error::Validation(media_errors.join("; "))),
+            }
+        }
+    };
+    if let Some(m) = &media {
+        if content_type == ContentType::Text {
+            return Err(Error::validation(
+                "media: a text question has no media (contentType image, audio or video)",
+            ));
+        }
+        if let Some(refusal) = check_media_files(ctx, &[(m, content_type)])
+            .await?
+            .remove(0)
+        {
+            return Err(Error::Validation(refusal));
+        }
+    }
+    // a move checks its gate; an edit of the media or the type checks that the question
+    // could be where it is (a reviewed question does not lose its media)
+    let current = QuestionStatus::parse(&before.status);
+    match (status, current) {
+        (Some(to), from) => check_ready(content_type, media.as_ref(), from, to)?,
+        (None, Some(here)) if patch.media.is_some() || patch.content_type.is_some() => {
+            let from = (here == QuestionStatus::Reviewing).then_some(QuestionStatus::Draft);
+            check_ready(content_type, media.as_ref(), from, here)?;
+        }
+        _ => {}
+    }
     let content = QuestionContent {
         category_id: category_id.unwrap_or_else(|| before.category_id.clone()),
-        content_type: content_type.unwrap_or(before.content_type),
+        content_type,
         stem_text: stem_text.unwrap_or_else(|| before.stem.text.clone()),
         correct_answer: correct_answer.unwrap_or_else(|| before.correct_answer.clone()),
         distractors: distractors.unwrap_or_else(|| before.distractors.clone()),
         difficulty: difficulty.unwrap_or(before.difficulty),
+        media,
         card,
     };
     // Only a change of content makes a version; a status move or a PUT repeating the
@@ -190,6 +228,10 @@ pub async fn update(
         now,
     )
     .await?;
+    if changed.contains(&"media") {
+        let old = before.media.as_ref().map(|m| m.id.as_str());
+        store_media(&mut tx, id, old, content.media.as_ref(), now).await?;
+    }
     if !changed.is_empty() {
         versions::record_version(&mut tx, id, &admin.username, now, &changed).await?;
     }
@@ -232,6 +274,12 @@ pub(super) async fn move_one(
     if !allowed {
         return Err(refused(&before.status, to));
     }
+    check_ready(
+        before.content_type,
+        before.media.as_ref().map(QuestionMedia::content).as_ref(),
+        from,
+        to,
+    )?;
     let moved =
         db::questions::move_status(&mut tx, id, &[before.status.as_str()], to.as_str(), now)
             .await?;
@@ -335,6 +383,12 @@ pub async fn batch(
         .map(|id| BatchFailure {
             id: id.clone(),
             reason: match statuses.get(id) {
+                // an accepted status that did not move: the media gate held it
+                Some(from) if sources.contains(&from.as_str()) => {
+                    "media is required before an image, audio or video question goes to \
+                     review or is published"
+                        .to_string()
+                }
                 Some(from) => refused(from, to).to_string(),
                 None => "not found".to_string(),
             },
@@ -377,6 +431,33 @@ pub(super) async fn commit_many_questions_write(
         },
     )
     .await
+}
+
+/// Stores the media a write left on a question (`media`; `old` the id it had), keeping
+/// the files' unused clocks (see `db::questions::set_media`). A file deleted from the
+/// library since it was checked is a 409 (the foreign key refuses it).
+pub(super) async fn store_media(
+    tx: &mut Tx,
+    id: &str,
+    old: Option<&str>,
+    media: Option<&MediaContent>,
+    now_ms: i64,
+) -> Result<()> {
+    let stored = db::questions::set_media(
+        tx,
+        id,
+        media.map(|m| (m.id.as_str(), m.alt.as_deref())),
+        old,
+        now_ms,
+    )
+    .await;
+    match stored {
+        Ok(()) => Ok(()),
+        Err(sqlx::Error::Database(e)) if e.is_foreign_key_violation() => Err(Error::conflict(
+            "the media was removed from the library meanwhile; upload it again",
+        )),
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// One question as the API shows it, read inside the write transaction; not found is a
