@@ -27,6 +27,7 @@ both_engines_demo!(
     media_in_use_is_kept_and_unused_media_go,
     questions_carry_media_and_each_change_is_a_version,
     a_question_needs_its_media_before_review,
+    players_receive_each_questions_media,
 );
 both_engines_raw!(an_s3_store_holds_serves_and_signs,);
 
@@ -655,7 +656,7 @@ async fn the_library_lists_filters_and_pages(app: TestApp) {
 }
 
 async fn every_media_route_needs_an_admin_token(app: TestApp) {
-    let (player, _, _) = app.guest("media-device").await;
+    let (_, player, _) = app.guest("media-device").await;
     for token in [None, Some(player.as_str()), Some("not-a-token")] {
         let list = app.admin_get("/v1/admin/media", token).await;
         list.assert_error(401, "UNAUTHORIZED");
@@ -1229,4 +1230,60 @@ async fn a_question_needs_its_media_before_review(app: TestApp) {
     let (status_code, _, _) =
         fetch(&app, Service::Player, &format!("/media/{flag}.png"), &[]).await;
     assert_eq!(status_code, 404);
+}
+
+async fn players_receive_each_questions_media(app: TestApp) {
+    let (token, _, _) = app.admin_login().await;
+    let flag = upload_id(&app, &token, png(60, 40)).await;
+    // every question of one track shows the flag (as if each were an image question)
+    let track = "world-geography";
+    app.exec(
+        "UPDATE question_versions SET media_id = $1, media_alt = 'A flag'
+         WHERE question_id IN (SELECT id FROM questions WHERE category_id = $2)",
+        &[&flag, track],
+    )
+    .await;
+    let (_, player, _) = app.guest("media-player").await;
+    let challenge = app
+        .get(
+            &format!("/v1/challenges/next?trackId={track}"),
+            Some(&player),
+        )
+        .await;
+    let questions = challenge.ok()["questions"].as_array().unwrap().clone();
+    assert!(!questions.is_empty());
+    let expected = json!({
+        "type": "image",
+        "url": format!("/media/{flag}.png"),
+        "width": 60,
+        "height": 40,
+        "durationMs": null,
+        "alt": "A flag",
+    });
+    for q in &questions {
+        assert_eq!(q["question"]["media"], expected, "{q}");
+    }
+    // the URL is served to the player as it was uploaded
+    let (status, headers, body) =
+        fetch(&app, Service::Player, &format!("/media/{flag}.png"), &[]).await;
+    assert_eq!((status, body), (200, png(60, 40)));
+    assert_eq!(header_of(&headers, header::CONTENT_TYPE), "image/png");
+    // coming back to the unfinished challenge: the same media
+    let again = app
+        .get(
+            &format!("/v1/challenges/next?trackId={track}"),
+            Some(&player),
+        )
+        .await;
+    assert_eq!(again.ok()["challengeId"], challenge.ok()["challengeId"]);
+    for q in again.ok()["questions"].as_array().unwrap() {
+        assert_eq!(q["question"]["media"], expected, "{q}");
+    }
+    // a text question of another track carries no media field at all
+    let other = app
+        .get("/v1/challenges/next?trackId=science-basics", Some(&player))
+        .await;
+    for q in other.ok()["questions"].as_array().unwrap() {
+        assert!(q["question"].get("media").is_none(), "{q}");
+    }
 }

@@ -50,6 +50,28 @@ pub struct SessionQuestionRow {
     /// JSON `[{id, text}]`.
     pub options: String,
     pub answered: bool,
+    #[sqlx(flatten)]
+    pub media: MediaColumns,
+}
+
+/// The media a question version shows, with what the library knows of the file (the
+/// file columns are null when it has none, or its file left the library).
+#[derive(Clone, Debug, Default, sqlx::FromRow)]
+pub struct MediaColumns {
+    pub media_id: Option<String>,
+    pub media_alt: Option<String>,
+    pub media_mime: Option<String>,
+    pub media_width: Option<i64>,
+    pub media_height: Option<i64>,
+    pub media_duration_ms: Option<i64>,
+}
+
+/// The [`MediaColumns`] of version `v` joined to `media m`.
+macro_rules! version_media_columns {
+    () => {
+        "v.media_id, v.media_alt, m.mime AS media_mime, m.width AS media_width,
+         m.height AS media_height, m.duration_ms AS media_duration_ms"
+    };
 }
 
 /// A session's questions in order, each with the stem of the version it serves and
@@ -57,12 +79,16 @@ pub struct SessionQuestionRow {
 pub async fn session_questions(db: &Db, session_id: &str) -> sqlx::Result<Vec<SessionQuestionRow>> {
     Ok(read!(db, |ex| {
         sqlx::query_as::<_, SessionQuestionRow>(
-            "SELECT sq.question_id, v.stem_text, sq.options,
+            concat!(
+                "SELECT sq.question_id, v.stem_text, sq.options,
                     EXISTS (SELECT 1 FROM challenge_answers a
-                            WHERE a.session_id = sq.session_id AND a.question_id = sq.question_id) AS answered
-             FROM challenge_session_questions sq
+                            WHERE a.session_id = sq.session_id AND a.question_id = sq.question_id) AS answered, ",
+                version_media_columns!(),
+                " FROM challenge_session_questions sq
              JOIN question_versions v ON v.question_id = sq.question_id AND v.version = sq.question_version
-             WHERE sq.session_id = $1 ORDER BY sq.position",
+             LEFT JOIN media m ON m.id = v.media_id
+             WHERE sq.session_id = $1 ORDER BY sq.position"
+            ),
         )
         .bind(session_id)
         .fetch_all(ex)
@@ -95,6 +121,9 @@ pub struct PoolQuestion {
     /// The player's memory of it (and their FSRS parameters).
     #[sqlx(flatten)]
     pub memory: MemoryColumns,
+    /// The version's media.
+    #[sqlx(flatten)]
+    pub media: MediaColumns,
 }
 
 /// The card columns of a [`PoolQuestion`].
@@ -270,7 +299,8 @@ pub async fn pool_questions(
                     d.answers AS difficulty_answers,
                     v.question_id IS NOT NULL AND c.id IS NOT NULL AS versioned,
                     COALESCE(c.name, '') AS category_name,
-                    v.card_id, v.card_title, v.card_summary, v.card_deep_dive, {memory}
+                    v.card_id, v.card_title, v.card_summary, v.card_deep_dive, {memory},
+                    {media}
              FROM questions q
              LEFT JOIN categories c ON c.id = q.category_id
              LEFT JOIN review_memory rm ON rm.player_id = $2 AND rm.question_id = q.id
@@ -278,8 +308,10 @@ pub async fn pool_questions(
              LEFT JOIN question_versions v ON v.question_id = q.id AND v.version = q.version
              LEFT JOIN question_stats s ON s.question_id = q.id AND s.version = q.version
              LEFT JOIN question_difficulty d ON d.question_id = q.id
+             LEFT JOIN media m ON m.id = v.media_id
              WHERE q.id IN ({placeholders})",
-            memory = memory_columns!()
+            memory = memory_columns!(),
+            media = version_media_columns!()
         )))
         .bind(min_attempts)
         .bind(player_id);
@@ -314,6 +346,8 @@ pub struct NewSessionQuestion {
     /// The track whose skill its answer moves when not the session's (a review's
     /// question of another track).
     pub track_id: Option<String>,
+    /// The version's media (not stored with the session: served from the version).
+    pub media: MediaColumns,
 }
 
 /// Creates a session with its questions in one call to the database (PostgreSQL one

@@ -23,6 +23,7 @@ use utoipa::{IntoParams, ToSchema};
 use crate::clock::from_ms;
 use crate::config::MAX_IMAGE_SIDE;
 use crate::context::AppContext;
+use crate::db::gameplay::MediaColumns;
 use crate::db::{self, media::MediaRow, media::NewMedia};
 use crate::domain::media::{self as rules, MediaFormat, MediaKind, MediaRefusal, SizeLimits};
 use crate::envelope::Pagination;
@@ -76,6 +77,43 @@ pub struct MediaQuery {
 /// Uploads one process receives at once.
 const UPLOADS_AT_ONCE: usize = 4;
 static UPLOADS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(UPLOADS_AT_ONCE);
+
+/// A question's media as a player receives it.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PlayerMedia {
+    /// `image`, `audio` or `video`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Where the app fetches it (see the admin `MediaItem.url`).
+    pub url: String,
+    /// Images only.
+    pub width: Option<i64>,
+    pub height: Option<i64>,
+    /// Audio and video, when known.
+    pub duration_ms: Option<i64>,
+    /// What a screen reader says for it.
+    pub alt: Option<String>,
+}
+
+/// The media of a served question version: `None` for a text question, or when its
+/// file has left the library (the question is then shown without it).
+pub async fn for_player(ctx: &AppContext, m: &MediaColumns) -> Result<Option<PlayerMedia>> {
+    let (Some(id), Some(mime)) = (&m.media_id, &m.media_mime) else {
+        return Ok(None);
+    };
+    let Some(format) = MediaFormat::from_mime(mime) else {
+        return Ok(None);
+    };
+    Ok(Some(PlayerMedia {
+        kind: format.kind().as_str().to_string(),
+        url: url_of(ctx, id, format).await?,
+        width: m.media_width,
+        height: m.media_height,
+        duration_ms: m.media_duration_ms,
+        alt: m.media_alt.clone(),
+    }))
+}
 
 /// The store key of a file: its id and its format's extension.
 pub fn key_of(id: &str, format: MediaFormat) -> String {

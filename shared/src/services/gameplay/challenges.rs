@@ -16,6 +16,7 @@ use crate::domain::answer::SessionKind;
 use crate::domain::memory;
 use crate::domain::pick::{self, Candidate};
 use crate::domain::skill::{self, Estimate};
+use crate::services::media::{self, PlayerMedia};
 use crate::services::player_auth::PlayerPrincipal;
 use crate::services::{learning, review};
 use crate::tokens::random_token;
@@ -33,6 +34,10 @@ pub struct ChallengeQuestionBody {
     pub prompt: String,
     /// Shuffled; no correctness marker.
     pub options: Vec<AnswerOption>,
+    /// The picture, sound or clip of an image, audio or video question; absent for a
+    /// text question.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub media: Option<PlayerMedia>,
 }
 
 #[derive(Clone, Debug, Serialize, ToSchema)]
@@ -71,6 +76,7 @@ async fn challenge_of(ctx: &AppContext, s: &SessionRow) -> Result<Challenge> {
             track_id: s.track_id.clone(),
             node_id: s.node_id.clone(),
             question: ChallengeQuestionBody {
+                media: media::for_player(ctx, &r.media).await?,
                 id: r.question_id,
                 prompt: r.stem_text,
                 options,
@@ -303,23 +309,22 @@ async fn open_challenge(
         },
     );
     // answered from what was written: nothing is read back
-    let made = questions
-        .into_iter()
-        .map(|q| {
-            let options: Vec<AnswerOption> = serde_json::from_str(&q.options_json)
-                .map_err(|e| Error::internal(format!("options unreadable: {e}")))?;
-            Ok(ChallengeQuestion {
-                challenge_id: session.id.clone(),
-                track_id: session.track_id.clone(),
-                node_id: session.node_id.clone(),
-                question: ChallengeQuestionBody {
-                    id: q.question_id,
-                    prompt: q.stem_text,
-                    options,
-                },
-            })
-        })
-        .collect::<Result<Vec<_>>>()?;
+    let mut made = Vec::with_capacity(questions.len());
+    for q in questions {
+        let options: Vec<AnswerOption> = serde_json::from_str(&q.options_json)
+            .map_err(|e| Error::internal(format!("options unreadable: {e}")))?;
+        made.push(ChallengeQuestion {
+            challenge_id: session.id.clone(),
+            track_id: session.track_id.clone(),
+            node_id: session.node_id.clone(),
+            question: ChallengeQuestionBody {
+                media: media::for_player(ctx, &q.media).await?,
+                id: q.question_id,
+                prompt: q.stem_text,
+                options,
+            },
+        });
+    }
     Ok(Some(Challenge {
         challenge_id: session.id,
         track_id: session.track_id,
@@ -440,6 +445,7 @@ fn shuffled_questions(
             first_answer,
             memory,
             track_id: None,
+            media: q.media,
             options_json: serde_json::to_string(&options)
                 .map_err(|e| Error::internal(format!("serialising options: {e}")))?,
             correct_option_id: correct_id,
