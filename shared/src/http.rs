@@ -258,6 +258,21 @@ pub async fn method_not_allowed(method: Method) -> Error {
     }
 }
 
+/// Threads the runtime runs blocking work on at most: file reads of the media served
+/// (one per chunk), password hashing (4 at once), the fits of the background jobs. Tokio's
+/// default, 512, is what 64 slow media downloads reached, each thread with its stack and
+/// its allocator heap; past this many, blocking work queues.
+pub const BLOCKING_THREADS: usize = 32;
+
+/// The runtime of either binary: tokio's multi-threaded one, with at most
+/// [`BLOCKING_THREADS`] blocking threads.
+pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .max_blocking_threads(BLOCKING_THREADS)
+        .build()
+}
+
 /// The layers every router of either binary gets: request ids (a client's `x-request-id`
 /// when [`is_clean_request_id`], else a fresh one; echoed back), a tracing span per
 /// request carrying that id, counting into `metrics` (served on a listener of its own, [`crate::http::metrics_router`]), panics

@@ -170,6 +170,29 @@ fn header_of(headers: &HeaderMap, name: header::HeaderName) -> &str {
         .unwrap_or_default()
 }
 
+async fn delete_media(app: &TestApp, token: &str, id: &str) -> Resp {
+    let path = format!("/v1/admin/media/{id}");
+    app.call(
+        Service::Admin,
+        reqwest::Method::DELETE,
+        &path,
+        None,
+        Some(token),
+    )
+    .await
+}
+
+async fn set_status(app: &TestApp, token: &str, question: &str, status: &str) -> Resp {
+    app.call(
+        Service::Admin,
+        reqwest::Method::PATCH,
+        &format!("/v1/admin/questions/{question}/status"),
+        Some(json!({ "status": status })),
+        Some(token),
+    )
+    .await
+}
+
 async fn media_rows(app: &TestApp) -> i64 {
     app.scalar("SELECT count(*) FROM media", &[]).await
 }
@@ -627,15 +650,7 @@ async fn the_library_lists_filters_and_pages(app: TestApp) {
     }
 
     // deleting an unused file: gone from the list, the store and the player's URL
-    let gone = app
-        .call(
-            Service::Admin,
-            reqwest::Method::DELETE,
-            &format!("/v1/admin/media/{}", ids[1]),
-            None,
-            Some(&token),
-        )
-        .await;
+    let gone = delete_media(&app, &token, &ids[1]).await;
     assert_eq!(gone.ok()["id"], ids[1].as_str());
     assert_eq!(audits(&app, "media.delete").await, 1);
     app.get(&format!("/media/{}.mp3", ids[1]), None)
@@ -643,15 +658,9 @@ async fn the_library_lists_filters_and_pages(app: TestApp) {
         .assert_error(404, "NOT_FOUND");
     assert_eq!(files_under(&store_dir(&app)).len(), 3);
     for missing in [ids[1].clone(), "nope".to_string(), "a".repeat(64)] {
-        app.call(
-            Service::Admin,
-            reqwest::Method::DELETE,
-            &format!("/v1/admin/media/{missing}"),
-            None,
-            Some(&token),
-        )
-        .await
-        .assert_error(404, "NOT_FOUND");
+        delete_media(&app, &token, &missing)
+            .await
+            .assert_error(404, "NOT_FOUND");
     }
 }
 
@@ -728,15 +737,9 @@ async fn media_in_use_is_kept_and_unused_media_go(app: TestApp) {
         .clone();
     assert_eq!(used_by, 1);
 
-    app.call(
-        Service::Admin,
-        reqwest::Method::DELETE,
-        &format!("/v1/admin/media/{used}"),
-        None,
-        Some(&token),
-    )
-    .await
-    .assert_error(409, "CONFLICT");
+    delete_media(&app, &token, &used)
+        .await
+        .assert_error(409, "CONFLICT");
 
     // the job: nothing is old enough yet
     assert_eq!(media::purge_unused(&app.ctx).await.unwrap(), 0);
@@ -826,15 +829,7 @@ async fn an_s3_store_holds_serves_and_signs(engine: Engine) {
     )
     .await
     .assert_error(413, "PAYLOAD_TOO_LARGE");
-    app.call(
-        Service::Admin,
-        reqwest::Method::DELETE,
-        &format!("/v1/admin/media/{image_id}"),
-        None,
-        Some(&token),
-    )
-    .await
-    .ok();
+    delete_media(&app, &token, image_id).await.ok();
     assert_eq!(server.keys(&bucket).await, [format!("{video_id}.mp4")]);
 
     // the store down: 503 with Retry-After, never 500
@@ -1010,15 +1005,9 @@ async fn questions_carry_media_and_each_change_is_a_version(app: TestApp) {
     .await;
     assert_eq!(same.ok()["version"], 3);
     // the old file is in use by no question: deletable now, the new one is not
-    app.call(
-        Service::Admin,
-        reqwest::Method::DELETE,
-        &format!("/v1/admin/media/{blue}"),
-        None,
-        Some(&token),
-    )
-    .await
-    .assert_error(409, "CONFLICT");
+    delete_media(&app, &token, &blue)
+        .await
+        .assert_error(409, "CONFLICT");
 
     // null removes it (a version), and a revert brings it back
     let removed = put_question(&app, &token, &id, json!({"media": null})).await;
@@ -1036,15 +1025,7 @@ async fn questions_carry_media_and_each_change_is_a_version(app: TestApp) {
     assert_eq!(used_by(&app, &token, &red).await, 1);
 
     // a revert to a version whose file left the library is refused, and changes nothing
-    let gone = app
-        .call(
-            Service::Admin,
-            reqwest::Method::DELETE,
-            &format!("/v1/admin/media/{blue}"),
-            None,
-            Some(&token),
-        )
-        .await;
+    let gone = delete_media(&app, &token, &blue).await;
     gone.ok();
     let refused = app
         .admin_post(
@@ -1105,15 +1086,7 @@ async fn a_question_needs_its_media_before_review(app: TestApp) {
         .to_string();
     let status = |s: &str| json!({"status": s});
     // PATCH, PUT with a status, and the batch all hold it back
-    let r = app
-        .call(
-            Service::Admin,
-            reqwest::Method::PATCH,
-            &format!("/v1/admin/questions/{id}/status"),
-            Some(status("reviewing")),
-            Some(&token),
-        )
-        .await;
+    let r = set_status(&app, &token, &id, "reviewing").await;
     r.assert_error(400, "VALIDATION_ERROR");
     assert!(
         r.body["error"]["message"]
@@ -1164,15 +1137,7 @@ async fn a_question_needs_its_media_before_review(app: TestApp) {
         batch.body
     );
     // and it can go back to draft to get one
-    let back = app
-        .call(
-            Service::Admin,
-            reqwest::Method::PATCH,
-            &format!("/v1/admin/questions/{legacy}/status"),
-            Some(status("draft")),
-            Some(&token),
-        )
-        .await;
+    let back = set_status(&app, &token, &legacy, "draft").await;
     assert_eq!(back.ok()["status"], "draft");
     let draft = app
         .admin_get(&format!("/v1/admin/questions/{id}"), Some(&token))
@@ -1189,15 +1154,7 @@ async fn a_question_needs_its_media_before_review(app: TestApp) {
     )
     .await
     .ok();
-    let moved = app
-        .call(
-            Service::Admin,
-            reqwest::Method::PATCH,
-            &format!("/v1/admin/questions/{id}/status"),
-            Some(status("reviewing")),
-            Some(&token),
-        )
-        .await;
+    let moved = set_status(&app, &token, &id, "reviewing").await;
     assert_eq!(moved.ok()["status"], "reviewing");
     put_question(&app, &token, &id, json!({"media": null}))
         .await

@@ -96,6 +96,9 @@ async fn accept_failed(e: std::io::Error) {
     tokio::time::sleep(Duration::from_secs(1)).await;
 }
 
+/// The most a connection buffers either way (see `serve_connection`).
+const CONNECTION_BUFFER: usize = 64 * 1024;
+
 fn serve_connection(
     stream: TcpStream,
     peer: SocketAddr,
@@ -127,6 +130,10 @@ fn serve_connection(
     };
     let mut http1 = hyper::server::conn::http1::Builder::new();
     http1
+        // What a connection holds of a request head or of an answer not yet sent: hyper's
+        // default (about 400 KiB) let 64 slow media downloads queue 25 MiB of file chunks;
+        // 64 KiB still takes any head a client sends (a token, cookies) in one buffer.
+        .max_buf_size(CONNECTION_BUFFER)
         .timer(HeadTimer(Arc::clone(&state)))
         // Every wait for a head ends by then at the latest; `HeadTimer` ends it earlier
         // once the head has begun.
