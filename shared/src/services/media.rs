@@ -30,6 +30,7 @@ use crate::envelope::Pagination;
 use crate::media_store::StoredBytes;
 use crate::services::admin_identity::AdminPrincipal;
 use crate::services::audit::{self, PageQuery, Write};
+use crate::tokens::{hex, sha256_hex};
 use crate::{Error, Result};
 
 /// A file of the library.
@@ -306,10 +307,6 @@ fn spool_failed(e: std::io::Error) -> Error {
     Error::internal(format!("upload spool: {e}"))
 }
 
-fn hex(digest: &[u8]) -> String {
-    digest.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// `POST /v1/admin/media`: stores the file `chunks` carry (once per content) and answers
 /// what the library holds of it.
 pub async fn upload<S>(ctx: &AppContext, admin: &AdminPrincipal, mut chunks: S) -> Result<MediaItem>
@@ -347,7 +344,7 @@ where
             width,
             height,
         } => (
-            hex(&Sha256::digest(bytes)),
+            sha256_hex(bytes),
             *format,
             bytes.len() as u64,
             *width,
