@@ -124,3 +124,23 @@ card-deep-dive = Deep dive (optional)
 card-source = Source (optional)
 card-source-open = Open the source
 card-saved = Knowledge card saved.
+
+# the media library (issue 32)
+media-title = Media library
+media-intro = Pictures, sounds and clips for image, audio and video questions. A file no question uses can be deleted; unused files are removed automatically after a while.
+media-upload-file = File (or drop it here)
+media-upload = Upload
+media-uploaded = { $kind } stored in the library.
+media-deleted = { $kind } deleted from the library.
+media-delete = Delete
+media-filter-type = Type
+media-filter-any = any
+media-filter-unused = unused only
+media-filter-apply = Filter
+media-col-file = File
+media-col-type = Type
+media-col-details = Format, size
+media-col-used-by = Used by
+media-col-uploaded = Uploaded
+media-used-by = { $count } question(s)
+media-empty = No files yet.

@@ -28,6 +28,7 @@ q-order-asc = Ascending
 ## The table
 
 q-export-intro = Export the { $total } questions of these filters (every page):
+q-export-zip = ZIP (with media)
 q-batch-intro = With the selected:
 q-batch-publish = Publish
 q-batch-archive = Archive
@@ -81,5 +82,13 @@ q-field-card-title = Title (optional)
 q-field-card-summary = Summary
 q-field-card-deep-dive = Deep dive
 q-field-card-source = Source
+q-legend-media = Media
+q-field-media-alt = Alternative text (what a screen reader says; required for an image)
+q-media-alt-help = Describe what the picture shows without giving the answer away.
+q-field-media-file = Upload a file (or drop it here)
+q-media-file-help = PNG, JPEG or WebP images up to 4096 × 4096; MP3, AAC, M4A or Ogg audio; MP4 or WebM video. Saving stores the file in the media library; a JPEG's metadata (EXIF, GPS) is removed.
+q-media-remove = Remove the media from this question
+q-media-none = No media: a text question, or upload a picture, sound or clip below.
+q-media-missing = The media this question named is no longer in the library; upload it again.
 q-save = Save
 q-create-draft = Create draft

@@ -7,6 +7,7 @@ nav-dashboard = Dashboard
 nav-questions = Questions
 nav-attention = Needs attention
 nav-import = CSV import
+nav-media = Media
 nav-skill-tree = Skill tree
 nav-categories = Categories
 nav-cards = Knowledge cards

@@ -59,6 +59,7 @@ err-categoryid-is-required = categoryId is required
 err-categoryid-no-such-category = categoryId: no such category
 err-challenge-not-found = challenge not found
 err-choose-a-csv-file-to-upload = choose a CSV file to upload
+err-choose-a-file-to-upload = choose a file to upload
 err-choose-publish-archive-or-delete = choose publish, archive or delete
 err-clientmigrationid-must-be-1-128-characters = clientMigrationId must be 1-128 characters
 err-clientrequestid-must-be-1-128-characters = clientRequestId must be 1-128 characters
@@ -284,3 +285,10 @@ err-media-id-is-kind-the-questions-content-type-is = media.id is { $kind }, the 
 err-the-media-was-removed-from-the-library-meanwhile = the media was removed from the library meanwhile; upload it again
 err-version-n-media-is-no-longer-in-the-media-library = version { $version }'s media is no longer in the media library; upload it again
 err-media-is-required-before-an-image-audio-or-video-question = media is required before an image, audio or video question goes to review or is published
+
+# question bundles (zip export and import)
+err-the-body-is-empty-send-the-zip-file = the body is empty; send the zip file
+err-not-a-question-bundle-detail = not a question bundle: { $detail }
+err-a-question-bundle-may-be-at-most-max-bytes = a question bundle may be at most { $max } bytes
+err-name-is-larger-than-limit-bytes = { $name } is larger than { $limit } bytes
+err-a-question-bundle-holds-1-max-questions = a question bundle holds 1-{ $max } questions

@@ -124,3 +124,23 @@ card-deep-dive = 深入了解（选填）
 card-source = 出处（选填）
 card-source-open = 打开出处
 card-saved = 知识卡片已保存。
+
+# 媒体库（issue 32）
+media-title = 媒体库
+media-intro = 图片题、音频题和视频题使用的图片、声音和视频。没有题目使用的文件可以删除；长期未使用的文件会被自动清理。
+media-upload-file = 文件（或拖放到此处）
+media-upload = 上传
+media-uploaded = { $kind }已存入媒体库。
+media-deleted = { $kind }已从媒体库删除。
+media-delete = 删除
+media-filter-type = 类型
+media-filter-any = 全部
+media-filter-unused = 仅未使用
+media-filter-apply = 筛选
+media-col-file = 文件
+media-col-type = 类型
+media-col-details = 格式、大小
+media-col-used-by = 使用情况
+media-col-uploaded = 上传时间
+media-used-by = { $count } 道题目
+media-empty = 暂无文件。

@@ -28,6 +28,7 @@ q-order-asc = 升序
 ## 表格
 
 q-export-intro = 导出当前筛选条件下的全部 { $total } 道题（含所有页）：
+q-export-zip = ZIP（含媒体）
 q-batch-intro = 对选中的题目：
 q-batch-publish = 发布
 q-batch-archive = 归档
@@ -81,5 +82,13 @@ q-field-card-title = 标题（选填）
 q-field-card-summary = 摘要
 q-field-card-deep-dive = 深入讲解
 q-field-card-source = 出处
+q-legend-media = 媒体
+q-field-media-alt = 替代文本（屏幕阅读器朗读的内容；图片必填）
+q-media-alt-help = 描述图片的内容，但不要泄露答案。
+q-field-media-file = 上传文件（或拖放到此处）
+q-media-file-help = 图片：PNG、JPEG 或 WebP，最大 4096 × 4096；音频：MP3、AAC、M4A 或 Ogg；视频：MP4 或 WebM。保存时文件存入媒体库；JPEG 的元数据（EXIF、GPS）会被移除。
+q-media-remove = 从本题移除媒体
+q-media-none = 没有媒体：文字题，或在下方上传图片、声音或视频。
+q-media-missing = 本题引用的媒体已不在媒体库中，请重新上传。
 q-save = 保存
 q-create-draft = 创建草稿

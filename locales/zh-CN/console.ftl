@@ -7,6 +7,7 @@ nav-dashboard = 概览
 nav-questions = 题目
 nav-attention = 待处理
 nav-import = CSV 导入
+nav-media = 媒体库
 nav-skill-tree = 技能树
 nav-categories = 分类
 nav-cards = 知识卡片

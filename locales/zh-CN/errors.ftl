@@ -58,6 +58,7 @@ err-categoryid-is-required = categoryId 为必填项
 err-categoryid-no-such-category = categoryId：该分类不存在
 err-challenge-not-found = 未找到该挑战
 err-choose-a-csv-file-to-upload = 请选择要上传的 CSV 文件
+err-choose-a-file-to-upload = 请选择要上传的文件
 err-choose-publish-archive-or-delete = 请选择发布、归档或删除
 err-clientmigrationid-must-be-1-128-characters = clientMigrationId 须为 1 至 128 个字符
 err-clientrequestid-must-be-1-128-characters = clientRequestId 须为 1 至 128 个字符
@@ -283,3 +284,10 @@ err-media-id-is-kind-the-questions-content-type-is = media.id 是 { $kind }，�
 err-the-media-was-removed-from-the-library-meanwhile = 该媒体已从媒体库中删除；请重新上传
 err-version-n-media-is-no-longer-in-the-media-library = 版本 { $version } 的媒体已不在媒体库中；请重新上传
 err-media-is-required-before-an-image-audio-or-video-question = 图片、音频或视频题目需要先添加媒体，才能送审或发布
+
+# 题库包（zip 导出与导入）
+err-the-body-is-empty-send-the-zip-file = 请求体为空，请发送 zip 文件
+err-not-a-question-bundle-detail = 不是题库包：{ $detail }
+err-a-question-bundle-may-be-at-most-max-bytes = 题库包最大为 { $max } 字节
+err-name-is-larger-than-limit-bytes = { $name } 超过 { $limit } 字节
+err-a-question-bundle-holds-1-max-questions = 题库包须包含 1-{ $max } 道题

@@ -20,3 +20,28 @@ document.addEventListener("click", (event) => {
     window.history.back();
   }
 });
+
+// <label class="drop-zone"> around a file input: a file dropped on it fills the input
+// (browsers drop onto a bare file input already; the zone makes the target larger).
+document.addEventListener("dragover", (event) => {
+  const zone = event.target.closest(".drop-zone");
+  if (zone) {
+    event.preventDefault();
+    zone.classList.add("dragging");
+  }
+});
+document.addEventListener("dragleave", (event) => {
+  const zone = event.target.closest(".drop-zone");
+  if (zone) {
+    zone.classList.remove("dragging");
+  }
+});
+document.addEventListener("drop", (event) => {
+  const zone = event.target.closest(".drop-zone");
+  const input = zone && zone.querySelector("input[type=file]");
+  if (input && event.dataTransfer && event.dataTransfer.files.length > 0) {
+    event.preventDefault();
+    zone.classList.remove("dragging");
+    input.files = event.dataTransfer.files;
+  }
+});

@@ -80,6 +80,7 @@ async fn category_create_update_archive_round_trip(app: TestApp) {
             "history-culture",
             "china-geography",
             "science-common-sense",
+            "world-flags",
             "space-2"
         ]
     );
@@ -196,7 +197,7 @@ async fn category_duplicates_and_bad_input_are_refused(app: TestApp) {
     ] {
         post(body).await.assert_error(400, "VALIDATION_ERROR");
     }
-    assert_eq!(app.scalar("SELECT count(*) FROM categories", &[]).await, 5);
+    assert_eq!(app.scalar("SELECT count(*) FROM categories", &[]).await, 6);
     // 64 characters is fine
     let long = "a".repeat(64);
     post(json!({"id": long, "name": "A", "slug": long}))
@@ -285,30 +286,31 @@ async fn admin_lists_check_page_and_limit(app: TestApp) {
                 .assert_error(400, "VALIDATION_ERROR");
         }
     }
-    // categories: 5, two per page
+    // categories: 6, two per page
     let r = app
         .admin_get("/v1/admin/categories?page=3&limit=2", Some(&token))
         .await;
-    assert_eq!(r.ok().as_array().unwrap().len(), 1);
+    assert_eq!(r.ok().as_array().unwrap().len(), 2);
     assert_eq!(r.ok()[0]["id"], "science-common-sense");
+    assert_eq!(r.ok()[1]["id"], "world-flags");
     assert_eq!(
         r.body["pagination"],
-        json!({"total": 5, "page": 3, "limit": 2})
+        json!({"total": 6, "page": 3, "limit": 2})
     );
     let r = app.admin_get("/v1/admin/categories", Some(&token)).await;
     assert_eq!(
         r.body["pagination"],
-        json!({"total": 5, "page": 1, "limit": 20})
+        json!({"total": 6, "page": 1, "limit": 20})
     );
 
-    // cards: 150, default 20 per page, 50 at most
+    // cards: 162, default 20 per page, 50 at most
     let r = app
         .admin_get("/v1/admin/knowledge-cards", Some(&token))
         .await;
     assert_eq!(r.ok().as_array().unwrap().len(), 20);
     assert_eq!(
         r.body["pagination"],
-        json!({"total": 150, "page": 1, "limit": 20})
+        json!({"total": 162, "page": 1, "limit": 20})
     );
     let r = app
         .admin_get("/v1/admin/knowledge-cards?page=3&limit=50", Some(&token))
@@ -318,7 +320,7 @@ async fn admin_lists_check_page_and_limit(app: TestApp) {
         .admin_get("/v1/admin/knowledge-cards?page=3&limit=50", Some(&token))
         .await;
     assert_eq!(r.ok().as_array().unwrap().len(), 50);
-    assert_eq!(r.body["pagination"]["total"], 150);
+    assert_eq!(r.body["pagination"]["total"], 162);
 }
 
 async fn archived_category_leaves_player_tracks_at_once(app: TestApp) {
@@ -587,7 +589,7 @@ async fn nodes(app: &TestApp, token: &str, query: &str) -> Vec<Value> {
 async fn skill_tree_lists_with_and_without_category(app: TestApp) {
     let (token, _, _) = app.admin_login().await;
     let all = nodes(&app, &token, "").await;
-    assert_eq!(all.len(), 20);
+    assert_eq!(all.len(), 22);
     let categories: Vec<&str> = all
         .iter()
         .map(|n| n["categoryId"].as_str().unwrap())
@@ -596,7 +598,8 @@ async fn skill_tree_lists_with_and_without_category(app: TestApp) {
     assert_eq!(&categories[4..8], ["science-basics"; 4]);
     assert_eq!(&categories[8..12], ["history-culture"; 4]);
     assert_eq!(&categories[12..16], ["china-geography"; 4]);
-    assert_eq!(&categories[16..], ["science-common-sense"; 4]);
+    assert_eq!(&categories[16..20], ["science-common-sense"; 4]);
+    assert_eq!(&categories[20..], ["world-flags"; 2]);
     let geo = nodes(&app, &token, "?categoryId=world-geography").await;
     assert_eq!(geo, all[..4].to_vec());
     let orders: Vec<i64> = geo
@@ -632,7 +635,7 @@ async fn skill_tree_lists_with_and_without_category(app: TestApp) {
     let node_ids: Vec<&Value> = geo.iter().map(|n| &n["id"]).collect();
     assert_eq!(track_ids, node_ids);
     // empty or unknown category
-    assert_eq!(nodes(&app, &token, "?categoryId=").await.len(), 20);
+    assert_eq!(nodes(&app, &token, "?categoryId=").await.len(), 22);
     assert!(nodes(&app, &token, "?categoryId=nope").await.is_empty());
 }
 
@@ -947,7 +950,7 @@ async fn every_route_needs_an_admin_token(app: TestApp) {
             &[]
         )
         .await,
-        5
+        6
     );
     assert_eq!(app.scalar("SELECT count(*) FROM audit_log", &[]).await, 0);
 }

@@ -159,7 +159,7 @@ async fn signed_out_catalog_pages_redirect_to_sign_in(app: TestApp) {
         assert_eq!(page.location(), Some("/console/login"), "{path}");
     }
     assert_eq!(category(&app, GEO).await.status, "active");
-    assert_eq!(node_count(&app).await, 20);
+    assert_eq!(node_count(&app).await, 22);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -426,7 +426,7 @@ async fn category_bad_input_shows_the_reason(app: TestApp) {
             "{message}"
         );
     }
-    assert_eq!(categories(&app).await.len(), 5);
+    assert_eq!(categories(&app).await.len(), 6);
 
     // the editor: a child to make a cycle with
     browser
@@ -537,7 +537,7 @@ async fn category_forms_need_the_csrf_token(app: TestApp) {
         wrong.push(("_csrf", "not-the-token"));
         browser.post_raw(&path, &wrong).await.assert_status(403);
     }
-    assert_eq!(categories(&app).await.len(), 5);
+    assert_eq!(categories(&app).await.len(), 6);
     let geo = category(&app, GEO).await;
     assert_eq!(geo.name, "World Geography");
     assert_eq!(geo.status, "active");
@@ -561,7 +561,7 @@ async fn card_list_pages_and_links_to_questions(app: TestApp) {
     list.assert_status(200)
         .assert_contains("href=\"/console/cards\" aria-current=\"page\"")
         .assert_contains("id=\"cards\"")
-        .assert_contains("Page 1 · 150 cards")
+        .assert_contains("Page 1 · 162 cards")
         .assert_contains("href=\"/console/cards?page=2\" id=\"next-page\"");
     assert!(!list.contains("id=\"prev-page\""));
     assert_eq!(list.body.matches("<tr id=\"card-").count(), 20);
@@ -584,15 +584,15 @@ async fn card_list_pages_and_links_to_questions(app: TestApp) {
     let second = browser.get("/console/cards?page=2").await;
     second
         .assert_status(200)
-        .assert_contains("Page 2 · 150 cards")
+        .assert_contains("Page 2 · 162 cards")
         .assert_contains("href=\"/console/cards\" id=\"prev-page\"")
         .assert_contains("href=\"/console/cards?page=3\" id=\"next-page\"");
     assert!(!second.contains(&format!("<tr id=\"card-{}\"", cards[0].id)));
-    let last_page = browser.get("/console/cards?page=8").await;
+    let last_page = browser.get("/console/cards?page=9").await;
     last_page.assert_status(200);
-    assert_eq!(last_page.body.matches("<tr id=\"card-").count(), 10);
+    assert_eq!(last_page.body.matches("<tr id=\"card-").count(), 2);
     assert!(!last_page.contains("id=\"next-page\""));
-    let beyond = browser.get("/console/cards?page=9").await;
+    let beyond = browser.get("/console/cards?page=10").await;
     beyond
         .assert_status(200)
         .assert_contains("No knowledge card on this page.");
@@ -1149,7 +1149,7 @@ async fn skill_tree_bad_input_shows_the_reason(app: TestApp) {
         .await
         .assert_status(400)
         .assert_contains("categoryId: no such category");
-    assert_eq!(node_count(&app).await, 20);
+    assert_eq!(node_count(&app).await, 22);
 
     // the editor
     let chain = nodes_of(&app, GEO).await;
@@ -1273,7 +1273,7 @@ async fn skill_tree_forms_need_the_csrf_token(app: TestApp) {
         wrong.push(("_csrf", "not-the-token"));
         browser.post_raw(&path, &wrong).await.assert_status(403);
     }
-    assert_eq!(node_count(&app).await, 20);
+    assert_eq!(node_count(&app).await, 22);
     let after = node(&app, &id).await.unwrap();
     assert_eq!(after.title, chain[1].title);
     assert_eq!(after.parent_id, chain[1].parent_id);

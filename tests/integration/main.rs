@@ -27,6 +27,7 @@ mod keyword_search;
 mod leagues;
 mod learning;
 mod media;
+mod media_console;
 mod metrics;
 mod outage;
 mod paging;

@@ -908,7 +908,7 @@ async fn reloading_the_demo_content_keeps_staff_edits(app: TestApp) {
     app.exec("DELETE FROM knowledge_cards WHERE question_id = $1", &[&id])
         .await;
     let versions = version_count(&app, &id).await;
-    let again = shared::services::demo::load(&app.ctx.db, &app.ctx.clock)
+    let again = shared::services::demo::load(&app.ctx.db, &app.ctx.clock, &app.ctx.media)
         .await
         .unwrap();
     assert_eq!(again, shared::services::demo::DemoLoad::default());

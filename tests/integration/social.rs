@@ -772,7 +772,7 @@ async fn bootstrap_has_the_whole_aggregate(app: TestApp) {
     assert_eq!(b["user"]["level"], 1);
     assert!(b["user"]["region"].is_null());
     assert_eq!(b["progress"]["hearts"], 5);
-    assert_eq!(b["tracks"].as_array().unwrap().len(), 5);
+    assert_eq!(b["tracks"].as_array().unwrap().len(), 6);
     assert_eq!(b["shopBenefits"], b["shop"]["benefits"]);
     assert_eq!(b["shop"]["benefits"].as_array().unwrap().len(), 3);
     assert_eq!(b["wallet"], json!({"coinsBalance": 0}));

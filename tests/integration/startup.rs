@@ -48,7 +48,14 @@ async fn concurrent_migrations_apply_once(engine: Engine) {
 }
 
 async fn start(database: &TestDatabase, extra: &[(&str, String)]) -> Arc<AppContext> {
-    let mut vars = vec![("DATABASE_URL", database.url.clone())];
+    let mut vars = vec![
+        ("DATABASE_URL", database.url.clone()),
+        // the demo's flags go to the database's own folder
+        (
+            "MEDIA_FS_DIR",
+            database.media_dir.join("store").display().to_string(),
+        ),
+    ];
     vars.extend(extra.iter().cloned());
     AppContext::start(settings_with(&vars), Clock::system())
         .await
@@ -133,13 +140,15 @@ async fn demo_content_loads_idempotently(engine: Engine) {
                 .unwrap())
         }
     };
-    assert_eq!(count("SELECT count(*) FROM categories").await, 5);
-    assert_eq!(count("SELECT count(*) FROM skill_nodes").await, 20);
+    assert_eq!(count("SELECT count(*) FROM categories").await, 6);
+    assert_eq!(count("SELECT count(*) FROM skill_nodes").await, 22);
     assert_eq!(
         count("SELECT count(*) FROM questions WHERE status = 'published'").await,
-        150
+        162
     );
-    assert_eq!(count("SELECT count(*) FROM knowledge_cards").await, 150);
+    assert_eq!(count("SELECT count(*) FROM knowledge_cards").await, 162);
+    // the flags, once each however many processes loaded them
+    assert_eq!(count("SELECT count(*) FROM media").await, 12);
     for track in [
         "world-geography",
         "science-basics",

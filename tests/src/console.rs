@@ -180,6 +180,34 @@ impl Console {
         self.read(resp).await
     }
 
+    /// Posts a multipart form as a browser does: the CSRF token first, then `fields`,
+    /// then the file field `file` (name, file name, bytes) when given.
+    pub async fn post_multipart(
+        &mut self,
+        path: &str,
+        fields: &[(&str, &str)],
+        file: Option<(&str, &str, Vec<u8>)>,
+    ) -> Page {
+        let mut form = reqwest::multipart::Form::new().text("_csrf", self.csrf.clone());
+        for (name, value) in fields {
+            form = form.text(name.to_string(), value.to_string());
+        }
+        if let Some((name, file_name, bytes)) = file {
+            form = form.part(
+                name.to_string(),
+                reqwest::multipart::Part::bytes(bytes).file_name(file_name.to_string()),
+            );
+        }
+        let resp = self
+            .client
+            .post(format!("{}{path}", self.base))
+            .multipart(form)
+            .send()
+            .await
+            .unwrap();
+        self.read(resp).await
+    }
+
     /// Follows a 303 from a form post.
     pub async fn follow(&mut self, page: &Page) -> Page {
         assert_eq!(

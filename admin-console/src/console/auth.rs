@@ -321,11 +321,7 @@ impl<T: DeserializeOwned> FromRequest<AppState> for ConsoleForm<T> {
         let htmx = is_htmx(&parts.headers);
         let fail = |error: Error| PageError { error, htmx };
         let session = session_of(&mut parts, state).await.map_err(fail)?;
-        let header_token = parts
-            .headers
-            .get(CSRF_HEADER)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_string);
+        let header_token = csrf_header(&parts.headers);
         let bytes = Bytes::from_request(Request::from_parts(parts, body), state)
             .await
             .map_err(|e| {
@@ -335,14 +331,32 @@ impl<T: DeserializeOwned> FromRequest<AppState> for ConsoleForm<T> {
                     Error::validation(e.body_text())
                 })
             })?;
-        let field: CsrfField = serde_html_form::from_bytes(&bytes)
-            .map_err(|e| fail(Error::validation(format!("unreadable form: {e}"))))?;
-        let submitted = header_token.or(field.csrf);
-        check_csrf(&session, submitted.as_deref())
+        checked_form(&session, header_token, &bytes)
             .await
-            .map_err(fail)?;
-        let value = serde_html_form::from_bytes(&bytes)
-            .map_err(|e| fail(Error::validation(format!("invalid form field: {e}"))))?;
-        Ok(Self(value))
+            .map(Self)
+            .map_err(fail)
     }
+}
+
+/// The token htmx sends in `X-CSRF-Token`, if any.
+pub fn csrf_header(headers: &axum::http::HeaderMap) -> Option<String> {
+    headers
+        .get(CSRF_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string)
+}
+
+/// A URL-encoded form's fields, once its token (`header_token`, else its `_csrf` field)
+/// passed the check.
+pub async fn checked_form<T: DeserializeOwned>(
+    session: &Session,
+    header_token: Option<String>,
+    bytes: &[u8],
+) -> Result<T, Error> {
+    let field: CsrfField = serde_html_form::from_bytes(bytes)
+        .map_err(|e| Error::validation(format!("unreadable form: {e}")))?;
+    let submitted = header_token.or(field.csrf);
+    check_csrf(session, submitted.as_deref()).await?;
+    serde_html_form::from_bytes(bytes)
+        .map_err(|e| Error::validation(format!("invalid form field: {e}")))
 }

@@ -169,9 +169,33 @@ pub fn num(n: impl Whole) -> String {
     n.whole().to_formatted_string(&locale)
 }
 
+/// A file's size: `812 B`, `12 KB`, `1.5 MB` (binary multiples; the same in both
+/// languages).
+pub fn bytes(n: i64) -> String {
+    const KIB: i64 = 1024;
+    const MIB: i64 = 1024 * 1024;
+    if n < KIB {
+        format!("{n} B")
+    } else if n < MIB {
+        format!("{} KB", (n + KIB / 2) / KIB)
+    } else {
+        // one decimal without a float: tenths of a MiB, rounded
+        let tenths = (n * 10 + MIB / 2) / MIB;
+        format!("{}.{} MB", tenths / 10, tenths % 10)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sizes_read_as_bytes_kb_and_mb() {
+        assert_eq!(bytes(812), "812 B");
+        assert_eq!(bytes(12 * 1024 + 100), "12 KB");
+        assert_eq!(bytes(1024 * 1024 * 3 / 2), "1.5 MB");
+        assert_eq!(bytes(20_000_000), "19.1 MB");
+    }
 
     #[test]
     fn times_are_beijing_time() {

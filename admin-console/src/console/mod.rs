@@ -17,6 +17,7 @@
 //!   the texts, Beijing times and numbers pages show in it; [`language`] stores the
 //!   choice.
 //! - [`diff`]: two versions of a question's text as HTML with `<del>`/`<ins>`.
+//! - [`uploads`]: forms that carry a media file (the question editor, the library).
 //! - one module per screen.
 
 pub mod admins;
@@ -35,6 +36,7 @@ pub mod headers;
 pub mod i18n;
 pub mod import;
 pub mod language;
+pub mod media_library;
 pub mod mfa;
 pub mod page;
 pub mod players;
@@ -44,6 +46,7 @@ pub mod questions;
 pub mod session_store;
 pub mod sign_in;
 pub mod skill_tree;
+pub mod uploads;
 pub mod urls;
 
 use axum::Router;
@@ -78,6 +81,7 @@ pub fn router(state: &AppState) -> Router<AppState> {
         .merge(questions::router())
         .merge(quality::router())
         .merge(import::router())
+        .merge(media_library::router())
         .merge(categories::router())
         .merge(cards::router())
         .merge(skill_tree::router())

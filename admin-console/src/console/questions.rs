@@ -3,7 +3,7 @@
 
 use askama::Template;
 use axum::Router;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{DefaultBodyLimit, Path, RawQuery, Request, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
 use axum::routing::{get, post};
@@ -12,9 +12,10 @@ use shared::Error;
 use shared::domain::question_status::{BatchAction, QuestionStatus, can_move};
 use shared::envelope::Pagination;
 use shared::services::catalog::{self, Category};
+use shared::services::media::{self, MediaItem};
 use shared::services::questions::{
     self, AdminQuestion, BatchFailure, BatchRequest, CardInput, ExportFormat, ExportQuery,
-    ListQuery, QuestionInput, QuestionPatch, StatusRequest, Stem,
+    ListQuery, QuestionInput, QuestionMedia, QuestionPatch, StatusRequest, Stem,
 };
 
 use super::auth::{ConsoleAdmin, ConsoleForm};
@@ -23,6 +24,7 @@ use super::i18n;
 use super::page::{
     Chrome, FormOf, PageError, PageResult, html, is_htmx, page, redirect_with, save_or_rerender,
 };
+use super::uploads::{self, MediaForm};
 use super::urls;
 use crate::AppState;
 use crate::routes::questions::download;
@@ -31,10 +33,20 @@ pub fn router() -> Router<AppState> {
     Router::new()
         .route(urls::QUESTIONS, get(list))
         .route(urls::QUESTIONS_BATCH, post(batch))
-        .route(urls::QUESTION_NEW, get(new_form).post(create))
         .route(urls::QUESTIONS_EXPORT, get(export))
-        .route(urls::pattern::QUESTION, get(edit_form).post(save))
         .route(urls::pattern::QUESTION_STATUS, post(move_status))
+        .merge(
+            Router::new()
+                .route(urls::QUESTION_NEW, get(new_form).post(create))
+                .route(urls::pattern::QUESTION, get(edit_form).post(save))
+                .layer(upload_body_limit()),
+        )
+}
+
+/// A form with a media file may be as large as the largest file the library takes
+/// (each kind's own limit is enforced as the file arrives).
+pub fn upload_body_limit() -> DefaultBodyLimit {
+    DefaultBodyLimit::max(shared::config::MAX_CONFIGURABLE_BYTES as usize + 64 * 1024)
 }
 
 pub const CONTENT_TYPES: [&str; 4] = ["text", "image", "video", "audio"];
@@ -101,7 +113,7 @@ impl Filters {
         })
     }
 
-    /// The download of these filters' questions in `format` (`csv` or `json`).
+    /// The download of these filters' questions in `format` (`csv`, `json` or `zip`).
     fn export_href(&self, format: &str) -> String {
         urls::with_query(
             urls::QUESTIONS_EXPORT,
@@ -209,6 +221,8 @@ pub struct Table {
     /// filter change updates them with it).
     pub export_csv_href: String,
     pub export_json_href: String,
+    /// JSON with the media files, as one zip.
+    pub export_zip_href: String,
     pub batch: Option<BatchView>,
     pub csrf: String,
 }
@@ -238,6 +252,7 @@ async fn table(state: &AppState, filters: Filters, csrf: &str) -> Result<Table, 
         return_to: filters.href(pagination.page),
         export_csv_href: filters.export_href("csv"),
         export_json_href: filters.export_href("json"),
+        export_zip_href: filters.export_href("zip"),
         items,
         pagination,
         filters,
@@ -388,6 +403,14 @@ pub struct EditorForm {
     pub card_deep_dive: String,
     #[serde(default)]
     pub card_source_ref: String,
+    /// The media library file the question shows (the one it has, or one just uploaded).
+    #[serde(default)]
+    pub media_id: String,
+    #[serde(default)]
+    pub media_alt: String,
+    /// `true`: the question lets go of its media.
+    #[serde(default)]
+    pub media_remove: String,
 }
 
 impl EditorForm {
@@ -404,6 +427,32 @@ impl EditorForm {
             card_summary: card.map(|c| c.summary.clone()).unwrap_or_default(),
             card_deep_dive: card.and_then(|c| c.deep_dive.clone()).unwrap_or_default(),
             card_source_ref: card.and_then(|c| c.source_ref.clone()).unwrap_or_default(),
+            media_id: q.media.as_ref().map(|m| m.id.clone()).unwrap_or_default(),
+            media_alt: q
+                .media
+                .as_ref()
+                .and_then(|m| m.alt.clone())
+                .unwrap_or_default(),
+            media_remove: String::new(),
+        }
+    }
+
+    /// The media the form names: `None` when it names none (or asks to remove it).
+    fn media(&self) -> Option<QuestionMedia> {
+        let id = non_empty(&self.media_id)?;
+        (self.media_remove != "true").then(|| QuestionMedia {
+            id,
+            alt: non_empty(&self.media_alt),
+        })
+    }
+
+    /// A file uploaded with the form becomes its media; a text question takes the
+    /// file's kind as its content type (what uploading a picture means).
+    fn take_upload(&mut self, item: &MediaItem) {
+        self.media_id = item.id.clone();
+        self.media_remove = String::new();
+        if self.content_type == "text" {
+            self.content_type = item.kind.clone();
         }
     }
 
@@ -445,8 +494,7 @@ impl EditorForm {
             distractors: Some(self.distractor_list()),
             category_id: Some(self.category_id.clone()),
             difficulty: parse_int("difficulty", &self.difficulty)?,
-            // the console's editor has no media field yet: media come through the API
-            media: None,
+            media: self.media(),
             knowledge_card: self.card(),
         })
     }
@@ -461,8 +509,12 @@ impl EditorForm {
             distractors: Some(self.distractor_list()),
             category_id: Some(self.category_id.clone()),
             difficulty: parse_int("difficulty", &self.difficulty)?,
-            // absent: the editor keeps the question's media as it is
-            media: None,
+            // a named file sets it (unchanged: no new version), "remove" clears it
+            media: if self.media_remove == "true" {
+                Some(None)
+            } else {
+                self.media().map(Some)
+            },
             knowledge_card: self.card(),
             status: None,
         })
@@ -517,7 +569,51 @@ struct EditorPage {
     form: EditorForm,
     categories: Vec<Category>,
     content_types: [&'static str; 4],
+    /// The file the form names, as the library has it.
+    media: Option<MediaPreview>,
     error: Option<String>,
+}
+
+/// A library file shown in the editor and on the media screen.
+pub struct MediaPreview {
+    pub item: MediaItem,
+    /// Its address on the console's own origin.
+    pub src: String,
+}
+
+impl MediaPreview {
+    pub fn of(item: MediaItem) -> Option<Self> {
+        let src = media::own_path(&item)?;
+        Some(Self { item, src })
+    }
+
+    /// `PNG · 12 KB · 640 × 480`.
+    pub fn summary(&self) -> String {
+        let format = self
+            .item
+            .mime
+            .rsplit('/')
+            .next()
+            .unwrap_or_default()
+            .to_ascii_uppercase();
+        let mut parts = vec![format, i18n::bytes(self.item.bytes)];
+        if let (Some(w), Some(h)) = (self.item.width, self.item.height) {
+            parts.push(format!("{w} × {h}"));
+        }
+        parts.join(" · ")
+    }
+}
+
+/// The library's file `id`, `None` when the form names none or it has left the library.
+async fn preview_of(state: &AppState, id: &str) -> Result<Option<MediaPreview>, Error> {
+    if id.trim().is_empty() {
+        return Ok(None);
+    }
+    match media::get(&state.ctx, id.trim()).await {
+        Ok(item) => Ok(MediaPreview::of(item)),
+        Err(Error::NotFound(_)) => Ok(None),
+        Err(e) => Err(e),
+    }
 }
 
 impl EditorPage {
@@ -563,6 +659,7 @@ async fn editor(
         chrome: me.chrome("questions").await,
         panel: question.as_ref().map(|q| StatusPanel::of(q, &me.csrf)),
         question,
+        media: preview_of(state, &form.media_id).await?,
         form,
         categories: catalog::all_categories(&state.ctx).await?,
         content_types: CONTENT_TYPES,
@@ -579,13 +676,41 @@ async fn new_form(State(state): State<AppState>, me: ConsoleAdmin) -> PageResult
     Ok(page(&editor(&state, &me, None, form, None).await?))
 }
 
+/// The editor's post: its fields, with a file uploaded to the library as its media; a
+/// refused file is the form's refusal.
+async fn read_editor(
+    state: &AppState,
+    me: &ConsoleAdmin,
+    headers: &HeaderMap,
+    request: Request,
+) -> Result<(EditorForm, Option<Error>), PageError> {
+    let MediaForm {
+        fields: mut form,
+        uploaded,
+        refused,
+    } = uploads::read::<EditorForm>(state, me, request, MEDIA_FILE_FIELD)
+        .await
+        .map_err(|e| PageError::new(e, headers))?;
+    if let Some(item) = &uploaded {
+        form.take_upload(item);
+    }
+    Ok((form, refused))
+}
+
+/// The editor's file field (the last of its form: see [`uploads::MediaForm::refused`]).
+pub const MEDIA_FILE_FIELD: &str = "mediaFile";
+
 async fn create(
     State(state): State<AppState>,
     me: ConsoleAdmin,
     headers: HeaderMap,
-    ConsoleForm(form): ConsoleForm<EditorForm>,
+    request: Request,
 ) -> PageResult {
-    let result = async { questions::create(&state.ctx, &me.admin, form.to_input()?).await }.await;
+    let (form, refused) = read_editor(&state, &me, &headers, request).await?;
+    let result = match refused {
+        Some(e) => Err(e),
+        None => async { questions::create(&state.ctx, &me.admin, form.to_input()?).await }.await,
+    };
     save_or_rerender(
         &headers,
         FormOf::New,
@@ -619,10 +744,15 @@ async fn save(
     me: ConsoleAdmin,
     headers: HeaderMap,
     Path(id): Path<String>,
-    ConsoleForm(form): ConsoleForm<EditorForm>,
+    request: Request,
 ) -> PageResult {
-    let result =
-        async { questions::update(&state.ctx, &me.admin, &id, form.to_patch()?).await }.await;
+    let (form, refused) = read_editor(&state, &me, &headers, request).await?;
+    let result = match refused {
+        Some(e) => Err(e),
+        None => {
+            async { questions::update(&state.ctx, &me.admin, &id, form.to_patch()?).await }.await
+        }
+    };
     save_or_rerender(
         &headers,
         FormOf::Existing,

@@ -42,6 +42,9 @@ pub const IMPORT: &str = console!("/import");
 pub const IMPORT_PREVIEW: &str = console!("/import/preview");
 pub const IMPORT_TEMPLATE: &str = console!("/import/template.csv");
 
+/// The media library (and its upload form).
+pub const MEDIA: &str = console!("/media");
+
 pub const CATEGORIES: &str = console!("/categories");
 pub const CARDS: &str = console!("/cards");
 pub const SKILL_TREE: &str = console!("/skill-tree");
@@ -80,6 +83,7 @@ pub mod pattern {
     pub const QUESTION_STATUS: &str = console!("/questions/{id}/status");
     pub const QUESTION_STATS: &str = console!("/questions/{id}/stats");
     pub const QUESTION_REVERT: &str = console!("/questions/{id}/versions/{version}/revert");
+    pub const MEDIA_DELETE: &str = console!("/media/{id}/delete");
     pub const CATEGORY: &str = console!("/categories/{id}");
     pub const CATEGORY_ARCHIVE: &str = console!("/categories/{id}/archive");
     pub const CARD: &str = console!("/cards/{id}");
@@ -119,6 +123,8 @@ pub const ROUTES: &[&str] = &[
     IMPORT,
     IMPORT_PREVIEW,
     IMPORT_TEMPLATE,
+    MEDIA,
+    pattern::MEDIA_DELETE,
     SKILL_TREE,
     SKILL_TREE_NODES,
     pattern::SKILL_NODE,
@@ -181,6 +187,10 @@ pub fn question_stats(id: &str) -> String {
 
 pub fn question_revert(id: &str, version: &i64) -> String {
     with_id(pattern::QUESTION_REVERT, id).replacen("{version}", &version.to_string(), 1)
+}
+
+pub fn media_delete(id: &str) -> String {
+    with_id(pattern::MEDIA_DELETE, id)
 }
 
 pub fn category(id: &str) -> String {

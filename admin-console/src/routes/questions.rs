@@ -30,6 +30,12 @@ use crate::extract::AdminUser;
 #[allow(dead_code)]
 pub struct CsvText(Vec<u8>);
 
+/// The body of a bundle import, and a bundle export: a zip file's bytes.
+#[derive(ToSchema)]
+#[schema(value_type = String, format = Binary, example = "(the bytes of questions.zip)")]
+#[allow(dead_code)]
+pub struct ZipBytes(Vec<u8>);
+
 /// Largest import body (JSON or CSV).
 pub const IMPORT_BODY_LIMIT: usize = 2 * 1024 * 1024;
 
@@ -52,6 +58,8 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(batch_delete))
         .routes(routes!(batch_review))
         .merge(imports)
+        // the bundle's own bound is enforced as the body arrives (`questions::import_zip`)
+        .routes(routes!(import_zip))
 }
 
 /// List questions
@@ -80,7 +88,10 @@ pub async fn list_questions(
 /// (no card title: the template has no column for it; distractors 1-5; a cell that
 /// begins with `=`, `+`, `-`, `@`, a tab or a carriage return, possibly after quotes,
 /// gets a leading `'` so no spreadsheet runs it as a formula, and the CSV import takes
-/// it away again), `format=json` the body of the JSON import. Each export is recorded
+/// it away again; with a question that has media, the columns `mediaId` and `mediaAlt`
+/// follow), `format=json` the body of the JSON import, `format=zip` that body as
+/// `questions.json` with every media file its questions use as `media/{id}.{ext}` (the
+/// body of `POST /questions/import-zip`). Each export is recorded
 /// in the audit log (`question.export`: the admin, the time, the format and the
 /// filters). Streamed in batches: an error after the answer started
 /// cuts the body short (the chunked transfer never completes), and is logged.
@@ -91,8 +102,9 @@ pub async fn list_questions(
             content(
                 (String = "text/csv", example = json!("categoryId,contentType,difficulty,stemText,correctAnswer,distractor1,distractor2,distractor3,distractor4,distractor5,cardSummary,cardDeepDive,cardSourceRef\r\nworld-geography,text,1,What is the capital of Canada?,Ottawa,Toronto,Montreal,Vancouver,,,Ottawa was chosen by Queen Victoria in 1857.,,\r\n")),
                 (QuestionExport = "application/json"),
+                (ZipBytes = "application/zip"),
             ),
-            headers(("Content-Disposition" = String, description = "`attachment; filename=\"questions.csv\"` or `questions.json`"))),
+            headers(("Content-Disposition" = String, description = "`attachment; filename=\"questions.csv\"`, `questions.json` or `questions.zip`"))),
         (status = 400, description = "No or an unknown format, or a filter value out of range (VALIDATION_ERROR)", body = ErrorEnvelope),
         (status = 401, description = "Missing or invalid admin token", body = ErrorEnvelope),
     ))]
@@ -448,6 +460,40 @@ pub async fn import_csv(
         &admin,
         content_type,
         &body,
+    )
+    .await?))
+}
+
+/// Import questions with their media (zip)
+///
+/// Restores a bundle of `GET /questions/export?format=zip` (from this deployment or
+/// another): each media file it holds goes into the library as an upload would (type
+/// from the bytes, size limits, JPEG metadata removed), then its 1-5,000 questions are
+/// imported as drafts, all or nothing, by the JSON import's rules. A media id the bundle
+/// does not hold must already be in the library.
+#[utoipa::path(post, path = "/questions/import-zip", operation_id = "adminImportQuestionsZip", tag = "questions", security(("admin_jwt" = [])),
+    request_body(content = ZipBytes, content_type = "application/zip", description = "The zip file"),
+    responses(
+        (status = 200, description = "Every question inserted", body = Envelope<ImportResult>),
+        (status = 400, description = "Not a question bundle, VALIDATION_FAILED with per-item `details`, a media file of an unsupported type, or 0 or more than 5,000 questions", body = ErrorEnvelope),
+        (status = 401, description = "Missing or invalid admin token", body = ErrorEnvelope),
+        (status = 413, description = "The zip over 1 GiB, or a file in it over its limit", body = ErrorEnvelope),
+        (status = 503, description = "The media store cannot be reached", body = ErrorEnvelope),
+    ))]
+pub async fn import_zip(
+    State(state): State<AppState>,
+    AdminUser(admin): AdminUser,
+    request: axum::extract::Request,
+) -> ApiResult<ImportResult> {
+    use futures::TryStreamExt;
+    let chunks = request
+        .into_body()
+        .into_data_stream()
+        .map_err(|e| Error::validation(format!("cannot read the body: {e}")));
+    Ok(ok(questions::import_zip(
+        &state.ctx,
+        &admin,
+        Box::pin(chunks),
     )
     .await?))
 }

@@ -277,6 +277,24 @@ pub async fn export_batch(
     }))
 }
 
+/// Whether any question matching `f` has media (one `EXISTS`: the CSV export's columns
+/// depend on it).
+pub async fn any_with_media(db: &Db, f: &ListFilter) -> sqlx::Result<bool> {
+    let keyword = f.keyword.as_deref().map(super::contains_pattern);
+    let (filter, phrase) = filter_text(db, f, 6);
+    Ok(read!(db, |ex| {
+        let q = bind_list_filter!(
+            sqlx::query_scalar::<_, bool>(sqlx::AssertSqlSafe(format!(
+                "SELECT EXISTS (SELECT 1 FROM questions q{WHERE}{filter}
+                                 AND q.media_id IS NOT NULL)"
+            ))),
+            f,
+            keyword
+        );
+        super::bind_phrase!(q, phrase).fetch_one(ex).await?
+    }))
+}
+
 /// Which of `ids` are categories (one query).
 pub async fn existing_category_ids(db: &Db, ids: &[String]) -> sqlx::Result<Vec<String>> {
     if ids.is_empty() {

@@ -433,6 +433,23 @@ where
     item(ctx, row).await
 }
 
+/// One file of the library (404 when there is none).
+pub async fn get(ctx: &AppContext, id: &str) -> Result<MediaItem> {
+    let not_found = || Error::not_found("no such media");
+    if !is_media_id(id) {
+        return Err(not_found());
+    }
+    let row = db::media::get(&ctx.db, id).await?.ok_or_else(not_found)?;
+    item(ctx, row).await
+}
+
+/// The path either binary serves a file at, `/media/{id}.{ext}`, whatever
+/// `MEDIA_PUBLIC_BASE_URL` says: the console previews through its own origin, which its
+/// Content-Security-Policy allows.
+pub fn own_path(item: &MediaItem) -> Option<String> {
+    MediaFormat::from_mime(&item.mime).map(|f| format!("/media/{}", key_of(&item.id, f)))
+}
+
 /// `GET /v1/admin/media`.
 pub async fn list(ctx: &AppContext, q: &MediaQuery) -> Result<(Vec<MediaItem>, Pagination)> {
     let (page, limit, offset) = PageQuery {

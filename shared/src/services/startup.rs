@@ -24,8 +24,9 @@ impl AppContext {
         db.migrate().await?;
         let (player_secret, admin_secret) = secrets::jwt_secrets(&settings, &db, &clock).await?;
         let secrets_key = secrets::secrets_key(&settings, &db, &clock).await?;
+        let media = MediaStore::from_settings(&settings.media)?;
         if settings.demo_content {
-            demo::load(&db, &clock).await?;
+            demo::load(&db, &clock, &media).await?;
         }
         let regions = RegionCatalog::load(&db).await?;
         let providers = ProviderClients::from_settings(&settings)?;
@@ -35,7 +36,6 @@ impl AppContext {
         };
         let sign_in_attempts = AttemptLimiter::per_minute(settings.limits.auth_per_minute);
         let answer_cache = AnswerCache::new(settings.answer_memory);
-        let media = MediaStore::from_settings(&settings.media)?;
         Ok(Arc::new(Self {
             providers,
             ranks,

@@ -25,6 +25,9 @@ pub enum ExportFormat {
     Csv,
     /// The body of `POST /questions/import`.
     Json,
+    /// A zip of that body (`questions.json`) and every media file its questions use
+    /// (`media/{id}.{ext}`): the body of `POST /questions/import-zip`.
+    Zip,
 }
 
 impl ExportFormat {
@@ -33,6 +36,7 @@ impl ExportFormat {
         match self {
             Self::Csv => "text/csv; charset=utf-8",
             Self::Json => "application/json",
+            Self::Zip => "application/zip",
         }
     }
 
@@ -41,6 +45,7 @@ impl ExportFormat {
         match self {
             Self::Csv => "questions.csv",
             Self::Json => "questions.json",
+            Self::Zip => "questions.zip",
         }
     }
 }
@@ -51,7 +56,7 @@ impl ExportFormat {
 #[serde(rename_all = "camelCase")]
 #[into_params(parameter_in = Query)]
 pub struct ExportQuery {
-    /// csv or json (required: the two bodies differ).
+    /// csv, json or zip (required: the bodies differ).
     #[param(inline)]
     pub format: ExportFormat,
     /// draft, reviewing, published or archived.
@@ -157,6 +162,8 @@ struct Cursor {
     /// The key of the last row written.
     after: Option<(i64, String)>,
     written: u64,
+    /// A CSV writes the media columns (a question of the export has media).
+    media_columns: bool,
     next: Next,
     /// The request's span, so the stream's log lines carry its request id.
     span: tracing::Span,
@@ -192,6 +199,11 @@ pub async fn export(ctx: &AppContext, admin: &AdminPrincipal, q: &ExportQuery) -
         },
     )
     .await?;
+    if q.format == ExportFormat::Zip {
+        return super::bundle::export(ctx, filter).await;
+    }
+    let media_columns =
+        q.format == ExportFormat::Csv && db::questions::any_with_media(&ctx.db, &filter).await?;
     let first = db::questions::export_batch(&ctx.db, &filter, None, EXPORT_BATCH).await?;
     let cursor = Cursor {
         db: ctx.db.clone(),
@@ -199,6 +211,7 @@ pub async fn export(ctx: &AppContext, admin: &AdminPrincipal, q: &ExportQuery) -
         format: q.format,
         after: None,
         written: 0,
+        media_columns,
         next: Next::Rows(first),
         span,
     };
@@ -226,7 +239,7 @@ async fn next_chunk(mut c: Cursor) -> Option<(Result<Vec<u8>>, Cursor)> {
     if let Some(row) = rows.last() {
         c.after = Some((row.created_at, row.id.clone()));
     }
-    let encoded = encode(c.format, rows, first_chunk, c.written);
+    let encoded = encode(c.format, rows, first_chunk, c.written, c.media_columns);
     let mut chunk = match encoded {
         Ok((chunk, n)) => {
             c.written += n;
@@ -263,11 +276,12 @@ fn cut_short(c: Cursor, e: Error) -> (Result<Vec<u8>>, Cursor) {
 /// One batch as body bytes (after the CSV header or the JSON opening when `first`), and
 /// how many rows it holds. `written` is the rows before it (a JSON item after another
 /// takes a comma).
-fn encode(
+pub(super) fn encode(
     format: ExportFormat,
     rows: Vec<QuestionRow>,
     first: bool,
     written: u64,
+    media_columns: bool,
 ) -> Result<(Vec<u8>, u64)> {
     let n = rows.len() as u64;
     let items = rows
@@ -280,12 +294,22 @@ fn encode(
                 .terminator(csv::Terminator::CRLF)
                 .from_writer(Vec::new());
             if first {
-                w.write_record(CSV_HEADER).map_err(Error::internal)?;
+                let extra = if media_columns {
+                    &CSV_MEDIA_COLUMNS[..]
+                } else {
+                    &[]
+                };
+                w.write_record(CSV_HEADER.iter().chain(extra))
+                    .map_err(Error::internal)?;
             }
             for item in items {
-                w.write_record(csv_row(&item)).map_err(Error::internal)?;
+                w.write_record(csv_row(&item, media_columns))
+                    .map_err(Error::internal)?;
             }
             w.into_inner().map_err(Error::internal)?
+        }
+        ExportFormat::Zip => {
+            return Err(Error::internal("a zip export is written by the bundle"));
         }
         ExportFormat::Json => {
             let mut out = Vec::new();
@@ -307,11 +331,12 @@ fn encode(
 /// A question as a row of the 13 columns: distractors 1-5 (a question stored before the
 /// limit with more keeps its first five: the template has no more columns; JSON keeps
 /// all), the card's summary, deep dive and source (the template has no title column).
+/// With `media_columns`, the media's id and alternative text follow.
 /// Every cell a spreadsheet would run as a formula is escaped ([`csv_cell`]).
-fn csv_row(q: &ExportedQuestion) -> [String; 13] {
+fn csv_row(q: &ExportedQuestion, media_columns: bool) -> Vec<String> {
     let distractor = |i: usize| q.distractors.get(i).cloned().unwrap_or_default();
     let card = q.knowledge_card.as_ref();
-    [
+    let mut row = vec![
         q.category_id.clone(),
         q.content_type.as_str().to_string(),
         q.difficulty.to_string(),
@@ -325,8 +350,13 @@ fn csv_row(q: &ExportedQuestion) -> [String; 13] {
         card.map(|c| c.summary.clone()).unwrap_or_default(),
         card.and_then(|c| c.deep_dive.clone()).unwrap_or_default(),
         card.and_then(|c| c.source_ref.clone()).unwrap_or_default(),
-    ]
-    .map(csv_cell::escape)
+    ];
+    if media_columns {
+        let media = q.media.as_ref();
+        row.push(media.map(|m| m.id.clone()).unwrap_or_default());
+        row.push(media.and_then(|m| m.alt.clone()).unwrap_or_default());
+    }
+    row.into_iter().map(csv_cell::escape).collect()
 }
 
 #[cfg(test)]
@@ -362,10 +392,14 @@ mod tests {
     }
 
     fn body(format: ExportFormat, batches: Vec<Vec<QuestionRow>>) -> String {
+        body_with(format, batches, false)
+    }
+
+    fn body_with(format: ExportFormat, batches: Vec<Vec<QuestionRow>>, media: bool) -> String {
         let mut out = Vec::new();
         let mut written = 0;
         for (i, rows) in batches.into_iter().enumerate() {
-            let (chunk, n) = encode(format, rows, i == 0, written).unwrap();
+            let (chunk, n) = encode(format, rows, i == 0, written, media).unwrap();
             out.extend(chunk);
             written += n;
         }
@@ -401,6 +435,45 @@ mod tests {
         assert_eq!(card.deep_dive, None);
         assert_eq!(card.source_ref.as_deref(), Some("R"));
         assert!(items[1].as_ref().unwrap().knowledge_card.is_none());
+    }
+
+    /// With media in the export, two columns follow the spec's 13; the import reads the
+    /// media back (and a question without it stays without).
+    #[test]
+    fn csv_media_columns_read_back() {
+        let mut with = row("1", "flag", true);
+        with.media_id = Some("ab".repeat(32));
+        with.media_alt = Some("=a red disc".into());
+        let csv = body_with(
+            ExportFormat::Csv,
+            vec![vec![with], vec![row("2", "plain", false)]],
+            true,
+        );
+        let header = format!("{},mediaId,mediaAlt\r\n", CSV_HEADER.join(","));
+        assert!(csv.starts_with(&header), "{csv}");
+        let items = super::super::import::parse_csv(csv.as_bytes()).unwrap();
+        let media = items[0].as_ref().unwrap().media.as_ref().unwrap();
+        assert_eq!(media.id, "ab".repeat(32));
+        assert_eq!(media.alt.as_deref(), Some("=a red disc"));
+        assert!(items[1].as_ref().unwrap().media.is_none());
+        // the id column alone is enough; any other 14th column is not
+        let only_id = format!(
+            "{},mediaId\ncat,image,,s,A,B,,,,,,,,{}\n",
+            CSV_HEADER.join(","),
+            "cd".repeat(32)
+        );
+        let items = super::super::import::parse_csv(only_id.as_bytes()).unwrap();
+        let media = items[0].as_ref().unwrap().media.as_ref().unwrap();
+        assert_eq!(
+            (media.id.as_str(), media.alt.as_deref()),
+            (&*"cd".repeat(32), None)
+        );
+        let other = format!(
+            "{},picture\ncat,image,,s,A,B,,,,,,,,x\n",
+            CSV_HEADER.join(",")
+        );
+        let e = super::super::import::parse_csv(other.as_bytes()).unwrap_err();
+        assert_eq!(e.code(), "CSV_PARSE_ERROR");
     }
 
     /// Cells a spreadsheet would run carry a leading `'` in the file, and read back as

@@ -6,15 +6,18 @@ use super::*;
 // ---------------------------------------------------------------------------------------
 // Imports
 
-async fn import_items(
+/// Checks `items` and, when every one passes, inserts them as drafts in one
+/// transaction (at most `max`: the JSON and CSV imports take [`MAX_BATCH`]).
+pub(super) async fn import_items(
     ctx: &AppContext,
     admin: &AdminPrincipal,
     items: Vec<std::result::Result<QuestionInput, String>>,
     audit_action: &str,
+    max: usize,
 ) -> Result<ImportResult> {
-    if items.is_empty() || items.len() > MAX_BATCH {
+    if items.is_empty() || items.len() > max {
         return Err(Error::validation(format!(
-            "an import holds 1-{MAX_BATCH} questions"
+            "an import holds 1-{max} questions"
         )));
     }
     let valid = check_items(ctx, items).await?;
@@ -55,7 +58,7 @@ pub async fn import(
             serde_json::from_value::<QuestionInput>(v).map_err(|e| format!("invalid item: {e}"))
         })
         .collect();
-    import_items(ctx, admin, items, "question.import").await
+    import_items(ctx, admin, items, "question.import", MAX_BATCH).await
 }
 
 /// True for `text/plain` and `text/csv` (parameters such as charset ignored).
@@ -78,20 +81,23 @@ pub(super) fn parse_csv(body: &[u8]) -> Result<Vec<std::result::Result<QuestionI
         .headers()
         .map_err(|e| Error::CsvParse(format!("cannot read the CSV header: {e}")))?;
     let names: Vec<&str> = header.iter().map(str::trim).collect();
-    if names != CSV_HEADER {
+    let (spec, extra) = names.split_at(names.len().min(CSV_HEADER.len()));
+    if spec != CSV_HEADER || !CSV_MEDIA_COLUMNS.starts_with(extra) {
         return Err(Error::CsvParse(format!(
-            "the header must be exactly: {}",
-            CSV_HEADER.join(",")
+            "the header must be exactly: {}[,{}[,{}]]",
+            CSV_HEADER.join(","),
+            CSV_MEDIA_COLUMNS[0],
+            CSV_MEDIA_COLUMNS[1]
         )));
     }
+    let width = names.len();
     let mut items = Vec::new();
     for record in reader.records() {
         let record = record.map_err(|e| Error::CsvParse(format!("malformed CSV: {e}")))?;
-        if record.len() != CSV_HEADER.len() {
+        if record.len() != width {
             return Err(Error::CsvParse(format!(
-                "a row has {} columns, the header {}",
+                "a row has {} columns, the header {width}",
                 record.len(),
-                CSV_HEADER.len()
             )));
         }
         items.push(csv_item(&record));
@@ -137,8 +143,10 @@ fn csv_item(r: &csv::StringRecord) -> std::result::Result<QuestionInput, String>
         }),
         correct_answer: Some(col(4).to_string()),
         distractors: Some(distractors),
-        // the CSV has no media column yet (JSON imports carry `media`)
-        media: None,
+        media: non_empty(Some(col(13))).map(|id| QuestionMedia {
+            id,
+            alt: non_empty(Some(col(14))),
+        }),
         knowledge_card,
     })
 }
@@ -156,7 +164,7 @@ pub async fn import_csv(
         ));
     }
     let items = parse_csv(body)?;
-    import_items(ctx, admin, items, "question.import_csv").await
+    import_items(ctx, admin, items, "question.import_csv", MAX_BATCH).await
 }
 
 /// One data row of a CSV preview.

@@ -49,6 +49,12 @@ pub const CSV_HEADER: [&str; 13] = [
     "cardSourceRef",
 ];
 
+/// The columns a CSV may add after [`CSV_HEADER`]: the media library file a question
+/// shows and its alternative text. An import takes `mediaId` alone or both; an export
+/// writes both when a question it holds has media.
+pub const CSV_MEDIA_COLUMNS: [&str; 2] = ["mediaId", "mediaAlt"];
+
+mod bundle;
 mod checks;
 mod csv_cell;
 mod export;
@@ -59,6 +65,7 @@ mod writing;
 
 use checks::*;
 
+pub use bundle::{MAX_BUNDLE_BYTES, MAX_BUNDLE_QUESTIONS, import as import_zip};
 pub use export::{
     EXPORT_BATCH, Export, ExportFormat, ExportQuery, ExportedCard, ExportedQuestion,
     QuestionExport, export,

@@ -1,19 +1,29 @@
 //! The demo content set (`DEMO_CONTENT=true`): three English tracks and two Chinese ones
-//! with chapter nodes and published questions with knowledge cards. Loading is idempotent: ids are derived
-//! from the content, and existing rows are left alone.
+//! with chapter nodes and published questions with knowledge cards, and an image track
+//! of flags drawn at load time ([`flags`]). Loading is idempotent: ids are derived from
+//! the content, and existing rows are left alone.
 
+pub mod flags;
+
+use axum::body::Bytes;
 use serde::Deserialize;
 use uuid::Uuid;
 
 use crate::clock::Clock;
 use crate::db::content::{CategoryInsert, NodeInsert};
+use crate::db::media::NewMedia;
 use crate::db::questions::{NewCard, NewQuestion, QuestionFields};
 use crate::db::{self, Db};
+use crate::domain::content_type::ContentType;
+use crate::domain::media::MediaFormat;
+use crate::media_store::MediaStore;
+use crate::services::media::key_of;
+use crate::tokens::sha256_hex;
 
 /// The English tracks, then the Chinese ones (中国地理, 科学常识), in the same format.
 const DEMO_SETS: [&str; 2] = [
-    include_str!("../../demo/demo_content.json"),
-    include_str!("../../demo/demo_content_zh.json"),
+    include_str!("../../../demo/demo_content.json"),
+    include_str!("../../../demo/demo_content_zh.json"),
 ];
 
 /// Namespace of the demo content's derived ids.
@@ -56,6 +66,18 @@ struct DemoQuestion {
     distractors: Vec<String>,
     difficulty: i64,
     knowledge_card: DemoCard,
+    /// Not in the files: the flags' pictures.
+    #[serde(skip)]
+    media: Option<DemoMedia>,
+}
+
+/// A question's picture, already in the media store.
+struct DemoMedia {
+    id: String,
+    bytes: i64,
+    width: i64,
+    height: i64,
+    alt: String,
 }
 
 #[derive(Deserialize)]
@@ -80,11 +102,80 @@ pub struct DemoLoad {
     pub questions: usize,
 }
 
-/// Loads the demo set in one transaction.
-pub async fn load(db: &Db, clock: &Clock) -> anyhow::Result<DemoLoad> {
+/// The flags' track, its pictures put in the media store (content-addressed: putting
+/// them again on the next start changes nothing).
+async fn flag_track(media: &MediaStore) -> anyhow::Result<DemoTrack> {
+    let mut questions = Vec::with_capacity(flags::FLAGS.len());
+    for flag in flags::FLAGS {
+        let png = flag.png()?;
+        let id = sha256_hex(&png);
+        let bytes = i64::try_from(png.len())?;
+        media
+            .put_bytes(
+                &key_of(&id, MediaFormat::Png),
+                Bytes::from(png),
+                MediaFormat::Png.mime(),
+            )
+            .await?;
+        questions.push(DemoQuestion {
+            stem: flags::STEM.to_string(),
+            correct_answer: flag.country.to_string(),
+            distractors: flag.distractors.map(String::from).to_vec(),
+            difficulty: flag.difficulty,
+            knowledge_card: DemoCard {
+                title: flag.card_title.to_string(),
+                summary: flag.card_summary.to_string(),
+                deep_dive: flag.card_deep_dive.to_string(),
+                source_ref: flags::source_of(&flag),
+            },
+            media: Some(DemoMedia {
+                id,
+                bytes,
+                width: i64::from(flag.width),
+                height: i64::from(flag.height),
+                alt: flag.alt.to_string(),
+            }),
+        });
+    }
+    Ok(DemoTrack {
+        category: DemoCategory {
+            id: flags::CATEGORY_ID.to_string(),
+            name: flags::CATEGORY_NAME.to_string(),
+            slug: flags::CATEGORY_ID.to_string(),
+            icon: "flag".to_string(),
+            sort_order: flags::CATEGORY_SORT_ORDER,
+        },
+        nodes: flags::CHAPTERS
+            .iter()
+            .zip(1..)
+            .map(|(title, sort_order)| DemoNode {
+                title: (*title).to_string(),
+                sort_order,
+            })
+            .collect(),
+        questions,
+    })
+}
+
+/// A question's id: from its track and stem, or for a picture question (whose stems
+/// are alike) its answer.
+fn question_id(category_id: &str, q: &DemoQuestion) -> String {
+    match &q.media {
+        None => derived_id("question", &[category_id, &q.stem]),
+        Some(_) => derived_id("question", &[category_id, "picture", &q.correct_answer]),
+    }
+}
+
+/// Loads the demo set in one transaction. A media store that cannot be written leaves
+/// the flags' track out (logged), to be loaded on a later start.
+pub async fn load(db: &Db, clock: &Clock, media: &MediaStore) -> anyhow::Result<DemoLoad> {
     let mut tracks = Vec::new();
     for json in DEMO_SETS {
         tracks.extend(serde_json::from_str::<DemoSet>(json)?.tracks);
+    }
+    match flag_track(media).await {
+        Ok(track) => tracks.push(track),
+        Err(e) => tracing::warn!(error = %e, "demo flags left out: the media store refused them"),
     }
     let now = clock.now_ms();
     let mut added = DemoLoad::default();
@@ -127,7 +218,7 @@ pub async fn load(db: &Db, clock: &Clock) -> anyhow::Result<DemoLoad> {
             parent = Some(id);
         }
         for (i, q) in track.questions.iter().enumerate() {
-            let id = derived_id("question", &[&c.id, &q.stem]);
+            let id = question_id(&c.id, q);
             let distractors = serde_json::to_string(&q.distractors)?;
             // Spread creation times so admin lists sorted by createdAt keep the file order.
             let created = now + i64::try_from(i).unwrap_or(0);
@@ -138,7 +229,11 @@ pub async fn load(db: &Db, clock: &Clock) -> anyhow::Result<DemoLoad> {
                         id: &id,
                         category_id: &c.id,
                         stem_text: &q.stem,
-                        content_type: crate::domain::content_type::ContentType::Text,
+                        content_type: if q.media.is_some() {
+                            ContentType::Image
+                        } else {
+                            ContentType::Text
+                        },
                         correct_answer: &q.correct_answer,
                         distractors_json: &distractors,
                         difficulty: q.difficulty,
@@ -153,6 +248,25 @@ pub async fn load(db: &Db, clock: &Clock) -> anyhow::Result<DemoLoad> {
             if !inserted {
                 // loaded before: staff may have edited it since (even removed its card)
                 continue;
+            }
+            if let Some(m) = &q.media {
+                db::media::insert(
+                    &mut tx,
+                    &NewMedia {
+                        id: &m.id,
+                        kind: "image",
+                        mime: MediaFormat::Png.mime(),
+                        bytes: m.bytes,
+                        width: Some(m.width),
+                        height: Some(m.height),
+                        duration_ms: None,
+                        created_by: "system",
+                        now_ms: created,
+                    },
+                )
+                .await?;
+                db::questions::set_media(&mut tx, &id, Some((&m.id, Some(&m.alt))), None, created)
+                    .await?;
             }
             let card = &q.knowledge_card;
             db::questions::insert_card(
