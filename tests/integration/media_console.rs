@@ -298,6 +298,33 @@ async fn the_media_screen_lists_uploads_and_deletes(app: TestApp) {
         .await
         .assert_status(400)
         .assert_contains("not a supported media type");
+    // two files in one form: refused, the first one is all that was stored
+    let two = reqwest::multipart::Form::new()
+        .text("_csrf", browser.csrf.clone())
+        .part(
+            "file",
+            reqwest::multipart::Part::bytes(picture(6)).file_name("a.png"),
+        )
+        .part(
+            "file",
+            reqwest::multipart::Part::bytes(picture(7)).file_name("b.png"),
+        );
+    let resp = browser
+        .client
+        .post(format!("{}/console/media", browser.base))
+        .multipart(two)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 400);
+    assert_eq!(
+        app.scalar(
+            "SELECT count(*) FROM media WHERE id = $1",
+            &[&sha256_hex(&picture(7))]
+        )
+        .await,
+        0
+    );
     // no file at all
     browser
         .post_multipart("/console/media", &[], None)
@@ -620,8 +647,10 @@ async fn a_bank_moves_with_its_media_as_a_zip(app: TestApp) {
     .await;
     assert_eq!(hostile.status, 400, "{:?}", hostile.body);
     assert_eq!(hostile.body["error"]["code"], "VALIDATION_ERROR");
-    // 200 MB of zeros, a few hundred KB packed: stopped at the image limit, unpacked no further
-    let zeros = vec![0u8; 200 * 1024 * 1024];
+    // a PNG's signature and 200 MB of zeros, a few hundred KB packed: stopped at the
+    // image limit, unpacked no further
+    let mut zeros = vec![0u8; 200 * 1024 * 1024];
+    zeros[..8].copy_from_slice(b"\x89PNG\r\n\x1a\n");
     let bomb_name = format!("media/{}.png", "b".repeat(64));
     let bomb_item = item.replace(&svg_id, &"b".repeat(64));
     let bomb = zip_of(&[
@@ -632,6 +661,17 @@ async fn a_bank_moves_with_its_media_as_a_zip(app: TestApp) {
     assert!(bomb.len() < 2 * 1024 * 1024, "{}", bomb.len());
     let refused = import_zip(&fresh, &fresh_token, bomb).await;
     assert_eq!(refused.status, 413, "{:?}", refused.body);
+    // a directory longer than any bundle's is refused before it is read
+    let names: Vec<String> = (0..2_100).map(|i| format!("media/{i}.png")).collect();
+    let entries: Vec<(&str, &[u8])> = names.iter().map(|n| (n.as_str(), &b""[..])).collect();
+    let crowded = import_zip(&fresh, &fresh_token, zip_of(&entries)).await;
+    assert_eq!(crowded.status, 400, "{:?}", crowded.body);
+    assert!(
+        crowded
+            .body
+            .to_string()
+            .contains("its directory lists 2100 files")
+    );
     assert_eq!(
         fresh.scalar("SELECT count(*) FROM questions", &[]).await,
         before

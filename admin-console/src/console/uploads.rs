@@ -45,9 +45,16 @@ pub async fn read<T: DeserializeOwned>(
 ) -> Result<MediaForm<T>, Error> {
     let header_token = csrf_header(request.headers());
     if !is_multipart(request.headers()) {
-        let bytes = axum::body::to_bytes(request.into_body(), TEXT_LIMIT)
-            .await
-            .map_err(|_| Error::PayloadTooLarge("the form is too large".into()))?;
+        let mut body = request.into_body().into_data_stream();
+        let mut bytes = Vec::new();
+        while let Some(chunk) = body.next().await {
+            let chunk =
+                chunk.map_err(|e| Error::validation(format!("cannot read the body: {e}")))?;
+            if bytes.len() + chunk.len() > TEXT_LIMIT {
+                return Err(Error::PayloadTooLarge("the form is too large".into()));
+            }
+            bytes.extend_from_slice(&chunk);
+        }
         let fields = checked_form(&me.session, header_token, &bytes).await?;
         return Ok(MediaForm {
             fields,
@@ -76,6 +83,9 @@ pub async fn read<T: DeserializeOwned>(
             if !checked {
                 check_csrf(&me.session, None).await?;
             }
+            if uploaded.is_some() {
+                return Err(Error::validation("a form carries one file"));
+            }
             // a file field left empty arrives as a part without bytes (`filename=""`)
             let first = loop {
                 match field.chunk().await.map_err(form_error)? {
@@ -97,11 +107,22 @@ pub async fn read<T: DeserializeOwned>(
             }
             continue;
         }
-        let value = field.text().await.map_err(form_error)?;
-        text_bytes += name.len() + value.len();
-        if text.len() == MAX_TEXT_FIELDS || text_bytes > TEXT_LIMIT {
+        // read chunk by chunk: a field is refused as it passes the form's text limit,
+        // never held whole first
+        if text.len() == MAX_TEXT_FIELDS {
             return Err(Error::PayloadTooLarge("the form is too large".into()));
         }
+        text_bytes += name.len();
+        let mut value = Vec::new();
+        while let Some(chunk) = field.chunk().await.map_err(form_error)? {
+            text_bytes += chunk.len();
+            if text_bytes > TEXT_LIMIT {
+                return Err(Error::PayloadTooLarge("the form is too large".into()));
+            }
+            value.extend_from_slice(&chunk);
+        }
+        let value = String::from_utf8(value)
+            .map_err(|_| Error::validation(format!("the form field {name} is not UTF-8 text")))?;
         if name == CSRF_FIELD && !checked {
             check_csrf(&me.session, Some(&value)).await?;
             checked = true;

@@ -107,6 +107,7 @@ pub async fn list_questions(
             headers(("Content-Disposition" = String, description = "`attachment; filename=\"questions.csv\"`, `questions.json` or `questions.zip`"))),
         (status = 400, description = "No or an unknown format, or a filter value out of range (VALIDATION_ERROR)", body = ErrorEnvelope),
         (status = 401, description = "Missing or invalid admin token", body = ErrorEnvelope),
+        (status = 503, description = "`format=zip` while another zip is being made or read in this process, or the spool or media store is unavailable (`Retry-After`)", body = ErrorEnvelope),
     ))]
 pub async fn export_questions(
     State(state): State<AppState>,
@@ -468,17 +469,17 @@ pub async fn import_csv(
 ///
 /// Restores a bundle of `GET /questions/export?format=zip` (from this deployment or
 /// another): each media file it holds goes into the library as an upload would (type
-/// from the bytes, size limits, JPEG metadata removed), then its 1-5,000 questions are
+/// from the bytes, size limits, JPEG metadata removed), then its 1-2,000 questions are
 /// imported as drafts, all or nothing, by the JSON import's rules. A media id the bundle
 /// does not hold must already be in the library.
 #[utoipa::path(post, path = "/questions/import-zip", operation_id = "adminImportQuestionsZip", tag = "questions", security(("admin_jwt" = [])),
     request_body(content = ZipBytes, content_type = "application/zip", description = "The zip file"),
     responses(
         (status = 200, description = "Every question inserted", body = Envelope<ImportResult>),
-        (status = 400, description = "Not a question bundle, VALIDATION_FAILED with per-item `details`, a media file of an unsupported type, or 0 or more than 5,000 questions", body = ErrorEnvelope),
+        (status = 400, description = "Not a question bundle, VALIDATION_FAILED with per-item `details`, a media file of an unsupported type, or 0 or more than 2,000 questions", body = ErrorEnvelope),
         (status = 401, description = "Missing or invalid admin token", body = ErrorEnvelope),
         (status = 413, description = "The zip over 1 GiB, or a file in it over its limit", body = ErrorEnvelope),
-        (status = 503, description = "The media store cannot be reached", body = ErrorEnvelope),
+        (status = 503, description = "The media store or the spool cannot be reached, or another zip is being made or read in this process (`Retry-After`)", body = ErrorEnvelope),
     ))]
 pub async fn import_zip(
     State(state): State<AppState>,

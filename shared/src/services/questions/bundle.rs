@@ -20,18 +20,22 @@ use zip::{CompressionMethod, ZipArchive, ZipWriter};
 use super::*;
 use crate::db::questions::ListFilter;
 use crate::domain::media::MediaFormat;
-use crate::services::media::{self, key_of};
+use crate::services::media::{self, MediaItem, key_of};
 
 /// The questions' entry.
 pub const QUESTIONS_ENTRY: &str = "questions.json";
 /// The folder of the media entries.
 const MEDIA_FOLDER: &str = "media/";
 /// A bundle holds at most this many questions (imported in one transaction).
-pub const MAX_BUNDLE_QUESTIONS: usize = 5_000;
+pub const MAX_BUNDLE_QUESTIONS: usize = 2_000;
 /// An uploaded bundle may be at most this large.
 pub const MAX_BUNDLE_BYTES: u64 = 1024 * 1024 * 1024;
-/// `questions.json` may be at most this large, unpacked.
-const MAX_QUESTIONS_JSON: u64 = 64 * 1024 * 1024;
+/// `questions.json` may be at most this large, unpacked (about 12 KiB a question: the
+/// JSON import takes 2 MiB for 200).
+const MAX_QUESTIONS_JSON: u64 = 24 * 1024 * 1024;
+/// The media files of a bundle may unpack to at most this much in all (each is also
+/// held to its kind's limit by the upload).
+const MAX_UNPACKED_BYTES: u64 = 2 * 1024 * 1024 * 1024;
 /// The chunks an exported bundle is streamed in.
 const CHUNK: usize = 64 * 1024;
 
@@ -40,7 +44,7 @@ fn temp_file(ctx: &AppContext) -> Result<std::fs::File> {
         Some(dir) => tempfile::tempfile_in(dir),
         None => tempfile::tempfile(),
     }
-    .map_err(|e| Error::internal(format!("bundle spool: {e}")))
+    .map_err(spool_failed)
 }
 
 /// Runs `f` on the archive off the async threads, handing the archive back.
@@ -59,16 +63,19 @@ where
     .map_err(|e| Error::internal(format!("bundle task: {e}")))?
 }
 
-fn zip_failed(e: impl std::fmt::Display) -> Error {
-    Error::internal(format!("bundle: {e}"))
-}
-
 /// The export of `filter` as a zip (the audit entry is written by the caller).
-pub(super) async fn export(ctx: &AppContext, filter: ListFilter) -> Result<Export> {
+/// `turn` ([`bundle_turn`]) is held until the download ends: a client that reads
+/// slowly keeps its spool file.
+pub(super) async fn export(
+    ctx: &AppContext,
+    filter: ListFilter,
+    turn: tokio::sync::SemaphorePermit<'static>,
+) -> Result<Export> {
     let zip = ZipWriter::new(temp_file(ctx)?);
     let deflated = SimpleFileOptions::default().compression_method(CompressionMethod::Deflated);
     let (mut zip, ()) = blocking(zip, move |z| {
-        z.start_file(QUESTIONS_ENTRY, deflated).map_err(zip_failed)
+        z.start_file(QUESTIONS_ENTRY, deflated)
+            .map_err(spool_failed)
     })
     .await?;
     // the questions, batch by batch, as the JSON export writes them
@@ -89,7 +96,7 @@ pub(super) async fn export(ctx: &AppContext, filter: ListFilter) -> Result<Expor
         if last {
             chunk.extend_from_slice(b"]}");
         }
-        (zip, ()) = blocking(zip, move |z| z.write_all(&chunk).map_err(zip_failed)).await?;
+        (zip, ()) = blocking(zip, move |z| z.write_all(&chunk).map_err(spool_failed)).await?;
         if last {
             break;
         }
@@ -110,33 +117,36 @@ pub(super) async fn export(ctx: &AppContext, filter: ListFilter) -> Result<Expor
             continue;
         };
         let name = format!("{MEDIA_FOLDER}{key}");
-        (zip, ()) = blocking(zip, move |z| z.start_file(name, stored).map_err(zip_failed)).await?;
+        (zip, ()) = blocking(zip, move |z| {
+            z.start_file(name, stored).map_err(spool_failed)
+        })
+        .await?;
         let mut body = file.body;
         while let Some(chunk) = body.next().await {
             let chunk = chunk?;
-            (zip, ()) = blocking(zip, move |z| z.write_all(&chunk).map_err(zip_failed)).await?;
+            (zip, ()) = blocking(zip, move |z| z.write_all(&chunk).map_err(spool_failed)).await?;
         }
     }
     let file = tokio::task::spawn_blocking(move || -> Result<std::fs::File> {
-        let mut file = zip.finish().map_err(zip_failed)?;
-        file.seek(SeekFrom::Start(0)).map_err(zip_failed)?;
+        let mut file = zip.finish().map_err(spool_failed)?;
+        file.seek(SeekFrom::Start(0)).map_err(spool_failed)?;
         Ok(file)
     })
     .await
     .map_err(|e| Error::internal(format!("bundle task: {e}")))??;
     let file = tokio::fs::File::from_std(file);
-    let chunks = stream::unfold(Some(file), |file| async move {
-        let mut file = file?;
+    let chunks = stream::unfold(Some((file, turn)), |state| async move {
+        let (mut file, turn) = state?;
         let mut buf = vec![0; CHUNK];
         match file.read(&mut buf).await {
             Ok(0) => None,
             Ok(n) => {
                 buf.truncate(n);
-                Some((Ok(buf), Some(file)))
+                Some((Ok(buf), Some((file, turn))))
             }
             Err(e) => {
                 tracing::error!(error = %e, "question bundle cut short");
-                Some((Err(zip_failed(e)), None))
+                Some((Err(spool_failed(e)), None))
             }
         }
     });
@@ -144,6 +154,15 @@ pub(super) async fn export(ctx: &AppContext, filter: ListFilter) -> Result<Expor
         format: ExportFormat::Zip,
         chunks: Box::pin(chunks),
     })
+}
+
+/// The spool that holds a bundle could not be written (a full disk, say): retry later.
+fn spool_failed(e: impl std::fmt::Display) -> Error {
+    tracing::warn!(error = %e, "question bundle spool unavailable");
+    Error::Overloaded {
+        message: "the upload spool is unavailable; retry shortly".into(),
+        retry_after_secs: BUSY_RETRY_AFTER_SECS,
+    }
 }
 
 /// Receives an upload into a temporary file, refusing it past [`MAX_BUNDLE_BYTES`].
@@ -155,23 +174,96 @@ where
     let mut received: u64 = 0;
     while let Some(chunk) = chunks.next().await {
         let chunk = chunk?;
+        if received == 0
+            && !chunk.is_empty()
+            && !b"PK\x03\x04".starts_with(&chunk[..chunk.len().min(4)])
+        {
+            return Err(not_a_bundle("it does not begin as a zip file does"));
+        }
         received += chunk.len() as u64;
         if received > MAX_BUNDLE_BYTES {
             return Err(Error::PayloadTooLarge(format!(
                 "a question bundle may be at most {MAX_BUNDLE_BYTES} bytes"
             )));
         }
-        file.write_all(&chunk).await.map_err(zip_failed)?;
+        file.write_all(&chunk).await.map_err(spool_failed)?;
     }
     if received == 0 {
         return Err(Error::validation("the body is empty; send the zip file"));
     }
-    file.flush().await.map_err(zip_failed)?;
+    file.flush().await.map_err(spool_failed)?;
     Ok(file.into_std().await)
 }
 
 fn not_a_bundle(detail: impl std::fmt::Display) -> Error {
     Error::validation(format!("not a question bundle: {detail}"))
+}
+
+/// A bundle's directory may list at most this many files (`questions.json` and a file
+/// per question) …
+const MAX_ENTRIES: u64 = MAX_BUNDLE_QUESTIONS as u64 + 1;
+/// … in at most this many bytes (a name of `media/` + 64 hex digits + its extension,
+/// and the Zip64 fields, is about 200 bytes an entry).
+const MAX_DIRECTORY_BYTES: u64 = 1024 * 1024;
+
+/// How many files a zip's directory lists and its size in bytes, read from its end
+/// records (the zip reader holds the whole directory in memory: it is bounded before
+/// the reader sees it). `tail` is the file's last bytes, at most 64 KiB + 22; `zip64`
+/// reads the 56-byte Zip64 end record at an offset when the classic one defers to it.
+pub(super) fn directory_extent(
+    tail: &[u8],
+    zip64: impl FnOnce(u64) -> std::io::Result<[u8; 56]>,
+) -> Option<(u64, u64)> {
+    let at = (0..=tail.len().checked_sub(22)?)
+        .rev()
+        .find(|&i| tail[i..].starts_with(b"PK\x05\x06"))?;
+    let end = &tail[at..];
+    let entries = u64::from(u16::from_le_bytes([end[10], end[11]]));
+    let size = u64::from(u32::from_le_bytes([end[12], end[13], end[14], end[15]]));
+    if entries != 0xFFFF && size != 0xFFFF_FFFF {
+        return Some((entries, size));
+    }
+    // the Zip64 locator sits just before: its record's offset at 8
+    let locator = tail.get(at.checked_sub(20)?..at)?;
+    if !locator.starts_with(b"PK\x06\x07") {
+        return None;
+    }
+    let offset = u64::from_le_bytes(locator[8..16].try_into().ok()?);
+    let record = zip64(offset).ok()?;
+    if !record.starts_with(b"PK\x06\x06") {
+        return None;
+    }
+    Some((
+        u64::from_le_bytes(record[32..40].try_into().ok()?),
+        u64::from_le_bytes(record[40..48].try_into().ok()?),
+    ))
+}
+
+/// Opens the received bundle once its directory is known to be small.
+fn open_archive(mut file: std::fs::File) -> Result<ZipArchive<std::fs::File>> {
+    let len = file.seek(SeekFrom::End(0)).map_err(spool_failed)?;
+    let start = len.saturating_sub(64 * 1024 + 22);
+    file.seek(SeekFrom::Start(start)).map_err(spool_failed)?;
+    let mut tail = Vec::new();
+    (&mut file)
+        .take(len - start)
+        .read_to_end(&mut tail)
+        .map_err(spool_failed)?;
+    let (entries, size) = directory_extent(&tail, |offset| {
+        let mut record = [0; 56];
+        file.seek(SeekFrom::Start(offset))?;
+        file.read_exact(&mut record)?;
+        Ok(record)
+    })
+    .ok_or_else(|| not_a_bundle("it has no zip directory"))?;
+    if entries > MAX_ENTRIES || size > MAX_DIRECTORY_BYTES {
+        return Err(not_a_bundle(format!(
+            "its directory lists {entries} files in {size} bytes; a bundle holds at most \
+             {MAX_ENTRIES} files in {MAX_DIRECTORY_BYTES} bytes"
+        )));
+    }
+    file.seek(SeekFrom::Start(0)).map_err(spool_failed)?;
+    ZipArchive::new(file).map_err(not_a_bundle)
 }
 
 /// Reads entry `name` whole, refusing more than `limit` bytes unpacked (whatever the
@@ -199,20 +291,85 @@ fn read_entry(
     Ok(Some(bytes))
 }
 
-/// The media id an imported item names, if any.
-fn media_id_of(item: &serde_json::Value) -> Option<&str> {
-    item.get("media")?.get("id")?.as_str()
+/// `questions.json` read straight into import items (no generic JSON tree: a hostile
+/// file cannot multiply itself in memory beyond its typed fields).
+#[derive(Deserialize)]
+struct BundleQuestions {
+    questions: Vec<QuestionInput>,
 }
 
-/// `POST /v1/admin/questions/import-zip`: a bundle of [`export`] (from this deployment
+/// Entry `name` of `archive`, sent chunk by chunk into the library's upload from a
+/// blocking thread (the upload's own limit and turn hold; no file is held whole here).
+/// Answers the archive back and the stored file, `budget` less the bytes unpacked.
+async fn upload_entry(
+    ctx: &AppContext,
+    admin: &AdminPrincipal,
+    archive: ZipArchive<std::fs::File>,
+    name: String,
+    budget: u64,
+) -> Result<(ZipArchive<std::fs::File>, MediaItem, u64)> {
+    let (tx, rx) = tokio::sync::mpsc::channel::<Result<Bytes>>(4);
+    let reader = tokio::task::spawn_blocking(move || {
+        let mut archive = archive;
+        let mut unpacked = 0u64;
+        let outcome = (|| -> Result<()> {
+            let mut entry = archive.by_name(&name).map_err(not_a_bundle)?;
+            let mut buf = vec![0; CHUNK];
+            loop {
+                let n = entry.read(&mut buf).map_err(not_a_bundle)?;
+                if n == 0 {
+                    return Ok(());
+                }
+                unpacked += n as u64;
+                if unpacked > budget {
+                    return Err(Error::PayloadTooLarge(format!(
+                        "the bundle's files unpack to more than {MAX_UNPACKED_BYTES} bytes"
+                    )));
+                }
+                // the upload stopped (refused, or done with what it needs): so do we
+                if tx
+                    .blocking_send(Ok(Bytes::copy_from_slice(&buf[..n])))
+                    .is_err()
+                {
+                    return Ok(());
+                }
+            }
+        })();
+        if let Err(e) = outcome {
+            let _ = tx.blocking_send(Err(e));
+        }
+        (archive, unpacked)
+    });
+    let chunks = stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|c| (c, rx)) });
+    let uploaded = media::upload(ctx, admin, Box::pin(chunks)).await;
+    let (archive, unpacked) = reader
+        .await
+        .map_err(|e| Error::internal(format!("bundle task: {e}")))?;
+    Ok((archive, uploaded?, budget.saturating_sub(unpacked)))
+}
+
+/// One bundle at a time per process (each holds a spool file of up to a gigabyte and
+/// a share of the uploads); another is told to retry.
+static BUNDLES: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(1);
+const BUSY_RETRY_AFTER_SECS: u64 = 5;
+
+pub(super) fn bundle_turn() -> Result<tokio::sync::SemaphorePermit<'static>> {
+    BUNDLES.try_acquire().map_err(|_| Error::Overloaded {
+        message: "another question bundle is being made or read; retry shortly".into(),
+        retry_after_secs: BUSY_RETRY_AFTER_SECS,
+    })
+}
+
+/// `POST /v1/admin/questions/import-zip`: a bundle of the zip export (from this deployment
 /// or another) restored: its media files into the library, then its questions as
 /// drafts, all or nothing (at most [`MAX_BUNDLE_QUESTIONS`]).
 pub async fn import<S>(ctx: &AppContext, admin: &AdminPrincipal, chunks: S) -> Result<ImportResult>
 where
     S: Stream<Item = Result<Bytes>> + Unpin,
 {
+    let _turn = bundle_turn()?;
     let file = receive(ctx, chunks).await?;
-    let archive = tokio::task::spawn_blocking(move || ZipArchive::new(file).map_err(not_a_bundle))
+    let archive = tokio::task::spawn_blocking(move || open_archive(file))
         .await
         .map_err(|e| Error::internal(format!("bundle task: {e}")))??;
     let (mut archive, json) = blocking(archive, |a| {
@@ -220,9 +377,10 @@ where
             .ok_or_else(|| not_a_bundle(format!("it holds no {QUESTIONS_ENTRY}")))
     })
     .await?;
-    let request: ImportRequest = serde_json::from_slice(&json)
-        .map_err(|e| not_a_bundle(format!("{QUESTIONS_ENTRY}: {e}")))?;
-    let mut items = request.questions;
+    let mut items = serde_json::from_slice::<BundleQuestions>(&json)
+        .map_err(|e| not_a_bundle(format!("{QUESTIONS_ENTRY}: {e}")))?
+        .questions;
+    drop(json);
     if items.is_empty() || items.len() > MAX_BUNDLE_QUESTIONS {
         return Err(Error::validation(format!(
             "a question bundle holds 1-{MAX_BUNDLE_QUESTIONS} questions"
@@ -232,47 +390,74 @@ where
     // bundle does not hold must already be in this library (the import's checks say so)
     let names: BTreeSet<String> = items
         .iter()
-        .filter_map(media_id_of)
-        .map(str::to_string)
+        .filter_map(|q| Some(q.media.as_ref()?.id.clone()))
         .collect();
-    let limit = ctx.settings.media.max_bytes();
+    let mut budget = MAX_UNPACKED_BYTES;
     let mut stored: HashMap<String, String> = HashMap::new();
     for id in names {
-        let Some(format) = MediaFormat::ALL.into_iter().find(|f| {
-            archive
-                .index_for_name(&format!("{MEDIA_FOLDER}{}", key_of(&id, *f)))
-                .is_some()
-        }) else {
+        let Some(name) = MediaFormat::ALL
+            .into_iter()
+            .map(|f| format!("{MEDIA_FOLDER}{}", key_of(&id, f)))
+            .find(|name| archive.index_for_name(name).is_some())
+        else {
             continue;
         };
-        let name = format!("{MEDIA_FOLDER}{}", key_of(&id, format));
-        let bytes;
-        (archive, bytes) = blocking(archive, move |a| read_entry(a, &name, limit)).await?;
-        let Some(bytes) = bytes else { continue };
-        let item = media::upload(ctx, admin, stream::iter([Ok(Bytes::from(bytes))])).await?;
+        let item;
+        (archive, item, budget) = upload_entry(ctx, admin, archive, name, budget).await?;
         stored.insert(id, item.id);
     }
     for item in &mut items {
-        let renamed = media_id_of(item).and_then(|id| stored.get(id)).cloned();
-        if let (Some(id), Some(media)) = (renamed, item.get_mut("media")) {
-            media["id"] = serde_json::Value::String(id);
+        if let Some(media) = item.media.as_mut()
+            && let Some(id) = stored.get(&media.id)
+        {
+            media.id.clone_from(id);
         }
     }
-    let items = items
-        .into_iter()
-        .map(|v| {
-            if !v.is_object() {
-                return Err("item must be an object".to_string());
-            }
-            serde_json::from_value::<QuestionInput>(v).map_err(|e| format!("invalid item: {e}"))
-        })
-        .collect();
     super::import::import_items(
         ctx,
         admin,
-        items,
+        items.into_iter().map(Ok).collect(),
         "question.import_zip",
         MAX_BUNDLE_QUESTIONS,
     )
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    /// A zip of `files` empty entries, as the zip crate writes it (Zip64 or not).
+    fn zip_with(files: usize, large: bool) -> Vec<u8> {
+        let mut zip = ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        let options = SimpleFileOptions::default().large_file(large);
+        for i in 0..files {
+            zip.start_file(format!("media/{i}.png"), options).unwrap();
+        }
+        zip.finish().unwrap().into_inner()
+    }
+
+    fn extent(bytes: &[u8]) -> Option<(u64, u64)> {
+        let start = bytes.len().saturating_sub(64 * 1024 + 22);
+        directory_extent(&bytes[start..], |offset| {
+            let at = usize::try_from(offset).unwrap();
+            Ok(bytes[at..at + 56].try_into().unwrap())
+        })
+    }
+
+    #[test]
+    fn the_directory_is_measured_before_it_is_read() {
+        for large in [false, true] {
+            let bytes = zip_with(3, large);
+            let (entries, size) = extent(&bytes).unwrap();
+            assert_eq!(entries, 3, "large {large}");
+            assert!(size > 3 * 46 && size < 1024, "{size}");
+        }
+        // a directory of many entries says so in its end record
+        assert_eq!(extent(&zip_with(70_000, false)).unwrap().0, 70_000);
+        // no end record: not a zip
+        assert_eq!(extent(b"PK\x03\x04 and then nothing"), None);
+        assert_eq!(extent(b""), None);
+    }
 }

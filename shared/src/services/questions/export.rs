@@ -184,6 +184,11 @@ pub async fn export(ctx: &AppContext, admin: &AdminPrincipal, q: &ExportQuery) -
         source: q.source.as_deref(),
         flagged: q.flagged,
     })?;
+    // A zip is one per process at a time: refused before it is recorded.
+    let zip_turn = match q.format {
+        ExportFormat::Zip => Some(super::bundle::bundle_turn()?),
+        _ => None,
+    };
     // Before any row is read: an export whose entry cannot be written does not start.
     let tx = ctx.db.begin().await?;
     audit::record_and_commit(
@@ -199,8 +204,8 @@ pub async fn export(ctx: &AppContext, admin: &AdminPrincipal, q: &ExportQuery) -
         },
     )
     .await?;
-    if q.format == ExportFormat::Zip {
-        return super::bundle::export(ctx, filter).await;
+    if let Some(turn) = zip_turn {
+        return super::bundle::export(ctx, filter, turn).await;
     }
     let media_columns =
         q.format == ExportFormat::Csv && db::questions::any_with_media(&ctx.db, &filter).await?;
