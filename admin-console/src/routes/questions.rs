@@ -473,7 +473,11 @@ pub async fn import_csv(
 /// imported as drafts, all or nothing, by the JSON import's rules. A media id the bundle
 /// does not hold must already be in the library.
 #[utoipa::path(post, path = "/questions/import-zip", operation_id = "adminImportQuestionsZip", tag = "questions", security(("admin_jwt" = [])),
-    request_body(content = ZipBytes, content_type = "application/zip", description = "The zip file"),
+    request_body(
+        content = ZipBytes,
+        content_type = "application/octet-stream",
+        description = "The zip file; its Content-Type is not read (`application/zip` will do as well)"
+    ),
     responses(
         (status = 200, description = "Every question inserted", body = Envelope<ImportResult>),
         (status = 400, description = "Not a question bundle, VALIDATION_FAILED with per-item `details`, a media file of an unsupported type, or 0 or more than 2,000 questions", body = ErrorEnvelope),
