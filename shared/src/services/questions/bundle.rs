@@ -349,15 +349,20 @@ async fn upload_entry(
 }
 
 /// One bundle at a time per process (each holds a spool file of up to a gigabyte and
-/// a share of the uploads); another is told to retry.
+/// a share of the uploads); another waits its turn a while, then is told to retry.
 static BUNDLES: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(1);
+const TURN_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
 const BUSY_RETRY_AFTER_SECS: u64 = 5;
 
-pub(super) fn bundle_turn() -> Result<tokio::sync::SemaphorePermit<'static>> {
-    BUNDLES.try_acquire().map_err(|_| Error::Overloaded {
+pub(super) async fn bundle_turn() -> Result<tokio::sync::SemaphorePermit<'static>> {
+    let busy = || Error::Overloaded {
         message: "another question bundle is being made or read; retry shortly".into(),
         retry_after_secs: BUSY_RETRY_AFTER_SECS,
-    })
+    };
+    match tokio::time::timeout(TURN_WAIT, BUNDLES.acquire()).await {
+        Ok(Ok(permit)) => Ok(permit),
+        _ => Err(busy()),
+    }
 }
 
 /// `POST /v1/admin/questions/import-zip`: a bundle of the zip export (from this deployment
@@ -367,7 +372,7 @@ pub async fn import<S>(ctx: &AppContext, admin: &AdminPrincipal, chunks: S) -> R
 where
     S: Stream<Item = Result<Bytes>> + Unpin,
 {
-    let _turn = bundle_turn()?;
+    let _turn = bundle_turn().await?;
     let file = receive(ctx, chunks).await?;
     let archive = tokio::task::spawn_blocking(move || open_archive(file))
         .await

@@ -184,9 +184,9 @@ pub async fn export(ctx: &AppContext, admin: &AdminPrincipal, q: &ExportQuery) -
         source: q.source.as_deref(),
         flagged: q.flagged,
     })?;
-    // A zip is one per process at a time: refused before it is recorded.
+    // A zip is one per process at a time: its turn is taken before it is recorded.
     let zip_turn = match q.format {
-        ExportFormat::Zip => Some(super::bundle::bundle_turn()?),
+        ExportFormat::Zip => Some(super::bundle::bundle_turn().await?),
         _ => None,
     };
     // Before any row is read: an export whose entry cannot be written does not start.
