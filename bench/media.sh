@@ -45,12 +45,13 @@ wait_up "http://127.0.0.1:$pport"
 
 token=$(curl -fsS -X POST "http://127.0.0.1:$aport/v1/admin/login" -H 'content-type: application/json' \
   -d '{"username":"bench","password":"Bench-media-1"}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["data"]["accessToken"])')
-python3 - "$RUN_DIR/video.mp4" "$VIDEO_MB" <<'PY'
-import os, sys
-path, mb = sys.argv[1], int(sys.argv[2])
-head = b"\0\0\0\x20ftypisom\0\0\x02\0isomiso2avc1mp41"
+python3 - "$RUN_DIR/video.mp4" "$VIDEO_MB" "$ROOT/tests/fixtures/media/clip.mp4" <<'PY'
+import os, struct, sys
+# a real clip (uploads are demuxed to their end), grown to the size by a `free` box
+path, mb, clip = sys.argv[1], int(sys.argv[2]), open(sys.argv[3], "rb").read()
+free = mb * 1000000 - len(clip)
 with open(path, "wb") as f:
-    f.write(head + os.urandom(mb * 1000000 - len(head)))
+    f.write(clip + struct.pack(">I", free) + b"free" + os.urandom(free - 8))
 PY
 size=$(stat -c %s "$RUN_DIR/video.mp4")
 id=$(curl -fsS -X POST "http://127.0.0.1:$aport/v1/admin/media" -H "authorization: Bearer $token" \

@@ -28,6 +28,7 @@ both_engines_demo!(
     questions_carry_media_and_each_change_is_a_version,
     a_question_needs_its_media_before_review,
     players_receive_each_questions_media,
+    audio_and_video_report_how_long_they_play,
 );
 both_engines_raw!(an_s3_store_holds_serves_and_signs,);
 
@@ -67,17 +68,39 @@ fn jpeg_with_gps() -> Vec<u8> {
     out
 }
 
-/// An MP3 (an ID3 tag, then bytes) of `len` bytes, each byte its position's low byte.
+/// A file of `tests/fixtures/media` (made by its `make.sh`).
+pub(crate) fn fixture(name: &str) -> Vec<u8> {
+    let path = format!("{}/fixtures/media/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// A playable MP3 of `len` bytes: silent MPEG-1 layer III frames (128 kbit/s, 44.1 kHz,
+/// 417 bytes each), after an ID3 tag whose padding makes up the length.
 fn mp3(len: usize) -> Vec<u8> {
-    let mut out = b"ID3\x04\0\0\0\0\0\0".to_vec();
-    out.extend((out.len()..len).map(|i| (i % 251) as u8));
+    const FRAME: usize = 417;
+    let frames = (len - 10) / FRAME;
+    let padding = len - 10 - frames * FRAME;
+    let size = u32::try_from(padding).unwrap();
+    let mut out = b"ID3\x04\0\0".to_vec();
+    // the tag's size in four 7-bit bytes
+    out.extend([21, 14, 7, 0].map(|shift| ((size >> shift) & 0x7F) as u8));
+    out.resize(10 + padding, 0);
+    let mut frame = vec![0xFF, 0xFB, 0x90, 0x00];
+    frame.resize(FRAME, 0);
+    for _ in 0..frames {
+        out.extend_from_slice(&frame);
+    }
     out
 }
 
-/// An MP4 of `len` bytes.
+/// A playable MP4 of `len` bytes: 2 s of 64 × 48 pictures, then a `free` box of varied
+/// bytes up to the length.
 fn mp4(len: usize) -> Vec<u8> {
-    let mut out = b"\0\0\0\x20ftypisom\0\0\x02\0isomiso2avc1mp41".to_vec();
-    out.extend((out.len()..len).map(|i| (i % 253) as u8));
+    let mut out = fixture("clip.mp4");
+    let free = len - out.len();
+    out.extend_from_slice(&u32::try_from(free).unwrap().to_be_bytes());
+    out.extend_from_slice(b"free");
+    out.extend((8..free).map(|i| (i % 253) as u8));
     out
 }
 
@@ -396,6 +419,37 @@ async fn hostile_files_are_refused_and_leave_nothing(app: TestApp) {
             "PAYLOAD_TOO_LARGE",
         ),
         (
+            "video signature then noise",
+            {
+                let mut fake = b"\0\0\0\x20ftypisom\0\0\x02\0isomiso2avc1mp41".to_vec();
+                fake.extend((0..5000).map(|i| (i % 253) as u8));
+                fake
+            },
+            "clip.mp4",
+            "video/mp4",
+            400,
+            "VALIDATION_ERROR",
+        ),
+        (
+            "webm cut in half",
+            {
+                let whole = fixture("clip.webm");
+                whole[..whole.len() / 2].to_vec()
+            },
+            "clip.webm",
+            "video/webm",
+            400,
+            "VALIDATION_ERROR",
+        ),
+        (
+            "video with no picture",
+            fixture("sound-only.mp4"),
+            "clip.mp4",
+            "video/mp4",
+            400,
+            "VALIDATION_ERROR",
+        ),
+        (
             "empty file",
             Vec::new(),
             "empty.png",
@@ -415,6 +469,11 @@ async fn hostile_files_are_refused_and_leave_nothing(app: TestApp) {
         assert_eq!(raw.status, status, "{what} (raw): {}", raw.body);
         raw.assert_error(status, code);
     }
+    let no_picture = upload_raw(&app, &token, fixture("sound-only.mp4"), "video/mp4").await;
+    assert_eq!(
+        no_picture.body["error"]["message"],
+        "the mp4 file has no picture track"
+    );
     let message = upload_raw(&app, &token, png(100_000, 100_000), "image/png").await;
     assert!(
         message.body["error"]["message"]
@@ -471,6 +530,8 @@ async fn audio_and_video_are_served_in_byte_ranges(app: TestApp) {
     assert_eq!(item["mime"], "audio/mpeg");
     assert_eq!(item["id"], sha256_hex(&audio));
     assert!(item["width"].is_null());
+    // 719 frames of 1,152 samples at 44.1 kHz
+    assert_eq!(item["durationMs"], 18_782);
     let path = format!("/media/{}.mp3", item["id"].as_str().unwrap());
     let (status, _, body) = fetch(
         &app,
@@ -490,6 +551,10 @@ async fn audio_and_video_are_served_in_byte_ranges(app: TestApp) {
     assert_eq!(item["type"], "video");
     assert_eq!(item["mime"], "video/mp4");
     assert_eq!(item["id"], sha256_hex(&bytes));
+    assert_eq!(
+        (&item["durationMs"], &item["width"], &item["height"]),
+        (&json!(2000), &json!(64), &json!(48))
+    );
     let path = format!("/media/{}.mp4", item["id"].as_str().unwrap());
     let size = bytes.len();
 
@@ -1243,5 +1308,75 @@ async fn players_receive_each_questions_media(app: TestApp) {
         .await;
     for q in other.ok()["questions"].as_array().unwrap() {
         assert!(q["question"].get("media").is_none(), "{q}");
+    }
+}
+
+/// Each allowed sound and video format is read to its end on upload: the staff see how
+/// long it plays (and a video's picture size), and so does the player whose question
+/// carries it.
+async fn audio_and_video_report_how_long_they_play(app: TestApp) {
+    let (token, _, _) = app.admin_login().await;
+    for (name, mime, ms, side) in [
+        ("tone.mp3", "audio/mpeg", 1500, None),
+        ("tone.aac", "audio/aac", 1578, None),
+        ("tone.m4a", "audio/mp4", 1500, None),
+        ("tone.ogg", "audio/ogg", 1500, None),
+        ("tone-opus.ogg", "audio/ogg", 1506, None),
+        ("clip.mp4", "video/mp4", 2000, Some(64)),
+        ("clip.webm", "video/webm", 2000, Some(64)),
+    ] {
+        let item = upload_raw(&app, &token, fixture(name), "application/octet-stream").await;
+        let item = item.ok();
+        assert_eq!(item["mime"], mime, "{name}");
+        assert_eq!(item["durationMs"], ms, "{name}");
+        assert_eq!(item["width"], json!(side), "{name}");
+        assert_eq!(item["height"], json!(side.map(|_| 48)), "{name}");
+        let listed = app
+            .admin_get(
+                &format!(
+                    "/v1/admin/media?type={}&limit=50",
+                    item["type"].as_str().unwrap()
+                ),
+                Some(&token),
+            )
+            .await;
+        let row = listed
+            .ok()
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["id"] == item["id"])
+            .cloned()
+            .unwrap();
+        assert_eq!(row["durationMs"], ms, "{name}");
+    }
+    let clip = upload_id(&app, &token, fixture("clip.webm")).await;
+    let track = "world-geography";
+    app.exec(
+        "UPDATE question_versions SET media_id = $1, media_alt = NULL
+         WHERE question_id IN (SELECT id FROM questions WHERE category_id = $2)",
+        &[&clip, track],
+    )
+    .await;
+    let (_, player, _) = app.guest("media-clip").await;
+    let challenge = app
+        .get(
+            &format!("/v1/challenges/next?trackId={track}"),
+            Some(&player),
+        )
+        .await;
+    for q in challenge.ok()["questions"].as_array().unwrap() {
+        assert_eq!(
+            q["question"]["media"],
+            json!({
+                "type": "video",
+                "url": format!("/media/{clip}.webm"),
+                "width": 64,
+                "height": 48,
+                "durationMs": 2000,
+                "alt": null,
+            }),
+            "{q}"
+        );
     }
 }

@@ -133,6 +133,11 @@ pub enum MediaRefusal {
     },
     /// The file ends before its format says it does, or its header cannot be read.
     Damaged(MediaFormat),
+    /// An audio file with no sound track, a video with no picture track.
+    NoTrack {
+        format: MediaFormat,
+        kind: MediaKind,
+    },
 }
 
 impl fmt::Display for MediaRefusal {
@@ -162,6 +167,15 @@ impl fmt::Display for MediaRefusal {
                 f,
                 "the {} file is damaged or cut short",
                 format.extension()
+            ),
+            Self::NoTrack { format, kind } => write!(
+                f,
+                "the {} file has no {} track",
+                format.extension(),
+                match kind {
+                    MediaKind::Video => "picture",
+                    _ => "sound",
+                }
             ),
         }
     }

@@ -14,6 +14,7 @@ pub mod media;
 pub mod memory;
 pub mod phone;
 pub mod pick;
+pub mod playable;
 pub mod question_limits;
 pub mod question_stats;
 pub mod question_status;

@@ -6,10 +6,12 @@
 //! (before its kind is known, the largest one). Its first bytes decide its format
 //! (`domain::media`). Images are checked whole in memory (at most their limit): sides
 //! from the header, a JPEG's metadata removed. Audio and video go to a temporary file as
-//! they arrive, hashed on the way, and from there to the store part by part; the
+//! they arrive, hashed on the way, are read through there (`domain::playable`: a track
+//! of their kind, every packet, how long they play), and go to the store part by part; the
 //! temporary file goes when the request ends, finished or cut off. The row is written
 //! after the store has the file, so a listed file is always there.
 
+use std::io::Cursor;
 use std::ops::Range;
 
 use axum::body::Bytes;
@@ -17,6 +19,7 @@ use chrono::{DateTime, Utc};
 use futures::{Stream, StreamExt};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+use symphonia::core::io::MediaSource;
 use tokio::io::AsyncWriteExt;
 use utoipa::{IntoParams, ToSchema};
 
@@ -26,6 +29,7 @@ use crate::context::AppContext;
 use crate::db::gameplay::MediaColumns;
 use crate::db::{self, media::MediaRow, media::NewMedia};
 use crate::domain::media::{self as rules, MediaFormat, MediaKind, MediaRefusal, SizeLimits};
+use crate::domain::playable::{self, Playable};
 use crate::envelope::Pagination;
 use crate::media_store::StoredBytes;
 use crate::services::admin_identity::AdminPrincipal;
@@ -45,10 +49,11 @@ pub struct MediaItem {
     /// The type it is served with.
     pub mime: String,
     pub bytes: i64,
-    /// Images only.
+    /// An image's or a video's picture, in pixels (null for audio).
     pub width: Option<i64>,
     pub height: Option<i64>,
-    /// Audio and video, when their container says (not yet read: null).
+    /// How long audio or video plays, in milliseconds, read from the file on upload
+    /// (null for images).
     pub duration_ms: Option<i64>,
     /// Where it is served: under `MEDIA_PUBLIC_BASE_URL` when set, a presigned bucket
     /// URL with `MEDIA_SIGNED_URLS`, else `/media/{id}.{ext}` on either binary's host.
@@ -88,10 +93,10 @@ pub struct PlayerMedia {
     pub kind: String,
     /// Where the app fetches it (see the admin `MediaItem.url`).
     pub url: String,
-    /// Images only.
+    /// An image's or a video's picture, in pixels.
     pub width: Option<i64>,
     pub height: Option<i64>,
-    /// Audio and video, when known.
+    /// How long audio or video plays, in milliseconds.
     pub duration_ms: Option<i64>,
     /// What a screen reader says for it.
     pub alt: Option<String>,
@@ -188,11 +193,13 @@ enum Received {
         bytes: Bytes,
         width: Option<u64>,
         height: Option<u64>,
+        duration_ms: Option<u64>,
     },
     File {
         format: MediaFormat,
-        spool: Spool,
+        spool: Box<Spool>,
         bytes: u64,
+        playable: Playable,
     },
 }
 
@@ -247,19 +254,31 @@ impl Receiving {
         self.limits.check(format, self.total).map_err(refused)?;
         if let Some(mut spool) = self.spool {
             spool.file.flush().await.map_err(spool_failed)?;
+            let path = spool.path.to_path_buf();
+            let playable = check_playable(format, move || {
+                std::fs::File::open(path).map(|f| Box::new(f) as Box<dyn MediaSource>)
+            })
+            .await?;
             return Ok(Received::File {
                 format,
-                spool,
+                spool: Box::new(spool),
                 bytes: self.total,
+                playable,
             });
         }
         let bytes = Bytes::from(self.memory);
         if format.kind() != MediaKind::Image {
+            let copy = bytes.clone();
+            let playable = check_playable(format, move || {
+                Ok(Box::new(Cursor::new(copy)) as Box<dyn MediaSource>)
+            })
+            .await?;
             return Ok(Received::Memory {
                 format,
                 bytes,
-                width: None,
-                height: None,
+                width: playable.width,
+                height: playable.height,
+                duration_ms: playable.duration_ms,
             });
         }
         let image =
@@ -272,6 +291,7 @@ impl Receiving {
             bytes: image.bytes,
             width: Some(image.width),
             height: Some(image.height),
+            duration_ms: None,
         })
     }
 }
@@ -301,6 +321,19 @@ impl Spool {
         self.hasher.update(bytes);
         self.file.write_all(bytes).await.map_err(spool_failed)
     }
+}
+
+/// Demuxes an audio or video file to its end, off the runtime's threads.
+async fn check_playable<F>(format: MediaFormat, open: F) -> Result<Playable>
+where
+    F: FnOnce() -> std::io::Result<Box<dyn MediaSource>> + Send + 'static,
+{
+    tokio::task::spawn_blocking(move || {
+        let source = open().map_err(spool_failed)?;
+        playable::check_playable(format, source).map_err(refused)
+    })
+    .await
+    .map_err(|e| Error::internal(format!("media check: {e}")))?
 }
 
 fn spool_failed(e: std::io::Error) -> Error {
@@ -337,29 +370,33 @@ where
         receiving.push(chunk?).await?;
     }
     let received = receiving.finish().await?;
-    let (id, format, bytes, width, height) = match &received {
+    let (id, format, bytes, width, height, duration_ms) = match &received {
         Received::Memory {
             format,
             bytes,
             width,
             height,
+            duration_ms,
         } => (
             sha256_hex(bytes),
             *format,
             bytes.len() as u64,
             *width,
             *height,
+            *duration_ms,
         ),
         Received::File {
             format,
             spool,
             bytes,
+            playable,
         } => (
             hex(&spool.hasher.clone().finalize()),
             *format,
             *bytes,
-            None,
-            None,
+            playable.width,
+            playable.height,
+            playable.duration_ms,
         ),
     };
     let key = key_of(&id, format);
@@ -401,7 +438,7 @@ where
             bytes: to_i64(bytes),
             width: width.map(to_i64),
             height: height.map(to_i64),
-            duration_ms: None,
+            duration_ms: duration_ms.map(to_i64),
             created_by: &admin.username,
             now_ms: ctx.clock.now_ms(),
         },
