@@ -179,8 +179,8 @@ impl AnswerCache {
             question_version: question.question_version,
             total_questions: challenge.questions.len() as i64,
             pass_threshold: challenge.pass_threshold,
-            // Only ever true at zero hearts, and answers at zero hearts are not judged
-            // from memory (`services::gameplay::judge_from_memory`).
+            // A closed question matters only where `domain::answer::may_judge_from_memory`
+            // says no, and then the answer is judged on a read.
             zero_heart_refused: false,
             served_at: challenge.served_at,
             last_answered_at: challenge.last_answered_at,

@@ -18,6 +18,20 @@ async fn without_answer_memory(engine: Engine) -> TestApp {
     .await
 }
 
+/// A wrong answer costs two hearts (`RULE_WRONG_ANSWER_HEARTS`).
+async fn two_hearts_a_wrong_answer(engine: Engine) -> TestApp {
+    TestApp::spawn_with(
+        engine,
+        &[
+            ("DEMO_CONTENT", "true".to_string()),
+            ("RULE_WRONG_ANSWER_HEARTS", "2".to_string()),
+        ],
+    )
+    .await
+}
+
+both_engines_with!(two_hearts_a_wrong_answer; a_wrong_answer_costs_the_configured_hearts,);
+
 mod without_memory {
     use super::*;
 
@@ -575,6 +589,36 @@ async fn zero_hearts_refuse_wrong_answers_only(app: TestApp) {
     assert_eq!(r.ok()["answerState"], "correct");
     assert_eq!(r.ok()["progress"]["xp"], 20);
     assert_eq!(p.ledger_xp().await, 20);
+}
+
+/// At two hearts a wrong answer: the fifth heart pays for two wrong answers, the third is
+/// refused with one heart left and closes its question to every option (judged from
+/// memory or on a read alike), until a heart comes back.
+async fn a_wrong_answer_costs_the_configured_hearts(app: TestApp) {
+    let p = Player::new(&app, "d-two-hearts").await;
+    let c = p.next(TRACK).await;
+    for i in 0..2 {
+        let r = p.answer(&c, i, false).await;
+        assert_eq!(r.ok()["progress"]["hearts"], 3 - 2 * i as i64);
+    }
+    p.answer(&c, 2, false)
+        .await
+        .assert_error(400, "VALIDATION_ERROR");
+    assert_eq!(p.summary().await["hearts"], 1);
+    // one heart is not enough for a wrong answer, so the question is closed to the
+    // right option too; another question still takes its right answer
+    p.answer(&c, 2, true)
+        .await
+        .assert_error(400, "VALIDATION_ERROR");
+    p.answer(&c, 3, true).await.ok();
+    p.answer(&c, 2, true)
+        .await
+        .assert_error(400, "VALIDATION_ERROR");
+    // a heart back: two, enough for a wrong answer, so the question opens again
+    app.clock.advance(Duration::minutes(31));
+    let r = p.answer(&c, 2, true).await;
+    assert_eq!(r.ok()["answerState"], "correct");
+    assert_eq!(r.ok()["progress"]["hearts"], 2);
 }
 
 /// Every option of a question sent at once at zero hearts: the answers are judged as

@@ -18,7 +18,7 @@ pub(super) fn game_rules(r: &mut Reader<'_>) -> GameRules {
             v
         }
     };
-    GameRules {
+    let mut rules = GameRules {
         max_hearts: positive("RULE_MAX_HEARTS", d.max_hearts, 1),
         heart_regen_minutes: positive("RULE_HEART_REGEN_MINUTES", d.heart_regen_minutes, 1),
         daily_attempts_max: positive("RULE_DAILY_ATTEMPTS", d.daily_attempts_max, 1),
@@ -47,7 +47,16 @@ pub(super) fn game_rules(r: &mut Reader<'_>) -> GameRules {
         review_xp: positive("REVIEW_XP", d.review_xp, 0),
         review_xp_daily: positive("REVIEW_XP_DAILY", d.review_xp_daily, 0),
         review_hearts_daily: positive("REVIEW_HEARTS_DAILY", d.review_hearts_daily, 0),
+        wrong_answer_hearts: positive("RULE_WRONG_ANSWER_HEARTS", d.wrong_answer_hearts, 0),
+    };
+    if rules.wrong_answer_hearts > rules.max_hearts {
+        r.errors.push(format!(
+            "RULE_WRONG_ANSWER_HEARTS={}: may be at most RULE_MAX_HEARTS ({})",
+            rules.wrong_answer_hearts, rules.max_hearts
+        ));
+        rules.wrong_answer_hearts = d.wrong_answer_hearts.min(rules.max_hearts);
     }
+    rules
 }
 
 /// The question-quality thresholds from `RULE_*` (the defaults where unset): rates are

@@ -75,7 +75,8 @@ pub struct QuestionState<'a> {
     pub question_id: &'a str,
     pub option_ids: &'a [&'a str],
     pub correct_option_id: &'a str,
-    /// A wrong answer to it found no heart: it stays closed while hearts are 0.
+    /// A wrong answer to it could not be paid for: it stays closed while hearts are
+    /// short of that cost ([`question_closed`]).
     pub zero_heart_refused: bool,
 }
 
@@ -92,7 +93,7 @@ pub enum AnswerRefusal {
     NotYourChallenge,
     ChallengeOver,
     NotAnOption,
-    /// The question was closed at zero hearts and hearts are still 0 (any option).
+    /// The question was closed for want of hearts and they are still short (any option).
     QuestionClosed,
     NoAttemptsLeft,
 }
@@ -115,8 +116,8 @@ pub struct Judgement {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Outcome {
     Judged(Box<Judgement>),
-    /// A wrong answer at zero hearts: refused, and the question closes until a heart
-    /// comes back (so options cannot be tried one by one).
+    /// A wrong answer the player's hearts cannot pay for: refused, and the question
+    /// closes until they can (so options cannot be tried one by one).
     OutOfHearts,
     Refused(AnswerRefusal),
 }
@@ -124,6 +125,24 @@ pub enum Outcome {
 /// The ledger key of the answer to a question of a challenge.
 pub fn ledger_key(session_id: &str, question_id: &str) -> String {
     format!("answer:{session_id}:{question_id}")
+}
+
+/// Whether a question refused a wrong answer for want of hearts (`refused_for_hearts`)
+/// is still closed to every option: while the hearts (brought to now) cannot pay for a
+/// wrong answer.
+pub fn question_closed(
+    refused_for_hearts: bool,
+    hearts_now: &Resources,
+    rules: &GameRules,
+) -> bool {
+    refused_for_hearts && !hearts_now.can_pay_for_wrong_answer(rules)
+}
+
+/// Whether an answer may be judged on what a process remembers of the challenge rather
+/// than on a read: only when no question can be closed to it ([`question_closed`]), as
+/// whether one was is known to the database alone.
+pub fn may_judge_from_memory(hearts_now: &Resources, rules: &GameRules) -> bool {
+    hearts_now.can_pay_for_wrong_answer(rules)
 }
 
 /// Judges a first answer to `question` of `session` by `player` at `now`.
@@ -150,11 +169,11 @@ pub fn judge(
     if session.kind == SessionKind::Review {
         return judge_review(player, session, question, correct, before, rules, now);
     }
-    if question.zero_heart_refused && before.hearts == 0 {
+    if question_closed(question.zero_heart_refused, &before, rules) {
         return Outcome::Refused(AnswerRefusal::QuestionClosed);
     }
     let mut after = before.clone();
-    if !correct && after.lose_heart(now, rules).is_err() {
+    if !correct && after.pay_for_wrong_answer(now, rules).is_err() {
         return Outcome::OutOfHearts;
     }
     if !session.attempt_consumed && after.use_attempt(rules).is_err() {
@@ -530,6 +549,44 @@ mod tests {
     }
 
     proptest! {
+        /// Whatever a wrong answer costs (`RULE_WRONG_ANSWER_HEARTS`): it takes exactly
+        /// that; hearts short of it refuse it and close the question; a closed question
+        /// refuses every option until the hearts (regenerated over time) can pay; and an
+        /// answer is judged from memory exactly when no question can be closed to it.
+        #[test]
+        fn a_wrong_answer_costs_what_the_rules_say(
+            cost in 0i64..=5,
+            hearts in 0i64..=5,
+            pick in 0usize..4,
+            wait_minutes in 0i64..200,
+        ) {
+            let rules = GameRules { wrong_answer_hearts: cost, ..rules() };
+            let mut r = Resources::new(&rules).at(start(), &rules);
+            r.hearts = hearts;
+            r.hearts_regen_from = (hearts < rules.max_hearts).then_some(start().timestamp_millis());
+            let chosen = OPTIONS[pick];
+            let wrong = chosen != question("q").correct_option_id;
+            let answer = |q: QuestionState<'static>, at: DateTime<Utc>| {
+                judge(player(&r), session(0, 0, false), q, Submission { selected_option_id: chosen }, &rules, at)
+            };
+            match answer(question("q"), start()) {
+                Outcome::Judged(j) => {
+                    prop_assert!(!wrong || hearts >= cost);
+                    prop_assert_eq!(j.change.deltas.hearts, if wrong { -cost } else { 0 });
+                    prop_assert!(j.change.after.hearts >= 0);
+                }
+                Outcome::OutOfHearts => prop_assert!(wrong && hearts < cost),
+                Outcome::Refused(refusal) => prop_assert!(false, "refused: {refusal:?}"),
+            }
+            let later = start() + Duration::minutes(wait_minutes);
+            let hearts_later = r.clone().at(later, &rules);
+            let closed = QuestionState { zero_heart_refused: true, ..question("q") };
+            let refused = answer(closed, later) == Outcome::Refused(AnswerRefusal::QuestionClosed);
+            prop_assert_eq!(refused, hearts_later.hearts < cost);
+            prop_assert_eq!(refused, question_closed(true, &hearts_later, &rules));
+            prop_assert_eq!(may_judge_from_memory(&hearts_later, &rules), !refused);
+        }
+
         #[test]
         fn hearts_never_go_below_zero_and_xp_only_for_right_answers(
             r in resources(),

@@ -127,16 +127,27 @@ impl Resources {
         (rules.daily_attempts_max + self.bonus_attempts - self.attempts_used).max(0)
     }
 
-    /// Takes one heart; at zero, refused. The regeneration clock starts when hearts first
-    /// drop below max.
-    pub fn lose_heart(&mut self, now: DateTime<Utc>, rules: &GameRules) -> Result<(), Refusal> {
-        if self.hearts <= 0 {
+    /// Whether a wrong answer can be paid for (`RULE_WRONG_ANSWER_HEARTS`). Call on a
+    /// state brought to `now`.
+    pub fn can_pay_for_wrong_answer(&self, rules: &GameRules) -> bool {
+        self.hearts >= rules.wrong_answer_hearts
+    }
+
+    /// Takes what a wrong answer costs; short of it, refused. The regeneration clock
+    /// starts when hearts first drop below max.
+    pub fn pay_for_wrong_answer(
+        &mut self,
+        now: DateTime<Utc>,
+        rules: &GameRules,
+    ) -> Result<(), Refusal> {
+        if !self.can_pay_for_wrong_answer(rules) {
             return Err(Refusal::NoHearts);
         }
-        if self.hearts >= rules.max_hearts {
+        let cost = rules.wrong_answer_hearts;
+        if cost > 0 && self.hearts >= rules.max_hearts {
             self.hearts_regen_from = Some(now.timestamp_millis());
         }
-        self.hearts -= 1;
+        self.hearts -= cost;
         Ok(())
     }
 
@@ -256,8 +267,9 @@ mod tests {
         let r = rules();
         let t0 = t("2026-11-18T04:00:00Z");
         let mut s = Resources::new(&r).at(t0, &r);
-        s.lose_heart(t0, &r).unwrap_or_else(|e| panic!("{e:?}"));
-        s.lose_heart(t0 + Duration::minutes(10), &r)
+        s.pay_for_wrong_answer(t0, &r)
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        s.pay_for_wrong_answer(t0 + Duration::minutes(10), &r)
             .unwrap_or_else(|e| panic!("{e:?}"));
         assert_eq!(s.hearts, 3);
         // the clock started at the first loss: one heart back at t0+30
@@ -276,9 +288,9 @@ mod tests {
         let t0 = t("2026-11-18T04:00:00Z");
         let mut s = Resources::new(&r).at(t0, &r);
         for _ in 0..5 {
-            assert!(s.lose_heart(t0, &r).is_ok());
+            assert!(s.pay_for_wrong_answer(t0, &r).is_ok());
         }
-        assert_eq!(s.lose_heart(t0, &r), Err(Refusal::NoHearts));
+        assert_eq!(s.pay_for_wrong_answer(t0, &r), Err(Refusal::NoHearts));
         assert_eq!(s.hearts, 0);
     }
 

@@ -35,6 +35,8 @@ pub struct GameRules {
     pub review_xp_daily: i64,
     /// `REVIEW_HEARTS_DAILY`: hearts review challenges may give back in a Beijing day.
     pub review_hearts_daily: i64,
+    /// `RULE_WRONG_ANSWER_HEARTS`: what a wrong answer in a track's challenge costs.
+    pub wrong_answer_hearts: i64,
 }
 
 impl Default for GameRules {
@@ -56,6 +58,7 @@ impl Default for GameRules {
             review_xp: 5,
             review_xp_daily: 50,
             review_hearts_daily: 5,
+            wrong_answer_hearts: 1,
         }
     }
 }

@@ -245,15 +245,11 @@ async fn judge_from_memory(
     else {
         return Ok(None);
     };
-    // At zero hearts a question may be closed (`zero_heart_refused`), which only the
-    // database knows: such answers are judged on a read.
-    if progress
-        .resources
-        .clone()
-        .at(ctx.clock.now(), &ctx.settings.rules)
-        .hearts
-        == 0
-    {
+    let rules = &ctx.settings.rules;
+    if !answer::may_judge_from_memory(
+        &progress.resources.clone().at(ctx.clock.now(), rules),
+        rules,
+    ) {
         return Ok(None);
     }
     let lookup = AnswerLookup {
