@@ -626,6 +626,18 @@ async fn status_moves_follow_the_transition_table(app: TestApp) {
     assert_eq!(refused.status, 400);
     assert_eq!(refused.header("hx-retarget"), Some("#flash"));
     refused.assert_contains("flash error");
+    assert!(!refused.contains("<html"));
+    // every refusal answers htmx so, a record that is not there as well; a plain
+    // browser gets the error page
+    let gone = browser
+        .htmx_get("/console/questions/no-such-question")
+        .await;
+    assert_eq!(gone.status, 404);
+    assert_eq!(gone.header("hx-retarget"), Some("#flash"));
+    gone.assert_contains("flash error");
+    assert!(!gone.contains("<html"));
+    let page = browser.get("/console/questions/no-such-question").await;
+    page.assert_status(404).assert_contains("<html");
 }
 
 async fn batch_actions_show_per_id_failures(app: TestApp) {

@@ -5,7 +5,7 @@
 use askama::Template;
 use axum::Router;
 use axum::extract::{Path, RawQuery, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::StatusCode;
 use axum::routing::{get, post};
 use serde::Deserialize;
 use shared::Error;
@@ -19,9 +19,8 @@ use shared::services::admin_mfa;
 use super::auth::{ConsoleAdmin, ConsoleForm, carry_on};
 use super::fields::{PageParam, Pager, non_empty, pager, parse_int, parse_query};
 use super::i18n;
-use super::page::{
-    Chrome, FormOf, PageError, PageResult, html, page, redirect_with, save_or_rerender,
-};
+use super::page::HxRequest;
+use super::page::{Chrome, FormOf, PageResult, html, page, redirect_with, save_or_rerender};
 use super::urls;
 use crate::AppState;
 
@@ -56,20 +55,16 @@ struct ListPage {
 async fn list(
     State(state): State<AppState>,
     me: ConsoleAdmin,
-    headers: HeaderMap,
     RawQuery(raw): RawQuery,
 ) -> PageResult {
-    let fail = |e| PageError::new(e, &headers);
-    let param: PageParam = parse_query(raw.as_deref()).map_err(fail)?;
+    let param: PageParam = parse_query(raw.as_deref())?;
     let query = AdminListQuery {
-        page: parse_int("page", &param.page).map_err(fail)?,
+        page: parse_int("page", &param.page)?,
         limit: Some(20),
         role: None,
         is_active: None,
     };
-    let (items, pagination) = admin_accounts::list(&state.ctx, &query)
-        .await
-        .map_err(fail)?;
+    let (items, pagination) = admin_accounts::list(&state.ctx, &query).await?;
     Ok(page(&ListPage {
         chrome: me.chrome("admins").await,
         items,
@@ -114,8 +109,8 @@ struct PasswordOncePage {
     password: String,
 }
 
-async fn new_form(me: ConsoleAdmin, headers: HeaderMap) -> PageResult {
-    me.require_super(&headers)?;
+async fn new_form(me: ConsoleAdmin) -> PageResult {
+    me.require_super()?;
     Ok(page(&NewPage {
         chrome: me.chrome("admins").await,
         form: CreateForm {
@@ -130,17 +125,17 @@ async fn new_form(me: ConsoleAdmin, headers: HeaderMap) -> PageResult {
 async fn create(
     State(state): State<AppState>,
     me: ConsoleAdmin,
-    headers: HeaderMap,
+    htmx: HxRequest,
     ConsoleForm(form): ConsoleForm<CreateForm>,
 ) -> PageResult {
-    me.require_super(&headers)?;
+    me.require_super()?;
     let req = CreateAdmin {
         username: form.username.clone(),
         password: Some(form.password.clone()).filter(|p| !p.is_empty()),
         role: form.role.clone(),
     };
     save_or_rerender(
-        &headers,
+        htmx,
         FormOf::New,
         admin_accounts::create(&state.ctx, &me.admin, &req).await,
         async |created| {
@@ -242,16 +237,16 @@ async fn show(
 async fn update(
     State(state): State<AppState>,
     me: ConsoleAdmin,
-    headers: HeaderMap,
+    htmx: HxRequest,
     Path(id): Path<String>,
     ConsoleForm(form): ConsoleForm<EditForm>,
 ) -> PageResult {
-    me.require_super(&headers)?;
+    me.require_super()?;
     let result =
         async { admin_accounts::update(&state.ctx, &me.admin, &id, &form.to_update()?).await }
             .await;
     save_or_rerender(
-        &headers,
+        htmx,
         FormOf::Existing,
         result,
         async |account| {
@@ -270,14 +265,11 @@ async fn update(
 async fn delete(
     State(state): State<AppState>,
     me: ConsoleAdmin,
-    headers: HeaderMap,
     Path(id): Path<String>,
     ConsoleForm(_): ConsoleForm<serde::de::IgnoredAny>,
 ) -> PageResult {
-    me.require_super(&headers)?;
-    let account = admin_accounts::delete(&state.ctx, &me.admin, &id)
-        .await
-        .map_err(|e| PageError::new(e, &headers))?;
+    me.require_super()?;
+    let account = admin_accounts::delete(&state.ctx, &me.admin, &id).await?;
     let text = i18n::t1("admins-deactivated", "name", &account.username);
     Ok(redirect_with(&me.session, "ok", text, urls::ADMINS).await)
 }
@@ -285,14 +277,11 @@ async fn delete(
 async fn reset_password(
     State(state): State<AppState>,
     me: ConsoleAdmin,
-    headers: HeaderMap,
     Path(id): Path<String>,
     ConsoleForm(_): ConsoleForm<serde::de::IgnoredAny>,
 ) -> PageResult {
-    me.require_super(&headers)?;
-    let reset = admin_accounts::reset_password(&state.ctx, &me.admin, &id)
-        .await
-        .map_err(|e| PageError::new(e, &headers))?;
+    me.require_super()?;
+    let reset = admin_accounts::reset_password(&state.ctx, &me.admin, &id).await?;
     Ok(page(&PasswordOncePage {
         chrome: me.chrome("admins").await,
         heading: i18n::t("admins-heading-reset"),
@@ -306,14 +295,11 @@ async fn reset_password(
 async fn reset_mfa(
     State(state): State<AppState>,
     me: ConsoleAdmin,
-    headers: HeaderMap,
     Path(id): Path<String>,
     ConsoleForm(_): ConsoleForm<serde::de::IgnoredAny>,
 ) -> PageResult {
-    me.require_super(&headers)?;
-    let account = admin_mfa::reset(&state.ctx, &me.admin, &id)
-        .await
-        .map_err(|e| PageError::new(e, &headers))?;
+    me.require_super()?;
+    let account = admin_mfa::reset(&state.ctx, &me.admin, &id).await?;
     let text = i18n::t1("admins-mfa-reset", "name", &account.username);
     Ok(redirect_with(&me.session, "ok", text, &urls::admin(&account.id)).await)
 }
@@ -349,7 +335,7 @@ async fn password_form(me: ConsoleAdmin) -> PageResult {
 async fn change_password(
     State(state): State<AppState>,
     me: ConsoleAdmin,
-    headers: HeaderMap,
+    htmx: HxRequest,
     ClientAddress(client): ClientAddress,
     ConsoleForm(form): ConsoleForm<PasswordForm>,
 ) -> PageResult {
@@ -365,7 +351,7 @@ async fn change_password(
         admin_accounts::change_password(&state.ctx, &me.admin, &req, client).await
     };
     save_or_rerender(
-        &headers,
+        htmx,
         FormOf::New,
         result,
         async |changed| carry_on_signed_in(&state, &me, changed).await,

@@ -4,7 +4,6 @@
 use askama::Template;
 use axum::Router;
 use axum::extract::{RawQuery, State};
-use axum::http::HeaderMap;
 use axum::routing::get;
 use chrono::{DateTime, Utc};
 use shared::services::audit::{self, AuditEntry, PageQuery};
@@ -12,7 +11,7 @@ use shared::services::audit::{self, AuditEntry, PageQuery};
 use super::auth::ConsoleAdmin;
 use super::fields::{PageParam, Pager, pager, parse_int, parse_query};
 use super::i18n;
-use super::page::{Chrome, PageError, PageResult, page};
+use super::page::{Chrome, PageResult, page};
 use super::urls;
 use crate::AppState;
 
@@ -74,16 +73,14 @@ struct AuditPage {
 async fn list(
     State(state): State<AppState>,
     me: ConsoleAdmin,
-    headers: HeaderMap,
     RawQuery(raw): RawQuery,
 ) -> PageResult {
-    let fail = |e| PageError::new(e, &headers);
-    let param: PageParam = parse_query(raw.as_deref()).map_err(fail)?;
+    let param: PageParam = parse_query(raw.as_deref())?;
     let query = PageQuery {
-        page: parse_int("page", &param.page).map_err(fail)?,
+        page: parse_int("page", &param.page)?,
         limit: Some(20),
     };
-    let (entries, pagination) = audit::list(&state.ctx, &query).await.map_err(fail)?;
+    let (entries, pagination) = audit::list(&state.ctx, &query).await?;
     Ok(page(&AuditPage {
         chrome: me.chrome("audit").await,
         rows: entries.into_iter().map(Row::of).collect(),

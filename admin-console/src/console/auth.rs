@@ -129,14 +129,11 @@ impl ConsoleAdmin {
     }
 
     /// 403 unless super_admin, as the JSON API's `SuperAdmin` extractor answers.
-    pub fn require_super(&self, headers: &HeaderMap) -> Result<(), PageError> {
+    pub fn require_super(&self) -> Result<(), PageError> {
         if self.is_super() {
             Ok(())
         } else {
-            Err(PageError::new(
-                Error::forbidden("this needs the super_admin role"),
-                headers,
-            ))
+            Err(Error::forbidden("this needs the super_admin role").into())
         }
     }
 }
@@ -156,7 +153,7 @@ fn redirect(parts: &Parts, to: &'static str) -> Response {
 /// The signed-in admin of the request's session, MFA gate aside.
 async fn signed_in(parts: &mut Parts, state: &AppState) -> Result<ConsoleAdmin, Response> {
     let htmx = is_htmx(&parts.headers);
-    let fail = |e: Error| PageError { error: e, htmx }.into_response();
+    let fail = |e: Error| PageError::from(e).into_response();
     let session = session_of(parts, state).await.map_err(fail)?;
     let identity = session
         .get::<ConsoleIdentity>(IDENTITY_KEY)
@@ -318,8 +315,7 @@ impl<T: DeserializeOwned> FromRequest<AppState> for ConsoleForm<T> {
 
     async fn from_request(req: Request, state: &AppState) -> Result<Self, PageError> {
         let (mut parts, body) = req.into_parts();
-        let htmx = is_htmx(&parts.headers);
-        let fail = |error: Error| PageError { error, htmx };
+        let fail = PageError::from;
         let session = session_of(&mut parts, state).await.map_err(fail)?;
         let header_token = csrf_header(&parts.headers);
         let bytes = Bytes::from_request(Request::from_parts(parts, body), state)

@@ -4,7 +4,6 @@
 use askama::Template;
 use axum::Router;
 use axum::extract::{Path, RawQuery, State};
-use axum::http::HeaderMap;
 use axum::routing::get;
 use serde::Deserialize;
 use shared::Error;
@@ -15,9 +14,8 @@ use shared::services::catalog::{self, AdminKnowledgeCard, UpdateKnowledgeCard};
 use super::auth::{ConsoleAdmin, ConsoleForm};
 use super::fields::{non_empty, parse_int};
 use super::i18n;
-use super::page::{
-    Chrome, FormOf, PageError, PageResult, html, page, redirect_with, save_or_rerender,
-};
+use super::page::HxRequest;
+use super::page::{Chrome, FormOf, PageResult, html, page, redirect_with, save_or_rerender};
 use super::urls;
 use crate::AppState;
 
@@ -61,19 +59,15 @@ fn page_href(page: i64) -> String {
 async fn list(
     State(state): State<AppState>,
     me: ConsoleAdmin,
-    headers: HeaderMap,
     RawQuery(raw): RawQuery,
 ) -> PageResult {
-    let fail = |e| PageError::new(e, &headers);
     let query: ListQuery = serde_html_form::from_str(raw.as_deref().unwrap_or(""))
-        .map_err(|e| fail(Error::validation(format!("invalid query: {e}"))))?;
+        .map_err(|e| Error::validation(format!("invalid query: {e}")))?;
     let page_query = PageQuery {
-        page: parse_int("page", &query.page).map_err(fail)?,
+        page: parse_int("page", &query.page)?,
         limit: Some(PAGE_SIZE),
     };
-    let (cards, pagination) = catalog::list_cards(&state.ctx, &page_query)
-        .await
-        .map_err(fail)?;
+    let (cards, pagination) = catalog::list_cards(&state.ctx, &page_query).await?;
     let last_page = (pagination.total + pagination.limit - 1) / pagination.limit.max(1);
     Ok(page(&ListPage {
         chrome: me.chrome("cards").await,
@@ -149,13 +143,13 @@ async fn edit_form(
 async fn save(
     State(state): State<AppState>,
     me: ConsoleAdmin,
-    headers: HeaderMap,
+    htmx: HxRequest,
     Path(id): Path<String>,
     ConsoleForm(form): ConsoleForm<CardForm>,
 ) -> PageResult {
     let result = catalog::update_card(&state.ctx, &me.admin, &id, &form.to_update()).await;
     save_or_rerender(
-        &headers,
+        htmx,
         FormOf::Existing,
         result,
         async |_| {

@@ -4,7 +4,6 @@
 use askama::Template;
 use axum::Router;
 use axum::extract::{Path, State};
-use axum::http::HeaderMap;
 use axum::routing::{get, post};
 use serde::Deserialize;
 use shared::Error;
@@ -15,8 +14,9 @@ use super::auth::{ConsoleAdmin, ConsoleForm};
 use super::charts;
 use super::fields::{non_empty, parse_int};
 use super::i18n;
+use super::page::HxRequest;
 use super::page::{
-    Chrome, FormOf, PageError, PageResult, html, is_htmx, page, redirect_with, save_or_rerender,
+    Chrome, FormOf, PageError, PageResult, html, page, redirect_with, save_or_rerender,
 };
 use super::urls;
 use crate::AppState;
@@ -134,13 +134,13 @@ async fn list(State(state): State<AppState>, me: ConsoleAdmin) -> PageResult {
 async fn create(
     State(state): State<AppState>,
     me: ConsoleAdmin,
-    headers: HeaderMap,
+    htmx: HxRequest,
     ConsoleForm(form): ConsoleForm<CategoryForm>,
 ) -> PageResult {
     let result =
         async { catalog::create_category(&state.ctx, &me.admin, &form.to_create()?).await }.await;
     save_or_rerender(
-        &headers,
+        htmx,
         FormOf::New,
         result,
         async |created| {
@@ -246,7 +246,7 @@ async fn edit_form(
 async fn save(
     State(state): State<AppState>,
     me: ConsoleAdmin,
-    headers: HeaderMap,
+    htmx: HxRequest,
     Path(id): Path<String>,
     ConsoleForm(form): ConsoleForm<CategoryForm>,
 ) -> PageResult {
@@ -254,7 +254,7 @@ async fn save(
         async { catalog::update_category(&state.ctx, &me.admin, &id, &form.to_update()?).await }
             .await;
     save_or_rerender(
-        &headers,
+        htmx,
         FormOf::Existing,
         result,
         async |updated| {
@@ -284,14 +284,12 @@ struct Empty {}
 async fn archive(
     State(state): State<AppState>,
     me: ConsoleAdmin,
-    headers: HeaderMap,
+    htmx: HxRequest,
     Path(id): Path<String>,
     ConsoleForm(_): ConsoleForm<Empty>,
 ) -> PageResult {
-    let archived = catalog::archive_category(&state.ctx, &me.admin, &id)
-        .await
-        .map_err(|e| PageError::new(e, &headers))?;
-    if is_htmx(&headers) {
+    let archived = catalog::archive_category(&state.ctx, &me.admin, &id).await?;
+    if htmx.0 {
         return Ok(page(&RowFragment {
             c: archived,
             csrf: me.csrf.clone(),

@@ -4,7 +4,6 @@
 use askama::Template;
 use axum::Router;
 use axum::extract::{Path, RawQuery, State};
-use axum::http::HeaderMap;
 use axum::routing::{get, post};
 use serde::Deserialize;
 use shared::services::audit::PageQuery;
@@ -13,7 +12,7 @@ use shared::services::fairplay::{self, DecisionRequest, FairPlayEntry, SignalExa
 use super::auth::{ConsoleAdmin, ConsoleForm};
 use super::fields::{PageParam, Pager, pager, parse_int, parse_query};
 use super::i18n;
-use super::page::{Chrome, PageError, PageResult, page, redirect_with};
+use super::page::{Chrome, PageResult, page, redirect_with};
 use super::urls;
 use crate::AppState;
 
@@ -60,16 +59,14 @@ impl FairPlayPage {
 async fn list(
     State(state): State<AppState>,
     me: ConsoleAdmin,
-    headers: HeaderMap,
     RawQuery(raw): RawQuery,
 ) -> PageResult {
-    let fail = |e| PageError::new(e, &headers);
-    let param: PageParam = parse_query(raw.as_deref()).map_err(fail)?;
+    let param: PageParam = parse_query(raw.as_deref())?;
     let query = PageQuery {
-        page: parse_int("page", &param.page).map_err(fail)?,
+        page: parse_int("page", &param.page)?,
         limit: Some(20),
     };
-    let (items, pagination) = fairplay::queue(&state.ctx, &query).await.map_err(fail)?;
+    let (items, pagination) = fairplay::queue(&state.ctx, &query).await?;
     Ok(page(&FairPlayPage {
         chrome: me.chrome("fair-play").await,
         items,
@@ -89,7 +86,6 @@ struct DecisionForm {
 async fn decide(
     State(state): State<AppState>,
     me: ConsoleAdmin,
-    headers: HeaderMap,
     Path(id): Path<String>,
     ConsoleForm(form): ConsoleForm<DecisionForm>,
 ) -> PageResult {
@@ -102,8 +98,7 @@ async fn decide(
             reason: Some(form.reason),
         },
     )
-    .await
-    .map_err(|e| PageError::new(e, &headers))?;
+    .await?;
     let said = match entry.state.as_str() {
         "cleared" => "fair-done-cleared",
         "held" => "fair-done-held",

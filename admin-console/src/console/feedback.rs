@@ -3,7 +3,6 @@
 use askama::Template;
 use axum::Router;
 use axum::extract::{RawQuery, State};
-use axum::http::HeaderMap;
 use axum::routing::get;
 use shared::services::audit::PageQuery;
 use shared::services::moderation::{self, FeedbackRecord};
@@ -11,7 +10,7 @@ use shared::services::moderation::{self, FeedbackRecord};
 use super::auth::ConsoleAdmin;
 use super::fields::{PageParam, Pager, pager, parse_int, parse_query};
 use super::i18n;
-use super::page::{Chrome, PageError, PageResult, page};
+use super::page::{Chrome, PageResult, page};
 use super::urls;
 use crate::AppState;
 
@@ -30,18 +29,14 @@ struct FeedbackPage {
 async fn list(
     State(state): State<AppState>,
     me: ConsoleAdmin,
-    headers: HeaderMap,
     RawQuery(raw): RawQuery,
 ) -> PageResult {
-    let fail = |e| PageError::new(e, &headers);
-    let param: PageParam = parse_query(raw.as_deref()).map_err(fail)?;
+    let param: PageParam = parse_query(raw.as_deref())?;
     let query = PageQuery {
-        page: parse_int("page", &param.page).map_err(fail)?,
+        page: parse_int("page", &param.page)?,
         limit: Some(20),
     };
-    let (items, pagination) = moderation::feedback(&state.ctx, &query)
-        .await
-        .map_err(fail)?;
+    let (items, pagination) = moderation::feedback(&state.ctx, &query).await?;
     Ok(page(&FeedbackPage {
         chrome: me.chrome("feedback").await,
         items,

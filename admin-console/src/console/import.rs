@@ -4,7 +4,7 @@
 use askama::Template;
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, Multipart, State};
-use axum::http::{HeaderMap, header};
+use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde::Deserialize;
@@ -13,8 +13,9 @@ use shared::services::questions::{self, CsvPreview};
 
 use super::auth::{CSRF_FIELD, ConsoleAdmin, ConsoleForm, check_csrf};
 use super::i18n;
+use super::page::HxRequest;
 use super::page::{
-    Chrome, FormOf, PageError, PageResult, describe, html, page, redirect_with, save_or_rerender,
+    Chrome, FormOf, PageResult, describe, html, page, redirect_with, save_or_rerender,
 };
 use super::urls;
 use crate::AppState;
@@ -122,14 +123,10 @@ fn upload_error(text: &str, status: axum::http::StatusCode) -> Error {
 async fn preview(
     State(state): State<AppState>,
     me: ConsoleAdmin,
-    headers: HeaderMap,
     multipart: Multipart,
 ) -> PageResult {
-    let fail = |e| PageError::new(e, &headers);
-    let (csrf, file_name, bytes) = read_upload(multipart).await.map_err(fail)?;
-    check_csrf(&me.session, csrf.as_deref())
-        .await
-        .map_err(fail)?;
+    let (csrf, file_name, bytes) = read_upload(multipart).await?;
+    check_csrf(&me.session, csrf.as_deref()).await?;
     let result = questions::preview_csv(&state.ctx, &bytes).await;
     let csv = String::from_utf8_lossy(&bytes).into_owned();
     let (status, preview, error) = match result {
@@ -160,13 +157,13 @@ struct ImportForm {
 async fn import(
     State(state): State<AppState>,
     me: ConsoleAdmin,
-    headers: HeaderMap,
+    htmx: HxRequest,
     ConsoleForm(form): ConsoleForm<ImportForm>,
 ) -> PageResult {
     let result =
         questions::import_csv(&state.ctx, &me.admin, Some("text/csv"), form.csv.as_bytes()).await;
     save_or_rerender(
-        &headers,
+        htmx,
         FormOf::New,
         result,
         async |imported| {

@@ -5,7 +5,6 @@
 use askama::Template;
 use axum::Router;
 use axum::extract::{Path, RawQuery, Request, State};
-use axum::http::HeaderMap;
 use axum::routing::{get, post};
 use serde::Deserialize;
 use shared::Error;
@@ -14,7 +13,7 @@ use shared::services::media::{self, MediaQuery};
 use super::auth::{ConsoleAdmin, ConsoleForm};
 use super::fields::{Pager, non_empty, pager, parse_int, parse_query};
 use super::i18n;
-use super::page::{Chrome, PageError, PageResult, describe, html, page, redirect_with};
+use super::page::{Chrome, PageResult, describe, html, page, redirect_with};
 use super::questions::{MediaPreview, upload_body_limit};
 use super::uploads::{self, MediaForm};
 use super::urls;
@@ -97,12 +96,10 @@ async fn media_page(
 async fn list(
     State(state): State<AppState>,
     me: ConsoleAdmin,
-    headers: HeaderMap,
     RawQuery(raw): RawQuery,
 ) -> PageResult {
-    let fail = |e| PageError::new(e, &headers);
-    let filters: Filters = parse_query(raw.as_deref()).map_err(fail)?;
-    let view = media_page(&state, &me, filters, None).await.map_err(fail)?;
+    let filters: Filters = parse_query(raw.as_deref())?;
+    let view = media_page(&state, &me, filters, None).await?;
     Ok(page(&view))
 }
 
@@ -110,18 +107,10 @@ async fn list(
 #[derive(Deserialize)]
 struct UploadFields {}
 
-async fn upload(
-    State(state): State<AppState>,
-    me: ConsoleAdmin,
-    headers: HeaderMap,
-    request: Request,
-) -> PageResult {
-    let fail = |e| PageError::new(e, &headers);
+async fn upload(State(state): State<AppState>, me: ConsoleAdmin, request: Request) -> PageResult {
     let MediaForm {
         uploaded, refused, ..
-    } = uploads::read::<UploadFields>(&state, &me, request, "file")
-        .await
-        .map_err(fail)?;
+    } = uploads::read::<UploadFields>(&state, &me, request, "file").await?;
     let refused = match (uploaded, refused) {
         (Some(item), _) => {
             let text = i18n::t1(
@@ -135,9 +124,7 @@ async fn upload(
         (None, None) => Error::validation("choose a file to upload"),
     };
     let status = refused.status();
-    let view = media_page(&state, &me, Filters::default(), Some(describe(&refused)))
-        .await
-        .map_err(fail)?;
+    let view = media_page(&state, &me, Filters::default(), Some(describe(&refused))).await?;
     Ok(html(status, &view))
 }
 
@@ -147,13 +134,10 @@ struct DeleteForm {}
 async fn delete(
     State(state): State<AppState>,
     me: ConsoleAdmin,
-    headers: HeaderMap,
     Path(id): Path<String>,
     ConsoleForm(DeleteForm {}): ConsoleForm<DeleteForm>,
 ) -> PageResult {
-    let removed = media::delete(&state.ctx, &me.admin, &id)
-        .await
-        .map_err(|e| PageError::new(e, &headers))?;
+    let removed = media::delete(&state.ctx, &me.admin, &id).await?;
     let text = i18n::t1(
         "media-deleted",
         "kind",

@@ -7,7 +7,6 @@
 use askama::Template;
 use axum::Router;
 use axum::extract::State;
-use axum::http::HeaderMap;
 use axum::routing::{get, post};
 use qrcode::QrCode;
 use qrcode::render::svg;
@@ -18,8 +17,9 @@ use shared::services::admin_mfa::{self, MfaEnrolment};
 
 use super::auth::{ConsoleAdmin, ConsoleForm, ConsoleMfaAdmin, carry_on};
 use super::i18n;
+use super::page::HxRequest;
 use super::page::{
-    Chrome, FormOf, PageError, PageResult, Refusal, html, page, redirect_with, save_or_rerender,
+    Chrome, FormOf, PageResult, Refusal, html, page, redirect_with, save_or_rerender,
 };
 use super::urls;
 use crate::AppState;
@@ -115,12 +115,9 @@ async fn show(State(state): State<AppState>, ConsoleMfaAdmin(me): ConsoleMfaAdmi
 async fn setup(
     State(state): State<AppState>,
     ConsoleMfaAdmin(me): ConsoleMfaAdmin,
-    headers: HeaderMap,
     ConsoleForm(_): ConsoleForm<serde::de::IgnoredAny>,
 ) -> PageResult {
-    admin_mfa::setup(&state.ctx, &me.admin)
-        .await
-        .map_err(|e| PageError::new(e, &headers))?;
+    admin_mfa::setup(&state.ctx, &me.admin).await?;
     Ok(redirect_with(&me.session, "ok", i18n::t("mfa-flash-setup"), urls::MFA).await)
 }
 
@@ -139,11 +136,11 @@ async fn refused(state: &AppState, me: &ConsoleAdmin, refusal: Refusal) -> PageR
 async fn enable(
     State(state): State<AppState>,
     ConsoleMfaAdmin(me): ConsoleMfaAdmin,
-    headers: HeaderMap,
+    htmx: HxRequest,
     ConsoleForm(form): ConsoleForm<CodeForm>,
 ) -> PageResult {
     save_or_rerender(
-        &headers,
+        htmx,
         FormOf::New,
         admin_mfa::enable(&state.ctx, &me.admin, &form.code).await,
         async |enabled| {
@@ -163,11 +160,11 @@ async fn disable(
     State(state): State<AppState>,
     ConsoleMfaAdmin(me): ConsoleMfaAdmin,
     ClientAddress(client): ClientAddress,
-    headers: HeaderMap,
+    htmx: HxRequest,
     ConsoleForm(form): ConsoleForm<CodeForm>,
 ) -> PageResult {
     save_or_rerender(
-        &headers,
+        htmx,
         FormOf::New,
         admin_mfa::disable(&state.ctx, &me.admin, &form.code, client).await,
         async |_| Ok(redirect_with(&me.session, "ok", i18n::t("mfa-flash-off"), urls::MFA).await),

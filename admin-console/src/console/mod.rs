@@ -97,6 +97,7 @@ pub fn router(state: &AppState) -> Router<AppState> {
         .route(urls::HOME, get(dashboard::show))
         .merge(screens)
         .route(urls::UNKNOWN, get(not_found).post(not_found))
+        .layer(axum::middleware::from_fn(page::htmx_errors))
         .layer(sessions)
         // pages only: assets are the same in every language (no Vary on them)
         .layer(axum::middleware::from_fn(i18n::layer))

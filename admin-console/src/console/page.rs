@@ -2,7 +2,10 @@
 //! (the console's one mapping of `shared::Error`), and the htmx/no-JS response split.
 
 use askama::Template;
+use axum::extract::{FromRequestParts, Request};
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::middleware::Next;
 use axum::response::{IntoResponse, Redirect, Response};
 use serde::{Deserialize, Serialize};
 use shared::Error;
@@ -81,6 +84,19 @@ pub fn is_htmx(headers: &HeaderMap) -> bool {
     headers.contains_key("hx-request")
 }
 
+/// Whether htmx sent the request (`HX-Request`): a handler that answers htmx with a
+/// fragment and a plain browser with a page takes this, never the headers.
+#[derive(Clone, Copy, Debug)]
+pub struct HxRequest(pub bool);
+
+impl<S: Send + Sync> FromRequestParts<S> for HxRequest {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        Ok(Self(is_htmx(&parts.headers)))
+    }
+}
+
 /// After a no-JS form post: the flash for the next page, then 303 to `to`.
 pub async fn redirect_with(
     session: &Session,
@@ -106,28 +122,23 @@ struct FlashFragment<'a> {
     flash: &'a Option<Flash>,
 }
 
-/// A refused console request: rendered as a page, or for htmx as a message swapped
-/// into the page's flash area, with the status the JSON API would give.
+/// A refused console request: rendered as an error page with the status the JSON API
+/// would give; [`htmx_errors`] makes it the message swapped into the page's flash area
+/// when htmx asked. Every console error is one of these (`?` on a `shared::Error`).
 #[derive(Debug)]
 pub struct PageError {
     pub error: Error,
-    pub htmx: bool,
-}
-
-impl PageError {
-    pub fn new(error: Error, headers: &HeaderMap) -> Self {
-        Self {
-            error,
-            htmx: is_htmx(headers),
-        }
-    }
 }
 
 impl From<Error> for PageError {
     fn from(error: Error) -> Self {
-        Self { error, htmx: false }
+        Self { error }
     }
 }
+
+/// The text of a [`PageError`]'s page, kept on the response for [`htmx_errors`].
+#[derive(Clone, Debug)]
+struct ErrorText(String);
 
 /// The user-facing text of an error, in the page's language; server faults stay
 /// generic (they are logged). Per-item import failures are shown by the import page's
@@ -168,8 +179,16 @@ impl IntoResponse for PageError {
         }
         let message = describe(&self.error);
         let code = shared::metrics::ErrorCode(self.error.code());
-        let mut res = self.render(status, message);
+        let mut res = html(
+            status,
+            &ErrorPage {
+                status: status.as_u16(),
+                code: self.error.code(),
+                message: &message,
+            },
+        );
         res.extensions_mut().insert(code);
+        res.extensions_mut().insert(ErrorText(message));
         // Throttled (429), busy or the database unreachable (503): when to come back,
         // as the JSON API says it.
         if let Some(secs) = self.error.retry_after_secs() {
@@ -180,28 +199,37 @@ impl IntoResponse for PageError {
     }
 }
 
-impl PageError {
-    fn render(&self, status: axum::http::StatusCode, message: String) -> Response {
-        if self.htmx {
-            let flash = Some(Flash {
-                kind: "error".into(),
-                text: message,
-            });
-            let mut res = html(status, &FlashFragment { flash: &flash });
-            let headers = res.headers_mut();
-            headers.insert("hx-retarget", HeaderValue::from_static("#flash"));
-            headers.insert("hx-reswap", HeaderValue::from_static("innerHTML"));
-            return res;
-        }
-        html(
-            status,
-            &ErrorPage {
-                status: status.as_u16(),
-                code: self.error.code(),
-                message: &message,
-            },
-        )
+/// The console's error answer to htmx: a refused request's page (a [`PageError`]) is
+/// swapped for its message in the page's flash area, with the same status and headers,
+/// as htmx swaps the answer into the element that asked.
+pub async fn htmx_errors(req: Request, next: Next) -> Response {
+    let htmx = is_htmx(req.headers());
+    let mut res = next.run(req).await;
+    if !htmx {
+        return res;
     }
+    let Some(ErrorText(text)) = res.extensions_mut().remove::<ErrorText>() else {
+        return res;
+    };
+    let flash = Some(Flash {
+        kind: "error".into(),
+        text,
+    });
+    let mut fragment = html(res.status(), &FlashFragment { flash: &flash });
+    let (mut parts, _) = res.into_parts();
+    parts.headers.remove(header::CONTENT_LENGTH);
+    parts.headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    parts
+        .headers
+        .insert("hx-retarget", HeaderValue::from_static("#flash"));
+    parts
+        .headers
+        .insert("hx-reswap", HeaderValue::from_static("innerHTML"));
+    let body = std::mem::take(fragment.body_mut());
+    Response::from_parts(parts, body)
 }
 
 pub type PageResult = Result<Response, PageError>;
@@ -247,7 +275,7 @@ impl FormOf {
 /// the error's status. Anything else — and any refusal of an htmx request, whose target
 /// is a fragment — is the console's error answer (an error page, or the htmx flash).
 pub async fn save_or_rerender<T>(
-    headers: &HeaderMap,
+    HxRequest(htmx): HxRequest,
     form: FormOf,
     result: Result<T, Error>,
     saved: impl AsyncFnOnce(T) -> PageResult,
@@ -255,7 +283,7 @@ pub async fn save_or_rerender<T>(
 ) -> PageResult {
     match result {
         Ok(value) => saved(value).await,
-        Err(error) if form.shows(&error) && !is_htmx(headers) => {
+        Err(error) if form.shows(&error) && !htmx => {
             let refusal = Refusal {
                 status: error.status(),
                 message: describe(&error),
@@ -263,6 +291,6 @@ pub async fn save_or_rerender<T>(
             };
             form_again(refusal).await
         }
-        Err(error) => Err(PageError::new(error, headers)),
+        Err(error) => Err(PageError::from(error)),
     }
 }

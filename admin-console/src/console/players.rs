@@ -4,7 +4,6 @@
 use askama::Template;
 use axum::Router;
 use axum::extract::{Path, RawQuery, State};
-use axum::http::HeaderMap;
 use axum::routing::{get, post};
 use chrono::{DateTime, NaiveDateTime, Utc};
 use serde::Deserialize;
@@ -14,9 +13,8 @@ use shared::services::moderation::{self, BanRequest, PlayerListQuery, PlayerReco
 use super::auth::{ConsoleAdmin, ConsoleForm};
 use super::fields::{Pager, pager, parse_int, parse_query};
 use super::i18n;
-use super::page::{
-    Chrome, FormOf, PageError, PageResult, html, is_htmx, page, redirect_with, save_or_rerender,
-};
+use super::page::HxRequest;
+use super::page::{Chrome, FormOf, PageResult, html, page, redirect_with, save_or_rerender};
 use super::urls;
 use crate::AppState;
 
@@ -72,25 +70,22 @@ struct TableFragment {
 async fn list(
     State(state): State<AppState>,
     me: ConsoleAdmin,
-    headers: HeaderMap,
+    htmx: HxRequest,
     RawQuery(raw): RawQuery,
 ) -> PageResult {
-    let fail = |e| PageError::new(e, &headers);
-    let search: Search = parse_query(raw.as_deref()).map_err(fail)?;
+    let search: Search = parse_query(raw.as_deref())?;
     let query = PlayerListQuery {
-        page: parse_int("page", &search.page).map_err(fail)?,
+        page: parse_int("page", &search.page)?,
         limit: Some(20),
         search: Some(search.search.trim().to_string()).filter(|s| !s.is_empty()),
     };
-    let (items, pagination) = moderation::players(&state.ctx, &query)
-        .await
-        .map_err(fail)?;
+    let (items, pagination) = moderation::players(&state.ctx, &query).await?;
     let table = PlayerTable {
         pager: pager(&pagination, |n| search.href(n)),
         items,
         search: search.search.trim().to_string(),
     };
-    if is_htmx(&headers) {
+    if htmx.0 {
         return Ok(page(&TableFragment { table }));
     }
     Ok(page(&ListPage {
@@ -208,11 +203,11 @@ async fn show(
 /// After a ban or unban: the panel for htmx, else flash + 303 to the player's page.
 async fn done(
     me: &ConsoleAdmin,
-    headers: &HeaderMap,
+    htmx: HxRequest,
     player: PlayerRecord,
     message: String,
 ) -> PageResult {
-    if is_htmx(headers) {
+    if htmx.0 {
         return Ok(page(&BanFragment {
             panel: BanPanel {
                 player,
@@ -229,7 +224,7 @@ async fn done(
 async fn ban(
     State(state): State<AppState>,
     me: ConsoleAdmin,
-    headers: HeaderMap,
+    htmx: HxRequest,
     Path(id): Path<String>,
     ConsoleForm(form): ConsoleForm<BanForm>,
 ) -> PageResult {
@@ -241,7 +236,7 @@ async fn ban(
     // With htmx the refusal goes to the flash area; without, the page comes again with
     // the message and the typed values.
     save_or_rerender(
-        &headers,
+        htmx,
         FormOf::Existing,
         result,
         async |player| {
@@ -249,7 +244,7 @@ async fn ban(
                 Some(until) => i18n::t1("people-flash-banned-until", "at", i18n::when(&until)),
                 None => i18n::t("people-flash-banned-open"),
             };
-            done(&me, &headers, player, message).await
+            done(&me, htmx, player, message).await
         },
         async |refused| {
             let player = moderation::player(&state.ctx, &id).await?;
@@ -263,14 +258,12 @@ async fn ban(
 async fn unban(
     State(state): State<AppState>,
     me: ConsoleAdmin,
-    headers: HeaderMap,
+    htmx: HxRequest,
     Path(id): Path<String>,
     ConsoleForm(_): ConsoleForm<serde::de::IgnoredAny>,
 ) -> PageResult {
-    let player = moderation::unban(&state.ctx, &me.admin, &id)
-        .await
-        .map_err(|e| PageError::new(e, &headers))?;
-    done(&me, &headers, player, i18n::t("people-flash-unbanned")).await
+    let player = moderation::unban(&state.ctx, &me.admin, &id).await?;
+    done(&me, htmx, player, i18n::t("people-flash-unbanned")).await
 }
 
 #[cfg(test)]

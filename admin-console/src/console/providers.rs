@@ -4,7 +4,6 @@
 use askama::Template;
 use axum::Router;
 use axum::extract::State;
-use axum::http::HeaderMap;
 use axum::routing::{get, post};
 use serde::Deserialize;
 use shared::Error;
@@ -12,7 +11,7 @@ use shared::services::moderation::{self, AdminProvider, ProviderToggle, Provider
 
 use super::auth::{ConsoleAdmin, ConsoleForm};
 use super::i18n;
-use super::page::{Chrome, PageError, PageResult, page, redirect_with};
+use super::page::{Chrome, PageResult, page, redirect_with};
 use super::urls;
 use crate::AppState;
 
@@ -61,14 +60,12 @@ struct ToggleForm {
 async fn toggle(
     State(state): State<AppState>,
     me: ConsoleAdmin,
-    headers: HeaderMap,
     ConsoleForm(form): ConsoleForm<ToggleForm>,
 ) -> PageResult {
-    let fail = |e| PageError::new(e, &headers);
     let enabled = match form.enabled.as_str() {
         "true" => true,
         "false" => false,
-        _ => return Err(fail(Error::validation("enabled must be true or false"))),
+        _ => return Err(Error::validation("enabled must be true or false").into()),
     };
     let req = ProviderToggles {
         providers: vec![ProviderToggle {
@@ -76,9 +73,7 @@ async fn toggle(
             enabled,
         }],
     };
-    let list = moderation::set_providers(&state.ctx, &me.admin, &req)
-        .await
-        .map_err(fail)?;
+    let list = moderation::set_providers(&state.ctx, &me.admin, &req).await?;
     let name = list
         .providers
         .iter()

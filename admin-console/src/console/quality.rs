@@ -6,7 +6,6 @@
 use askama::Template;
 use axum::Router;
 use axum::extract::{Path, Query, State};
-use axum::http::HeaderMap;
 use axum::routing::{get, post};
 use chrono::NaiveDate;
 use serde::Deserialize;
@@ -22,7 +21,7 @@ use super::auth::{ConsoleAdmin, ConsoleForm};
 use super::charts::{self, DailyPoint, OptionBar, ValueFormat};
 use super::diff::{self, FieldDiff};
 use super::i18n;
-use super::page::{Chrome, PageError, PageResult, page, redirect_with};
+use super::page::{Chrome, PageResult, page, redirect_with};
 use super::urls;
 use crate::AppState;
 
@@ -343,16 +342,11 @@ fn daily_points(stats: &QuestionStats) -> Vec<DailyPoint> {
 async fn revert(
     State(state): State<AppState>,
     me: ConsoleAdmin,
-    headers: HeaderMap,
     Path((id, version)): Path<(String, i64)>,
     ConsoleForm(_): ConsoleForm<Empty>,
 ) -> PageResult {
-    let before = questions::get(&state.ctx, &id)
-        .await
-        .map_err(|e| PageError::new(e, &headers))?;
-    let after = questions::revert(&state.ctx, &me.admin, &id, version)
-        .await
-        .map_err(|e| PageError::new(e, &headers))?;
+    let before = questions::get(&state.ctx, &id).await?;
+    let after = questions::revert(&state.ctx, &me.admin, &id, version).await?;
     let message = if after.version == before.version {
         i18n::t1("quality-revert-unchanged", "version", version)
     } else {
@@ -452,7 +446,6 @@ struct ReviewForm {
 async fn send_to_review(
     State(state): State<AppState>,
     me: ConsoleAdmin,
-    headers: HeaderMap,
     ConsoleForm(form): ConsoleForm<ReviewForm>,
 ) -> PageResult {
     if form.ids.is_empty() {
@@ -470,8 +463,7 @@ async fn send_to_review(
         BatchAction::Review,
         &BatchRequest { ids: form.ids },
     )
-    .await
-    .map_err(|e| PageError::new(e, &headers))?;
+    .await?;
     let sent = i18n::num(i64::try_from(result.succeeded).unwrap_or(i64::MAX));
     let message = if result.failed.is_empty() {
         i18n::t1("quality-review-sent", "count", sent)

@@ -4,7 +4,6 @@
 use askama::Template;
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, Path, RawQuery, Request, State};
-use axum::http::HeaderMap;
 use axum::response::Response;
 use axum::routing::{get, post};
 use serde::Deserialize;
@@ -21,8 +20,9 @@ use shared::services::questions::{
 use super::auth::{ConsoleAdmin, ConsoleForm};
 use super::fields::{non_empty, pager, parse_int, parse_query};
 use super::i18n;
+use super::page::HxRequest;
 use super::page::{
-    Chrome, FormOf, PageError, PageResult, html, is_htmx, page, redirect_with, save_or_rerender,
+    Chrome, FormOf, PageError, PageResult, html, page, redirect_with, save_or_rerender,
 };
 use super::uploads::{self, MediaForm};
 use super::urls;
@@ -264,13 +264,12 @@ async fn table(state: &AppState, filters: Filters, csrf: &str) -> Result<Table, 
 async fn list(
     State(state): State<AppState>,
     me: ConsoleAdmin,
-    headers: HeaderMap,
+    htmx: HxRequest,
     RawQuery(raw): RawQuery,
 ) -> PageResult {
-    let fail = |e| PageError::new(e, &headers);
-    let filters = Filters::parse(raw.as_deref()).map_err(fail)?;
-    let table = table(&state, filters, &me.csrf).await.map_err(fail)?;
-    if is_htmx(&headers) {
+    let filters = Filters::parse(raw.as_deref())?;
+    let table = table(&state, filters, &me.csrf).await?;
+    if htmx.0 {
         return Ok(page(&TableFragment { table }));
     }
     let categories = catalog::all_categories(&state.ctx).await?;
@@ -293,17 +292,11 @@ struct ExportParam {
 async fn export(
     State(state): State<AppState>,
     me: ConsoleAdmin,
-    headers: HeaderMap,
     RawQuery(raw): RawQuery,
 ) -> Result<Response, PageError> {
-    let fail = |e| PageError::new(e, &headers);
-    let ExportParam { format } = parse_query(raw.as_deref()).map_err(fail)?;
-    let query = Filters::parse(raw.as_deref())
-        .and_then(|f| f.to_export_query(format))
-        .map_err(fail)?;
-    let export = questions::export(&state.ctx, &me.admin, &query)
-        .await
-        .map_err(fail)?;
+    let ExportParam { format } = parse_query(raw.as_deref())?;
+    let query = Filters::parse(raw.as_deref()).and_then(|f| f.to_export_query(format))?;
+    let export = questions::export(&state.ctx, &me.admin, &query).await?;
     Ok(download(export))
 }
 
@@ -321,18 +314,17 @@ struct BatchForm {
 async fn batch(
     State(state): State<AppState>,
     me: ConsoleAdmin,
-    headers: HeaderMap,
+    htmx: HxRequest,
     ConsoleForm(form): ConsoleForm<BatchForm>,
 ) -> PageResult {
-    let fail = |e| PageError::new(e, &headers);
     let (action, label) = match form.action.as_str() {
         "publish" => (BatchAction::Publish, i18n::t("q-batch-publish")),
         "archive" => (BatchAction::Archive, i18n::t("q-batch-archive")),
         "delete" => (BatchAction::Delete, i18n::t("q-batch-delete")),
-        _ => return Err(fail(Error::validation("choose publish, archive or delete"))),
+        _ => return Err(Error::validation("choose publish, archive or delete").into()),
     };
     if form.ids.is_empty() {
-        return Err(fail(Error::validation("select at least one question")));
+        return Err(Error::validation("select at least one question").into());
     }
     let result = questions::batch(
         &state.ctx,
@@ -340,8 +332,7 @@ async fn batch(
         action,
         &BatchRequest { ids: form.ids },
     )
-    .await
-    .map_err(fail)?;
+    .await?;
     let view = BatchView {
         action: label,
         total: result.total,
@@ -360,10 +351,10 @@ async fn batch(
     } else {
         urls::QUESTIONS.to_string()
     };
-    if is_htmx(&headers) {
+    if htmx.0 {
         let query = return_to.split_once('?').map(|(_, q)| q);
-        let filters = Filters::parse(query).map_err(fail)?;
-        let mut table = table(&state, filters, &me.csrf).await.map_err(fail)?;
+        let filters = Filters::parse(query)?;
+        let mut table = table(&state, filters, &me.csrf).await?;
         table.batch = Some(view);
         return Ok(page(&TableFragment { table }));
     }
@@ -681,16 +672,13 @@ async fn new_form(State(state): State<AppState>, me: ConsoleAdmin) -> PageResult
 async fn read_editor(
     state: &AppState,
     me: &ConsoleAdmin,
-    headers: &HeaderMap,
     request: Request,
 ) -> Result<(EditorForm, Option<Error>), PageError> {
     let MediaForm {
         fields: mut form,
         uploaded,
         refused,
-    } = uploads::read::<EditorForm>(state, me, request, MEDIA_FILE_FIELD)
-        .await
-        .map_err(|e| PageError::new(e, headers))?;
+    } = uploads::read::<EditorForm>(state, me, request, MEDIA_FILE_FIELD).await?;
     if let Some(item) = &uploaded {
         form.take_upload(item);
     }
@@ -703,16 +691,16 @@ pub const MEDIA_FILE_FIELD: &str = "mediaFile";
 async fn create(
     State(state): State<AppState>,
     me: ConsoleAdmin,
-    headers: HeaderMap,
+    htmx: HxRequest,
     request: Request,
 ) -> PageResult {
-    let (form, refused) = read_editor(&state, &me, &headers, request).await?;
+    let (form, refused) = read_editor(&state, &me, request).await?;
     let result = match refused {
         Some(e) => Err(e),
         None => async { questions::create(&state.ctx, &me.admin, form.to_input()?).await }.await,
     };
     save_or_rerender(
-        &headers,
+        htmx,
         FormOf::New,
         result,
         async |created| {
@@ -742,11 +730,11 @@ async fn edit_form(
 async fn save(
     State(state): State<AppState>,
     me: ConsoleAdmin,
-    headers: HeaderMap,
+    htmx: HxRequest,
     Path(id): Path<String>,
     request: Request,
 ) -> PageResult {
-    let (form, refused) = read_editor(&state, &me, &headers, request).await?;
+    let (form, refused) = read_editor(&state, &me, request).await?;
     let result = match refused {
         Some(e) => Err(e),
         None => {
@@ -754,7 +742,7 @@ async fn save(
         }
     };
     save_or_rerender(
-        &headers,
+        htmx,
         FormOf::Existing,
         result,
         async |_| {
@@ -779,11 +767,10 @@ struct StatusForm {
 async fn move_status(
     State(state): State<AppState>,
     me: ConsoleAdmin,
-    headers: HeaderMap,
+    htmx: HxRequest,
     Path(id): Path<String>,
     ConsoleForm(form): ConsoleForm<StatusForm>,
 ) -> PageResult {
-    let fail = |e| PageError::new(e, &headers);
     let question = questions::set_status(
         &state.ctx,
         &me.admin,
@@ -792,14 +779,13 @@ async fn move_status(
             status: form.status,
         },
     )
-    .await
-    .map_err(fail)?;
+    .await?;
     let message = i18n::t1(
         "q-status-now",
         "status",
         i18n::term("status", &question.status),
     );
-    if is_htmx(&headers) {
+    if htmx.0 {
         return Ok(page(&StatusFragment {
             panel: StatusPanel::of(&question, &me.csrf),
             message: Some(message),

@@ -5,7 +5,7 @@
 use askama::Template;
 use axum::Router;
 use axum::extract::{RawQuery, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use serde::Deserialize;
@@ -19,6 +19,7 @@ use super::auth::{
     session_error, sign_in_csrf,
 };
 use super::i18n;
+use super::page::HxRequest;
 use super::page::{Flash, FormOf, PageResult, html, save_or_rerender};
 use super::urls;
 use crate::AppState;
@@ -102,7 +103,7 @@ struct Credentials {
 async fn sign_in(
     State(state): State<AppState>,
     session: Session,
-    headers: HeaderMap,
+    htmx: HxRequest,
     ClientIp(address): ClientIp,
     SignInForm(form): SignInForm<Credentials>,
 ) -> PageResult {
@@ -113,7 +114,7 @@ async fn sign_in(
     };
     // Throttled or busy: the console's error page, with its Retry-After.
     save_or_rerender(
-        &headers,
+        htmx,
         FormOf::New,
         admin_auth::console_login(
             &state.ctx,

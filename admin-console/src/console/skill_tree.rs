@@ -8,7 +8,6 @@ use std::collections::{HashMap, HashSet};
 use askama::Template;
 use axum::Router;
 use axum::extract::{Path, RawQuery, State};
-use axum::http::HeaderMap;
 use axum::routing::{get, post};
 use serde::Deserialize;
 use shared::Error;
@@ -20,6 +19,7 @@ use shared::services::catalog::{
 use super::auth::{ConsoleAdmin, ConsoleForm};
 use super::fields::{non_empty, parse_int};
 use super::i18n;
+use super::page::HxRequest;
 use super::page::{
     Chrome, FormOf, PageError, PageResult, html, page, redirect_with, save_or_rerender,
 };
@@ -238,28 +238,24 @@ async fn tree_page(
 async fn show(
     State(state): State<AppState>,
     me: ConsoleAdmin,
-    headers: HeaderMap,
     RawQuery(raw): RawQuery,
 ) -> PageResult {
-    let fail = |e| PageError::new(e, &headers);
     let query: TreeQuery = serde_html_form::from_str(raw.as_deref().unwrap_or(""))
-        .map_err(|e| fail(Error::validation(format!("invalid query: {e}"))))?;
-    let tree = tree_page(&state, &me, non_empty(&query.category_id), None, None)
-        .await
-        .map_err(fail)?;
+        .map_err(|e| Error::validation(format!("invalid query: {e}")))?;
+    let tree = tree_page(&state, &me, non_empty(&query.category_id), None, None).await?;
     Ok(page(&tree))
 }
 
 async fn create(
     State(state): State<AppState>,
     me: ConsoleAdmin,
-    headers: HeaderMap,
+    htmx: HxRequest,
     ConsoleForm(form): ConsoleForm<AddForm>,
 ) -> PageResult {
     let result =
         async { catalog::create_node(&state.ctx, &me.admin, &form.to_create()?).await }.await;
     save_or_rerender(
-        &headers,
+        htmx,
         FormOf::New,
         result,
         async |node| {
@@ -281,7 +277,7 @@ async fn create(
             .await
             {
                 Ok(tree) => Ok(html(status, &tree)),
-                Err(Error::NotFound(_)) => Err(PageError::new(refused.error, &headers)),
+                Err(Error::NotFound(_)) => Err(PageError::from(refused.error)),
                 Err(other) => Err(other.into()),
             }
         },
@@ -401,14 +397,14 @@ async fn edit_form(
 async fn save(
     State(state): State<AppState>,
     me: ConsoleAdmin,
-    headers: HeaderMap,
+    htmx: HxRequest,
     Path(id): Path<String>,
     ConsoleForm(form): ConsoleForm<EditForm>,
 ) -> PageResult {
     let result =
         async { catalog::update_node(&state.ctx, &me.admin, &id, &form.to_update()?).await }.await;
     save_or_rerender(
-        &headers,
+        htmx,
         FormOf::Existing,
         result,
         async |node| {
@@ -436,15 +432,13 @@ struct MoveForm {
 async fn move_node(
     State(state): State<AppState>,
     me: ConsoleAdmin,
-    headers: HeaderMap,
     Path(id): Path<String>,
     ConsoleForm(form): ConsoleForm<MoveForm>,
 ) -> PageResult {
-    let fail = |e| PageError::new(e, &headers);
     let up = match form.direction.as_str() {
         "up" => true,
         "down" => false,
-        _ => return Err(fail(Error::validation("direction must be up or down"))),
+        _ => return Err(Error::validation("direction must be up or down").into()),
     };
     let node = find_node(&state, &id).await?;
     let nodes = catalog::list_nodes(
@@ -453,8 +447,7 @@ async fn move_node(
             category_id: Some(node.category_id.clone()),
         },
     )
-    .await
-    .map_err(fail)?;
+    .await?;
     let ids: HashSet<&str> = nodes.iter().map(|n| n.id.as_str()).collect();
     let parent = shown_parent(&node, &ids);
     let siblings: Vec<&SkillNode> = nodes
@@ -464,7 +457,7 @@ async fn move_node(
     let at = siblings
         .iter()
         .position(|n| n.id == node.id)
-        .ok_or_else(|| fail(Error::not_found("skill-tree node not found")))?;
+        .ok_or_else(|| Error::not_found("skill-tree node not found"))?;
     let neighbour = if up {
         at.checked_sub(1).and_then(|i| siblings.get(i))
     } else {
@@ -472,10 +465,11 @@ async fn move_node(
     };
     let Some(neighbour) = neighbour else {
         let place = if up { "first" } else { "last" };
-        return Err(fail(Error::validation(format!(
+        return Err(Error::validation(format!(
             "{} is already the {place} of its siblings",
             node.title
-        ))));
+        ))
+        .into());
     };
     let order = |sort_order: i64| UpdateSkillNode {
         sort_order: Some(sort_order),
@@ -487,9 +481,7 @@ async fn move_node(
         } else {
             node.sort_order + 1
         };
-        catalog::update_node(&state.ctx, &me.admin, &node.id, &order(next))
-            .await
-            .map_err(fail)?;
+        catalog::update_node(&state.ctx, &me.admin, &node.id, &order(next)).await?;
     } else {
         catalog::update_node(
             &state.ctx,
@@ -497,16 +489,14 @@ async fn move_node(
             &node.id,
             &order(neighbour.sort_order),
         )
-        .await
-        .map_err(fail)?;
+        .await?;
         catalog::update_node(
             &state.ctx,
             &me.admin,
             &neighbour.id,
             &order(node.sort_order),
         )
-        .await
-        .map_err(fail)?;
+        .await?;
     }
     let moved = if up {
         i18n::t1("tree-moved-up", "title", &node.title)
@@ -528,15 +518,11 @@ struct Empty {}
 async fn delete(
     State(state): State<AppState>,
     me: ConsoleAdmin,
-    headers: HeaderMap,
     Path(id): Path<String>,
     ConsoleForm(_): ConsoleForm<Empty>,
 ) -> PageResult {
-    let fail = |e| PageError::new(e, &headers);
     let node = find_node(&state, &id).await?;
-    catalog::delete_node(&state.ctx, &me.admin, &id)
-        .await
-        .map_err(fail)?;
+    catalog::delete_node(&state.ctx, &me.admin, &id).await?;
     Ok(redirect_with(
         &me.session,
         "ok",
