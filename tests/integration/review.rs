@@ -442,16 +442,20 @@ async fn the_fitting_job_fits_a_players_parameters_and_answers_use_them(app: Tes
     // day, moves by the fitted growth; one never answered (the challenge may serve only
     // such) starts from the fitted initial stability
     let at = app.clock.now_ms();
-    let mut chosen = None;
+    let mut candidates = Vec::new();
     for id in served_ids(&c) {
         let prior = memory(&app, &player, &id).await.map(as_memory);
         let by_default = Schedule::with_defaults(0.9).review(prior.as_ref(), true, at);
         if (fitted.review(prior.as_ref(), true, at).stability - by_default.stability).abs() > 1e-3 {
-            chosen = Some((id, prior));
-            break;
+            candidates.push((id, prior));
         }
     }
-    let (id, prior) = chosen.expect("a served question the fit schedules differently");
+    // the fitted growth of a memory first; a first answer only when none was served
+    candidates.sort_by_key(|(_, prior)| prior.is_none());
+    let (id, prior) = candidates
+        .into_iter()
+        .next()
+        .expect("a served question the fit schedules differently");
     answer(&app, &token, &c, &id, true, &questions).await;
     let after = memory(&app, &player, &id).await.unwrap();
     let expected = fitted.review(prior.as_ref(), true, after.5);

@@ -4,10 +4,11 @@
 //! a video with no picture (or audio with no sound) is refused by name.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::time::Instant;
 
 use symphonia::core::codecs::CodecParameters;
 use symphonia::core::formats::probe::Hint;
-use symphonia::core::formats::{FormatOptions, FormatReader};
+use symphonia::core::formats::{FormatId, FormatOptions, FormatReader, well_known};
 use symphonia::core::io::{MediaSource, MediaSourceStream};
 use symphonia::core::meta::MetadataOptions;
 use symphonia::core::units::{Duration, TimeBase};
@@ -26,16 +27,41 @@ pub struct Playable {
 }
 
 /// Reads the audio or video file `source` of `format` (decided from its first bytes) to
-/// its end. A panic of the demuxer on hostile bytes is a damaged file, not a crash.
+/// its end. A panic of the demuxer on hostile bytes is a damaged file, not a crash; so is
+/// a file that holds more packets than its bytes can ([`MAX_EMPTY_PACKETS`]), or whose
+/// reading takes longer than `deadline`.
 pub fn check_playable(
     format: MediaFormat,
     source: Box<dyn MediaSource>,
+    deadline: Instant,
 ) -> Result<Playable, MediaRefusal> {
-    catch_unwind(AssertUnwindSafe(|| read(format, source)))
+    catch_unwind(AssertUnwindSafe(|| read(format, source, deadline)))
         .unwrap_or(Err(MediaRefusal::Damaged(format)))
 }
 
-fn read(format: MediaFormat, source: Box<dyn MediaSource>) -> Result<Playable, MediaRefusal> {
+/// Packets without a byte a file may hold: a few stand for gaps; a container that
+/// declares millions of them (a fragment's sample count with no sample size) would keep
+/// the reader busy without reading further.
+pub const MAX_EMPTY_PACKETS: u64 = 4096;
+
+/// The container symphonia must find for each format (the first bytes decided the
+/// format; the probe looks further and might find another).
+fn container_of(format: MediaFormat) -> Option<FormatId> {
+    match format {
+        MediaFormat::Mp3 => Some(well_known::FORMAT_ID_MP3),
+        MediaFormat::Aac => Some(well_known::FORMAT_ID_ADTS),
+        MediaFormat::M4a | MediaFormat::Mp4 => Some(well_known::FORMAT_ID_ISOMP4),
+        MediaFormat::Ogg => Some(well_known::FORMAT_ID_OGG),
+        MediaFormat::Webm => Some(well_known::FORMAT_ID_MKV),
+        MediaFormat::Png | MediaFormat::Jpeg | MediaFormat::Webp => None,
+    }
+}
+
+fn read(
+    format: MediaFormat,
+    source: Box<dyn MediaSource>,
+    deadline: Instant,
+) -> Result<Playable, MediaRefusal> {
     let damaged = || MediaRefusal::Damaged(format);
     let kind = format.kind();
     let mut hint = Hint::new();
@@ -49,27 +75,34 @@ fn read(format: MediaFormat, source: Box<dyn MediaSource>) -> Result<Playable, M
             MetadataOptions::default(),
         )
         .map_err(|_| damaged())?;
+    if Some(reader.format_info().format) != container_of(format) {
+        return Err(damaged());
+    }
     let mut facts = Playable::default();
-    let mut has_kind = false;
+    // the tracks of the file's kind, with their time bases
+    let mut tracks: Vec<(u32, Option<TimeBase>)> = Vec::new();
     for track in reader.tracks() {
         match (&track.codec_params, kind) {
-            (Some(CodecParameters::Audio(_)), MediaKind::Audio) => has_kind = true,
+            (Some(CodecParameters::Audio(_)), MediaKind::Audio) => {}
             (Some(CodecParameters::Video(video)), MediaKind::Video) => {
-                has_kind = true;
                 facts.width = facts.width.or(video.width.map(u64::from));
                 facts.height = facts.height.or(video.height.map(u64::from));
             }
-            _ => {}
+            _ => continue,
         }
+        tracks.push((track.id, track.time_base));
     }
-    if !has_kind {
+    if tracks.is_empty() {
         return Err(MediaRefusal::NoTrack { format, kind });
     }
     let declared = {
         let info = reader.media_info();
-        info.time_base.zip(info.duration).and_then(to_ms)
+        info.time_base
+            .zip(info.duration)
+            .and_then(to_ms)
+            .filter(|&ms| ms > 0)
     };
-    let played = last_packet_end_ms(reader.as_mut()).map_err(|()| damaged())?;
+    let played = last_packet_end_ms(reader.as_mut(), &tracks, deadline).map_err(|()| damaged())?;
     let Some(played) = played else {
         return Err(damaged());
     };
@@ -79,22 +112,32 @@ fn read(format: MediaFormat, source: Box<dyn MediaSource>) -> Result<Playable, M
     Ok(facts)
 }
 
-/// Reads every packet: where the last one of any track ends, in milliseconds (`None`
-/// without a packet); `Err` when the stream breaks before its end.
-fn last_packet_end_ms(reader: &mut dyn FormatReader) -> Result<Option<u64>, ()> {
-    let time_bases: Vec<(u32, Option<TimeBase>)> = reader
-        .tracks()
-        .iter()
-        .map(|t| (t.id, t.time_base))
-        .collect();
+/// Reads every packet: where the last one of `tracks` ends, in milliseconds (`None`
+/// without a packet of theirs); `Err` when the stream breaks before its end, holds more
+/// than [`MAX_EMPTY_PACKETS`] empty packets, or is still being read at `deadline`.
+fn last_packet_end_ms(
+    reader: &mut dyn FormatReader,
+    tracks: &[(u32, Option<TimeBase>)],
+    deadline: Instant,
+) -> Result<Option<u64>, ()> {
     let mut end: Option<u64> = None;
-    loop {
+    let mut empty = 0u64;
+    for read in 0u64.. {
+        if read % 1024 == 0 && Instant::now() > deadline {
+            return Err(());
+        }
         let packet = match reader.next_packet() {
             Ok(Some(packet)) => packet,
             Ok(None) => return Ok(end),
             Err(_) => return Err(()),
         };
-        let Some(time_base) = time_bases
+        if packet.data.is_empty() {
+            empty += 1;
+            if empty > MAX_EMPTY_PACKETS {
+                return Err(());
+            }
+        }
+        let Some(time_base) = tracks
             .iter()
             .find(|(id, _)| *id == packet.track_id)
             .and_then(|(_, tb)| *tb)
@@ -112,6 +155,7 @@ fn last_packet_end_ms(reader: &mut dyn FormatReader) -> Result<Option<u64>, ()> 
             end = Some(end.map_or(ms, |e| e.max(ms)));
         }
     }
+    Err(())
 }
 
 fn to_ms((time_base, duration): (TimeBase, Duration)) -> Option<u64> {
@@ -133,7 +177,8 @@ mod tests {
     }
 
     fn check(format: MediaFormat, bytes: Vec<u8>) -> Result<Playable, MediaRefusal> {
-        check_playable(format, Box::new(Cursor::new(bytes)))
+        let deadline = Instant::now() + std::time::Duration::from_secs(10);
+        check_playable(format, Box::new(Cursor::new(bytes)), deadline)
     }
 
     #[test]
@@ -202,6 +247,34 @@ mod tests {
                 format: MediaFormat::Mp4,
                 kind: MediaKind::Video
             })
+        );
+    }
+
+    #[test]
+    fn a_container_other_than_the_first_bytes_said_is_damaged() {
+        // an Ogg file after an ID3 tag: its first bytes say MP3, the probe would find Ogg
+        let mut tagged = b"ID3\x04\0\0\0\0\0\0".to_vec();
+        tagged.extend_from_slice(&fixture("tone.ogg"));
+        assert_eq!(
+            check(MediaFormat::Mp3, tagged),
+            Err(MediaRefusal::Damaged(MediaFormat::Mp3))
+        );
+        assert_eq!(
+            check(MediaFormat::Webm, fixture("clip.mp4")),
+            Err(MediaRefusal::Damaged(MediaFormat::Webm))
+        );
+    }
+
+    #[test]
+    fn reading_past_the_deadline_is_damaged() {
+        let past = Instant::now();
+        assert_eq!(
+            check_playable(
+                MediaFormat::Mp4,
+                Box::new(Cursor::new(fixture("clip.mp4"))),
+                past
+            ),
+            Err(MediaRefusal::Damaged(MediaFormat::Mp4))
         );
     }
 

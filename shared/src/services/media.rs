@@ -323,14 +323,28 @@ impl Spool {
     }
 }
 
+/// How long reading an audio or video file may take (a 20 MB file takes well under a
+/// second): past it, the file is refused as damaged.
+const DEMUX_DEADLINE: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Files read at once per process. Each turn is held by the reading itself, which ends
+/// at its deadline even when the client that sent the file has gone.
+static DEMUXES: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(2);
+
 /// Demuxes an audio or video file to its end, off the runtime's threads.
 async fn check_playable<F>(format: MediaFormat, open: F) -> Result<Playable>
 where
     F: FnOnce() -> std::io::Result<Box<dyn MediaSource>> + Send + 'static,
 {
+    let turn = DEMUXES
+        .acquire()
+        .await
+        .map_err(|e| Error::internal(format!("demux turns: {e}")))?;
     tokio::task::spawn_blocking(move || {
+        let _turn = turn;
         let source = open().map_err(spool_failed)?;
-        playable::check_playable(format, source).map_err(refused)
+        let deadline = std::time::Instant::now() + DEMUX_DEADLINE;
+        playable::check_playable(format, source, deadline).map_err(refused)
     })
     .await
     .map_err(|e| Error::internal(format!("media check: {e}")))?
