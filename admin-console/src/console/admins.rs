@@ -4,7 +4,7 @@
 
 use askama::Template;
 use axum::Router;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::routing::{get, post};
 use serde::Deserialize;
@@ -17,8 +17,9 @@ use shared::services::admin_auth::{self, AdminAccount};
 use shared::services::admin_mfa;
 
 use super::auth::{ConsoleAdmin, ConsoleForm, carry_on};
-use super::fields::{PageParam, Pager, non_empty, pager, parse_int, parse_query};
+use super::fields::{ListPage, Pager, list_pager, non_empty, parse_int};
 use super::i18n;
+use super::nav::Nav;
 use super::page::HxRequest;
 use super::page::{Chrome, FormOf, PageResult, html, page, redirect_with, save_or_rerender};
 use super::urls;
@@ -45,7 +46,7 @@ pub const ROLES: [&str; 2] = ["admin", "super_admin"];
 
 #[derive(Template)]
 #[template(path = "console/admins.html")]
-struct ListPage {
+struct AdminsPage {
     chrome: Chrome,
     items: Vec<AdminAccount>,
     pager: Pager,
@@ -55,22 +56,19 @@ struct ListPage {
 async fn list(
     State(state): State<AppState>,
     me: ConsoleAdmin,
-    RawQuery(raw): RawQuery,
+    ListPage(page_query): ListPage,
 ) -> PageResult {
-    let param: PageParam = parse_query(raw.as_deref())?;
     let query = AdminListQuery {
-        page: parse_int("page", &param.page)?,
-        limit: Some(20),
+        page: page_query.page,
+        limit: page_query.limit,
         role: None,
         is_active: None,
     };
     let (items, pagination) = admin_accounts::list(&state.ctx, &query).await?;
-    Ok(page(&ListPage {
-        chrome: me.chrome("admins").await,
+    Ok(page(&AdminsPage {
+        chrome: me.chrome(Nav::Admins).await,
         items,
-        pager: pager(&pagination, |n| {
-            urls::with_query(urls::ADMINS, &[("page", &n.to_string())])
-        }),
+        pager: list_pager(urls::ADMINS, &pagination),
         me_id: me.admin.id.clone(),
     }))
 }
@@ -112,7 +110,7 @@ struct PasswordOncePage {
 async fn new_form(me: ConsoleAdmin) -> PageResult {
     me.require_super()?;
     Ok(page(&NewPage {
-        chrome: me.chrome("admins").await,
+        chrome: me.chrome(Nav::Admins).await,
         form: CreateForm {
             role: "admin".into(),
             ..CreateForm::default()
@@ -140,7 +138,7 @@ async fn create(
         admin_accounts::create(&state.ctx, &me.admin, &req).await,
         async |created| {
             Ok(page(&PasswordOncePage {
-                chrome: me.chrome("admins").await,
+                chrome: me.chrome(Nav::Admins).await,
                 heading: i18n::t("admins-heading-created"),
                 admin_id: created.account.id,
                 username: created.account.username,
@@ -149,7 +147,7 @@ async fn create(
         },
         async |refused| {
             let page = NewPage {
-                chrome: me.chrome("admins").await,
+                chrome: me.chrome(Nav::Admins).await,
                 // The password is never sent back.
                 form: CreateForm {
                     password: String::new(),
@@ -215,7 +213,7 @@ async fn edit_page(
     error: Option<String>,
 ) -> EditPage {
     EditPage {
-        chrome: me.chrome("admins").await,
+        chrome: me.chrome(Nav::Admins).await,
         is_me: account.id == me.admin.id,
         account,
         form,
@@ -283,7 +281,7 @@ async fn reset_password(
     me.require_super()?;
     let reset = admin_accounts::reset_password(&state.ctx, &me.admin, &id).await?;
     Ok(page(&PasswordOncePage {
-        chrome: me.chrome("admins").await,
+        chrome: me.chrome(Nav::Admins).await,
         heading: i18n::t("admins-heading-reset"),
         admin_id: reset.admin_id,
         username: reset.username,
@@ -327,7 +325,7 @@ struct PasswordPage {
 
 async fn password_form(me: ConsoleAdmin) -> PageResult {
     Ok(page(&PasswordPage {
-        chrome: me.chrome("admins").await,
+        chrome: me.chrome(Nav::Admins).await,
         error: None,
     }))
 }
@@ -363,7 +361,7 @@ async fn change_password(
                 refused.status
             };
             let page = PasswordPage {
-                chrome: me.chrome("admins").await,
+                chrome: me.chrome(Nav::Admins).await,
                 error: Some(refused.message),
             };
             Ok(html(status, &page))

@@ -3,14 +3,15 @@
 
 use askama::Template;
 use axum::Router;
-use axum::extract::{RawQuery, State};
+use axum::extract::State;
 use axum::routing::get;
 use chrono::{DateTime, Utc};
-use shared::services::audit::{self, AuditEntry, PageQuery};
+use shared::services::audit::{self, AuditEntry};
 
 use super::auth::ConsoleAdmin;
-use super::fields::{PageParam, Pager, pager, parse_int, parse_query};
+use super::fields::{ListPage, Pager, list_pager};
 use super::i18n;
+use super::nav::Nav;
 use super::page::{Chrome, PageResult, page};
 use super::urls;
 use crate::AppState;
@@ -73,19 +74,12 @@ struct AuditPage {
 async fn list(
     State(state): State<AppState>,
     me: ConsoleAdmin,
-    RawQuery(raw): RawQuery,
+    ListPage(query): ListPage,
 ) -> PageResult {
-    let param: PageParam = parse_query(raw.as_deref())?;
-    let query = PageQuery {
-        page: parse_int("page", &param.page)?,
-        limit: Some(20),
-    };
     let (entries, pagination) = audit::list(&state.ctx, &query).await?;
     Ok(page(&AuditPage {
-        chrome: me.chrome("audit").await,
+        chrome: me.chrome(Nav::Audit).await,
         rows: entries.into_iter().map(Row::of).collect(),
-        pager: pager(&pagination, |n| {
-            urls::with_query(urls::AUDIT, &[("page", &n.to_string())])
-        }),
+        pager: list_pager(urls::AUDIT, &pagination),
     }))
 }

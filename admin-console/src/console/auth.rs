@@ -18,6 +18,7 @@ use shared::tokens::{Audience, TokenType, constant_time_eq};
 use tower_sessions::Session;
 use tower_sessions::cookie::{Cookie, SameSite};
 
+use super::nav::Nav;
 use super::page::{Chrome, PageError, is_htmx, take_flash};
 use super::urls;
 use crate::AppState;
@@ -114,7 +115,7 @@ impl ConsoleAdmin {
     }
 
     /// The layout context for a page under menu entry `nav`.
-    pub async fn chrome(&self, nav: &'static str) -> Chrome {
+    pub async fn chrome(&self, nav: Nav) -> Chrome {
         Chrome {
             username: self.admin.username.clone(),
             role: self.admin.role.as_str(),

@@ -14,6 +14,7 @@ use shared::services::catalog::{self, AdminKnowledgeCard, UpdateKnowledgeCard};
 use super::auth::{ConsoleAdmin, ConsoleForm};
 use super::fields::{non_empty, parse_int};
 use super::i18n;
+use super::nav::Nav;
 use super::page::HxRequest;
 use super::page::{Chrome, FormOf, PageResult, html, page, redirect_with, save_or_rerender};
 use super::urls;
@@ -70,7 +71,7 @@ async fn list(
     let (cards, pagination) = catalog::list_cards(&state.ctx, &page_query).await?;
     let last_page = (pagination.total + pagination.limit - 1) / pagination.limit.max(1);
     Ok(page(&ListPage {
-        chrome: me.chrome("cards").await,
+        chrome: me.chrome(Nav::Cards).await,
         prev_href: (pagination.page > 1).then(|| page_href(pagination.page - 1)),
         next_href: (pagination.page < last_page).then(|| page_href(pagination.page + 1)),
         cards,
@@ -133,7 +134,7 @@ async fn edit_form(
 ) -> PageResult {
     let card = catalog::get_card(&state.ctx, &id).await?;
     Ok(page(&EditPage {
-        chrome: me.chrome("cards").await,
+        chrome: me.chrome(Nav::Cards).await,
         form: CardForm::from_card(&card),
         card,
         error: None,
@@ -159,7 +160,7 @@ async fn save(
         async |refused| {
             let card = catalog::get_card(&state.ctx, &id).await?;
             let page = EditPage {
-                chrome: me.chrome("cards").await,
+                chrome: me.chrome(Nav::Cards).await,
                 card,
                 form,
                 error: Some(refused.message),

@@ -14,6 +14,7 @@ use super::auth::{ConsoleAdmin, ConsoleForm};
 use super::charts;
 use super::fields::{non_empty, parse_int};
 use super::i18n;
+use super::nav::Nav;
 use super::page::HxRequest;
 use super::page::{
     Chrome, FormOf, PageError, PageResult, html, page, redirect_with, save_or_rerender,
@@ -117,7 +118,7 @@ async fn list_page(
     error: Option<String>,
 ) -> Result<ListPage, Error> {
     Ok(ListPage {
-        chrome: me.chrome("categories").await,
+        chrome: me.chrome(Nav::Categories).await,
         csrf: me.csrf.clone(),
         categories: catalog::all_categories(&state.ctx).await?,
         form,
@@ -233,7 +234,7 @@ async fn edit_form(
 ) -> PageResult {
     let (category, parents) = find(&state, &id).await?;
     Ok(page(&EditPage {
-        chrome: me.chrome("categories").await,
+        chrome: me.chrome(Nav::Categories).await,
         form: CategoryForm::from_category(&category),
         category,
         parents,
@@ -264,7 +265,7 @@ async fn save(
         async |refused| {
             let (category, parents) = find(&state, &id).await?;
             let page = EditPage {
-                chrome: me.chrome("categories").await,
+                chrome: me.chrome(Nav::Categories).await,
                 category,
                 parents,
                 form,

@@ -9,6 +9,7 @@ use shared::services::question_stats::{self, DayActivity};
 use super::auth::ConsoleAdmin;
 use super::charts::{self, DailyPoint, ValueFormat};
 use super::i18n;
+use super::nav::Nav;
 use super::page::{Chrome, PageResult, page};
 use super::urls;
 use crate::AppState;
@@ -66,7 +67,7 @@ pub async fn show(State(state): State<AppState>, me: ConsoleAdmin) -> PageResult
         ),
     ];
     Ok(page(&DashboardPage {
-        chrome: me.chrome("dashboard").await,
+        chrome: me.chrome(Nav::Dashboard).await,
         stats,
         charts,
     }))

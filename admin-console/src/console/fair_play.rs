@@ -3,15 +3,15 @@
 
 use askama::Template;
 use axum::Router;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{Path, State};
 use axum::routing::{get, post};
 use serde::Deserialize;
-use shared::services::audit::PageQuery;
 use shared::services::fairplay::{self, DecisionRequest, FairPlayEntry, SignalExample};
 
 use super::auth::{ConsoleAdmin, ConsoleForm};
-use super::fields::{PageParam, Pager, pager, parse_int, parse_query};
+use super::fields::{ListPage, Pager, list_pager};
 use super::i18n;
+use super::nav::Nav;
 use super::page::{Chrome, PageResult, page, redirect_with};
 use super::urls;
 use crate::AppState;
@@ -59,20 +59,13 @@ impl FairPlayPage {
 async fn list(
     State(state): State<AppState>,
     me: ConsoleAdmin,
-    RawQuery(raw): RawQuery,
+    ListPage(query): ListPage,
 ) -> PageResult {
-    let param: PageParam = parse_query(raw.as_deref())?;
-    let query = PageQuery {
-        page: parse_int("page", &param.page)?,
-        limit: Some(20),
-    };
     let (items, pagination) = fairplay::queue(&state.ctx, &query).await?;
     Ok(page(&FairPlayPage {
-        chrome: me.chrome("fair-play").await,
+        chrome: me.chrome(Nav::FairPlay).await,
         items,
-        pager: pager(&pagination, |n| {
-            urls::with_query(urls::FAIR_PLAY, &[("page", &n.to_string())])
-        }),
+        pager: list_pager(urls::FAIR_PLAY, &pagination),
     }))
 }
 

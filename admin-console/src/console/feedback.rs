@@ -2,14 +2,14 @@
 
 use askama::Template;
 use axum::Router;
-use axum::extract::{RawQuery, State};
+use axum::extract::State;
 use axum::routing::get;
-use shared::services::audit::PageQuery;
 use shared::services::moderation::{self, FeedbackRecord};
 
 use super::auth::ConsoleAdmin;
-use super::fields::{PageParam, Pager, pager, parse_int, parse_query};
+use super::fields::{ListPage, Pager, list_pager};
 use super::i18n;
+use super::nav::Nav;
 use super::page::{Chrome, PageResult, page};
 use super::urls;
 use crate::AppState;
@@ -29,19 +29,12 @@ struct FeedbackPage {
 async fn list(
     State(state): State<AppState>,
     me: ConsoleAdmin,
-    RawQuery(raw): RawQuery,
+    ListPage(query): ListPage,
 ) -> PageResult {
-    let param: PageParam = parse_query(raw.as_deref())?;
-    let query = PageQuery {
-        page: parse_int("page", &param.page)?,
-        limit: Some(20),
-    };
     let (items, pagination) = moderation::feedback(&state.ctx, &query).await?;
     Ok(page(&FeedbackPage {
-        chrome: me.chrome("feedback").await,
+        chrome: me.chrome(Nav::Feedback).await,
         items,
-        pager: pager(&pagination, |n| {
-            urls::with_query(urls::FEEDBACK, &[("page", &n.to_string())])
-        }),
+        pager: list_pager(urls::FEEDBACK, &pagination),
     }))
 }

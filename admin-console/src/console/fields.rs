@@ -1,10 +1,19 @@
-//! Reading typed form and query fields (empty means "not given"), and the pager every
-//! paged console list shares.
+//! Reading typed form and query fields (empty means "not given"), and what every paged
+//! console list shares: its page ([`ListPage`]) and its pager.
 
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use shared::Error;
 use shared::envelope::Pagination;
+use shared::services::audit::PageQuery;
+
+use super::page::PageError;
+use super::urls;
+
+/// Rows on a page of a console list.
+pub const LIST_ROWS: i64 = 20;
 
 /// The trimmed text, or `None` when it is empty.
 pub fn non_empty(s: &str) -> Option<String> {
@@ -53,6 +62,39 @@ pub fn parse_int(name: &str, s: &str) -> Result<Option<i64>, Error> {
 pub struct PageParam {
     #[serde(default)]
     pub page: String,
+}
+
+/// The page a plain console list shows (`?page=N`, [`LIST_ROWS`] rows), read before its
+/// handler runs (400 when `page` is not a whole number): a list screen takes this, asks
+/// its service for the page and answers [`list_pager`].
+pub struct ListPage(pub PageQuery);
+
+impl<S: Send + Sync> FromRequestParts<S> for ListPage {
+    type Rejection = PageError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, PageError> {
+        let param: PageParam = parse_query(parts.uri.query())?;
+        Ok(Self(PageQuery {
+            page: parse_int("page", &param.page)?,
+            limit: Some(LIST_ROWS),
+        }))
+    }
+}
+
+/// The pager of a plain list whose pages are `list?page=N`.
+pub fn list_pager(list: &str, pagination: &Pagination) -> Pager {
+    pager(pagination, |n| {
+        urls::with_query(list, &[("page", &n.to_string())])
+    })
+}
+
+/// A page number as a list's links carry it: none for the first page.
+pub fn page_value(page: i64) -> String {
+    if page > 1 {
+        page.to_string()
+    } else {
+        String::new()
+    }
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ use shared::services::questions::{self, CsvPreview};
 
 use super::auth::{CSRF_FIELD, ConsoleAdmin, ConsoleForm, check_csrf};
 use super::i18n;
+use super::nav::Nav;
 use super::page::HxRequest;
 use super::page::{
     Chrome, FormOf, PageResult, describe, html, page, redirect_with, save_or_rerender,
@@ -50,7 +51,7 @@ impl ImportPage {
 
 async fn form(me: ConsoleAdmin) -> PageResult {
     Ok(page(&ImportPage {
-        chrome: me.chrome("import").await,
+        chrome: me.chrome(Nav::Import).await,
         preview: None,
         csv: String::new(),
         file_name: String::new(),
@@ -139,7 +140,7 @@ async fn preview(
     Ok(html(
         status,
         &ImportPage {
-            chrome: me.chrome("import").await,
+            chrome: me.chrome(Nav::Import).await,
             preview,
             csv,
             file_name,
@@ -177,7 +178,7 @@ async fn import(
                 .await
                 .ok();
             let page = ImportPage {
-                chrome: me.chrome("import").await,
+                chrome: me.chrome(Nav::Import).await,
                 preview,
                 csv: form.csv,
                 file_name: String::new(),

@@ -11,8 +11,9 @@ use shared::Error;
 use shared::services::media::{self, MediaQuery};
 
 use super::auth::{ConsoleAdmin, ConsoleForm};
-use super::fields::{Pager, non_empty, pager, parse_int, parse_query};
+use super::fields::{Pager, non_empty, page_value, pager, parse_int, parse_query};
 use super::i18n;
+use super::nav::Nav;
 use super::page::{Chrome, PageResult, describe, html, page, redirect_with};
 use super::questions::{MediaPreview, upload_body_limit};
 use super::uploads::{self, MediaForm};
@@ -43,11 +44,7 @@ pub struct Filters {
 
 impl Filters {
     fn href(&self, page: i64) -> String {
-        let page = if page > 1 {
-            page.to_string()
-        } else {
-            String::new()
-        };
+        let page = page_value(page);
         urls::with_query(
             urls::MEDIA,
             &[
@@ -84,7 +81,7 @@ async fn media_page(
     };
     let (items, pagination) = media::list(&state.ctx, &query).await?;
     Ok(MediaPage {
-        chrome: me.chrome("media").await,
+        chrome: me.chrome(Nav::Media).await,
         files: items.into_iter().filter_map(MediaPreview::of).collect(),
         pager: pager(&pagination, |n| filters.href(n)),
         filters,

@@ -17,6 +17,7 @@ use shared::services::admin_mfa::{self, MfaEnrolment};
 
 use super::auth::{ConsoleAdmin, ConsoleForm, ConsoleMfaAdmin, carry_on};
 use super::i18n;
+use super::nav::Nav;
 use super::page::HxRequest;
 use super::page::{
     Chrome, FormOf, PageResult, Refusal, html, page, redirect_with, save_or_rerender,
@@ -99,7 +100,7 @@ async fn mfa_page(
     let status = admin_mfa::status(&state.ctx, &me.admin).await?;
     let enrolment = admin_mfa::pending_enrolment(&state.ctx, &me.admin).await?;
     Ok(MfaPage {
-        chrome: me.chrome("mfa").await,
+        chrome: me.chrome(Nav::Mfa).await,
         enabled: status.mfa_enabled,
         pending: enrolment.map(pending).transpose()?,
         recovery_codes_left: status.recovery_codes_left,
@@ -147,7 +148,7 @@ async fn enable(
             // Turning MFA on ended every session of this admin; this one carries on.
             carry_on(&state, &me.session, &enabled.tokens).await?;
             Ok(page(&RecoveryCodesPage {
-                chrome: me.chrome("mfa").await,
+                chrome: me.chrome(Nav::Mfa).await,
                 codes: enabled.recovery_codes,
             }))
         },

@@ -38,6 +38,7 @@ pub mod import;
 pub mod language;
 pub mod media_library;
 pub mod mfa;
+pub mod nav;
 pub mod page;
 pub mod players;
 pub mod providers;

@@ -12,6 +12,7 @@ use shared::Error;
 use tower_sessions::Session;
 
 use super::i18n;
+use super::nav::Nav;
 use super::urls;
 
 /// A one-time message shown on the next page.
@@ -45,7 +46,7 @@ pub struct Chrome {
     pub role: &'static str,
     pub is_super: bool,
     pub csrf: String,
-    pub nav: &'static str,
+    pub nav: Nav,
     pub flash: Option<Flash>,
     /// This page's address, for the language menu to return to.
     pub back: String,
@@ -53,6 +54,18 @@ pub struct Chrome {
     pub lang: super::i18n::Lang,
     /// The admin's own choice of language; None follows the browser.
     pub chosen_lang: Option<super::i18n::Lang>,
+}
+
+impl Chrome {
+    /// The main menu ([`Nav::MENU`]).
+    pub fn menu(&self) -> &'static [Nav] {
+        &Nav::MENU
+    }
+
+    /// The entries beside the admin's name ([`Nav::ACCOUNT`]).
+    pub fn account_menu(&self) -> &'static [Nav] {
+        &Nav::ACCOUNT
+    }
 }
 
 /// Renders `template` with `status` as an HTML response.
@@ -216,6 +229,10 @@ pub async fn htmx_errors(req: Request, next: Next) -> Response {
         text,
     });
     let mut fragment = html(res.status(), &FlashFragment { flash: &flash });
+    if fragment.status().is_server_error() && !res.status().is_server_error() {
+        // the fragment did not render (logged): the page stands
+        return res;
+    }
     let (mut parts, _) = res.into_parts();
     parts.headers.remove(header::CONTENT_LENGTH);
     parts.headers.insert(

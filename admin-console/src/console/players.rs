@@ -13,6 +13,7 @@ use shared::services::moderation::{self, BanRequest, PlayerListQuery, PlayerReco
 use super::auth::{ConsoleAdmin, ConsoleForm};
 use super::fields::{Pager, pager, parse_int, parse_query};
 use super::i18n;
+use super::nav::Nav;
 use super::page::HxRequest;
 use super::page::{Chrome, FormOf, PageResult, html, page, redirect_with, save_or_rerender};
 use super::urls;
@@ -89,7 +90,7 @@ async fn list(
         return Ok(page(&TableFragment { table }));
     }
     Ok(page(&ListPage {
-        chrome: me.chrome("players").await,
+        chrome: me.chrome(Nav::Players).await,
         table,
     }))
 }
@@ -178,7 +179,7 @@ async fn player_page(
     error: Option<String>,
 ) -> PlayerPage {
     PlayerPage {
-        chrome: me.chrome("players").await,
+        chrome: me.chrome(Nav::Players).await,
         panel: BanPanel {
             player: player.clone(),
             form,

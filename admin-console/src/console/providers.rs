@@ -11,6 +11,7 @@ use shared::services::moderation::{self, AdminProvider, ProviderToggle, Provider
 
 use super::auth::{ConsoleAdmin, ConsoleForm};
 use super::i18n;
+use super::nav::Nav;
 use super::page::{Chrome, PageResult, page, redirect_with};
 use super::urls;
 use crate::AppState;
@@ -31,7 +32,7 @@ struct ProvidersPage {
 async fn list(State(state): State<AppState>, me: ConsoleAdmin) -> PageResult {
     let list = moderation::providers(&state.ctx).await?;
     Ok(page(&ProvidersPage {
-        chrome: me.chrome("providers").await,
+        chrome: me.chrome(Nav::Providers).await,
         providers: list
             .providers
             .into_iter()

@@ -21,6 +21,7 @@ use super::auth::{ConsoleAdmin, ConsoleForm};
 use super::charts::{self, DailyPoint, OptionBar, ValueFormat};
 use super::diff::{self, FieldDiff};
 use super::i18n;
+use super::nav::Nav;
 use super::page::{Chrome, PageResult, page, redirect_with};
 use super::urls;
 use crate::AppState;
@@ -311,7 +312,7 @@ async fn stats_page(
         flags.push(i18n::t("quality-flag-quickly-forgotten"));
     }
     Ok(page(&StatsPage {
-        chrome: me.chrome("questions").await,
+        chrome: me.chrome(Nav::Questions).await,
         question,
         flags,
         bars,
@@ -429,7 +430,7 @@ async fn attention(State(state): State<AppState>, me: ConsoleAdmin) -> PageResul
         });
     }
     Ok(page(&AttentionPage {
-        chrome: me.chrome("attention").await,
+        chrome: me.chrome(Nav::Attention).await,
         rows,
         total: pagination.total,
     }))

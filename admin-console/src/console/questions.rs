@@ -18,8 +18,9 @@ use shared::services::questions::{
 };
 
 use super::auth::{ConsoleAdmin, ConsoleForm};
-use super::fields::{non_empty, pager, parse_int, parse_query};
+use super::fields::{non_empty, page_value, pager, parse_int, parse_query};
 use super::i18n;
+use super::nav::Nav;
 use super::page::HxRequest;
 use super::page::{
     Chrome, FormOf, PageError, PageResult, html, page, redirect_with, save_or_rerender,
@@ -131,11 +132,7 @@ impl Filters {
 
     /// The list URL of these filters at `page` (for pager links and redirects).
     fn href(&self, page: i64) -> String {
-        let page = if page > 1 {
-            page.to_string()
-        } else {
-            String::new()
-        };
+        let page = page_value(page);
         urls::with_query(
             urls::QUESTIONS,
             &[
@@ -274,7 +271,7 @@ async fn list(
     }
     let categories = catalog::all_categories(&state.ctx).await?;
     Ok(page(&ListPage {
-        chrome: me.chrome("questions").await,
+        chrome: me.chrome(Nav::Questions).await,
         table,
         categories,
         statuses: QuestionStatus::ALL.map(QuestionStatus::as_str),
@@ -647,7 +644,7 @@ async fn editor(
     error: Option<String>,
 ) -> Result<EditorPage, Error> {
     Ok(EditorPage {
-        chrome: me.chrome("questions").await,
+        chrome: me.chrome(Nav::Questions).await,
         panel: question.as_ref().map(|q| StatusPanel::of(q, &me.csrf)),
         question,
         media: preview_of(state, &form.media_id).await?,

@@ -19,6 +19,7 @@ use shared::services::catalog::{
 use super::auth::{ConsoleAdmin, ConsoleForm};
 use super::fields::{non_empty, parse_int};
 use super::i18n;
+use super::nav::Nav;
 use super::page::HxRequest;
 use super::page::{
     Chrome, FormOf, PageError, PageResult, html, page, redirect_with, save_or_rerender,
@@ -225,7 +226,7 @@ async fn tree_page(
         ..AddForm::default()
     });
     Ok(TreePage {
-        chrome: me.chrome("skill-tree").await,
+        chrome: me.chrome(Nav::SkillTree).await,
         categories,
         category,
         rows,
@@ -374,7 +375,7 @@ async fn node_page(
         .filter(|r| r.node.id != node.id)
         .collect();
     Ok(NodePage {
-        chrome: me.chrome("skill-tree").await,
+        chrome: me.chrome(Nav::SkillTree).await,
         categories: catalog::all_categories(&state.ctx).await?,
         parents,
         node,
