@@ -469,6 +469,12 @@ async fn hostile_files_are_refused_and_leave_nothing(app: TestApp) {
         assert_eq!(raw.status, status, "{what} (raw): {}", raw.body);
         raw.assert_error(status, code);
     }
+    // a fragment declaring 2³² − 1 samples of no size: refused, not counted for hours
+    let empty_samples = upload_raw(&app, &token, fixture("empty-samples.mp4"), "video/mp4").await;
+    assert_eq!(
+        empty_samples.body["error"]["message"],
+        "the mp4 file is damaged or cut short"
+    );
     let no_picture = upload_raw(&app, &token, fixture("sound-only.mp4"), "video/mp4").await;
     assert_eq!(
         no_picture.body["error"]["message"],

@@ -266,6 +266,15 @@ mod tests {
     }
 
     #[test]
+    fn billions_of_empty_samples_are_damaged_not_counted() {
+        // one fragment declaring 2³² − 1 samples of no size (tests/fixtures/media/make.sh)
+        assert_eq!(
+            check(MediaFormat::Mp4, fixture("empty-samples.mp4")),
+            Err(MediaRefusal::Damaged(MediaFormat::Mp4))
+        );
+    }
+
+    #[test]
     fn reading_past_the_deadline_is_damaged() {
         let past = Instant::now();
         assert_eq!(
