@@ -5,6 +5,7 @@ use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use shared::Error;
 use shared::http::bearer_token;
+use shared::message::msg;
 use shared::services::admin_auth::{self, AdminPrincipal, AdminRole};
 
 use crate::AppState;
@@ -47,7 +48,7 @@ impl FromRequestParts<AppState> for SuperAdmin {
         if admin.role == AdminRole::SuperAdmin {
             Ok(Self(admin))
         } else {
-            Err(Error::forbidden("this needs the super_admin role"))
+            Err(Error::forbidden(msg::THIS_NEEDS_THE_SUPER_ADMIN_ROLE))
         }
     }
 }

@@ -5,6 +5,7 @@ use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use shared::Error;
 use shared::http::bearer_token;
+use shared::message::msg;
 use shared::services::account;
 use shared::services::player_auth::{self, PlayerPrincipal};
 
@@ -64,7 +65,7 @@ impl FromRequestParts<AppState> for GuestPlayer {
         if player.is_guest {
             Ok(Self(player))
         } else {
-            Err(Error::forbidden("only a guest account can do this"))
+            Err(Error::forbidden(msg::ONLY_A_GUEST_ACCOUNT_CAN_DO_THIS))
         }
     }
 }

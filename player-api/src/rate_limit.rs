@@ -12,6 +12,7 @@ use governor::clock::{Clock as _, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use shared::Error;
 use shared::client_addr::{ClientAddressRule, LimitKey};
+use shared::message::msg;
 
 /// One route's limiter.
 pub struct RouteLimiter {
@@ -85,7 +86,7 @@ pub async fn limit(State(limiter): State<Arc<RouteLimiter>>, req: Request, next:
         Err(not_until) => {
             let wait = not_until.wait_time_from(DefaultClock::default().now());
             Error::RateLimited {
-                message: "too many requests; slow down".into(),
+                message: msg::TOO_MANY_REQUESTS_SLOW_DOWN,
                 retry_after_secs: wait.as_secs() + 1,
             }
             .into_response()

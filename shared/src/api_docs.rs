@@ -2,6 +2,7 @@
 //! `static/vendor/`, compiled into the binary) over the binary's own OpenAPI document.
 //! The page loads nothing from another host, and its Content-Security-Policy says so.
 
+use crate::message::msg;
 use axum::Router;
 use axum::extract::Path;
 use axum::http::{HeaderValue, header};
@@ -119,7 +120,7 @@ async fn asset(Path(file): Path<String>) -> Response {
         ),
         STYLES_NAME => (STYLES, "text/css; charset=utf-8", "public, max-age=86400"),
         START_NAME => (START, "text/javascript; charset=utf-8", "no-cache"),
-        _ => return crate::Error::not_found("no such asset").into_response(),
+        _ => return crate::Error::not_found(msg::NO_SUCH_ASSET).into_response(),
     };
     (
         [

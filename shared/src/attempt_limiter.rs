@@ -6,6 +6,7 @@ use governor::clock::{Clock as _, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 
 use crate::client_addr::LimitKey;
+use crate::message::msg;
 use crate::{Error, Result};
 
 /// Sign-in attempts per client address and minute in this process, before any database
@@ -26,7 +27,7 @@ impl AttemptLimiter {
         self.0.check_key(&client).map_err(|not_until| {
             let wait = not_until.wait_time_from(DefaultClock::default().now());
             Error::RateLimited {
-                message: "too many sign-in attempts; slow down".into(),
+                message: msg::TOO_MANY_SIGN_IN_ATTEMPTS_SLOW_DOWN,
                 retry_after_secs: wait.as_secs() + 1,
             }
         })

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::error::ItemErrors;
+use crate::message::msg;
 
 /// `pagination` of a paged list.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -28,10 +29,7 @@ pub fn page_offset(page: i64, limit: i64) -> crate::Result<i64> {
         .checked_mul(limit)
         .filter(|offset| (0..=MAX_OFFSET).contains(offset))
         .ok_or_else(|| {
-            crate::Error::validation(format!(
-                "page must be at most {}",
-                MAX_OFFSET / limit.max(1) + 1
-            ))
+            crate::Error::validation(msg::page_must_be_at_most_max(MAX_OFFSET / limit.max(1) + 1))
         })
 }
 
@@ -243,13 +241,12 @@ impl crate::Error {
     }
 }
 
-/// An error answer's English texts (its message, and its items' when it has some), as
-/// the code wrote them: the HTTP layer (`localize_errors`) renders them in the client's
-/// language.
+/// An error answer's messages (its own, and its items' when it has some): the HTTP
+/// layer (`localize_errors`) renders them in the client's language.
 #[derive(Clone, Debug)]
 pub struct ErrorText {
-    pub message: String,
-    pub details: Option<Vec<ItemErrors>>,
+    pub message: crate::message::Message,
+    pub details: Option<Vec<crate::error::ItemFailure>>,
 }
 
 /// The error half of the envelope.
@@ -276,31 +273,37 @@ impl IntoResponse for crate::Error {
         } else {
             tracing::debug!(code = self.code(), message = %self, "request refused");
         }
-        let details = match &self {
+        let failures = match &self {
             crate::Error::ValidationFailed(items) => Some(items.clone()),
             _ => None,
         };
+        let details = failures.as_ref().map(|items| {
+            items
+                .iter()
+                .map(|item| item.render(crate::i18n::Lang::En))
+                .collect()
+        });
         let retry_after = self.retry_after_secs();
+        let message = self.public_message();
         let body = ErrorEnvelope {
             success: false,
             data: None,
             error: ErrorBody {
                 code: self.code(),
-                message: self.public_message(),
+                message: message.to_string(),
                 details,
             },
         };
         let code = body.error.code;
         let text = ErrorText {
-            message: body.error.message.clone(),
-            details: body.error.details.clone(),
+            message,
+            details: failures,
         };
         let mut response = json_response(status, &body);
         response
             .extensions_mut()
             .insert(crate::metrics::ErrorCode(code));
-        // the message as written, for `http::localize_errors` to put in the client's
-        // language
+        // the messages, for `http::localize_errors` to put in the client's language
         response.extensions_mut().insert(text);
         if let Some(secs) = retry_after {
             response

@@ -3,7 +3,27 @@
 
 use serde::Serialize;
 
-/// One failed item of a bulk import.
+use crate::message::{Message, msg};
+
+/// One failed item of a bulk import: its position and the messages of its failed checks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ItemFailure {
+    /// 0-based position in the JSON array, or data row after the CSV header.
+    pub index: usize,
+    pub errors: Vec<Message>,
+}
+
+impl ItemFailure {
+    /// As the envelope's `details` show it, in `lang`.
+    pub fn render(&self, lang: crate::i18n::Lang) -> ItemErrors {
+        ItemErrors {
+            index: self.index,
+            errors: self.errors.iter().map(|m| m.render(lang)).collect(),
+        }
+    }
+}
+
+/// One failed item of a bulk import, as the envelope's `details` show it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct ItemErrors {
     /// 0-based position in the JSON array, or data row after the CSV header.
@@ -15,61 +35,61 @@ pub struct ItemErrors {
 pub enum Error {
     /// Invalid input (400 VALIDATION_ERROR).
     #[error("{0}")]
-    Validation(String),
+    Validation(Message),
     /// Some items of a bulk import failed their checks (400 VALIDATION_FAILED).
-    #[error("{} item(s) failed validation", .0.len())]
-    ValidationFailed(Vec<ItemErrors>),
+    #[error("{}", msg::count_item_s_failed_validation(.0.len()))]
+    ValidationFailed(Vec<ItemFailure>),
     /// The CSV text could not be parsed (400).
     #[error("{0}")]
-    CsvParse(String),
+    CsvParse(Message),
     /// A question status move outside the transition table (400).
-    #[error("cannot move a question from {from} to {to}")]
+    #[error("{}", msg::cannot_move_a_question_from_from_to_to(from, to))]
     InvalidStatusTransition { from: String, to: String },
     /// A second region change in one Beijing month (400).
     #[error("{0}")]
-    RegionChangeLimit(String),
+    RegionChangeLimit(Message),
     /// Shop purchase, item use, subscription verify in this version (400).
     #[error("{0}")]
-    NotAvailableInMvp(String),
+    NotAvailableInMvp(Message),
     #[error("{0}")]
-    InvalidReceipt(String),
+    InvalidReceipt(Message),
     #[error("{0}")]
-    UnsupportedPlatform(String),
+    UnsupportedPlatform(Message),
     /// Missing or failed authentication (401).
     #[error("{0}")]
-    Unauthorized(String),
+    Unauthorized(Message),
     /// The password was right, and the admin's TOTP or recovery code is needed (401
     /// MFA_REQUIRED).
     #[error("{0}")]
-    MfaRequired(String),
+    MfaRequired(Message),
     /// Wrong or expired SMS code (401).
     #[error("{0}")]
-    InvalidVerifyCode(String),
+    InvalidVerifyCode(Message),
     /// Authenticated but not allowed (403).
     #[error("{0}")]
-    Forbidden(String),
+    Forbidden(Message),
     #[error("{0}")]
-    NotFound(String),
+    NotFound(Message),
     /// The route exists, not with this method (405, `Allow` lists the methods).
-    #[error("method {method} is not allowed here")]
+    #[error("{}", msg::method_method_is_not_allowed_here(method))]
     MethodNotAllowed { method: String },
     #[error("{0}")]
-    Conflict(String),
+    Conflict(Message),
     /// The request body is larger than the route accepts (413).
     #[error("{0}")]
-    PayloadTooLarge(String),
+    PayloadTooLarge(Message),
     /// A byte range outside the file (416, `Content-Range: bytes */size`).
     #[error("{0}")]
-    RangeNotSatisfiable(String),
+    RangeNotSatisfiable(Message),
     /// Too many requests (429 with `Retry-After`).
     #[error("{message}")]
     RateLimited {
-        message: String,
+        message: Message,
         retry_after_secs: u64,
     },
     /// A dependency is not configured (503).
     #[error("{0}")]
-    ServiceUnavailable(String),
+    ServiceUnavailable(Message),
     /// The database cannot be reached (503 SERVICE_UNAVAILABLE with `Retry-After`, so
     /// clients retry); see [`is_database_unreachable`]. The detail is logged, never sent.
     #[error("database unreachable: {0}")]
@@ -78,12 +98,12 @@ pub enum Error {
     /// with `Retry-After`), e.g. every password-hashing place of the process is taken.
     #[error("{message}")]
     Overloaded {
-        message: String,
+        message: Message,
         retry_after_secs: u64,
     },
     /// The SMS verification service failed (503).
     #[error("{0}")]
-    SmsProvider(String),
+    SmsProvider(Message),
     /// Anything unexpected (500); the detail is logged, never sent.
     #[error(transparent)]
     Internal(#[from] anyhow::Error),
@@ -113,20 +133,20 @@ pub fn is_database_unreachable(e: &sqlx::Error) -> bool {
 }
 
 impl Error {
-    pub fn validation(message: impl Into<String>) -> Self {
-        Self::Validation(message.into())
+    pub fn validation(message: Message) -> Self {
+        Self::Validation(message)
     }
-    pub fn unauthorized(message: impl Into<String>) -> Self {
-        Self::Unauthorized(message.into())
+    pub fn unauthorized(message: Message) -> Self {
+        Self::Unauthorized(message)
     }
-    pub fn forbidden(message: impl Into<String>) -> Self {
-        Self::Forbidden(message.into())
+    pub fn forbidden(message: Message) -> Self {
+        Self::Forbidden(message)
     }
-    pub fn not_found(message: impl Into<String>) -> Self {
-        Self::NotFound(message.into())
+    pub fn not_found(message: Message) -> Self {
+        Self::NotFound(message)
     }
-    pub fn conflict(message: impl Into<String>) -> Self {
-        Self::Conflict(message.into())
+    pub fn conflict(message: Message) -> Self {
+        Self::Conflict(message)
     }
     pub fn internal(message: impl std::fmt::Display) -> Self {
         Self::Internal(anyhow::anyhow!("{message}"))
@@ -161,14 +181,35 @@ impl Error {
         }
     }
 
-    /// The text sent to the client: never the detail of an internal error or an outage.
-    pub fn public_message(&self) -> String {
+    /// What the client is told: never the detail of an internal error or an outage.
+    pub fn public_message(&self) -> Message {
         match self {
-            Self::Internal(_) => "internal server error".to_string(),
+            Self::Internal(_) => msg::INTERNAL_SERVER_ERROR,
             Self::DatabaseUnavailable(_) => {
-                "the service is temporarily unavailable; retry shortly".to_string()
+                msg::THE_SERVICE_IS_TEMPORARILY_UNAVAILABLE_RETRY_SHORTLY
             }
-            other => other.to_string(),
+            Self::ValidationFailed(items) => msg::count_item_s_failed_validation(items.len()),
+            Self::InvalidStatusTransition { from, to } => {
+                msg::cannot_move_a_question_from_from_to_to(from, to)
+            }
+            Self::MethodNotAllowed { method } => msg::method_method_is_not_allowed_here(method),
+            Self::RateLimited { message, .. } | Self::Overloaded { message, .. } => message.clone(),
+            Self::Validation(message)
+            | Self::CsvParse(message)
+            | Self::RegionChangeLimit(message)
+            | Self::NotAvailableInMvp(message)
+            | Self::InvalidReceipt(message)
+            | Self::UnsupportedPlatform(message)
+            | Self::Unauthorized(message)
+            | Self::MfaRequired(message)
+            | Self::InvalidVerifyCode(message)
+            | Self::Forbidden(message)
+            | Self::NotFound(message)
+            | Self::Conflict(message)
+            | Self::PayloadTooLarge(message)
+            | Self::RangeNotSatisfiable(message)
+            | Self::ServiceUnavailable(message)
+            | Self::SmsProvider(message) => message.clone(),
         }
     }
 
@@ -195,7 +236,7 @@ impl From<sqlx::Error> for Error {
         if let sqlx::Error::Database(d) = &e
             && d.code().as_deref() == Some("22021")
         {
-            return Self::validation("text must not contain the character U+0000");
+            return Self::validation(msg::TEXT_MUST_NOT_CONTAIN_THE_CHARACTER_U_0000);
         }
         // An outage is the one place this is decided: every database call of every
         // route reaches the client through here.
@@ -216,9 +257,9 @@ mod tests {
     #[test]
     fn statuses_follow_the_operating_contract() {
         let cases: Vec<(Error, u16, &str)> = vec![
-            (Error::validation("x"), 400, "VALIDATION_ERROR"),
+            (Error::validation(msg::NOT_FOUND), 400, "VALIDATION_ERROR"),
             (Error::ValidationFailed(vec![]), 400, "VALIDATION_FAILED"),
-            (Error::CsvParse("x".into()), 400, "CSV_PARSE_ERROR"),
+            (Error::CsvParse(msg::NOT_FOUND), 400, "CSV_PARSE_ERROR"),
             (
                 Error::InvalidStatusTransition {
                     from: "draft".into(),
@@ -228,33 +269,37 @@ mod tests {
                 "INVALID_STATUS_TRANSITION",
             ),
             (
-                Error::RegionChangeLimit("x".into()),
+                Error::RegionChangeLimit(msg::NOT_FOUND),
                 400,
                 "REGION_CHANGE_LIMIT_REACHED",
             ),
             (
-                Error::NotAvailableInMvp("x".into()),
+                Error::NotAvailableInMvp(msg::NOT_FOUND),
                 400,
                 "NOT_AVAILABLE_IN_MVP",
             ),
-            (Error::InvalidReceipt("x".into()), 400, "INVALID_RECEIPT"),
             (
-                Error::UnsupportedPlatform("x".into()),
+                Error::InvalidReceipt(msg::NOT_FOUND),
+                400,
+                "INVALID_RECEIPT",
+            ),
+            (
+                Error::UnsupportedPlatform(msg::NOT_FOUND),
                 400,
                 "UNSUPPORTED_PLATFORM",
             ),
-            (Error::unauthorized("x"), 401, "UNAUTHORIZED"),
+            (Error::unauthorized(msg::NOT_FOUND), 401, "UNAUTHORIZED"),
             (
-                Error::InvalidVerifyCode("x".into()),
+                Error::InvalidVerifyCode(msg::NOT_FOUND),
                 401,
                 "INVALID_VERIFY_CODE",
             ),
-            (Error::forbidden("x"), 403, "FORBIDDEN"),
-            (Error::not_found("x"), 404, "NOT_FOUND"),
-            (Error::conflict("x"), 409, "CONFLICT"),
+            (Error::forbidden(msg::NOT_FOUND), 403, "FORBIDDEN"),
+            (Error::not_found(msg::NOT_FOUND), 404, "NOT_FOUND"),
+            (Error::conflict(msg::NOT_FOUND), 409, "CONFLICT"),
             (
                 Error::RateLimited {
-                    message: "x".into(),
+                    message: msg::NOT_FOUND,
                     retry_after_secs: 3,
                 },
                 429,
@@ -262,12 +307,16 @@ mod tests {
             ),
             (Error::internal("boom"), 500, "INTERNAL_ERROR"),
             (
-                Error::ServiceUnavailable("x".into()),
+                Error::ServiceUnavailable(msg::NOT_FOUND),
                 503,
                 "SERVICE_UNAVAILABLE",
             ),
-            (Error::SmsProvider("x".into()), 503, "SMS_PROVIDER_ERROR"),
-            (Error::MfaRequired("x".into()), 401, "MFA_REQUIRED"),
+            (
+                Error::SmsProvider(msg::NOT_FOUND),
+                503,
+                "SMS_PROVIDER_ERROR",
+            ),
+            (Error::MfaRequired(msg::NOT_FOUND), 401, "MFA_REQUIRED"),
             (
                 Error::DatabaseUnavailable("x".into()),
                 503,
@@ -275,7 +324,7 @@ mod tests {
             ),
             (
                 Error::Overloaded {
-                    message: "x".into(),
+                    message: msg::NOT_FOUND,
                     retry_after_secs: 2,
                 },
                 503,
@@ -365,7 +414,7 @@ mod tests {
             assert_eq!(error.status().as_u16(), 503);
             assert_eq!(error.code(), "SERVICE_UNAVAILABLE");
             assert_eq!(error.retry_after_secs(), Some(DB_RETRY_AFTER_SECS));
-            assert!(!error.public_message().contains(&shown));
+            assert!(!error.public_message().to_string().contains(&shown));
             let response = error.into_response();
             assert_eq!(response.status().as_u16(), 503);
             assert_eq!(
@@ -395,11 +444,11 @@ mod tests {
     fn busy_and_rate_limited_answers_carry_retry_after() {
         for error in [
             Error::Overloaded {
-                message: "busy".into(),
+                message: msg::NOT_FOUND,
                 retry_after_secs: 2,
             },
             Error::RateLimited {
-                message: "slow down".into(),
+                message: msg::NOT_FOUND,
                 retry_after_secs: 0,
             },
         ] {
@@ -412,7 +461,7 @@ mod tests {
             assert_eq!(header, Some(expected.as_str()));
         }
         assert_eq!(
-            Error::ServiceUnavailable("x".into()).retry_after_secs(),
+            Error::ServiceUnavailable(msg::NOT_FOUND).retry_after_secs(),
             None
         );
     }
@@ -420,6 +469,6 @@ mod tests {
     #[test]
     fn internal_detail_is_never_public() {
         let e = Error::internal("password=hunter2 leaked");
-        assert_eq!(e.public_message(), "internal server error");
+        assert_eq!(e.public_message().to_string(), "internal server error");
     }
 }

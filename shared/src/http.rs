@@ -24,8 +24,8 @@ use tracing::Level;
 
 use crate::Error;
 use crate::envelope::{ErrorBody, ErrorEnvelope, ErrorText, json_response};
-use crate::error::ItemErrors;
-use crate::i18n::{self, Lang};
+use crate::i18n::Lang;
+use crate::message::msg;
 
 /// Largest JSON body any route accepts; larger ones get 413 PAYLOAD_TOO_LARGE.
 pub const JSON_BODY_LIMIT: usize = 64 * 1024;
@@ -50,7 +50,9 @@ where
             .and_then(|v| v.to_str().ok())
             .is_some_and(is_json_content_type);
         if !json {
-            return Err(Error::validation("expected Content-Type: application/json"));
+            return Err(Error::validation(
+                msg::EXPECTED_CONTENT_TYPE_APPLICATION_JSON,
+            ));
         }
         let bytes = axum::body::Bytes::from_request(req, state)
             .await
@@ -85,9 +87,9 @@ fn check_nesting(bytes: &[u8]) -> Result<(), Error> {
             b'[' | b'{' => {
                 depth += 1;
                 if depth > MAX_JSON_DEPTH {
-                    return Err(Error::validation(format!(
-                        "malformed JSON: nested deeper than {MAX_JSON_DEPTH} levels"
-                    )));
+                    return Err(Error::validation(
+                        msg::malformed_json_nested_deeper_than_max_levels(MAX_JSON_DEPTH),
+                    ));
                 }
             }
             b']' | b'}' => depth = depth.saturating_sub(1),
@@ -111,33 +113,31 @@ fn is_json_content_type(content_type: &str) -> bool {
 
 fn body_rejection(e: axum::extract::rejection::BytesRejection) -> Error {
     if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
-        Error::PayloadTooLarge(format!(
-            "request body larger than {} KiB",
-            JSON_BODY_LIMIT / 1024
+        Error::PayloadTooLarge(msg::request_body_larger_than_size_kib(
+            JSON_BODY_LIMIT / 1024,
         ))
     } else {
-        Error::Validation(e.body_text())
+        Error::Validation(msg::the_request_was_refused_detail(e.body_text()))
     }
 }
 
 fn json_rejection(rejection: JsonRejection) -> Error {
     match rejection {
         JsonRejection::JsonDataError(e) => {
-            Error::Validation(format!("invalid request body: {}", e.body_text()))
+            Error::Validation(msg::invalid_request_body_detail(e.body_text()))
         }
         JsonRejection::JsonSyntaxError(e) => {
-            Error::Validation(format!("malformed JSON: {}", e.body_text()))
+            Error::Validation(msg::malformed_json_detail(e.body_text()))
         }
         JsonRejection::MissingJsonContentType(_) => {
-            Error::validation("expected Content-Type: application/json")
+            Error::validation(msg::EXPECTED_CONTENT_TYPE_APPLICATION_JSON)
         }
         JsonRejection::BytesRejection(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => {
-            Error::PayloadTooLarge(format!(
-                "request body larger than {} KiB",
-                JSON_BODY_LIMIT / 1024
+            Error::PayloadTooLarge(msg::request_body_larger_than_size_kib(
+                JSON_BODY_LIMIT / 1024,
             ))
         }
-        other => Error::Validation(other.body_text()),
+        other => Error::Validation(msg::the_request_was_refused_detail(other.body_text())),
     }
 }
 
@@ -166,22 +166,26 @@ where
             return if bytes.is_empty() {
                 Ok(Self(None))
             } else {
-                Err(Error::validation("expected Content-Type: application/json"))
+                Err(Error::validation(
+                    msg::EXPECTED_CONTENT_TYPE_APPLICATION_JSON,
+                ))
             };
         };
         let essence = content_type.split(';').next().unwrap_or("").trim();
         if essence != "application/json" && !essence.ends_with("+json") {
-            return Err(Error::validation("expected Content-Type: application/json"));
+            return Err(Error::validation(
+                msg::EXPECTED_CONTENT_TYPE_APPLICATION_JSON,
+            ));
         }
         if bytes.is_empty() {
             return Err(Error::validation(
-                "Content-Type: application/json with an empty body; send {} or no body at all",
+                msg::CONTENT_TYPE_APPLICATION_JSON_WITH_AN_EMPTY_BODY_SEND_OR_NO,
             ));
         }
         check_nesting(&bytes)?;
         serde_json::from_slice(&bytes)
             .map(|v| Self(Some(v)))
-            .map_err(|e| Error::Validation(format!("invalid request body: {e}")))
+            .map_err(|e| Error::Validation(msg::invalid_request_body_detail(e)))
     }
 }
 
@@ -200,7 +204,7 @@ where
             .await
             .map(|q| Self(q.0))
             .map_err(|e: QueryRejection| {
-                Error::Validation(format!("invalid query: {}", e.body_text()))
+                Error::Validation(msg::invalid_query_detail(e.body_text()))
             })
     }
 }
@@ -219,9 +223,7 @@ where
         axum::extract::Path::<T>::from_request_parts(parts, state)
             .await
             .map(|p| Self(p.0))
-            .map_err(|e: PathRejection| {
-                Error::Validation(format!("invalid path: {}", e.body_text()))
-            })
+            .map_err(|e: PathRejection| Error::Validation(msg::invalid_path_detail(e.body_text())))
     }
 }
 
@@ -230,10 +232,10 @@ pub fn bearer_token(parts: &Parts) -> Result<&str, Error> {
     let value = parts
         .headers
         .get(axum::http::header::AUTHORIZATION)
-        .ok_or_else(|| Error::unauthorized("missing Authorization header"))?;
+        .ok_or_else(|| Error::unauthorized(msg::MISSING_AUTHORIZATION_HEADER))?;
     let value = value
         .to_str()
-        .map_err(|_| Error::unauthorized("malformed Authorization header"))?;
+        .map_err(|_| Error::unauthorized(msg::MALFORMED_AUTHORIZATION_HEADER))?;
     match value.split_once(' ') {
         Some((scheme, token))
             if scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty() =>
@@ -241,14 +243,14 @@ pub fn bearer_token(parts: &Parts) -> Result<&str, Error> {
             Ok(token.trim())
         }
         _ => Err(Error::unauthorized(
-            "expected Authorization: Bearer <token>",
+            msg::EXPECTED_AUTHORIZATION_BEARER_TOKEN,
         )),
     }
 }
 
 /// Fallback for paths no route matches: 404 NOT_FOUND.
 pub async fn route_not_found(method: Method, uri: Uri) -> Error {
-    Error::NotFound(format!("no route for {method} {}", uri.path()))
+    Error::NotFound(msg::no_route_for_method_path(method, uri.path()))
 }
 
 /// Fallback for a known path with a method it does not serve: 405 METHOD_NOT_ALLOWED.
@@ -381,20 +383,10 @@ pub async fn localize_errors(req: Request, next: axum::middleware::Next) -> Resp
         data: None,
         error: ErrorBody {
             code,
-            message: i18n::error_message(lang, code, &text.message),
-            details: text.details.map(|items| {
-                items
-                    .into_iter()
-                    .map(|item| ItemErrors {
-                        index: item.index,
-                        errors: item
-                            .errors
-                            .iter()
-                            .map(|e| i18n::error_message(lang, "VALIDATION_FAILED", e))
-                            .collect(),
-                    })
-                    .collect()
-            }),
+            message: text.message.render(lang),
+            details: text
+                .details
+                .map(|items| items.iter().map(|item| item.render(lang)).collect()),
         },
     };
     let translated = json_response(parts.status, &body);

@@ -23,6 +23,7 @@ use object_store::{
 use tokio::io::AsyncReadExt;
 
 use crate::config::{MediaSettings, MediaStoreSettings};
+use crate::message::msg;
 use crate::{Error, Result};
 
 /// Parts of a multipart upload (S3's smallest but the last is 5 MiB).
@@ -326,7 +327,7 @@ fn file_stream(file: std::fs::File, range: Range<u64>) -> BoxStream<'static, Res
 fn unavailable(e: object_store::Error) -> Error {
     tracing::warn!(error = %e, "media store unavailable");
     Error::Overloaded {
-        message: "the media store is unavailable; retry shortly".into(),
+        message: msg::THE_MEDIA_STORE_IS_UNAVAILABLE_RETRY_SHORTLY,
         retry_after_secs: STORE_RETRY_AFTER_SECS,
     }
 }

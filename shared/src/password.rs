@@ -14,6 +14,7 @@ use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, Salt
 use rand::Rng;
 use tokio::sync::{Semaphore, SemaphorePermit};
 
+use crate::message::msg;
 use crate::{Error, Result};
 
 /// Hashes at once per process: 2 per core of the 2-core machines this runs on, at most
@@ -47,7 +48,7 @@ impl HashLimiter {
             Ok(Ok(permit)) => Ok(permit),
             Ok(Err(_)) => Err(Error::internal("password hashing semaphore closed")),
             Err(_) => Err(Error::Overloaded {
-                message: "too many sign-ins at once; try again in a moment".into(),
+                message: msg::TOO_MANY_SIGN_INS_AT_ONCE_TRY_AGAIN_IN_A_MOMENT,
                 retry_after_secs: BUSY_RETRY_AFTER_SECS,
             }),
         }

@@ -16,6 +16,7 @@ use redis::aio::ConnectionManager;
 
 use crate::clock::beijing;
 use crate::db::{self, Db};
+use crate::message::msg;
 use crate::{Error, Result};
 
 const SCORE_SHIFT: f64 = 1_048_576.0; // 2^20, more than the seconds of a week
@@ -180,7 +181,7 @@ impl RankIndex {
                 .await
                 .map_err(redis_error)?;
             if locked.is_none() {
-                return Err(Error::ServiceUnavailable("rank index being rebuilt".into()));
+                return Err(Error::ServiceUnavailable(msg::RANK_INDEX_BEING_REBUILT));
             }
             let rebuilt = self.rebuild(db, week_start, board, now_ms).await;
             let _: redis::RedisResult<()> = conn.del(&lock).await;

@@ -14,6 +14,7 @@ use rand::RngCore;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::message::msg;
 use crate::{Error, Result};
 
 const ISSUER: &str = "quiz-game";
@@ -266,13 +267,13 @@ impl TokenKeys {
     ) -> Result<Claims> {
         let keys = self.keys(audience);
         let data = jsonwebtoken::decode::<Claims>(token, &keys.decoding, &keys.validation)
-            .map_err(|_| Error::unauthorized("invalid token"))?;
+            .map_err(|_| Error::unauthorized(msg::INVALID_TOKEN))?;
         let claims = data.claims;
         if claims.typ != expected {
-            return Err(Error::unauthorized("wrong token type"));
+            return Err(Error::unauthorized(msg::WRONG_TOKEN_TYPE));
         }
         if claims.exp * 1000 <= now_ms {
-            return Err(Error::unauthorized("token expired"));
+            return Err(Error::unauthorized(msg::TOKEN_EXPIRED));
         }
         Ok(claims)
     }

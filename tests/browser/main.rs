@@ -14,7 +14,8 @@ mod driver;
 use std::time::Duration;
 
 use driver::Browser;
-use shared::i18n::{Lang, error_message};
+use shared::i18n::Lang;
+use shared::message::msg;
 use tests::{Engine, TestApp};
 
 const GEO: &str = "world-geography";
@@ -148,7 +149,7 @@ async fn sign_in(b: &Browser, app: &TestApp, lang: Lang) {
     b.submit("#sign-in").await;
     b.wait_text(
         ".flash.error",
-        &error_message(lang, "UNAUTHORIZED", "wrong username or password"),
+        &msg::WRONG_USERNAME_OR_PASSWORD.render(lang),
     )
     .await;
     b.type_into("#password", &app.admin_password).await;

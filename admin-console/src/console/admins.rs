@@ -10,6 +10,7 @@ use axum::routing::{get, post};
 use serde::Deserialize;
 use shared::Error;
 use shared::client_addr::ClientAddress;
+use shared::message::msg;
 use shared::services::admin_accounts::{
     self, AdminListQuery, ChangePassword, CreateAdmin, PasswordChanged, UpdateAdmin,
 };
@@ -339,7 +340,7 @@ async fn change_password(
 ) -> PageResult {
     let result = if form.new_password != form.confirm_password {
         Err(Error::validation(
-            "the new password and its confirmation differ",
+            msg::THE_NEW_PASSWORD_AND_ITS_CONFIRMATION_DIFFER,
         ))
     } else {
         let req = ChangePassword {

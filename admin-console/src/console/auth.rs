@@ -12,6 +12,7 @@ use rand::RngCore as _;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use shared::Error;
+use shared::message::msg;
 use shared::services::admin_auth::{self, AdminPrincipal, AdminRole, ConsoleIdentity};
 use shared::services::refresh_sessions::TokenPair;
 use shared::tokens::{Audience, TokenType, constant_time_eq};
@@ -134,7 +135,7 @@ impl ConsoleAdmin {
         if self.is_super() {
             Ok(())
         } else {
-            Err(Error::forbidden("this needs the super_admin role").into())
+            Err(Error::forbidden(msg::THIS_NEEDS_THE_SUPER_ADMIN_ROLE).into())
         }
     }
 }
@@ -263,13 +264,13 @@ impl<T: DeserializeOwned> FromRequest<AppState> for SignInForm<T> {
         let cookie = sign_in_cookie(req.headers());
         let bytes = Bytes::from_request(req, state).await.map_err(|e| {
             PageError::from(if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
-                Error::PayloadTooLarge("the form is too large".into())
+                Error::PayloadTooLarge(msg::THE_FORM_IS_TOO_LARGE)
             } else {
-                Error::validation(e.body_text())
+                Error::validation(msg::the_request_was_refused_detail(e.body_text()))
             })
         })?;
         let field: CsrfField = serde_html_form::from_bytes(&bytes)
-            .map_err(|e| PageError::from(Error::validation(format!("unreadable form: {e}"))))?;
+            .map_err(|e| PageError::from(Error::validation(msg::unreadable_form_detail(e))))?;
         if !state.ctx.tokens.check_sign_in_form_token(
             cookie.as_deref(),
             field.csrf.as_deref(),
@@ -278,15 +279,13 @@ impl<T: DeserializeOwned> FromRequest<AppState> for SignInForm<T> {
             return Err(PageError::from(csrf_refusal()));
         }
         let form = serde_html_form::from_bytes(&bytes)
-            .map_err(|e| PageError::from(Error::validation(format!("invalid form field: {e}"))))?;
+            .map_err(|e| PageError::from(Error::validation(msg::invalid_form_field_detail(e))))?;
         Ok(Self(form))
     }
 }
 
 fn csrf_refusal() -> Error {
-    Error::forbidden(
-        "the form's security token is missing or out of date; reload the page and try again",
-    )
+    Error::forbidden(msg::THE_FORM_S_SECURITY_TOKEN_IS_MISSING_OR_OUT_OF_DATE_RELOAD_T)
 }
 
 #[derive(Deserialize)]
@@ -323,9 +322,9 @@ impl<T: DeserializeOwned> FromRequest<AppState> for ConsoleForm<T> {
             .await
             .map_err(|e| {
                 fail(if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
-                    Error::PayloadTooLarge("the form is too large".into())
+                    Error::PayloadTooLarge(msg::THE_FORM_IS_TOO_LARGE)
                 } else {
-                    Error::validation(e.body_text())
+                    Error::validation(msg::the_request_was_refused_detail(e.body_text()))
                 })
             })?;
         checked_form(&session, header_token, &bytes)
@@ -351,9 +350,9 @@ pub async fn checked_form<T: DeserializeOwned>(
     bytes: &[u8],
 ) -> Result<T, Error> {
     let field: CsrfField = serde_html_form::from_bytes(bytes)
-        .map_err(|e| Error::validation(format!("unreadable form: {e}")))?;
+        .map_err(|e| Error::validation(msg::unreadable_form_detail(e)))?;
     let submitted = header_token.or(field.csrf);
     check_csrf(session, submitted.as_deref()).await?;
     serde_html_form::from_bytes(bytes)
-        .map_err(|e| Error::validation(format!("invalid form field: {e}")))
+        .map_err(|e| Error::validation(msg::invalid_form_field_detail(e)))
 }

@@ -8,6 +8,7 @@ use axum::routing::get;
 use serde::Deserialize;
 use shared::Error;
 use shared::envelope::Pagination;
+use shared::message::msg;
 use shared::services::audit::PageQuery;
 use shared::services::catalog::{self, AdminKnowledgeCard, UpdateKnowledgeCard};
 
@@ -63,7 +64,7 @@ async fn list(
     RawQuery(raw): RawQuery,
 ) -> PageResult {
     let query: ListQuery = serde_html_form::from_str(raw.as_deref().unwrap_or(""))
-        .map_err(|e| Error::validation(format!("invalid query: {e}")))?;
+        .map_err(|e| Error::validation(msg::invalid_query_detail(e)))?;
     let page_query = PageQuery {
         page: parse_int("page", &query.page)?,
         limit: Some(PAGE_SIZE),

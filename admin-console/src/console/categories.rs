@@ -7,6 +7,7 @@ use axum::extract::{Path, State};
 use axum::routing::{get, post};
 use serde::Deserialize;
 use shared::Error;
+use shared::message::msg;
 use shared::services::catalog::{self, Category, CreateCategory, UpdateCategory};
 use shared::services::learning;
 
@@ -222,7 +223,7 @@ async fn find(state: &AppState, id: &str) -> Result<(Category, Vec<Category>), P
         .iter()
         .find(|c| c.id == id)
         .cloned()
-        .ok_or_else(|| super::missing("category"))?;
+        .ok_or_else(|| super::missing(msg::CATEGORY_NOT_FOUND))?;
     let parents = all.into_iter().filter(|c| c.id != id).collect();
     Ok((category, parents))
 }

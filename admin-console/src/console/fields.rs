@@ -7,6 +7,7 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use shared::Error;
 use shared::envelope::Pagination;
+use shared::message::msg;
 use shared::services::audit::PageQuery;
 
 use super::page::PageError;
@@ -43,7 +44,7 @@ pub fn pager(p: &Pagination, href: impl Fn(i64) -> String) -> Pager {
 /// A query string read leniently (unknown keys ignored), 400 when unreadable.
 pub fn parse_query<T: DeserializeOwned>(raw: Option<&str>) -> Result<T, Error> {
     serde_html_form::from_str(raw.unwrap_or(""))
-        .map_err(|e| Error::validation(format!("invalid query: {e}")))
+        .map_err(|e| Error::validation(msg::invalid_query_detail(e)))
 }
 
 /// `""` → None, else a whole number or 400.
@@ -54,7 +55,7 @@ pub fn parse_int(name: &str, s: &str) -> Result<Option<i64>, Error> {
     }
     s.parse::<i64>()
         .map(Some)
-        .map_err(|_| Error::validation(format!("{name} must be a whole number")))
+        .map_err(|_| Error::validation(msg::field_must_be_a_whole_number(name)))
 }
 
 /// The `page` of a plain paged list.

@@ -69,7 +69,7 @@ pub fn t_or(id: &str, fallback: &str) -> String {
 /// statuses, roles, flags, signals and audit actions are stored in English and shown in
 /// the page's language; a value no catalogue names shows as it is stored.
 pub fn term(kind: &str, value: &str) -> String {
-    t_or(&format!("{kind}-{}", value.replace('.', "-")), value)
+    current().term(kind, value)
 }
 
 /// Items joined as the language lists them (`a, b` / `a、b`).

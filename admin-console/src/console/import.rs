@@ -9,6 +9,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde::Deserialize;
 use shared::Error;
+use shared::message::{Message, msg};
 use shared::services::questions::{self, CsvPreview};
 
 use super::auth::{CSRF_FIELD, ConsoleAdmin, ConsoleForm, check_csrf};
@@ -44,8 +45,8 @@ struct ImportPage {
 
 impl ImportPage {
     /// Why a row would be refused, in the page's language.
-    fn row_error(&self, english: &str) -> String {
-        shared::i18n::error_message(i18n::current(), "VALIDATION_FAILED", english)
+    fn row_error(&self, refusal: &&Message) -> String {
+        refusal.render(i18n::current())
     }
 }
 
@@ -103,21 +104,20 @@ async fn read_upload(mut multipart: Multipart) -> Result<(Option<String>, String
             _ => {}
         }
     }
-    let (name, bytes) = file.ok_or_else(|| Error::validation("choose a CSV file to upload"))?;
+    let (name, bytes) = file.ok_or_else(|| Error::validation(msg::CHOOSE_A_CSV_FILE_TO_UPLOAD))?;
     if bytes.len() > IMPORT_BODY_LIMIT {
-        return Err(Error::PayloadTooLarge(format!(
-            "the CSV is larger than {} MiB",
-            IMPORT_BODY_LIMIT / (1024 * 1024)
-        )));
+        return Err(Error::PayloadTooLarge(
+            msg::the_csv_is_larger_than_size_mib(IMPORT_BODY_LIMIT / (1024 * 1024)),
+        ));
     }
     Ok((csrf, name, bytes))
 }
 
 fn upload_error(text: &str, status: axum::http::StatusCode) -> Error {
     if status == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
-        Error::PayloadTooLarge("the upload is too large".into())
+        Error::PayloadTooLarge(msg::THE_UPLOAD_IS_TOO_LARGE)
     } else {
-        Error::validation(format!("unreadable upload: {text}"))
+        Error::validation(msg::unreadable_upload_detail(text))
     }
 }
 

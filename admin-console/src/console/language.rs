@@ -8,6 +8,7 @@ use axum::response::{IntoResponse, Redirect};
 use axum::routing::post;
 use serde::Deserialize;
 use shared::Error;
+use shared::message::msg;
 use shared::services::admin_auth;
 
 use super::auth::{ConsoleForm, ConsoleMfaAdmin};
@@ -49,12 +50,13 @@ async fn choose(
     ConsoleMfaAdmin(me): ConsoleMfaAdmin,
     ConsoleForm(form): ConsoleForm<LanguageForm>,
 ) -> PageResult {
-    let language = match form.language.trim() {
-        "" => None,
-        tag => Some(Lang::parse(tag).ok_or_else(|| {
-            PageError::from(Error::validation(format!("unknown language: {tag}")))
-        })?),
-    };
+    let language =
+        match form.language.trim() {
+            "" => None,
+            tag => Some(Lang::parse(tag).ok_or_else(|| {
+                PageError::from(Error::validation(msg::unknown_language_tag(tag)))
+            })?),
+        };
     admin_auth::set_language(&state.ctx, &me.admin, language).await?;
     Ok(Redirect::to(back_to(&form.back)).into_response())
 }

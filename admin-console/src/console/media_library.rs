@@ -8,6 +8,7 @@ use axum::extract::{Path, RawQuery, Request, State};
 use axum::routing::{get, post};
 use serde::Deserialize;
 use shared::Error;
+use shared::message::msg;
 use shared::services::media::{self, MediaQuery};
 
 use super::auth::{ConsoleAdmin, ConsoleForm};
@@ -118,7 +119,7 @@ async fn upload(State(state): State<AppState>, me: ConsoleAdmin, request: Reques
             return Ok(redirect_with(&me.session, "ok", text, urls::MEDIA).await);
         }
         (None, Some(refused)) => refused,
-        (None, None) => Error::validation("choose a file to upload"),
+        (None, None) => Error::validation(msg::CHOOSE_A_FILE_TO_UPLOAD),
     };
     let status = refused.status();
     let view = media_page(&state, &me, Filters::default(), Some(describe(&refused))).await?;

@@ -54,6 +54,7 @@ use axum::Router;
 use axum::response::{IntoResponse, Redirect};
 use axum::routing::get;
 use shared::Error;
+use shared::message::{Message, msg};
 use time::Duration;
 use tower_sessions::cookie::SameSite;
 use tower_sessions::{Expiry, SessionManagerLayer};
@@ -116,10 +117,10 @@ pub fn router(state: &AppState) -> Router<AppState> {
 }
 
 async fn not_found() -> impl IntoResponse {
-    PageError::from(Error::not_found("no such console page"))
+    PageError::from(Error::not_found(msg::NO_SUCH_CONSOLE_PAGE))
 }
 
 /// 404 as a console page (used by handlers for unknown ids too).
-pub fn missing(what: &str) -> PageError {
-    PageError::from(Error::not_found(format!("{what} not found")))
+pub fn missing(what: Message) -> PageError {
+    PageError::from(Error::not_found(what))
 }

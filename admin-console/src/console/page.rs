@@ -163,22 +163,13 @@ pub fn describe(error: &Error) -> String {
     if error.status().is_server_error() {
         return i18n::t("page-error-server");
     }
-    let lang = i18n::current();
-    let english = error.to_string();
-    match shared::i18n::error_id(&english) {
-        // a status change's statuses by their names (`无法从“草稿”改为“已发布”`)
-        Some((id, args)) if lang != i18n::Lang::En => {
-            let args: Vec<(&str, String)> = args
-                .into_iter()
-                .map(|(name, value)| match name {
-                    "from" | "to" | "status" => (name, i18n::term("status", &value)),
-                    _ => (name, value),
-                })
-                .collect();
-            lang.t_args(&id, &args)
-        }
-        _ => shared::i18n::error_message(lang, error.code(), &english),
-    }
+    // a status change's statuses by their names (`无法从“草稿”改为“已发布”`)
+    error
+        .public_message()
+        .render_with(i18n::current(), &|name, value| match name {
+            "from" | "to" | "status" => i18n::term("status", value),
+            _ => value.to_string(),
+        })
 }
 
 impl IntoResponse for PageError {

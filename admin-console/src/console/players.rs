@@ -8,6 +8,7 @@ use axum::routing::{get, post};
 use chrono::{DateTime, NaiveDateTime, Utc};
 use serde::Deserialize;
 use shared::Error;
+use shared::message::msg;
 use shared::services::moderation::{self, BanRequest, PlayerListQuery, PlayerRecord};
 
 use super::auth::{ConsoleAdmin, ConsoleForm};
@@ -119,7 +120,7 @@ fn parse_local(s: &str) -> Result<DateTime<Utc>, Error> {
         .and_then(|t| t.and_local_timezone(chrono_tz::Asia::Shanghai).single())
         .map(|t| t.to_utc())
         .ok_or_else(|| {
-            Error::validation("until must be a date and time (YYYY-MM-DDTHH:MM, Beijing time)")
+            Error::validation(msg::UNTIL_MUST_BE_A_DATE_AND_TIME_YYYY_MM_DDTHH_MM_BEIJING_TIME)
         })
 }
 
@@ -130,12 +131,12 @@ impl BanForm {
         let until = match (days, until.is_empty()) {
             (Some(_), false) => {
                 return Err(Error::validation(
-                    "give the ban's end either in days or as a time, not both",
+                    msg::GIVE_THE_BAN_S_END_EITHER_IN_DAYS_OR_AS_A_TIME_NOT_BOTH,
                 ));
             }
             (Some(d), true) => {
                 if !(1..=36_500).contains(&d) {
-                    return Err(Error::validation("days must be 1-36500"));
+                    return Err(Error::validation(msg::DAYS_MUST_BE_1_36500));
                 }
                 Some(now + chrono::Duration::days(d))
             }

@@ -7,6 +7,7 @@ use axum::extract::State;
 use axum::routing::{get, post};
 use serde::Deserialize;
 use shared::Error;
+use shared::message::msg;
 use shared::services::moderation::{self, AdminProvider, ProviderToggle, ProviderToggles};
 
 use super::auth::{ConsoleAdmin, ConsoleForm};
@@ -66,7 +67,7 @@ async fn toggle(
     let enabled = match form.enabled.as_str() {
         "true" => true,
         "false" => false,
-        _ => return Err(Error::validation("enabled must be true or false").into()),
+        _ => return Err(Error::validation(msg::ENABLED_MUST_BE_TRUE_OR_FALSE).into()),
     };
     let req = ProviderToggles {
         providers: vec![ProviderToggle {

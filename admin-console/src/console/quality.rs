@@ -12,6 +12,7 @@ use serde::Deserialize;
 use shared::domain::question_stats::QualityRules;
 use shared::domain::question_status::BatchAction;
 use shared::domain::skill;
+use shared::message::Message;
 use shared::services::question_stats::{self, QuestionStats, StatsQuery};
 use shared::services::questions::{
     self, AdminQuestion, BatchRequest, ListQuery, QuestionVersion, QuestionVersionSummary,
@@ -495,21 +496,16 @@ async fn send_to_review(
 
 /// Why the batch left a question where it was (`not found`, or the service's refused
 /// move), in the page's language.
-fn failure_reason(reason: &str) -> String {
-    if reason == "not found" {
-        return i18n::t("quality-review-not-found");
-    }
-    if let Some((from, to)) = reason
-        .strip_prefix("cannot move a question from ")
-        .and_then(|rest| rest.split_once(" to "))
-    {
-        return i18n::t2(
+fn failure_reason(reason: &Message) -> String {
+    match (reason.id(), reason.arg("from"), reason.arg("to")) {
+        (Some("err-not-found"), _, _) => i18n::t("quality-review-not-found"),
+        (Some("err-cannot-move-a-question-from-from-to-to"), Some(from), Some(to)) => i18n::t2(
             "quality-review-cannot-move",
             "from",
             i18n::term("status", from),
             "to",
             i18n::term("status", to),
-        );
+        ),
+        _ => reason.render(i18n::current()),
     }
-    shared::i18n::error_message(i18n::current(), "INVALID_STATUS_TRANSITION", reason)
 }

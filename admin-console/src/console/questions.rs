@@ -10,11 +10,12 @@ use serde::Deserialize;
 use shared::Error;
 use shared::domain::question_status::{BatchAction, QuestionStatus, can_move};
 use shared::envelope::Pagination;
+use shared::message::{Message, msg};
 use shared::services::catalog::{self, Category};
 use shared::services::media::{self, MediaItem};
 use shared::services::questions::{
-    self, AdminQuestion, BatchFailure, BatchRequest, CardInput, ExportFormat, ExportQuery,
-    ListQuery, QuestionInput, QuestionMedia, QuestionPatch, StatusRequest, Stem,
+    self, AdminQuestion, BatchRequest, CardInput, ExportFormat, ExportQuery, ListQuery,
+    QuestionInput, QuestionMedia, QuestionPatch, StatusRequest, Stem,
 };
 
 use super::auth::{ConsoleAdmin, ConsoleForm};
@@ -83,7 +84,7 @@ pub struct Filters {
 impl Filters {
     fn parse(raw: Option<&str>) -> Result<Self, Error> {
         serde_html_form::from_str(raw.unwrap_or(""))
-            .map_err(|e| Error::validation(format!("invalid filter: {e}")))
+            .map_err(|e| Error::validation(msg::invalid_filter_detail(e)))
     }
 
     fn to_query(&self) -> Result<ListQuery, Error> {
@@ -150,6 +151,13 @@ impl Filters {
     }
 }
 
+/// A question a batch left where it was.
+pub struct FailedMove {
+    pub id: String,
+    /// Why, in the page's language.
+    pub reason: String,
+}
+
 /// The outcome of a batch action, shown above the table.
 pub struct BatchView {
     /// The action's name, in the page's language.
@@ -157,7 +165,7 @@ pub struct BatchView {
     pub total: usize,
     pub succeeded: usize,
     /// The refused ids, their reasons in the page's language.
-    pub failed: Vec<BatchFailure>,
+    pub failed: Vec<FailedMove>,
 }
 
 impl BatchView {
@@ -187,23 +195,18 @@ fn count(n: usize) -> i64 {
 
 /// Why the batch left a question where it was (`not found`, or the service's refused
 /// move), in the page's language.
-fn failure_reason(reason: &str) -> String {
-    if reason == "not found" {
-        return i18n::t("q-batch-not-found");
-    }
-    if let Some((from, to)) = reason
-        .strip_prefix("cannot move a question from ")
-        .and_then(|rest| rest.split_once(" to "))
-    {
-        return i18n::t2(
+fn failure_reason(reason: &Message) -> String {
+    match (reason.id(), reason.arg("from"), reason.arg("to")) {
+        (Some("err-not-found"), _, _) => i18n::t("q-batch-not-found"),
+        (Some("err-cannot-move-a-question-from-from-to-to"), Some(from), Some(to)) => i18n::t2(
             "q-batch-cannot-move",
             "from",
             i18n::term("status", from),
             "to",
             i18n::term("status", to),
-        );
+        ),
+        _ => reason.render(i18n::current()),
     }
-    shared::i18n::error_message(i18n::current(), "INVALID_STATUS_TRANSITION", reason)
 }
 
 pub struct Table {
@@ -318,10 +321,10 @@ async fn batch(
         "publish" => (BatchAction::Publish, i18n::t("q-batch-publish")),
         "archive" => (BatchAction::Archive, i18n::t("q-batch-archive")),
         "delete" => (BatchAction::Delete, i18n::t("q-batch-delete")),
-        _ => return Err(Error::validation("choose publish, archive or delete").into()),
+        _ => return Err(Error::validation(msg::CHOOSE_PUBLISH_ARCHIVE_OR_DELETE).into()),
     };
     if form.ids.is_empty() {
-        return Err(Error::validation("select at least one question").into());
+        return Err(Error::validation(msg::SELECT_AT_LEAST_ONE_QUESTION).into());
     }
     let result = questions::batch(
         &state.ctx,
@@ -337,7 +340,7 @@ async fn batch(
         failed: result
             .failed
             .into_iter()
-            .map(|f| BatchFailure {
+            .map(|f| FailedMove {
                 reason: failure_reason(&f.reason),
                 id: f.id,
             })
@@ -512,7 +515,7 @@ impl EditorForm {
 /// The status moves the transition table offers from `status`.
 pub struct StatusPanel {
     pub id: String,
-    pub status: String,
+    pub status: QuestionStatus,
     /// Each move's target status and its button's label.
     pub moves: Vec<(&'static str, String)>,
     pub csrf: String,
@@ -529,18 +532,14 @@ fn move_label(to: QuestionStatus) -> String {
 
 impl StatusPanel {
     fn of(q: &AdminQuestion, csrf: &str) -> Self {
-        let moves = QuestionStatus::parse(&q.status)
-            .map(|from| {
-                QuestionStatus::ALL
-                    .into_iter()
-                    .filter(|to| can_move(from, *to))
-                    .map(|to| (to.as_str(), move_label(to)))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let moves = QuestionStatus::ALL
+            .into_iter()
+            .filter(|to| can_move(q.status, *to))
+            .map(|to| (to.as_str(), move_label(to)))
+            .collect();
         Self {
             id: q.id.clone(),
-            status: q.status.clone(),
+            status: q.status,
             moves,
             csrf: csrf.to_string(),
         }
@@ -612,7 +611,7 @@ impl EditorPage {
             .map(|q| {
                 i18n::t3(
                     "q-edit-meta",
-                    ("source", &i18n::term("source", &q.source)),
+                    ("source", &q.source.label(i18n::current())),
                     ("created", &i18n::when(&q.created_at)),
                     ("version", &q.version),
                 )
@@ -780,7 +779,7 @@ async fn move_status(
     let message = i18n::t1(
         "q-status-now",
         "status",
-        i18n::term("status", &question.status),
+        question.status.label(i18n::current()),
     );
     if htmx.0 {
         return Ok(page(&StatusFragment {

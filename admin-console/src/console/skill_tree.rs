@@ -11,6 +11,7 @@ use axum::extract::{Path, RawQuery, State};
 use axum::routing::{get, post};
 use serde::Deserialize;
 use shared::Error;
+use shared::message::msg;
 use shared::services::catalog::{
     self, Category, CreateSkillNode, MAX_QUESTIONS_REQUIRED, SkillNode, SkillTreeQuery,
     UpdateSkillNode,
@@ -204,7 +205,7 @@ async fn tree_page(
                 .iter()
                 .find(|c| &c.id == id)
                 .cloned()
-                .ok_or_else(|| Error::not_found("category not found"))?,
+                .ok_or_else(|| Error::not_found(msg::CATEGORY_NOT_FOUND))?,
         ),
         None => categories.first().cloned(),
     };
@@ -242,7 +243,7 @@ async fn show(
     RawQuery(raw): RawQuery,
 ) -> PageResult {
     let query: TreeQuery = serde_html_form::from_str(raw.as_deref().unwrap_or(""))
-        .map_err(|e| Error::validation(format!("invalid query: {e}")))?;
+        .map_err(|e| Error::validation(msg::invalid_query_detail(e)))?;
     let tree = tree_page(&state, &me, non_empty(&query.category_id), None, None).await?;
     Ok(page(&tree))
 }
@@ -298,7 +299,7 @@ async fn find_node(state: &AppState, id: &str) -> Result<SkillNode, PageError> {
         .await?
         .into_iter()
         .find(|n| n.id == id)
-        .ok_or_else(|| super::missing("skill-tree node"))
+        .ok_or_else(|| super::missing(msg::SKILL_TREE_NODE_NOT_FOUND))
 }
 
 /// The editor's fields, as typed.
@@ -439,7 +440,7 @@ async fn move_node(
     let up = match form.direction.as_str() {
         "up" => true,
         "down" => false,
-        _ => return Err(Error::validation("direction must be up or down").into()),
+        _ => return Err(Error::validation(msg::DIRECTION_MUST_BE_UP_OR_DOWN).into()),
     };
     let node = find_node(&state, &id).await?;
     let nodes = catalog::list_nodes(
@@ -458,7 +459,7 @@ async fn move_node(
     let at = siblings
         .iter()
         .position(|n| n.id == node.id)
-        .ok_or_else(|| Error::not_found("skill-tree node not found"))?;
+        .ok_or_else(|| Error::not_found(msg::SKILL_TREE_NODE_NOT_FOUND))?;
     let neighbour = if up {
         at.checked_sub(1).and_then(|i| siblings.get(i))
     } else {
@@ -466,11 +467,12 @@ async fn move_node(
     };
     let Some(neighbour) = neighbour else {
         let place = if up { "first" } else { "last" };
-        return Err(Error::validation(format!(
-            "{} is already the {place} of its siblings",
-            node.title
-        ))
-        .into());
+        return Err(
+            Error::validation(msg::name_is_already_the_place_of_its_siblings(
+                node.title, place,
+            ))
+            .into(),
+        );
     };
     let order = |sort_order: i64| UpdateSkillNode {
         sort_order: Some(sort_order),

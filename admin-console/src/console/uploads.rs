@@ -9,6 +9,7 @@ use axum::http::{HeaderMap, StatusCode, header};
 use futures::{StreamExt, TryStreamExt};
 use serde::de::DeserializeOwned;
 use shared::Error;
+use shared::message::msg;
 use shared::services::media::{self, MediaItem};
 
 use super::auth::{CSRF_FIELD, ConsoleAdmin, check_csrf, checked_form, csrf_header};
@@ -49,9 +50,9 @@ pub async fn read<T: DeserializeOwned>(
         let mut bytes = Vec::new();
         while let Some(chunk) = body.next().await {
             let chunk =
-                chunk.map_err(|e| Error::validation(format!("cannot read the body: {e}")))?;
+                chunk.map_err(|e| Error::validation(msg::cannot_read_the_body_detail(e)))?;
             if bytes.len() + chunk.len() > TEXT_LIMIT {
-                return Err(Error::PayloadTooLarge("the form is too large".into()));
+                return Err(Error::PayloadTooLarge(msg::THE_FORM_IS_TOO_LARGE));
             }
             bytes.extend_from_slice(&chunk);
         }
@@ -64,7 +65,7 @@ pub async fn read<T: DeserializeOwned>(
     }
     let mut form = Multipart::from_request(request, state)
         .await
-        .map_err(|e| Error::validation(format!("unreadable form: {}", e.body_text())))?;
+        .map_err(|e| Error::validation(msg::unreadable_form_detail(e.body_text())))?;
     let mut checked = match header_token {
         Some(token) => {
             check_csrf(&me.session, Some(&token)).await?;
@@ -84,7 +85,7 @@ pub async fn read<T: DeserializeOwned>(
                 check_csrf(&me.session, None).await?;
             }
             if uploaded.is_some() {
-                return Err(Error::validation("a form carries one file"));
+                return Err(Error::validation(msg::A_FORM_CARRIES_ONE_FILE));
             }
             // a file field left empty arrives as a part without bytes (`filename=""`)
             let first = loop {
@@ -110,19 +111,19 @@ pub async fn read<T: DeserializeOwned>(
         // read chunk by chunk: a field is refused as it passes the form's text limit,
         // never held whole first
         if text.len() == MAX_TEXT_FIELDS {
-            return Err(Error::PayloadTooLarge("the form is too large".into()));
+            return Err(Error::PayloadTooLarge(msg::THE_FORM_IS_TOO_LARGE));
         }
         text_bytes += name.len();
         let mut value = Vec::new();
         while let Some(chunk) = field.chunk().await.map_err(form_error)? {
             text_bytes += chunk.len();
             if text_bytes > TEXT_LIMIT {
-                return Err(Error::PayloadTooLarge("the form is too large".into()));
+                return Err(Error::PayloadTooLarge(msg::THE_FORM_IS_TOO_LARGE));
             }
             value.extend_from_slice(&chunk);
         }
         let value = String::from_utf8(value)
-            .map_err(|_| Error::validation(format!("the form field {name} is not UTF-8 text")))?;
+            .map_err(|_| Error::validation(msg::the_form_field_name_is_not_utf8_text(&name)))?;
         if name == CSRF_FIELD && !checked {
             check_csrf(&me.session, Some(&value)).await?;
             checked = true;
@@ -133,9 +134,9 @@ pub async fn read<T: DeserializeOwned>(
         check_csrf(&me.session, None).await?;
     }
     let encoded = serde_html_form::to_string(&text)
-        .map_err(|e| Error::validation(format!("unreadable form: {e}")))?;
+        .map_err(|e| Error::validation(msg::unreadable_form_detail(e)))?;
     let fields = serde_html_form::from_str(&encoded)
-        .map_err(|e| Error::validation(format!("invalid form field: {e}")))?;
+        .map_err(|e| Error::validation(msg::invalid_form_field_detail(e)))?;
     Ok(MediaForm {
         fields,
         uploaded,
@@ -145,8 +146,8 @@ pub async fn read<T: DeserializeOwned>(
 
 fn form_error(e: axum::extract::multipart::MultipartError) -> Error {
     if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
-        Error::PayloadTooLarge("the upload is too large".into())
+        Error::PayloadTooLarge(msg::THE_UPLOAD_IS_TOO_LARGE)
     } else {
-        Error::validation(format!("unreadable form: {}", e.body_text()))
+        Error::validation(msg::unreadable_form_detail(e.body_text()))
     }
 }

@@ -8,6 +8,7 @@ use shared::Error;
 use shared::config::MAX_CONFIGURABLE_BYTES;
 use shared::envelope::{ApiResult, Envelope, ErrorEnvelope, ok, paged};
 use shared::http::{ApiPath, ApiQuery};
+use shared::message::msg;
 use shared::services::media::{self, MediaItem, MediaQuery};
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -79,14 +80,14 @@ pub async fn upload_media(
     let item = if is_form {
         let mut form = Multipart::from_request(request, &state)
             .await
-            .map_err(|e| Error::validation(format!("cannot read the form: {}", e.body_text())))?;
+            .map_err(|e| Error::validation(msg::cannot_read_the_form_detail(e.body_text())))?;
         let field = loop {
             match form.next_field().await {
                 Ok(Some(field)) if field.file_name().is_some() || field.name() == Some("file") => {
                     break field;
                 }
                 Ok(Some(_)) => continue,
-                Ok(None) => return Err(Error::validation("the form holds no file")),
+                Ok(None) => return Err(Error::validation(msg::THE_FORM_HOLDS_NO_FILE)),
                 Err(e) => return Err(form_error(e)),
             }
         };
@@ -95,7 +96,7 @@ pub async fn upload_media(
         let chunks = request
             .into_body()
             .into_data_stream()
-            .map_err(|e| Error::validation(format!("cannot read the body: {e}")));
+            .map_err(|e| Error::validation(msg::cannot_read_the_body_detail(e)));
         media::upload(&state.ctx, &admin, Box::pin(chunks)).await?
     };
     Ok(ok(item))
@@ -103,11 +104,11 @@ pub async fn upload_media(
 
 fn form_error(e: axum::extract::multipart::MultipartError) -> Error {
     if e.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
-        Error::PayloadTooLarge(format!(
-            "the form is larger than {MAX_CONFIGURABLE_BYTES} bytes"
+        Error::PayloadTooLarge(msg::the_form_is_larger_than_max_bytes(
+            MAX_CONFIGURABLE_BYTES,
         ))
     } else {
-        Error::validation(format!("cannot read the form: {}", e.body_text()))
+        Error::validation(msg::cannot_read_the_form_detail(e.body_text()))
     }
 }
 

@@ -11,6 +11,7 @@ use shared::Error;
 use shared::domain::question_status::BatchAction;
 use shared::envelope::{ApiResult, Envelope, ErrorEnvelope, ok, paged};
 use shared::http::{ApiJson, ApiPath, ApiQuery};
+use shared::message::msg;
 use shared::services::questions::{
     self, AdminQuestion, BatchRequest, BatchResult, CreatedQuestion, Export, ExportQuery,
     ImportRequest, ImportResult, ListQuery, QuestionExport, QuestionInput, QuestionPatch,
@@ -445,12 +446,11 @@ pub async fn import_csv(
 ) -> ApiResult<ImportResult> {
     let body = body.map_err(|e| {
         if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
-            Error::PayloadTooLarge(format!(
-                "request body larger than {} MiB",
-                IMPORT_BODY_LIMIT / (1024 * 1024)
+            Error::PayloadTooLarge(msg::request_body_larger_than_size_mib(
+                IMPORT_BODY_LIMIT / (1024 * 1024),
             ))
         } else {
-            Error::Validation(e.body_text())
+            Error::Validation(msg::the_request_was_refused_detail(e.body_text()))
         }
     })?;
     let content_type = headers
@@ -494,7 +494,7 @@ pub async fn import_zip(
     let chunks = request
         .into_body()
         .into_data_stream()
-        .map_err(|e| Error::validation(format!("cannot read the body: {e}")));
+        .map_err(|e| Error::validation(msg::cannot_read_the_body_detail(e)));
     Ok(ok(questions::import_zip(
         &state.ctx,
         &admin,

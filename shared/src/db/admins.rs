@@ -1,6 +1,7 @@
 //! `admins`: admin accounts.
 
 use super::{Db, Tx, count_rows, in_tx, read};
+use crate::domain::admin_role::AdminRole;
 
 /// The columns of [`AdminRow`]; `mfa_enabled` is read from `admin_mfa`.
 macro_rules! admin_columns {
@@ -15,7 +16,7 @@ pub struct AdminRow {
     pub id: String,
     pub username: String,
     pub password_hash: String,
-    pub role: String,
+    pub role: AdminRole,
     pub is_active: bool,
     pub token_version: i64,
     pub last_login_at: Option<i64>,
@@ -69,7 +70,7 @@ pub async fn insert_if_absent(tx: &mut Tx, row: &AdminRow) -> sqlx::Result<bool>
         .bind(&row.id)
         .bind(&row.username)
         .bind(&row.password_hash)
-        .bind(&row.role)
+        .bind(row.role)
         .bind(row.is_active)
         .bind(row.token_version)
         .bind(row.last_login_at)
@@ -109,7 +110,7 @@ pub async fn touch_login(tx: &mut Tx, id: &str, now_ms: i64) -> sqlx::Result<()>
 /// A page of admins, filtered by role and active flag, and the total.
 pub async fn page(
     db: &Db,
-    role: Option<&str>,
+    role: Option<AdminRole>,
     is_active: Option<bool>,
     limit: i64,
     offset: i64,
@@ -217,7 +218,7 @@ pub async fn update(
         )
         .bind(&row.id)
         .bind(&row.username)
-        .bind(&row.role)
+        .bind(row.role)
         .bind(row.is_active)
         .bind(i64::from(end_tokens))
         .bind(now_ms)

@@ -107,13 +107,12 @@ ON CONFLICT (player_id, node_id) DO NOTHING"
 
 pub(crate) use first_answer_rows;
 
-/// True when `e` is the refusal of a guard of an answer's write: a NOT NULL
-/// violation on `player_progress.revision`, `challenge_sessions.answered_count` or
-/// `review_memory.reviews` (both engines name the column or table in the message).
+/// True when `e` is the refusal of a guard of an answer's write. The guards make
+/// `player_progress.revision`, `challenge_sessions.answered_count` or
+/// `review_memory.reviews` NULL when what the answer was judged on has changed, and
+/// every other NOT NULL column of those statements is bound from a value that is
+/// never NULL (a non-optional Rust value or a constant): a NOT NULL violation of the
+/// write is therefore a guard's, by its kind alone, on both engines.
 pub(crate) fn is_stale_guard(e: &sqlx::Error) -> bool {
-    matches!(e, sqlx::Error::Database(d)
-        if d.kind() == sqlx::error::ErrorKind::NotNullViolation
-            && (d.message().contains("revision")
-                || d.message().contains("answered_count")
-                || (d.message().contains("review_memory") && d.message().contains("reviews"))))
+    matches!(e, sqlx::Error::Database(d) if d.kind() == sqlx::error::ErrorKind::NotNullViolation)
 }

@@ -4,6 +4,8 @@
 use super::paging::{self, Counted, Order};
 use super::{Db, Tx, in_tx, read};
 use crate::domain::content_type::ContentType;
+use crate::domain::question_source::QuestionSource;
+use crate::domain::question_status::QuestionStatus;
 
 /// A question with its card (LEFT JOIN: the card columns are null when it has none).
 #[derive(Clone, Debug, sqlx::FromRow)]
@@ -17,8 +19,8 @@ pub struct QuestionRow {
     /// JSON array of strings.
     pub distractors: String,
     pub difficulty: i64,
-    pub status: String,
-    pub source: String,
+    pub status: QuestionStatus,
+    pub source: QuestionSource,
     pub created_at: i64,
     pub updated_at: i64,
     /// The current version (`question_versions`).

@@ -1,40 +1,14 @@
 //! What a question's stem is: text, or the caption of an image, video or audio item.
 
-use std::fmt;
+use crate::closed_set::closed_set;
 
-use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
-
-/// A question's content type.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum ContentType {
-    Text,
-    Image,
-    Video,
-    Audio,
-}
-
-impl ContentType {
-    pub const ALL: [Self; 4] = [Self::Text, Self::Image, Self::Video, Self::Audio];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Text => "text",
-            Self::Image => "image",
-            Self::Video => "video",
-            Self::Audio => "audio",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|c| c.as_str() == s)
-    }
-}
-
-impl fmt::Display for ContentType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+closed_set! {
+    /// A question's content type.
+    pub enum ContentType in "content-type" {
+        Text = "text",
+        Image = "image",
+        Video = "video",
+        Audio = "audio",
     }
 }
 

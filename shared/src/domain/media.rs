@@ -5,6 +5,8 @@
 
 use std::fmt;
 
+use crate::message::{Message, msg};
+
 use img_parts::Bytes;
 
 /// How many leading bytes decide a file's format (WebM's marker may sit up to byte 256;
@@ -140,44 +142,38 @@ pub enum MediaRefusal {
     },
 }
 
-impl fmt::Display for MediaRefusal {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl MediaRefusal {
+    /// What the uploader is told.
+    pub fn message(&self) -> Message {
         match self {
-            Self::Empty => f.write_str("the file is empty"),
-            Self::UnsupportedType(None) => f.write_str(
-                "the file is not a supported media type (PNG, JPEG, WebP, MP3, AAC, M4A, Ogg, MP4 or WebM)",
-            ),
-            Self::UnsupportedType(Some(seen)) => write!(
-                f,
-                "the file is {seen}, not a supported media type (PNG, JPEG, WebP, MP3, AAC, M4A, Ogg, MP4 or WebM)"
-            ),
-            Self::TooLarge { kind, max_bytes } => {
-                let article = if *kind == MediaKind::Video { "a" } else { "an" };
-                write!(f, "{article} {kind} file may be at most {max_bytes} bytes")
+            Self::Empty => msg::THE_FILE_IS_EMPTY,
+            Self::UnsupportedType(None) => msg::THE_FILE_IS_NOT_A_SUPPORTED_MEDIA_TYPE,
+            Self::UnsupportedType(Some(seen)) => {
+                msg::the_file_is_seen_not_a_supported_media_type(seen)
             }
+            Self::TooLarge { kind, max_bytes } => match kind {
+                MediaKind::Image => msg::an_image_file_may_be_at_most_max_bytes(max_bytes),
+                MediaKind::Audio => msg::an_audio_file_may_be_at_most_max_bytes(max_bytes),
+                MediaKind::Video => msg::a_video_file_may_be_at_most_max_bytes(max_bytes),
+            },
             Self::ImageTooLarge {
                 width,
                 height,
                 max_side,
-            } => write!(
-                f,
-                "the image is {width} × {height} pixels; each side may be at most {max_side}"
-            ),
-            Self::Damaged(format) => write!(
-                f,
-                "the {} file is damaged or cut short",
-                format.extension()
-            ),
-            Self::NoTrack { format, kind } => write!(
-                f,
-                "the {} file has no {} track",
-                format.extension(),
-                match kind {
-                    MediaKind::Video => "picture",
-                    _ => "sound",
-                }
-            ),
+            } => msg::the_image_is_width_x_height_pixels(width, height, max_side),
+            Self::Damaged(format) => msg::the_ext_file_is_damaged_or_cut_short(format.extension()),
+            Self::NoTrack { format, kind } => match kind {
+                MediaKind::Video => msg::the_ext_file_has_no_picture_track(format.extension()),
+                _ => msg::the_ext_file_has_no_sound_track(format.extension()),
+            },
         }
+    }
+}
+
+/// The English text (logs).
+impl fmt::Display for MediaRefusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.message().fmt(f)
     }
 }
 

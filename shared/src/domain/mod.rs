@@ -1,5 +1,6 @@
 //! Plain types and rules of the game: no I/O, no HTTP, no SQL.
 
+pub mod admin_role;
 pub mod answer;
 pub mod board;
 pub mod change;
@@ -16,6 +17,7 @@ pub mod phone;
 pub mod pick;
 pub mod playable;
 pub mod question_limits;
+pub mod question_source;
 pub mod question_stats;
 pub mod question_status;
 pub mod question_version;

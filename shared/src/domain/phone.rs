@@ -1,5 +1,6 @@
 //! Phone sign-in inputs, valid by construction.
 
+use crate::message::msg;
 use crate::{Error, Result};
 
 /// An 11-digit mainland China mobile number (`1[3-9]` then nine digits).
@@ -18,7 +19,7 @@ impl PhoneNumber {
             Ok(Self(s.to_string()))
         } else {
             Err(Error::validation(
-                "phoneNumber must be an 11-digit mainland mobile number",
+                msg::PHONENUMBER_MUST_BE_AN_11_DIGIT_MAINLAND_MOBILE_NUMBER,
             ))
         }
     }
@@ -43,7 +44,7 @@ impl VerifyCode {
         if (4..=8).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_digit()) {
             Ok(Self(s.to_string()))
         } else {
-            Err(Error::validation("verifyCode must be 4-8 digits"))
+            Err(Error::validation(msg::VERIFYCODE_MUST_BE_4_8_DIGITS))
         }
     }
 

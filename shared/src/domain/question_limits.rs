@@ -5,6 +5,8 @@
 //! counts one, like a Latin letter; a text is measured as it is stored (trimmed where
 //! the service trims it).
 
+use crate::message::{Message, msg};
+
 /// The stem.
 pub const STEM_MAX_CHARS: usize = 1_000;
 /// The correct answer and each distractor.
@@ -22,17 +24,21 @@ pub const CARD_SOURCE_MAX_CHARS: usize = 500;
 
 /// The refusal of `field` (its API name, e.g. `stem.text`) when `text` holds more than
 /// `max_chars` characters.
-pub fn over_length(field: &str, text: &str, max_chars: usize) -> Option<String> {
+pub fn over_length(field: &str, text: &str, max_chars: usize) -> Option<Message> {
     // `nth` stops at the first character past the limit: a huge text costs no more.
     text.chars()
         .nth(max_chars)
-        .map(|_| format!("{field} must be at most {max_chars} characters"))
+        .map(|_| match (field, max_chars) {
+            // a card's title has a message of its own
+            ("title", CARD_TITLE_MAX_CHARS) => msg::TITLE_MUST_BE_AT_MOST_200_CHARACTERS,
+            _ => msg::field_must_be_at_most_max_characters(field, max_chars),
+        })
 }
 
 /// The refusal of a question with more than [`MAX_DISTRACTORS`] distractors.
-pub fn too_many_distractors(count: usize) -> Option<String> {
+pub fn too_many_distractors(count: usize) -> Option<Message> {
     (count > MAX_DISTRACTORS)
-        .then(|| format!("distractors must hold at most {MAX_DISTRACTORS} entries"))
+        .then(|| msg::distractors_must_hold_at_most_max_entries(MAX_DISTRACTORS))
 }
 
 #[cfg(test)]
@@ -43,8 +49,8 @@ mod tests {
     fn the_limit_itself_passes_one_more_is_refused() {
         assert_eq!(over_length("stem.text", &"a".repeat(1_000), 1_000), None);
         assert_eq!(
-            over_length("stem.text", &"a".repeat(1_001), 1_000).as_deref(),
-            Some("stem.text must be at most 1000 characters")
+            over_length("stem.text", &"a".repeat(1_001), 1_000).map(|m| m.to_string()),
+            Some("stem.text must be at most 1000 characters".to_string())
         );
         assert_eq!(over_length("x", "", 0), None);
     }
@@ -68,8 +74,8 @@ mod tests {
     fn at_most_five_distractors() {
         assert_eq!(too_many_distractors(5), None);
         assert_eq!(
-            too_many_distractors(6).as_deref(),
-            Some("distractors must hold at most 5 entries")
+            too_many_distractors(6).map(|m| m.to_string()),
+            Some("distractors must hold at most 5 entries".to_string())
         );
     }
 }

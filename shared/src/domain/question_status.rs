@@ -1,48 +1,15 @@
 //! The question status workflow (spec "Question status (admin)", operations.md §9): which
 //! moves the status endpoint, DELETE and the batch operations accept.
 
-use std::fmt;
+use crate::closed_set::closed_set;
 
-/// A question's status.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum QuestionStatus {
-    Draft,
-    Reviewing,
-    Published,
-    Archived,
-}
-
-impl QuestionStatus {
-    pub const ALL: [Self; 4] = [
-        Self::Draft,
-        Self::Reviewing,
-        Self::Published,
-        Self::Archived,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Draft => "draft",
-            Self::Reviewing => "reviewing",
-            Self::Published => "published",
-            Self::Archived => "archived",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "draft" => Some(Self::Draft),
-            "reviewing" => Some(Self::Reviewing),
-            "published" => Some(Self::Published),
-            "archived" => Some(Self::Archived),
-            _ => None,
-        }
-    }
-}
-
-impl fmt::Display for QuestionStatus {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+closed_set! {
+    /// A question's status.
+    pub enum QuestionStatus in "status" {
+        Draft = "draft",
+        Reviewing = "reviewing",
+        Published = "published",
+        Archived = "archived",
     }
 }
 

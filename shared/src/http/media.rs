@@ -13,6 +13,7 @@ use axum::response::{IntoResponse, Response};
 use http_range_header::{EndPosition, StartPosition, SyntacticallyCorrectRange};
 
 use crate::context::AppContext;
+use crate::message::msg;
 use crate::services::media::{self, ServedFile};
 use crate::{Error, Result};
 
@@ -22,7 +23,7 @@ const SANDBOX: &str = "default-src 'none'; sandbox";
 
 /// Answers `GET /media/{name}` (and `HEAD`, whose body axum drops).
 pub async fn serve(ctx: &AppContext, name: &str, headers: &HeaderMap) -> Result<Response> {
-    let not_found = || Error::not_found("no such media file");
+    let not_found = || Error::not_found(msg::NO_SUCH_MEDIA_FILE);
     let file = media::parse_file_name(name).ok_or_else(not_found)?;
     let etag = format!("\"{}\"", file.id);
     if matches_etag(headers.get(header::IF_NONE_MATCH), &etag) {
@@ -134,7 +135,7 @@ fn byte_range(wanted: SyntacticallyCorrectRange, size: u64) -> Option<Range<u64>
 
 fn unsatisfiable(size: u64) -> Response {
     let mut response =
-        Error::RangeNotSatisfiable(format!("the range is outside the file's {size} bytes"))
+        Error::RangeNotSatisfiable(msg::the_range_is_outside_the_files_size_bytes(size))
             .into_response();
     if let Ok(v) = HeaderValue::from_str(&format!("bytes */{size}")) {
         response.headers_mut().insert(header::CONTENT_RANGE, v);

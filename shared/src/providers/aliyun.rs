@@ -54,6 +54,7 @@ use serde::Deserialize;
 use sha1::Sha1;
 
 use crate::config::AliyunSettings;
+use crate::message::msg;
 use crate::{Error, Result};
 
 /// API version of `Dypnsapi` this client speaks.
@@ -124,7 +125,7 @@ impl AliyunSmsClient {
             CodeClass::InvalidNumber => {
                 reply.log_refusal("SendSmsVerifyCode", &masked);
                 Err(Error::validation(
-                    "the SMS service refused this phone number",
+                    msg::THE_SMS_SERVICE_REFUSED_THIS_PHONE_NUMBER,
                 ))
             }
             CodeClass::RateLimited => {
@@ -184,7 +185,7 @@ impl AliyunSmsClient {
             CodeClass::InvalidNumber => {
                 reply.log_refusal("CheckSmsVerifyCode", &masked);
                 Err(Error::validation(
-                    "the SMS service refused this phone number",
+                    msg::THE_SMS_SERVICE_REFUSED_THIS_PHONE_NUMBER,
                 ))
             }
             CodeClass::RateLimited => {
@@ -322,12 +323,12 @@ impl Reply {
 }
 
 fn provider_error() -> Error {
-    Error::SmsProvider("the SMS verification service is unavailable, try again later".into())
+    Error::SmsProvider(msg::THE_SMS_VERIFICATION_SERVICE_IS_UNAVAILABLE_TRY_AGAIN_LATER)
 }
 
 fn rate_limited() -> Error {
     Error::RateLimited {
-        message: "too many verification codes requested, try again later".into(),
+        message: msg::TOO_MANY_VERIFICATION_CODES_REQUESTED_TRY_AGAIN_LATER,
         retry_after_secs: RATE_LIMIT_RETRY_SECS,
     }
 }

@@ -6,6 +6,7 @@ use utoipa::ToSchema;
 use crate::context::AppContext;
 use crate::db;
 use crate::domain::board::BoardKey;
+use crate::message::msg;
 use crate::services::player_auth;
 use crate::tokens::hash_token;
 use crate::{Error, Result};
@@ -23,7 +24,7 @@ pub async fn account_holder(ctx: &AppContext, token: &str) -> Result<String> {
     let subject = player_auth::verify_access(ctx, token)?;
     let row = db::players::auth_row(&ctx.db, &subject.player_id)
         .await?
-        .ok_or_else(|| Error::unauthorized("unknown player"))?;
+        .ok_or_else(|| Error::unauthorized(msg::UNKNOWN_PLAYER))?;
     player_auth::admit_holder(&row.account, &subject)?;
     Ok(row.id)
 }

@@ -9,6 +9,7 @@ use crate::client_addr::LimitKey;
 use crate::context::AppContext;
 use crate::db::{self, Tx, admins::AdminRow};
 use crate::envelope::Pagination;
+use crate::message::msg;
 use crate::password;
 use crate::services::admin_auth::{self, AdminAccount, AdminPrincipal, AdminRole};
 use crate::services::admin_throttle;
@@ -39,23 +40,16 @@ pub async fn list(ctx: &AppContext, q: &AdminListQuery) -> Result<(Vec<AdminAcco
         None => None,
         Some(r) => Some(
             AdminRole::parse(r)
-                .ok_or_else(|| Error::validation("role must be super_admin or admin"))?,
+                .ok_or_else(|| Error::validation(msg::ROLE_MUST_BE_SUPER_ADMIN_OR_ADMIN))?,
         ),
     };
     let is_active = match q.is_active {
         None => None,
         Some(0) => Some(false),
         Some(1) => Some(true),
-        Some(_) => return Err(Error::validation("isActive must be 0 or 1")),
+        Some(_) => return Err(Error::validation(msg::ISACTIVE_MUST_BE_0_OR_1)),
     };
-    let (rows, total) = db::admins::page(
-        &ctx.db,
-        role.map(AdminRole::as_str),
-        is_active,
-        limit,
-        offset,
-    )
-    .await?;
+    let (rows, total) = db::admins::page(&ctx.db, role, is_active, limit, offset).await?;
     Ok((
         rows.iter().map(AdminAccount::from_row).collect(),
         Pagination { total, page, limit },
@@ -66,7 +60,7 @@ fn check_username(username: &str) -> Result<String> {
     let u = username.trim();
     let len = u.chars().count();
     if !(3..=50).contains(&len) {
-        return Err(Error::validation("username must be 3-50 characters"));
+        return Err(Error::validation(msg::USERNAME_MUST_BE_3_50_CHARACTERS));
     }
     Ok(u.to_string())
 }
@@ -74,7 +68,7 @@ fn check_username(username: &str) -> Result<String> {
 fn check_password(password: &str) -> Result<()> {
     let len = password.chars().count();
     if !(8..=128).contains(&len) {
-        return Err(Error::validation("password must be 8-128 characters"));
+        return Err(Error::validation(msg::PASSWORD_MUST_BE_8_128_CHARACTERS));
     }
     Ok(())
 }
@@ -109,7 +103,7 @@ pub async fn create(
 ) -> Result<CreatedAdmin> {
     let username = check_username(&req.username)?;
     let role = AdminRole::parse(&req.role)
-        .ok_or_else(|| Error::validation("role must be super_admin or admin"))?;
+        .ok_or_else(|| Error::validation(msg::ROLE_MUST_BE_SUPER_ADMIN_OR_ADMIN))?;
     let plain = match &req.password {
         Some(p) => {
             check_password(p)?;
@@ -120,7 +114,7 @@ pub async fn create(
     let row = admin_auth::new_admin_row(username, &plain, role, ctx.clock.now_ms()).await?;
     let mut tx = ctx.db.begin().await?;
     if !db::admins::insert_if_absent(&mut tx, &row).await? {
-        return Err(Error::validation("username is already taken"));
+        return Err(Error::validation(msg::USERNAME_IS_ALREADY_TAKEN));
     }
     audit::record_and_commit(
         tx,
@@ -153,13 +147,13 @@ pub struct UpdateAdmin {
 /// Refuses a change that would leave no active super_admin (the super_admins are locked
 /// first, so two concurrent demotions cannot both pass).
 async fn keep_a_super_admin(tx: &mut Tx, before: &AdminRow, after: &AdminRow) -> Result<()> {
-    let was = before.role == "super_admin" && before.is_active;
-    let stays = after.role == "super_admin" && after.is_active;
+    let was = before.role == AdminRole::SuperAdmin && before.is_active;
+    let stays = after.role == AdminRole::SuperAdmin && after.is_active;
     if was && !stays {
         let supers = db::admins::lock_active_super_admins(tx).await?;
         if supers.iter().all(|id| *id == before.id) {
             return Err(Error::validation(
-                "the last active super_admin cannot be deleted, demoted or deactivated",
+                msg::THE_LAST_ACTIVE_SUPER_ADMIN_CANNOT_BE_DELETED_DEMOTED_OR_DEA,
             ));
         }
     }
@@ -178,7 +172,7 @@ async fn change(
     db::admins::lock_active_super_admins(&mut tx).await?;
     let before = db::admins::get_for_update(&mut tx, id)
         .await?
-        .ok_or_else(|| Error::not_found("admin not found"))?;
+        .ok_or_else(|| Error::not_found(msg::ADMIN_NOT_FOUND))?;
     let mut after = before.clone();
     apply(&mut after)?;
     keep_a_super_admin(&mut tx, &before, &after).await?;
@@ -188,7 +182,7 @@ async fn change(
         .await
         .map_err(|e| {
             if db::is_unique_violation(&e) {
-                Error::validation("username is already taken")
+                Error::validation(msg::USERNAME_IS_ALREADY_TAKEN)
             } else {
                 e.into()
             }
@@ -224,21 +218,21 @@ pub async fn update(
         None => None,
         Some(r) => Some(
             AdminRole::parse(r)
-                .ok_or_else(|| Error::validation("role must be super_admin or admin"))?,
+                .ok_or_else(|| Error::validation(msg::ROLE_MUST_BE_SUPER_ADMIN_OR_ADMIN))?,
         ),
     };
     let active = match req.is_active {
         None => None,
         Some(0) => Some(false),
         Some(1) => Some(true),
-        Some(_) => return Err(Error::validation("isActive must be 0 or 1")),
+        Some(_) => return Err(Error::validation(msg::ISACTIVE_MUST_BE_0_OR_1)),
     };
     change(ctx, actor, id, "admin.update", |row| {
         if let Some(u) = username {
             row.username = u;
         }
         if let Some(r) = role {
-            row.role = r.as_str().to_string();
+            row.role = r;
         }
         if let Some(a) = active {
             row.is_active = a;
@@ -277,7 +271,7 @@ pub async fn reset_password(
     let mut tx = ctx.db.begin().await?;
     let row = db::admins::get_tx(&mut tx, id)
         .await?
-        .ok_or_else(|| Error::not_found("admin not found"))?;
+        .ok_or_else(|| Error::not_found(msg::ADMIN_NOT_FOUND))?;
     db::admins::set_password(&mut tx, id, &hash, now).await?;
     db::refresh_tokens::revoke_all(&mut tx, Audience::Admin.column(), id, None, now).await?;
     audit::record_and_commit(
@@ -329,7 +323,7 @@ pub async fn change_password(
     check_password(&req.new_password)?;
     let row = db::admins::get(&ctx.db, &actor.id)
         .await?
-        .ok_or_else(|| Error::unauthorized("admin not found"))?;
+        .ok_or_else(|| Error::unauthorized(msg::ADMIN_NOT_FOUND))?;
     let reservation = admin_throttle::reserve(ctx, &row.username, client).await?;
     let matches = match password::verify(
         req.current_password.clone(),
@@ -345,7 +339,7 @@ pub async fn change_password(
     };
     if !matches {
         reservation.failed();
-        return Err(Error::unauthorized("current password is wrong"));
+        return Err(Error::unauthorized(msg::CURRENT_PASSWORD_IS_WRONG));
     }
     reservation.confirmed(ctx).await;
     let hash = password::hash(req.new_password.clone()).await?;
@@ -353,7 +347,7 @@ pub async fn change_password(
     let mut tx = ctx.db.begin().await?;
     let version = db::admins::set_password(&mut tx, &actor.id, &hash, now)
         .await?
-        .ok_or_else(|| Error::unauthorized("admin not found"))?;
+        .ok_or_else(|| Error::unauthorized(msg::ADMIN_NOT_FOUND))?;
     let tokens =
         refresh_sessions::restart_admin_sessions(ctx, &mut tx, &actor.id, version, now).await?;
     audit::record_and_commit(

@@ -18,6 +18,7 @@ use uuid::Uuid;
 use crate::client_addr::LimitKey;
 use crate::context::AppContext;
 use crate::db::{self, admins::AdminRow};
+use crate::message::msg;
 use crate::password;
 pub use crate::services::admin_identity::{AdminAccount, AdminPrincipal, AdminRole};
 use crate::services::admin_mfa::{self, SecondFactor, SecondStep};
@@ -83,7 +84,7 @@ pub(crate) async fn new_admin_row(
         id: Uuid::new_v4().to_string(),
         username,
         password_hash: password::hash(plain_password.to_owned()).await?,
-        role: role.as_str().to_string(),
+        role,
         is_active: true,
         token_version: 0,
         last_login_at: None,
@@ -220,7 +221,7 @@ pub async fn login(ctx: &AppContext, sign_in: &SignIn, origin: Origin) -> Result
         admin: AdminIdentity {
             id: row.id,
             username: row.username,
-            role: AdminRole::parse(&row.role).unwrap_or(AdminRole::Admin),
+            role: row.role,
         },
     })
 }
@@ -259,7 +260,7 @@ pub async fn console_admin(ctx: &AppContext, identity: &ConsoleIdentity) -> Resu
 
 fn principal(row: AdminRow) -> AdminPrincipal {
     AdminPrincipal {
-        role: AdminRole::parse(&row.role).unwrap_or(AdminRole::Admin),
+        role: row.role,
         id: row.id,
         username: row.username,
         mfa_enabled: row.mfa_enabled,
@@ -283,8 +284,7 @@ pub async fn set_language(
 pub fn require_mfa_if_configured(ctx: &AppContext, admin: &AdminPrincipal) -> Result<()> {
     if ctx.settings.admin_require_mfa && admin.role == AdminRole::SuperAdmin && !admin.mfa_enabled {
         return Err(Error::forbidden(
-            "this super_admin account must set up MFA first: POST /v1/admin/mfa/setup, then \
-             /v1/admin/mfa/enable with a code (in the console: the MFA page)",
+            msg::THIS_SUPER_ADMIN_ACCOUNT_MUST_SET_UP_MFA_FIRST,
         ));
     }
     Ok(())
@@ -316,14 +316,18 @@ struct FailedSignIn {
 async fn check_credentials(ctx: &AppContext, sign_in: &SignIn, origin: Origin) -> Result<AdminRow> {
     let username = sign_in.username.trim();
     if username.is_empty() {
-        return Err(Error::validation("username is required"));
+        return Err(Error::validation(msg::USERNAME_IS_REQUIRED));
     }
     let len = sign_in.password.chars().count();
     if len < 8 {
-        return Err(Error::validation("password must be at least 8 characters"));
+        return Err(Error::validation(
+            msg::PASSWORD_MUST_BE_AT_LEAST_8_CHARACTERS,
+        ));
     }
     if len > 128 {
-        return Err(Error::validation("password must be at most 128 characters"));
+        return Err(Error::validation(
+            msg::PASSWORD_MUST_BE_AT_MOST_128_CHARACTERS,
+        ));
     }
     let reservation = admin_throttle::reserve(ctx, username, origin.limit_key()).await?;
     match judge(ctx, username, sign_in).await {
@@ -357,7 +361,7 @@ async fn judge(ctx: &AppContext, username: &str, sign_in: &SignIn) -> Result<Adm
         Some(row) if matches && row.is_active => row,
         other => {
             return Err(Refusal::Failed(FailedSignIn {
-                error: Error::unauthorized("wrong username or password"),
+                error: Error::unauthorized(msg::WRONG_USERNAME_OR_PASSWORD),
                 reason: if matches { "inactive" } else { "password" },
                 account: other.map(|r| r.id),
             }));
@@ -376,10 +380,10 @@ async fn judge(ctx: &AppContext, username: &str, sign_in: &SignIn) -> Result<Adm
     {
         SecondStep::Passed => Ok(row),
         SecondStep::Missing => Err(Refusal::Unjudged(Error::MfaRequired(
-            "this account has MFA on: send totpCode (or recoveryCode) with the password".into(),
+            msg::THIS_ACCOUNT_HAS_MFA_ON_SEND_TOTPCODE_OR_RECOVERYCODE_WITH_T,
         ))),
         SecondStep::Refused => Err(failed(
-            Error::unauthorized("wrong or already used MFA code"),
+            Error::unauthorized(msg::WRONG_OR_ALREADY_USED_MFA_CODE),
             "mfa_code",
         )),
         SecondStep::Locked(error) => Err(failed(error, "mfa_locked")),
@@ -419,7 +423,7 @@ pub async fn authenticate(ctx: &AppContext, token: &str) -> Result<AdminPrincipa
 async fn live_admin(ctx: &AppContext, id: &str, version: i64) -> Result<AdminRow> {
     match db::admins::get(&ctx.db, id).await? {
         Some(row) if row.is_active && row.token_version == version => Ok(row),
-        _ => Err(Error::unauthorized("admin token no longer valid")),
+        _ => Err(Error::unauthorized(msg::ADMIN_TOKEN_NO_LONGER_VALID)),
     }
 }
 
@@ -427,7 +431,7 @@ async fn live_admin(ctx: &AppContext, id: &str, version: i64) -> Result<AdminRow
 pub fn check_static_token(ctx: &AppContext, token: &str) -> Result<()> {
     match &ctx.settings.admin_static_token {
         Some(expected) if constant_time_eq(expected.expose(), token) => Ok(()),
-        _ => Err(Error::unauthorized("wrong token")),
+        _ => Err(Error::unauthorized(msg::WRONG_TOKEN)),
     }
 }
 
@@ -436,5 +440,5 @@ pub async fn get_account(ctx: &AppContext, id: &str) -> Result<AdminAccount> {
     db::admins::get(&ctx.db, id)
         .await?
         .map(|row| AdminAccount::from_row(&row))
-        .ok_or_else(|| Error::not_found("admin not found"))
+        .ok_or_else(|| Error::not_found(msg::ADMIN_NOT_FOUND))
 }

@@ -8,28 +8,7 @@ use utoipa::ToSchema;
 use crate::clock::from_ms;
 use crate::db::admins::AdminRow;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum AdminRole {
-    SuperAdmin,
-    Admin,
-}
-
-impl AdminRole {
-    pub fn parse(value: &str) -> Option<Self> {
-        match value {
-            "super_admin" => Some(Self::SuperAdmin),
-            "admin" => Some(Self::Admin),
-            _ => None,
-        }
-    }
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::SuperAdmin => "super_admin",
-            Self::Admin => "admin",
-        }
-    }
-}
+pub use crate::domain::admin_role::AdminRole;
 
 /// The signed-in admin behind a request.
 #[derive(Clone, Debug)]
@@ -64,7 +43,7 @@ impl AdminAccount {
         Self {
             id: row.id.clone(),
             username: row.username.clone(),
-            role: AdminRole::parse(&row.role).unwrap_or(AdminRole::Admin),
+            role: row.role,
             is_active: i64::from(row.is_active),
             last_login_at: row.last_login_at.map(from_ms),
             created_at: from_ms(row.created_at),

@@ -29,6 +29,7 @@ use utoipa::ToSchema;
 use crate::client_addr::LimitKey;
 use crate::context::AppContext;
 use crate::db::{self, admin_mfa::CodeCounter, admin_mfa::SecretColumn};
+use crate::message::msg;
 use crate::secrets_key::Opened;
 use crate::services::admin_identity::{AdminAccount, AdminPrincipal};
 use crate::services::admin_throttle;
@@ -229,7 +230,7 @@ pub async fn setup(ctx: &AppContext, admin: &AdminPrincipal) -> Result<MfaEnrolm
     let mut tx = ctx.db.begin().await?;
     if !db::admin_mfa::set_pending(&mut tx, &admin.id, &sealed, ctx.clock.now_ms()).await? {
         return Err(Error::conflict(
-            "MFA is already on; disable it first to enrol a new device",
+            msg::MFA_IS_ALREADY_ON_DISABLE_IT_FIRST_TO_ENROL_A_NEW_DEVICE,
         ));
     }
     tx.commit().await?;
@@ -259,18 +260,18 @@ pub async fn pending_enrolment(
 pub async fn enable(ctx: &AppContext, admin: &AdminPrincipal, code: &str) -> Result<MfaEnabled> {
     let row = db::admin_mfa::get(&ctx.db, &admin.id).await?;
     let pending = match row {
-        Some(r) if r.secret.is_some() => return Err(Error::conflict("MFA is already on")),
+        Some(r) if r.secret.is_some() => return Err(Error::conflict(msg::MFA_IS_ALREADY_ON)),
         Some(r) => r.pending_secret,
         None => None,
     };
     let Some(pending) = pending else {
         return Err(Error::validation(
-            "no MFA set-up is waiting; start one with POST /v1/admin/mfa/setup",
+            msg::NO_MFA_SET_UP_IS_WAITING_START_ONE_WITH_POST_V1_ADMIN_MFA_SE,
         ));
     };
     let totp = totp_of(&open_secret(ctx, &admin.id, &pending)?, &admin.username)?;
     let step = matching_step(&totp, code).ok_or_else(|| {
-        Error::validation("the code does not match; check the device's time and try again")
+        Error::validation(msg::THE_CODE_DOES_NOT_MATCH_CHECK_THE_DEVICE_S_TIME_AND_TRY_AGAI)
     })?;
     let codes: Vec<String> = (0..RECOVERY_CODES).map(|_| new_recovery_code()).collect();
     let hashes: Vec<String> = codes.iter().map(|c| recovery_hash(c)).collect();
@@ -279,13 +280,13 @@ pub async fn enable(ctx: &AppContext, admin: &AdminPrincipal, code: &str) -> Res
     // The confirming code's step counts as used: it cannot sign in afterwards.
     if !db::admin_mfa::enable(&mut tx, &admin.id, &pending, step, now).await? {
         return Err(Error::conflict(
-            "the MFA set-up changed meanwhile; start again",
+            msg::THE_MFA_SET_UP_CHANGED_MEANWHILE_START_AGAIN,
         ));
     }
     db::admin_mfa::replace_recovery_codes(&mut tx, &admin.id, &hashes, now).await?;
     let version = db::admins::next_token_version(&mut tx, &admin.id, now)
         .await?
-        .ok_or_else(|| Error::unauthorized("admin not found"))?;
+        .ok_or_else(|| Error::unauthorized(msg::ADMIN_NOT_FOUND))?;
     let tokens =
         refresh_sessions::restart_admin_sessions(ctx, &mut tx, &admin.id, version, now).await?;
     commit_own_mfa_change(tx, ctx, admin, "admin.mfa_enable").await?;
@@ -446,9 +447,7 @@ async fn lock_codes_if_full(
 /// The refusal of a code while the admin's codes are locked.
 fn locked(retry_after_secs: u64) -> Error {
     Error::RateLimited {
-        message: "too many wrong MFA codes: this account's codes are refused for an hour, or \
-                  until a super_admin resets its MFA"
-            .into(),
+        message: msg::TOO_MANY_WRONG_MFA_CODES_THIS_ACCOUNT_S_CODES_ARE_REFUSED_F,
         retry_after_secs,
     }
 }
@@ -504,7 +503,7 @@ pub async fn disable(
     let secret = db::admin_mfa::get(&ctx.db, &admin.id)
         .await?
         .and_then(|r| r.secret)
-        .ok_or_else(|| Error::conflict("MFA is not on"))?;
+        .ok_or_else(|| Error::conflict(msg::MFA_IS_NOT_ON))?;
     let reservation = admin_throttle::reserve(ctx, &admin.username, client).await?;
     let verdict = match judge_code(
         ctx,
@@ -525,7 +524,9 @@ pub async fn disable(
         CodeVerdict::Accepted => reservation.confirmed(ctx).await,
         CodeVerdict::Wrong => {
             reservation.failed();
-            return Err(Error::validation("the code is wrong or was already used"));
+            return Err(Error::validation(
+                msg::THE_CODE_IS_WRONG_OR_WAS_ALREADY_USED,
+            ));
         }
         CodeVerdict::Locked { retry_after_secs } => {
             reservation.failed();
@@ -572,7 +573,7 @@ pub async fn reset(ctx: &AppContext, actor: &AdminPrincipal, id: &str) -> Result
     // super_admin session could drop it without one.
     if id == actor.id {
         return Err(Error::validation(
-            "reset another admin's MFA; turn off your own with a code (POST /v1/admin/mfa/disable)",
+            msg::RESET_ANOTHER_ADMIN_S_MFA_TURN_OFF_YOUR_OWN_WITH_A_CODE_POST,
         ));
     }
     let now = ctx.clock.now_ms();
@@ -584,7 +585,7 @@ pub async fn reset(ctx: &AppContext, actor: &AdminPrincipal, id: &str) -> Result
     let mut tx = ctx.db.begin().await?;
     let row = db::admins::get_tx(&mut tx, id)
         .await?
-        .ok_or_else(|| Error::not_found("admin not found"))?;
+        .ok_or_else(|| Error::not_found(msg::ADMIN_NOT_FOUND))?;
     let before = AdminAccount::from_row(&row);
     let mut before_state = serde_json::to_value(&before).ok();
     if let (Some(until), Some(serde_json::Value::Object(state))) = (locked_until, &mut before_state)

@@ -16,6 +16,7 @@
 use crate::client_addr::LimitKey;
 use crate::context::AppContext;
 use crate::db::{self, sign_in_failures::Counter};
+use crate::message::msg;
 use crate::{Error, Result};
 
 /// Failed sign-ins per username in [`USERNAME_WINDOW_MS`].
@@ -99,7 +100,7 @@ pub async fn reserve(ctx: &AppContext, username: &str, client: LimitKey) -> Resu
         if !taken {
             // Dropping the transaction rolls back the other counter's place.
             return Err(Error::RateLimited {
-                message: "too many failed sign-ins; try again later".into(),
+                message: msg::TOO_MANY_FAILED_SIGN_INS_TRY_AGAIN_LATER,
                 retry_after_secs: place.retry_after_secs(now),
             });
         }

@@ -13,6 +13,7 @@ use crate::context::AppContext;
 use crate::db::progress::{PlayerProgress, Target, Update};
 use crate::db::{self, ads::NewAdSession};
 use crate::domain::change::ResourceChange;
+use crate::message::msg;
 use crate::services::player_auth::PlayerPrincipal;
 use crate::services::progress::{self, ProgressSummary};
 use crate::{Error, Result};
@@ -97,16 +98,16 @@ fn check_input(ctx: &AppContext, client_request_id: &str, provider: &str) -> Res
     let crid = client_request_id.trim();
     if crid.is_empty() || crid.len() > 128 {
         return Err(Error::validation(
-            "clientRequestId must be 1-128 characters",
+            msg::CLIENTREQUESTID_MUST_BE_1_128_CHARACTERS,
         ));
     }
     match provider {
         "mock" if ctx.settings.is_production() => Err(Error::validation(
-            "the mock ad provider is not accepted in production",
+            msg::THE_MOCK_AD_PROVIDER_IS_NOT_ACCEPTED_IN_PRODUCTION,
         )),
         "mock" => Ok(()),
         _ => Err(Error::validation(
-            "adProvider is not a provider this server knows",
+            msg::ADPROVIDER_IS_NOT_A_PROVIDER_THIS_SERVER_KNOWS,
         )),
     }
 }
@@ -204,7 +205,7 @@ pub async fn open_session(
     check_input(ctx, &req.client_request_id, &req.ad_provider)?;
     if !matches!(req.platform.as_str(), "ios" | "android" | "harmony" | "web") {
         return Err(Error::validation(
-            "platform must be ios, android, harmony or web",
+            msg::PLATFORM_MUST_BE_IOS_ANDROID_HARMONY_OR_WEB,
         ));
     }
     let crid = req.client_request_id.trim();
@@ -260,7 +261,7 @@ pub async fn open_session(
         .ok_or_else(|| Error::internal("ad session vanished"))?;
     if !created && row.kind != kind {
         return Err(Error::validation(
-            "clientRequestId was used for another type",
+            msg::CLIENTREQUESTID_WAS_USED_FOR_ANOTHER_TYPE,
         ));
     }
     let remaining = remaining_today(ctx, &player.id, kind, now).await?;
@@ -338,7 +339,7 @@ pub async fn complete(
     check_input(ctx, &req.client_request_id, &req.ad_provider)?;
     let session_id = req.session_id.trim();
     if session_id.is_empty() || session_id.len() > 64 {
-        return Err(Error::validation("sessionId is required"));
+        return Err(Error::validation(msg::SESSIONID_IS_REQUIRED));
     }
     let rules = &ctx.settings.rules;
     let now = ctx.clock.now();
@@ -350,7 +351,7 @@ pub async fn complete(
     let session = db::ads::get(&mut tx, session_id)
         .await?
         .filter(|s| s.player_id == player.id)
-        .ok_or_else(|| Error::not_found("ad session not found"))?;
+        .ok_or_else(|| Error::not_found(msg::AD_SESSION_NOT_FOUND))?;
     if let Some(first) = session
         .result
         .as_deref()
@@ -457,7 +458,9 @@ pub async fn complete(
     };
     let stored = serde_json::to_string(&answer).map_err(|e| Error::internal(e.to_string()))?;
     if !db::ads::finish(&mut tx, session_id, "completed", &stored, &today, now_ms).await? {
-        return Err(Error::conflict("the ad session was completed concurrently"));
+        return Err(Error::conflict(
+            msg::THE_AD_SESSION_WAS_COMPLETED_CONCURRENTLY,
+        ));
     }
     tx.commit().await?;
     ctx.publish_ranks(&ranks).await;

@@ -12,6 +12,7 @@ use crate::clock::from_ms;
 use crate::context::AppContext;
 use crate::db::{self, Tx, audit::NewAuditEntry};
 use crate::envelope::Pagination;
+use crate::message::msg;
 use crate::services::admin_identity::{AdminPrincipal, AdminRole};
 use crate::{Error, Result};
 
@@ -93,10 +94,10 @@ impl PageQuery {
         let page = self.page.unwrap_or(1);
         let limit = self.limit.unwrap_or(20);
         if page < 1 {
-            return Err(Error::validation("page must be at least 1"));
+            return Err(Error::validation(msg::PAGE_MUST_BE_AT_LEAST_1));
         }
         if !(1..=50).contains(&limit) {
-            return Err(Error::validation("limit must be 1-50"));
+            return Err(Error::validation(msg::LIMIT_MUST_BE_1_50));
         }
         Ok((page, limit, crate::envelope::page_offset(page, limit)?))
     }

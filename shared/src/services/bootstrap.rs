@@ -3,6 +3,7 @@
 //! tracks, wallet, inventory).
 
 use crate::domain::league::tier_name;
+use crate::message::msg;
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -55,7 +56,7 @@ pub struct Bootstrap {
 pub async fn bootstrap(ctx: &AppContext, player: &PlayerPrincipal) -> Result<Bootstrap> {
     let state = db::players::region_state(&ctx.db, &player.id)
         .await?
-        .ok_or_else(|| Error::unauthorized("account deleted"))?;
+        .ok_or_else(|| Error::unauthorized(msg::ACCOUNT_DELETED))?;
     let mut p = progress::load(ctx, &player.id).await?;
     p.reviews_due = Some(review::due_count(ctx, &player.id).await?);
     let now = ctx.clock.now();

@@ -16,6 +16,7 @@ use crate::db::progress::{Target, Update, Written};
 use crate::db::{self, Tx, in_tx};
 use crate::domain::fairplay::{self as rules, Signal, queue_key, signals_of};
 use crate::envelope::Pagination;
+use crate::message::msg;
 use crate::services::admin_auth::AdminPrincipal;
 use crate::services::audit::{self, PageQuery, Write};
 use crate::services::board_visibility::{self, VisibilityChange};
@@ -112,10 +113,10 @@ async fn set_hold(
         db::progress::write(Target::Tx(tx), player_id, Update::Touch, now_ms).await?,
         Written::Recorded { .. }
     ) {
-        return Err(Error::not_found("player not found"));
+        return Err(Error::not_found(msg::PLAYER_NOT_FOUND));
     }
     if !db::fairplay::set_held(tx, player_id, held).await? {
-        return Err(Error::not_found("player not found"));
+        return Err(Error::not_found(msg::PLAYER_NOT_FOUND));
     }
     let (region, banned_until): (Option<String>, Option<Option<i64>>) = in_tx!(tx, |ex| {
         let (region, banned, until): (Option<String>, bool, Option<i64>) = sqlx::query_as(
@@ -298,7 +299,7 @@ pub async fn decide(
         "clear" => ("cleared", false),
         "hold" => ("held", true),
         "ban" => ("banned", false),
-        _ => return Err(Error::validation("decision must be clear, hold or ban")),
+        _ => return Err(Error::validation(msg::DECISION_MUST_BE_CLEAR_HOLD_OR_BAN)),
     };
     let before = moderation::player(ctx, player_id).await?;
     let now = ctx.clock.now_ms();
@@ -315,7 +316,7 @@ pub async fn decide(
         db::progress::write(Target::Tx(&mut tx), player_id, Update::Touch, now).await?,
         Written::Recorded { .. }
     ) {
-        return Err(Error::not_found("player not found"));
+        return Err(Error::not_found(msg::PLAYER_NOT_FOUND));
     }
     db::fairplay::decide(
         &mut tx,

@@ -12,6 +12,7 @@ use crate::client_addr::LimitKey;
 use crate::context::AppContext;
 use crate::db::request_counters::Counter;
 use crate::db::{self, feedback::NewFeedback};
+use crate::message::msg;
 use crate::services::player_auth::PlayerPrincipal;
 use crate::{Error, Result};
 
@@ -35,9 +36,9 @@ pub struct FeedbackReceipt {
 
 fn at_most<'a>(value: Option<&'a str>, max: usize, name: &str) -> Result<Option<&'a str>> {
     match value.map(str::trim).filter(|v| !v.is_empty()) {
-        Some(v) if v.chars().count() > max => Err(Error::validation(format!(
-            "{name} must be at most {max} characters"
-        ))),
+        Some(v) if v.chars().count() > max => Err(Error::validation(
+            msg::field_must_be_at_most_max_characters(name, max),
+        )),
         other => Ok(other),
     }
 }
@@ -54,7 +55,7 @@ pub async fn submit(
     let content = req.content.trim();
     let len = content.chars().count();
     if !(1..=2000).contains(&len) {
-        return Err(Error::validation("content must be 1-2000 characters"));
+        return Err(Error::validation(msg::CONTENT_MUST_BE_1_2000_CHARACTERS));
     }
     let contact = at_most(req.contact.as_deref(), 255, "contact")?;
     let page_context = at_most(req.page_context.as_deref(), 200, "pageContext")?;
@@ -68,12 +69,12 @@ pub async fn submit(
         (
             format!("feedback:player:{}", player.id),
             limits.feedback_per_hour,
-            "too much feedback from this account; try again later",
+            msg::TOO_MUCH_FEEDBACK_FROM_THIS_ACCOUNT_TRY_AGAIN_LATER,
         ),
         (
             format!("feedback:addr:{client}"),
             limits.feedback_per_address_per_hour,
-            "too much feedback from this address; try again later",
+            msg::TOO_MUCH_FEEDBACK_FROM_THIS_ADDRESS_TRY_AGAIN_LATER,
         ),
     ] {
         let counter = Counter {
@@ -86,7 +87,7 @@ pub async fn submit(
             // dropping the transaction gives back a place taken above
             let wait_ms = (window_start_ms + WINDOW_MS - now_ms).max(1);
             return Err(Error::RateLimited {
-                message: refusal.into(),
+                message: refusal,
                 retry_after_secs: u64::try_from((wait_ms + 999) / 1000).unwrap_or(1),
             });
         }

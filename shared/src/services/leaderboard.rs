@@ -22,6 +22,7 @@ use crate::db::players::RegionState;
 use crate::domain::board::{BoardKey, Standing, league_board, ranked, window};
 use crate::domain::league::{self, tier_name, zone, zone_sizes};
 use crate::envelope::Pagination;
+use crate::message::msg;
 use crate::services::player_auth::{self, AccessSubject};
 use crate::services::regions::{self, RegionEntry, SelectedRegion};
 use crate::{Error, Result};
@@ -154,32 +155,32 @@ fn choose(ctx: &AppContext, q: &BoardQuery) -> Result<Choice> {
     let page = q.page.unwrap_or(1);
     let limit = q.limit.unwrap_or(20);
     if page < 1 {
-        return Err(Error::validation("page must be at least 1"));
+        return Err(Error::validation(msg::PAGE_MUST_BE_AT_LEAST_1));
     }
     if !(1..=100).contains(&limit) {
-        return Err(Error::validation("limit must be 1-100"));
+        return Err(Error::validation(msg::LIMIT_MUST_BE_1_100));
     }
     let offset = crate::envelope::page_offset(page, limit)?;
     let around = q.around.unwrap_or(0);
     if !(0..=MAX_AROUND).contains(&around) {
-        return Err(Error::validation("around must be 0-10"));
+        return Err(Error::validation(msg::AROUND_MUST_BE_0_10));
     }
     let previous = match q.week.as_deref().map(str::trim) {
         None | Some("") | Some("current") => false,
         Some("previous") => true,
-        Some(_) => return Err(Error::validation("week must be current or previous")),
+        Some(_) => return Err(Error::validation(msg::WEEK_MUST_BE_CURRENT_OR_PREVIOUS)),
     };
     let scope = match q.scope.as_deref().unwrap_or("region") {
         "region" => Scope::Region,
         "topic" => Scope::Topic,
         "league" => Scope::League,
-        _ => return Err(Error::validation("scope must be region, topic or league")),
+        _ => return Err(Error::validation(msg::SCOPE_MUST_BE_REGION_TOPIC_OR_LEAGUE)),
     };
     let view_region = match (scope, q.region_code.as_deref().map(str::trim)) {
         (Scope::Region, Some(code)) if !code.is_empty() => Some(
             ctx.regions
                 .enabled(code)
-                .ok_or_else(|| Error::validation("regionCode is not an enabled region"))?
+                .ok_or_else(|| Error::validation(msg::REGIONCODE_IS_NOT_AN_ENABLED_REGION))?
                 .clone(),
         ),
         _ => None,
@@ -266,7 +267,7 @@ fn admitted(
     now_ms: i64,
 ) -> Result<RegionState> {
     player_auth::admit(state.as_ref().map(|s| &s.account), subject, now_ms)?;
-    state.ok_or_else(|| Error::unauthorized("unknown player"))
+    state.ok_or_else(|| Error::unauthorized(msg::UNKNOWN_PLAYER))
 }
 
 /// Resolves the board, its source and the meta.
@@ -1044,9 +1045,9 @@ pub async fn history(
         .as_deref()
         .map(str::trim)
         .filter(|b| !b.is_empty())
-        .ok_or_else(|| Error::validation("board is required"))?;
+        .ok_or_else(|| Error::validation(msg::BOARD_IS_REQUIRED))?;
     if board.chars().count() > 200 {
-        return Err(Error::validation("board must be at most 200 characters"));
+        return Err(Error::validation(msg::BOARD_MUST_BE_AT_MOST_200_CHARACTERS));
     }
     let week = match q
         .week_start
@@ -1059,7 +1060,7 @@ pub async fn history(
             let day = chrono::NaiveDate::parse_from_str(w, "%Y-%m-%d")
                 .ok()
                 .filter(|d| chrono::Datelike::weekday(d) == chrono::Weekday::Mon)
-                .ok_or_else(|| Error::validation("weekStart must be a Monday, YYYY-MM-DD"))?;
+                .ok_or_else(|| Error::validation(msg::WEEKSTART_MUST_BE_A_MONDAY_YYYY_MM_DD))?;
             beijing::day_key(day)
         }
     };
@@ -1072,7 +1073,7 @@ pub async fn history(
     } else {
         None
     }
-    .ok_or_else(|| Error::not_found("no settled board of that week"))?;
+    .ok_or_else(|| Error::not_found(msg::NO_SETTLED_BOARD_OF_THAT_WEEK))?;
     let shown = counts.shown;
     let rows = if offset < shown {
         db::settlement::shown_page(&ctx.db, &week, board, offset, limit, counts.hidden, now_ms)

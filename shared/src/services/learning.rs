@@ -20,6 +20,7 @@ use crate::db::question_stats as cursors;
 use crate::db::{self};
 use crate::domain::irt::{self, Examinee, FitSettings};
 use crate::domain::skill::{self, Estimate};
+use crate::message::msg;
 use crate::services::job_clock::SETTLE_MS;
 use crate::services::player_auth::PlayerPrincipal;
 use crate::{Error, Result};
@@ -323,9 +324,9 @@ pub async fn category_calibration(
     let category_id = category_id
         .map(str::trim)
         .filter(|c| !c.is_empty())
-        .ok_or_else(|| Error::validation("categoryId is required"))?;
+        .ok_or_else(|| Error::validation(msg::CATEGORYID_IS_REQUIRED))?;
     if !store::category_exists(&ctx.db, category_id).await? {
-        return Err(Error::not_found("category not found"));
+        return Err(Error::not_found(msg::CATEGORY_NOT_FOUND));
     }
     let Some(fit) = store::calibration(&ctx.db, category_id).await? else {
         return Ok(None);

@@ -32,6 +32,7 @@ use crate::domain::media::{self as rules, MediaFormat, MediaKind, MediaRefusal, 
 use crate::domain::playable::{self, Playable};
 use crate::envelope::Pagination;
 use crate::media_store::StoredBytes;
+use crate::message::msg;
 use crate::services::admin_identity::AdminPrincipal;
 use crate::services::audit::{self, PageQuery, Write};
 use crate::tokens::{hex, sha256_hex};
@@ -162,8 +163,8 @@ async fn item(ctx: &AppContext, row: MediaRow) -> Result<MediaItem> {
 
 fn refused(refusal: MediaRefusal) -> Error {
     match refusal {
-        MediaRefusal::TooLarge { .. } => Error::PayloadTooLarge(refusal.to_string()),
-        other => Error::validation(other.to_string()),
+        MediaRefusal::TooLarge { .. } => Error::PayloadTooLarge(refusal.message()),
+        other => Error::validation(other.message()),
     }
 }
 
@@ -215,10 +216,9 @@ impl Receiving {
                 kind: f.kind(),
                 max_bytes: self.limits.of(f.kind()),
             }),
-            None => Error::PayloadTooLarge(format!(
-                "a media file may be at most {} bytes",
-                self.max_any
-            )),
+            None => {
+                Error::PayloadTooLarge(msg::a_media_file_may_be_at_most_max_bytes(self.max_any))
+            }
         }
     }
 
@@ -486,7 +486,7 @@ where
 
 /// One file of the library (404 when there is none).
 pub async fn get(ctx: &AppContext, id: &str) -> Result<MediaItem> {
-    let not_found = || Error::not_found("no such media");
+    let not_found = || Error::not_found(msg::NO_SUCH_MEDIA);
     if !is_media_id(id) {
         return Err(not_found());
     }
@@ -512,7 +512,7 @@ pub async fn list(ctx: &AppContext, q: &MediaQuery) -> Result<(Vec<MediaItem>, P
         None => None,
         Some(k) => Some(
             MediaKind::parse(k)
-                .ok_or_else(|| Error::validation("type must be image, audio or video"))?,
+                .ok_or_else(|| Error::validation(msg::TYPE_MUST_BE_IMAGE_AUDIO_OR_VIDEO))?,
         ),
     };
     let (rows, total) = db::media::page(
@@ -540,7 +540,7 @@ pub fn is_media_id(id: &str) -> bool {
 
 /// `DELETE /v1/admin/media/{id}`: removes a file no question uses (409 while one does).
 pub async fn delete(ctx: &AppContext, admin: &AdminPrincipal, id: &str) -> Result<MediaItem> {
-    let not_found = || Error::not_found("no such media");
+    let not_found = || Error::not_found(msg::NO_SUCH_MEDIA);
     if !is_media_id(id) {
         return Err(not_found());
     }
@@ -595,9 +595,7 @@ async fn remove_object(ctx: &AppContext, key: &str) {
 }
 
 fn in_use(questions: i64) -> Error {
-    Error::conflict(format!(
-        "the media is used by {questions} question(s); remove it from them first"
-    ))
+    Error::conflict(msg::the_media_is_used_by_count_questions(questions))
 }
 
 /// At most this many files go per run of the unused-media job.

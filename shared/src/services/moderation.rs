@@ -11,6 +11,7 @@ use crate::db::ledger::HIDDEN_FOR_GOOD;
 use crate::db::{self, moderation::PlayerAdminRow};
 use crate::domain::resources;
 use crate::envelope::Pagination;
+use crate::message::msg;
 use crate::services::admin_auth::AdminPrincipal;
 use crate::services::audit::{self, PageQuery, Write};
 use crate::services::board_visibility::{self, VisibilityChange};
@@ -99,7 +100,9 @@ pub async fn players(
     .resolve()?;
     let search = q.search.as_deref().map(str::trim).filter(|s| !s.is_empty());
     if search.is_some_and(|s| s.chars().count() > 100) {
-        return Err(Error::validation("search must be at most 100 characters"));
+        return Err(Error::validation(
+            msg::SEARCH_MUST_BE_AT_MOST_100_CHARACTERS,
+        ));
     }
     let (rows, total) = db::moderation::players(&ctx.db, search, limit, offset).await?;
     let now = ctx.clock.now_ms();
@@ -112,7 +115,7 @@ pub async fn players(
 pub async fn player(ctx: &AppContext, id: &str) -> Result<PlayerRecord> {
     let row = db::moderation::player(&ctx.db, id)
         .await?
-        .ok_or_else(|| Error::not_found("player not found"))?;
+        .ok_or_else(|| Error::not_found(msg::PLAYER_NOT_FOUND))?;
     let mut r = record(row, ctx.clock.now_ms());
     r.sign_in_methods = Some(db::moderation::identities(&ctx.db, id).await?);
     r.review = Some(review::player_review(ctx, id).await?);
@@ -136,7 +139,7 @@ pub async fn ban(
     let reason = staff_reason(req.reason.as_deref())?;
     let now = ctx.clock.now();
     if req.until.is_some_and(|u| u <= now) {
-        return Err(Error::validation("until must be in the future"));
+        return Err(Error::validation(msg::UNTIL_MUST_BE_IN_THE_FUTURE));
     }
     set_ban(
         ctx,
@@ -155,7 +158,9 @@ pub async fn ban(
 pub(crate) fn staff_reason(reason: Option<&str>) -> Result<Option<&str>> {
     let reason = reason.map(str::trim).filter(|r| !r.is_empty());
     if reason.is_some_and(|r| r.chars().count() > 500) {
-        return Err(Error::validation("reason must be at most 500 characters"));
+        return Err(Error::validation(
+            msg::REASON_MUST_BE_AT_MOST_500_CHARACTERS,
+        ));
     }
     Ok(reason)
 }
@@ -207,7 +212,7 @@ pub(crate) async fn set_ban_in(
     // The region under the lock: a move committed since `before` was read is seen.
     let region = db::moderation::set_ban(tx, id, banned, reason, until, ctx.clock.now_ms())
         .await?
-        .ok_or_else(|| Error::not_found("player not found"))?;
+        .ok_or_else(|| Error::not_found(msg::PLAYER_NOT_FOUND))?;
     // On no board while banned (a ban without end hides until the largest instant);
     // back at unban, or by itself when the ban ends: this week's rows, and last week's,
     // live or frozen (`board_visibility`). A banned player earns nothing meanwhile.
@@ -375,15 +380,14 @@ pub async fn set_providers(
     req: &ProviderToggles,
 ) -> Result<AdminProviderList> {
     if req.providers.is_empty() {
-        return Err(Error::validation("providers must not be empty"));
+        return Err(Error::validation(msg::PROVIDERS_MUST_NOT_BE_EMPTY));
     }
     let current = providers(ctx).await?;
     for t in &req.providers {
         let known = current.providers.iter().find(|p| p.id == t.id);
         if known.is_none_or(|p| p.kind != "third_party") {
-            return Err(Error::validation(format!(
-                "{} is not a third-party provider",
-                t.id
+            return Err(Error::validation(msg::id_is_not_a_third_party_provider(
+                &t.id,
             )));
         }
     }

@@ -11,6 +11,7 @@ use crate::context::AppContext;
 use crate::db::sms::{self, SendClaim, SendRefusal};
 use crate::domain::identity::IdentityProvider;
 use crate::domain::phone::{PhoneNumber, VerifyCode};
+use crate::message::msg;
 use crate::providers::SmsBackend;
 use crate::services::player_auth::{self, Session};
 use crate::services::providers::{self, PHONE_SMS};
@@ -53,18 +54,17 @@ pub async fn send_code(ctx: &AppContext, phone: &str, client: LimitKey) -> Resul
         let until_midnight = (beijing::next_midnight(now) - now).num_seconds().max(1) as u64;
         return Err(match refusal {
             SendRefusal::ResendTooSoon(secs) => Error::RateLimited {
-                message: format!(
-                    "a code was sent less than {} seconds ago",
-                    limits.sms_resend_seconds
+                message: msg::a_code_was_sent_less_than_seconds_seconds_ago(
+                    limits.sms_resend_seconds,
                 ),
                 retry_after_secs: secs.max(1) as u64,
             },
             SendRefusal::PhoneDailyLimit => Error::RateLimited {
-                message: "too many codes sent to this number today".into(),
+                message: msg::TOO_MANY_CODES_SENT_TO_THIS_NUMBER_TODAY,
                 retry_after_secs: until_midnight,
             },
             SendRefusal::IpDailyLimit => Error::RateLimited {
-                message: "too many codes requested from this address today".into(),
+                message: msg::TOO_MANY_CODES_REQUESTED_FROM_THIS_ADDRESS_TODAY,
                 retry_after_secs: until_midnight,
             },
         });
@@ -77,9 +77,7 @@ pub async fn send_code(ctx: &AppContext, phone: &str, client: LimitKey) -> Resul
             tracing::info!(phone = %phone.masked(), %code, "console SMS provider: verification code");
             Ok(())
         }
-        _ => Err(Error::ServiceUnavailable(
-            "SMS service not configured".into(),
-        )),
+        _ => Err(Error::ServiceUnavailable(msg::SMS_SERVICE_NOT_CONFIGURED)),
     };
     if let Err(e) = delivered {
         // The provider never sent it: give back the window and the daily allowance.
@@ -97,7 +95,7 @@ pub async fn sign_in(ctx: &AppContext, phone: &str, verify_code: &str) -> Result
     let phone = PhoneNumber::parse(phone)?;
     let code = VerifyCode::parse(verify_code)?;
     let now_ms = ctx.clock.now_ms();
-    let wrong = || Error::InvalidVerifyCode("wrong or expired verification code".into());
+    let wrong = || Error::InvalidVerifyCode(msg::WRONG_OR_EXPIRED_VERIFICATION_CODE);
     let pending = sms::pending(&ctx.db, phone.as_str())
         .await?
         .ok_or_else(wrong)?;
@@ -114,7 +112,7 @@ pub async fn sign_in(ctx: &AppContext, phone: &str, verify_code: &str) -> Result
     tx.commit().await?;
     if !reserved {
         return Err(Error::InvalidVerifyCode(
-            "the code has expired, was used, or had too many wrong tries; request a new one".into(),
+            msg::THE_CODE_HAS_EXPIRED_WAS_USED_OR_HAD_TOO_MANY_WRONG_TRIES_RE,
         ));
     }
 
@@ -125,9 +123,7 @@ pub async fn sign_in(ctx: &AppContext, phone: &str, verify_code: &str) -> Result
             .is_some_and(|stored| constant_time_eq(stored, &code_hash(&phone, code.as_str()))),
         SmsBackend::Aliyun(client) => client.check_code(phone.as_str(), code.as_str()).await?,
         SmsBackend::Unconfigured => {
-            return Err(Error::ServiceUnavailable(
-                "SMS service not configured".into(),
-            ));
+            return Err(Error::ServiceUnavailable(msg::SMS_SERVICE_NOT_CONFIGURED));
         }
     };
     if !correct {

@@ -10,6 +10,7 @@ use crate::clock::beijing;
 use crate::context::AppContext;
 use crate::db::{self, players::NewPlayer};
 use crate::domain::identity::IdentityProvider;
+use crate::message::msg;
 use crate::services::refresh_sessions;
 use crate::tokens::{Audience, TokenType};
 use crate::{Error, Result};
@@ -86,7 +87,7 @@ async fn authenticate_as(
         &subject,
         ctx.clock.now_ms(),
     )?;
-    let row = row.ok_or_else(|| Error::unauthorized("unknown player"))?;
+    let row = row.ok_or_else(|| Error::unauthorized(msg::UNKNOWN_PLAYER))?;
     Ok(PlayerPrincipal {
         id: row.id,
         is_guest: row.is_guest,
@@ -126,9 +127,9 @@ pub fn admit(
     subject: &AccessSubject,
     now_ms: i64,
 ) -> Result<()> {
-    let account = account.ok_or_else(|| Error::unauthorized("unknown player"))?;
+    let account = account.ok_or_else(|| Error::unauthorized(msg::UNKNOWN_PLAYER))?;
     if account.deleted_at.is_some() {
-        return Err(Error::unauthorized("account deleted"));
+        return Err(Error::unauthorized(msg::ACCOUNT_DELETED));
     }
     admit_holder(account, subject)?;
     ensure_not_banned(account.is_banned, account.banned_until, now_ms)
@@ -139,7 +140,9 @@ pub fn admit(
 pub fn admit_holder(account: &db::players::AccountState, subject: &AccessSubject) -> Result<()> {
     ensure_not_merged(account)?;
     if account.token_version != subject.token_version {
-        return Err(Error::unauthorized("this sign-in has ended; sign in again"));
+        return Err(Error::unauthorized(
+            msg::THIS_SIGN_IN_HAS_ENDED_SIGN_IN_AGAIN,
+        ));
     }
     Ok(())
 }
@@ -148,7 +151,7 @@ pub fn admit_holder(account: &db::players::AccountState, subject: &AccessSubject
 pub fn ensure_not_merged(account: &db::players::AccountState) -> Result<()> {
     if account.merged_into.is_some() {
         return Err(Error::unauthorized(
-            "this guest was linked into another account; sign in with that account",
+            msg::THIS_GUEST_WAS_LINKED_INTO_ANOTHER_ACCOUNT_SIGN_IN_WITH_THAT,
         ));
     }
     Ok(())
@@ -157,7 +160,7 @@ pub fn ensure_not_merged(account: &db::players::AccountState) -> Result<()> {
 /// A ban without `until` lasts until unban; one with `until` ends by itself.
 pub fn ensure_not_banned(is_banned: bool, banned_until: Option<i64>, now_ms: i64) -> Result<()> {
     if is_banned && banned_until.is_none_or(|until| until > now_ms) {
-        Err(Error::forbidden("this account is banned"))
+        Err(Error::forbidden(msg::THIS_ACCOUNT_IS_BANNED))
     } else {
         Ok(())
     }
@@ -166,7 +169,7 @@ pub fn ensure_not_banned(is_banned: bool, banned_until: Option<i64>, now_ms: i64
 fn validate_device_id(device_id: &str) -> Result<&str> {
     let trimmed = device_id.trim();
     if trimmed.is_empty() || trimmed.chars().count() > 128 {
-        return Err(Error::validation("deviceId must be 1-128 characters"));
+        return Err(Error::validation(msg::DEVICEID_MUST_BE_1_128_CHARACTERS));
     }
     Ok(trimmed)
 }
@@ -238,7 +241,7 @@ pub async fn start_session(ctx: &AppContext, player_id: &str) -> Result<Session>
     ensure_not_banned(row.account.is_banned, row.account.banned_until, now)?;
     let profile = db::players::profile(&ctx.db, player_id)
         .await?
-        .ok_or_else(|| Error::unauthorized("account deleted"))?;
+        .ok_or_else(|| Error::unauthorized(msg::ACCOUNT_DELETED))?;
     let tokens = issue_tokens(ctx, player_id, row.account.token_version).await?;
     Ok(Session {
         user: UserSummary {
@@ -281,7 +284,7 @@ pub async fn refresh(ctx: &AppContext, refresh_token: &str) -> Result<TokenPair>
     let row = db::players::auth_row(&ctx.db, &claims.sub)
         .await?
         .filter(|r| r.account.deleted_at.is_none() && r.account.merged_into.is_none())
-        .ok_or_else(|| Error::unauthorized("unknown player"))?;
+        .ok_or_else(|| Error::unauthorized(msg::UNKNOWN_PLAYER))?;
     ensure_not_banned(row.account.is_banned, row.account.banned_until, now)?;
 
     refresh_sessions::rotate(
@@ -299,10 +302,10 @@ pub async fn refresh(ctx: &AppContext, refresh_token: &str) -> Result<TokenPair>
 pub async fn current_user(ctx: &AppContext, player: &PlayerPrincipal) -> Result<CurrentUser> {
     let p = db::players::profile(&ctx.db, &player.id)
         .await?
-        .ok_or_else(|| Error::unauthorized("account deleted"))?;
+        .ok_or_else(|| Error::unauthorized(msg::ACCOUNT_DELETED))?;
     let progress = db::progress::read(&ctx.db, &player.id)
         .await?
-        .ok_or_else(|| Error::unauthorized("account deleted"))?;
+        .ok_or_else(|| Error::unauthorized(msg::ACCOUNT_DELETED))?;
     let now: DateTime<Utc> = ctx.clock.now();
     let rules = &ctx.settings.rules;
     let r = progress.resources.at(now, rules);

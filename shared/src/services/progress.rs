@@ -14,6 +14,7 @@ use crate::db::{self, Tx};
 use crate::domain::change::ResourceChange;
 use crate::domain::resources;
 use crate::domain::rules::GameRules;
+use crate::message::msg;
 use crate::rank_index::RankUpdate;
 use crate::services::player_auth::{AccessSubject, PlayerPrincipal};
 use crate::{Error, Result};
@@ -71,7 +72,7 @@ pub fn summarize(p: &PlayerProgress, now: DateTime<Utc>, rules: &GameRules) -> P
 pub(crate) async fn load(ctx: &AppContext, player_id: &str) -> Result<PlayerProgress> {
     db::progress::read(&ctx.db, player_id)
         .await?
-        .ok_or_else(|| Error::unauthorized("account deleted"))
+        .ok_or_else(|| Error::unauthorized(msg::ACCOUNT_DELETED))
 }
 
 /// Locks the player's progress for a change of their resources, refusing a player
@@ -80,7 +81,7 @@ pub(crate) async fn load(ctx: &AppContext, player_id: &str) -> Result<PlayerProg
 pub(crate) async fn lock(tx: &mut Tx, player_id: &str, now_ms: i64) -> Result<PlayerProgress> {
     let p = db::progress::lock(tx, player_id)
         .await?
-        .ok_or_else(|| Error::unauthorized("account deleted"))?;
+        .ok_or_else(|| Error::unauthorized(msg::ACCOUNT_DELETED))?;
     crate::services::player_auth::ensure_not_merged(&p.account)?;
     crate::services::player_auth::ensure_not_banned(
         p.account.is_banned,
@@ -96,7 +97,7 @@ pub async fn summary(ctx: &AppContext, player: &PlayerPrincipal) -> Result<Progr
     let p = db::progress::read_with_reviews_due(&ctx.db, &player.id, now.timestamp_millis())
         .await?
         .filter(|p| p.account.deleted_at.is_none())
-        .ok_or_else(|| Error::unauthorized("account deleted"))?;
+        .ok_or_else(|| Error::unauthorized(msg::ACCOUNT_DELETED))?;
     Ok(summarize(&p, now, &ctx.settings.rules))
 }
 
@@ -115,7 +116,7 @@ pub async fn summary_of_token_subject(
         subject,
         now.timestamp_millis(),
     )?;
-    let p = p.ok_or_else(|| Error::unauthorized("unknown player"))?;
+    let p = p.ok_or_else(|| Error::unauthorized(msg::UNKNOWN_PLAYER))?;
     Ok(summarize(&p, now, &ctx.settings.rules))
 }
 
@@ -127,7 +128,7 @@ pub async fn set_active_track(
 ) -> Result<ProgressSummary> {
     let track = db::tracks::track(&ctx.db, track.trim())
         .await?
-        .ok_or_else(|| Error::validation("activeTrackId is not a track"))?;
+        .ok_or_else(|| Error::validation(msg::ACTIVETRACKID_IS_NOT_A_TRACK))?;
     let mut tx = ctx.db.begin().await?;
     db::progress::write(
         Target::Tx(&mut tx),
@@ -186,7 +187,7 @@ pub(crate) async fn record(
             Ok(true)
         }
         Written::KeyTaken => Ok(false),
-        Written::NoRow => Err(Error::unauthorized("account deleted")),
+        Written::NoRow => Err(Error::unauthorized(msg::ACCOUNT_DELETED)),
         other => Err(Error::internal(format!(
             "a change in a transaction was written as {other:?}"
         ))),

@@ -6,6 +6,7 @@ use utoipa::ToSchema;
 
 use crate::context::AppContext;
 use crate::db;
+use crate::message::msg;
 use crate::{Error, Result};
 
 /// Provider ids whose sign-in this server performs.
@@ -28,7 +29,7 @@ impl Platform {
             "android" => Ok(Self::Android),
             "harmony" => Ok(Self::Harmony),
             _ => Err(Error::validation(
-                "platform must be ios, android or harmony",
+                msg::PLATFORM_MUST_BE_IOS_ANDROID_OR_HARMONY,
             )),
         }
     }
@@ -102,12 +103,12 @@ pub async fn list_for_platform(ctx: &AppContext, platform: &str) -> Result<Provi
 /// configured for (503).
 pub async fn ensure_available(ctx: &AppContext, id: &str) -> Result<()> {
     if !db::providers::is_enabled(&ctx.db, id).await? {
-        return Err(Error::forbidden(format!("sign-in with {id} is disabled")));
+        return Err(Error::forbidden(msg::sign_in_with_provider_is_disabled(id)));
     }
     if !is_configured(ctx, id) {
-        return Err(Error::ServiceUnavailable(format!(
-            "sign-in with {id} is not configured on this server"
-        )));
+        return Err(Error::ServiceUnavailable(
+            msg::sign_in_with_provider_is_not_configured_on_this_server(id),
+        ));
     }
     Ok(())
 }

@@ -25,6 +25,7 @@ use crate::domain::question_stats::{
     severity,
 };
 use crate::domain::question_status::QuestionStatus;
+use crate::message::msg;
 use crate::services::audit;
 use crate::{Error, Result};
 
@@ -522,18 +523,18 @@ pub async fn question_stats(
 ) -> Result<QuestionStats> {
     let current = store::current_version(&ctx.db, question_id)
         .await?
-        .ok_or_else(|| Error::not_found("question not found"))?;
+        .ok_or_else(|| Error::not_found(msg::QUESTION_NOT_FOUND))?;
     let version = match query.version.as_deref().map(str::trim) {
         None | Some("") => current,
         Some(raw) => raw
             .parse::<i64>()
             .ok()
             .filter(|v| *v >= 1)
-            .ok_or_else(|| Error::validation("version must be a positive integer"))?,
+            .ok_or_else(|| Error::validation(msg::VERSION_MUST_BE_A_POSITIVE_INTEGER))?,
     };
     let content = store::version_content(&ctx.db, question_id, version)
         .await?
-        .ok_or_else(|| Error::not_found("question version not found"))?;
+        .ok_or_else(|| Error::not_found(msg::QUESTION_VERSION_NOT_FOUND))?;
     let counts = store::stats(&ctx.db, question_id, version)
         .await?
         .unwrap_or_default();

@@ -8,6 +8,7 @@ use utoipa::ToSchema;
 use crate::context::AppContext;
 use crate::db::refresh_tokens::Presented;
 use crate::db::{self, Tx};
+use crate::message::msg;
 use crate::tokens::{Audience, IssuedPair, hash_token};
 use crate::{Error, Result};
 
@@ -105,12 +106,12 @@ pub(crate) async fn rotate(
             drop(tx);
             revoke_reused_family(ctx, audience, subject_id, &family, now_ms).await?;
             return Err(Error::unauthorized(
-                "refresh token already used: this sign-in is revoked; sign in again",
+                msg::REFRESH_TOKEN_ALREADY_USED_THIS_SIGN_IN_IS_REVOKED_SIGN_IN_A,
             ));
         }
         _ => {
             return Err(Error::unauthorized(
-                "refresh token already used, revoked or expired",
+                msg::REFRESH_TOKEN_ALREADY_USED_REVOKED_OR_EXPIRED,
             ));
         }
     };

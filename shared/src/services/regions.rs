@@ -7,6 +7,7 @@ use utoipa::ToSchema;
 use crate::clock::from_ms;
 use crate::db::{self};
 use crate::domain::board::BoardKey;
+use crate::message::msg;
 
 pub use crate::region_catalog::{REGION_LIST_VERSION, RegionCatalog, RegionEntry, RegionList};
 
@@ -57,11 +58,11 @@ pub async fn change_region(
     let entry = ctx
         .regions
         .enabled(code)
-        .ok_or_else(|| Error::validation("regionCode is not an enabled region"))?
+        .ok_or_else(|| Error::validation(msg::REGIONCODE_IS_NOT_AN_ENABLED_REGION))?
         .clone();
     let state = db::players::region_state(&ctx.db, &player.id)
         .await?
-        .ok_or_else(|| Error::unauthorized("account deleted"))?;
+        .ok_or_else(|| Error::unauthorized(msg::ACCOUNT_DELETED))?;
     if state.region_code.as_deref() == Some(code) {
         let region =
             selected(ctx, &state).ok_or_else(|| Error::internal("selected region vanished"))?;
@@ -80,10 +81,9 @@ pub async fn change_region(
     .await?
     {
         let allowed = state.region_next_change_at.map(from_ms).unwrap_or(next);
-        return Err(Error::RegionChangeLimit(format!(
-            "the region can change once per Beijing calendar month; next change from {}",
-            allowed.to_rfc3339()
-        )));
+        return Err(Error::RegionChangeLimit(
+            msg::the_region_can_change_once_per_beijing_calendar_month_next_c(allowed.to_rfc3339()),
+        ));
     }
     let week = beijing::day_key(beijing::week_start(now));
     let old_board = state

@@ -9,6 +9,7 @@ use utoipa::ToSchema;
 use crate::clock::from_ms;
 use crate::context::AppContext;
 use crate::db;
+use crate::message::msg;
 use crate::services::player_auth::PlayerPrincipal;
 use crate::services::progress;
 use crate::{Error, Result};
@@ -199,14 +200,10 @@ fn client_request_id(value: &str) -> Result<()> {
     let v = value.trim();
     if v.is_empty() || v.len() > 128 {
         return Err(Error::validation(
-            "clientRequestId must be 1-128 characters",
+            msg::CLIENTREQUESTID_MUST_BE_1_128_CHARACTERS,
         ));
     }
     Ok(())
-}
-
-fn not_available(what: &str) -> Error {
-    Error::NotAvailableInMvp(format!("{what} is not available in this version"))
 }
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
@@ -220,10 +217,12 @@ pub struct PurchaseRequest {
 /// `POST /v1/shop/purchase`.
 pub fn purchase(req: &PurchaseRequest) -> Result<()> {
     if !PRODUCTS.iter().any(|(id, ..)| *id == req.product_id) {
-        return Err(Error::validation("productId is not a product"));
+        return Err(Error::validation(msg::PRODUCTID_IS_NOT_A_PRODUCT));
     }
     client_request_id(&req.client_request_id)?;
-    Err(not_available("buying from the shop"))
+    Err(Error::NotAvailableInMvp(
+        msg::BUYING_FROM_THE_SHOP_IS_NOT_AVAILABLE_IN_THIS_VERSION,
+    ))
 }
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
@@ -239,7 +238,7 @@ pub struct UseItemRequest {
 /// `POST /v1/inventory/items/use`.
 pub fn use_item(req: &UseItemRequest) -> Result<()> {
     if !ITEMS.contains(&req.item_id.as_str()) {
-        return Err(Error::validation("itemId is not an item"));
+        return Err(Error::validation(msg::ITEMID_IS_NOT_AN_ITEM));
     }
     client_request_id(&req.client_request_id)?;
     if req.item_id == "hint_feather"
@@ -248,9 +247,13 @@ pub fn use_item(req: &UseItemRequest) -> Result<()> {
             .as_deref()
             .is_none_or(|q| q.trim().is_empty())
     {
-        return Err(Error::validation("questionId is required for hint_feather"));
+        return Err(Error::validation(
+            msg::QUESTIONID_IS_REQUIRED_FOR_HINT_FEATHER,
+        ));
     }
-    Err(not_available("using items"))
+    Err(Error::NotAvailableInMvp(
+        msg::USING_ITEMS_IS_NOT_AVAILABLE_IN_THIS_VERSION,
+    ))
 }
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
@@ -267,18 +270,22 @@ pub struct VerifyRequest {
 /// `POST /v1/subscription/verify`.
 pub fn verify_subscription(req: &VerifyRequest) -> Result<()> {
     if !matches!(req.platform.as_str(), "ios" | "android" | "harmony") {
-        return Err(Error::UnsupportedPlatform(format!(
-            "subscriptions are not sold on platform {:?}",
-            req.platform
-        )));
+        return Err(Error::UnsupportedPlatform(
+            msg::subscriptions_are_not_sold_on_platform_platform(format_args!(
+                "{:?}",
+                req.platform
+            )),
+        ));
     }
     if !matches!(req.tier.as_str(), "pro" | "proplus") {
-        return Err(Error::validation("tier must be pro or proplus"));
+        return Err(Error::validation(msg::TIER_MUST_BE_PRO_OR_PROPLUS));
     }
     if req.purchase_token.trim().is_empty() || req.product_id.trim().is_empty() {
         return Err(Error::validation(
-            "purchaseToken and productId are required",
+            msg::PURCHASETOKEN_AND_PRODUCTID_ARE_REQUIRED,
         ));
     }
-    Err(not_available("subscription verification"))
+    Err(Error::NotAvailableInMvp(
+        msg::SUBSCRIPTION_VERIFICATION_IS_NOT_AVAILABLE_IN_THIS_VERSION,
+    ))
 }

@@ -10,6 +10,7 @@ use crate::context::AppContext;
 use crate::db::{self, accounts::MergeCounts};
 use crate::domain::board::BoardKey;
 use crate::domain::identity::IdentityProvider;
+use crate::message::msg;
 use crate::providers::oidc::{IdTokenError, VerifiedIdentity};
 use crate::services::player_auth::{self, PlayerPrincipal, Session};
 use crate::services::providers::{self, APPLE, HUAWEI};
@@ -24,7 +25,7 @@ fn real_now_secs() -> i64 {
 fn required(value: &str, field: &str) -> Result<String> {
     let v = value.trim();
     if v.is_empty() || v.len() > 8192 {
-        return Err(Error::validation(format!("{field} is required")));
+        return Err(Error::validation(msg::field_is_required(field)));
     }
     Ok(v.to_string())
 }
@@ -37,7 +38,7 @@ pub async fn huawei_sign_in(ctx: &AppContext, authorization_code: &str) -> Resul
         .providers
         .huawei
         .as_ref()
-        .ok_or_else(|| Error::ServiceUnavailable("HUAWEI ID is not configured".into()))?;
+        .ok_or_else(|| Error::ServiceUnavailable(msg::HUAWEI_ID_IS_NOT_CONFIGURED))?;
     let identity = client
         .sign_in(&code, real_now_secs())
         .await
@@ -60,11 +61,11 @@ fn sign_in_error(provider: &str, e: LinkTokenError) -> Error {
         LinkTokenError::Refused(e) => e,
         LinkTokenError::Token(IdTokenError::Invalid(reason)) => {
             tracing::info!(provider, %reason, "sign-in refused");
-            Error::unauthorized(format!("{provider} sign-in failed"))
+            Error::unauthorized(msg::provider_sign_in_failed(provider))
         }
         LinkTokenError::Token(IdTokenError::Unavailable(reason)) => {
             tracing::warn!(provider, %reason, "sign-in provider unavailable");
-            Error::ServiceUnavailable(format!("{provider} cannot be reached; try again later"))
+            Error::ServiceUnavailable(msg::provider_cannot_be_reached_try_again_later(provider))
         }
     }
 }
@@ -81,7 +82,7 @@ async fn verify_apple(ctx: &AppContext, token: &str) -> Result<VerifiedIdentity,
         .map_err(LinkTokenError::Refused)?;
     let verifier = ctx.providers.apple.as_ref().ok_or_else(|| {
         LinkTokenError::Refused(Error::ServiceUnavailable(
-            "Apple sign-in is not configured".into(),
+            msg::APPLE_SIGN_IN_IS_NOT_CONFIGURED,
         ))
     })?;
     verifier
@@ -192,19 +193,19 @@ fn summary_of(c: &MergeCounts) -> MigrationSummary {
 
 fn validate_link(req: &LinkRequest) -> Result<(String, String)> {
     if !matches!(req.provider.as_str(), "ios_vendor" | "apple") {
-        return Err(Error::validation("provider must be ios_vendor"));
+        return Err(Error::validation(msg::PROVIDER_MUST_BE_IOS_VENDOR));
     }
     if let Some(policy) = &req.merge_policy
         && policy != POLICY
     {
         return Err(Error::validation(
-            "mergePolicy must be server_account_first",
+            msg::MERGEPOLICY_MUST_BE_SERVER_ACCOUNT_FIRST,
         ));
     }
     let migration_id = req.client_migration_id.trim();
     if migration_id.is_empty() || migration_id.len() > 128 {
         return Err(Error::validation(
-            "clientMigrationId must be 1-128 characters",
+            msg::CLIENTMIGRATIONID_MUST_BE_1_128_CHARACTERS,
         ));
     }
     let token = required(&req.credential.identity_token, "credential.identityToken")?;
@@ -238,10 +239,10 @@ fn link_token_error(e: LinkTokenError) -> Error {
     match e {
         LinkTokenError::Refused(e) => e,
         LinkTokenError::Token(IdTokenError::Invalid(reason)) => {
-            Error::validation(format!("invalid identity token: {reason}"))
+            Error::validation(msg::invalid_identity_token_detail(reason))
         }
         LinkTokenError::Token(IdTokenError::Unavailable(_)) => {
-            Error::ServiceUnavailable("Apple cannot be reached; try again later".into())
+            Error::ServiceUnavailable(msg::APPLE_CANNOT_BE_REACHED_TRY_AGAIN_LATER)
         }
     }
 }
@@ -273,10 +274,10 @@ pub async fn link(
         }
     }
     if caller.linked {
-        return Err(Error::conflict("this guest account is already linked"));
+        return Err(Error::conflict(msg::THIS_GUEST_ACCOUNT_IS_ALREADY_LINKED));
     }
     if !caller.is_guest {
-        return Err(Error::forbidden("only a guest account can be linked"));
+        return Err(Error::forbidden(msg::ONLY_A_GUEST_ACCOUNT_CAN_BE_LINKED));
     }
     let identity = verify_apple(ctx, &token).await.map_err(link_token_error)?;
 
@@ -319,11 +320,11 @@ pub async fn link(
                 .ok_or_else(|| Error::internal("link record vanished"))?;
         drop(tx);
         return replay(ctx, &response, &identity).await?.ok_or_else(|| {
-            Error::conflict("this clientMigrationId was linked to another identity")
+            Error::conflict(msg::THIS_CLIENTMIGRATIONID_WAS_LINKED_TO_ANOTHER_IDENTITY)
         });
     }
     if !db::accounts::mark_guest_linked(&mut tx, &caller.id, now_ms).await? {
-        return Err(Error::conflict("this guest account is already linked"));
+        return Err(Error::conflict(msg::THIS_GUEST_ACCOUNT_IS_ALREADY_LINKED));
     }
     let owner =
         db::accounts::identity_owner(&mut tx, IdentityProvider::Apple, &identity.subject).await?;
@@ -339,7 +340,7 @@ pub async fn link(
             .await?
             {
                 return Err(Error::conflict(
-                    "this Apple account was just registered; try again",
+                    msg::THIS_APPLE_ACCOUNT_WAS_JUST_REGISTERED_TRY_AGAIN,
                 ));
             }
             let empty = MigrationSummary {
@@ -386,7 +387,7 @@ pub async fn link(
         }
         _ => {
             return Err(Error::conflict(
-                "this Apple account changed meanwhile; try again",
+                msg::THIS_APPLE_ACCOUNT_CHANGED_MEANWHILE_TRY_AGAIN,
             ));
         }
     };

@@ -5,6 +5,7 @@
 use super::*;
 use crate::domain::question_limits as limits;
 use crate::domain::question_version::{CardContent, changed_card_fields};
+use crate::message::{Message, msg};
 use crate::services::questions;
 
 fn card_content(c: &CardRow) -> CardContent {
@@ -82,12 +83,12 @@ pub async fn list_cards(
 /// `GET /v1/admin/knowledge-cards/by-question/:questionId`.
 pub async fn card_of_question(ctx: &AppContext, question_id: &str) -> Result<AdminKnowledgeCard> {
     if !db::cards::question_exists(&ctx.db, question_id).await? {
-        return Err(Error::not_found("question not found"));
+        return Err(Error::not_found(msg::QUESTION_NOT_FOUND));
     }
     db::catalog::card_of_question(&ctx.db, question_id)
         .await?
         .map(AdminKnowledgeCard::from)
-        .ok_or_else(|| Error::not_found("this question has no knowledge card"))
+        .ok_or_else(|| Error::not_found(msg::THIS_QUESTION_HAS_NO_KNOWLEDGE_CARD))
 }
 
 /// One card by its id (the console's card editor).
@@ -95,7 +96,7 @@ pub async fn get_card(ctx: &AppContext, id: &str) -> Result<AdminKnowledgeCard> 
     db::catalog::card(&ctx.db, id)
         .await?
         .map(AdminKnowledgeCard::from)
-        .ok_or_else(|| Error::not_found("knowledge card not found"))
+        .ok_or_else(|| Error::not_found(msg::KNOWLEDGE_CARD_NOT_FOUND))
 }
 
 /// `PUT /v1/admin/knowledge-cards/:id`.
@@ -111,7 +112,7 @@ pub async fn update_card(
         && req.source_ref.is_none()
     {
         return Err(Error::validation(
-            "give at least one of title, summary, deepDive, sourceRef",
+            msg::GIVE_AT_LEAST_ONE_OF_TITLE_SUMMARY_DEEPDIVE_SOURCEREF,
         ));
     }
     let title = req.title.as_ref().map(|t| {
@@ -121,7 +122,7 @@ pub async fn update_card(
     let summary = match &req.summary {
         None => None,
         Some(s) if s.trim().is_empty() => {
-            return Err(Error::validation("summary must not be empty"));
+            return Err(Error::validation(msg::SUMMARY_MUST_NOT_BE_EMPTY));
         }
         Some(s) => Some(s.trim().to_string()),
     };
@@ -148,18 +149,18 @@ pub async fn update_card(
             limits::CARD_SOURCE_MAX_CHARS,
         ),
     ];
-    let too_long: Vec<String> = lengths
+    let too_long: Vec<Message> = lengths
         .into_iter()
         .filter_map(|(field, value, max_chars)| limits::over_length(field, value?, max_chars))
         .collect();
     if !too_long.is_empty() {
-        return Err(Error::Validation(too_long.join("; ")));
+        return Err(Error::Validation(Message::several(too_long)));
     }
     let now = ctx.clock.now_ms();
     let mut tx = ctx.db.begin().await?;
     let (current, version) = db::catalog::card_with_version_in_tx(&mut tx, id)
         .await?
-        .ok_or_else(|| Error::not_found("knowledge card not found"))?;
+        .ok_or_else(|| Error::not_found(msg::KNOWLEDGE_CARD_NOT_FOUND))?;
     let mut next = current.clone();
     if let Some(title) = title {
         next.title = title;
@@ -183,7 +184,7 @@ pub async fn update_card(
         // read with the card, so an edit judged on a stale card writes nothing (409).
         if !db::questions::advance_version(&mut tx, &current.question_id, version, now).await? {
             return Err(Error::conflict(
-                "the question changed meanwhile; read the card again",
+                msg::THE_QUESTION_CHANGED_MEANWHILE_READ_THE_CARD_AGAIN,
             ));
         }
         next.updated_at = now;

@@ -1,6 +1,7 @@
 //! Categories (`/v1/admin/categories`): the tracks and their sub-categories.
 
 use super::*;
+use crate::message::msg;
 
 #[derive(Clone, Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -68,7 +69,7 @@ pub struct UpdateCategory {
 async fn category_or_404(tx: &mut Tx, id: &str) -> Result<CategoryRow> {
     db::catalog::category_in_tx(tx, id)
         .await?
-        .ok_or_else(|| Error::not_found("category not found"))
+        .ok_or_else(|| Error::not_found(msg::CATEGORY_NOT_FOUND))
 }
 
 async fn reread_category(tx: &mut Tx, id: &str) -> Result<Category> {
@@ -141,11 +142,13 @@ pub async fn create_category(
     let (id_taken, slug_taken) =
         db::catalog::category_clashes(&mut tx, &req.id, &req.slug, None).await?;
     if id_taken {
-        return Err(Error::validation("a category with this id already exists"));
+        return Err(Error::validation(
+            msg::A_CATEGORY_WITH_THIS_ID_ALREADY_EXISTS,
+        ));
     }
     if slug_taken {
         return Err(Error::validation(
-            "a category with this slug already exists",
+            msg::A_CATEGORY_WITH_THIS_SLUG_ALREADY_EXISTS,
         ));
     }
     if let Some(parent) = &req.parent_id
@@ -153,7 +156,7 @@ pub async fn create_category(
             .await?
             .is_none()
     {
-        return Err(Error::validation("parentId: no such category"));
+        return Err(Error::validation(msg::PARENTID_NO_SUCH_CATEGORY));
     }
     db::catalog::insert_category(
         &mut tx,
@@ -169,7 +172,7 @@ pub async fn create_category(
         },
     )
     .await
-    .map_err(|e| unique_to_validation(e, "a category with this id or slug already exists"))?;
+    .map_err(|e| unique_to_validation(e, msg::A_CATEGORY_WITH_THIS_ID_OR_SLUG_ALREADY_EXISTS))?;
     commit_category_write(tx, ctx, admin, "category.create", &req.id, None).await
 }
 
@@ -192,7 +195,7 @@ pub async fn update_category(
         && status != "active"
         && status != "inactive"
     {
-        return Err(Error::validation("status must be active or inactive"));
+        return Err(Error::validation(msg::STATUS_MUST_BE_ACTIVE_OR_INACTIVE));
     }
     let icon = req
         .icon
@@ -206,7 +209,7 @@ pub async fn update_category(
         let (_, slug_taken) = db::catalog::category_clashes(&mut tx, id, &slug, Some(id)).await?;
         if slug_taken {
             return Err(Error::validation(
-                "a category with this slug already exists",
+                msg::A_CATEGORY_WITH_THIS_SLUG_ALREADY_EXISTS,
             ));
         }
     }
@@ -215,17 +218,17 @@ pub async fn update_category(
         Some(None) => None,
         Some(Some(parent)) => {
             if parent == id {
-                return Err(Error::validation("a category cannot be its own parent"));
+                return Err(Error::validation(msg::A_CATEGORY_CANNOT_BE_ITS_OWN_PARENT));
             }
             if db::catalog::category_in_tx(&mut tx, parent)
                 .await?
                 .is_none()
             {
-                return Err(Error::validation("parentId: no such category"));
+                return Err(Error::validation(msg::PARENTID_NO_SUCH_CATEGORY));
             }
             if db::catalog::category_in_ancestry(&mut tx, parent, id).await? {
                 return Err(Error::validation(
-                    "parentId would make the category its own ancestor",
+                    msg::PARENTID_WOULD_MAKE_THE_CATEGORY_ITS_OWN_ANCESTOR,
                 ));
             }
             Some(parent.clone())
@@ -246,7 +249,7 @@ pub async fn update_category(
         },
     )
     .await
-    .map_err(|e| unique_to_validation(e, "a category with this slug already exists"))?;
+    .map_err(|e| unique_to_validation(e, msg::A_CATEGORY_WITH_THIS_SLUG_ALREADY_EXISTS))?;
     commit_category_write(tx, ctx, admin, "category.update", id, Some(&before)).await
 }
 

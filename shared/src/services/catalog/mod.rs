@@ -20,6 +20,7 @@ use crate::context::AppContext;
 use crate::db::catalog::{CardRow, CategoryRow, CategoryWrite, SkillNodeRow};
 use crate::db::{self, Tx};
 use crate::envelope::Pagination;
+use crate::message::{Message, msg};
 use crate::services::admin_auth::AdminPrincipal;
 use crate::services::audit::{self, PageQuery, Write};
 use crate::{Error, Result};
@@ -42,9 +43,9 @@ fn check_key(value: &str, field: &str) -> Result<()> {
     if valid {
         Ok(())
     } else {
-        Err(Error::validation(format!(
-            "{field} must be 1-64 characters of a-z, 0-9, - and _"
-        )))
+        Err(Error::validation(
+            msg::field_must_be_1_64_characters_of_a_z_0_9_and(field),
+        ))
     }
 }
 
@@ -53,8 +54,8 @@ fn check_text(value: &str, field: &str, max: usize) -> Result<String> {
     let v = value.trim();
     let len = v.chars().count();
     if len == 0 || len > max {
-        return Err(Error::validation(format!(
-            "{field} must be 1-{max} characters"
+        return Err(Error::validation(msg::field_must_be_1_max_characters(
+            field, max,
         )));
     }
     Ok(v.to_string())
@@ -64,7 +65,7 @@ fn to_json<T: Serialize>(value: &T) -> Option<serde_json::Value> {
     serde_json::to_value(value).ok()
 }
 
-fn unique_to_validation(e: sqlx::Error, message: &str) -> Error {
+fn unique_to_validation(e: sqlx::Error, message: Message) -> Error {
     if db::is_unique_violation(&e) {
         Error::validation(message)
     } else {

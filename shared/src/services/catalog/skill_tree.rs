@@ -1,6 +1,7 @@
 //! The skill tree (`/v1/admin/skill-tree`): a track's chapter nodes.
 
 use super::*;
+use crate::message::msg;
 
 /// Most questions a node may require.
 pub const MAX_QUESTIONS_REQUIRED: i64 = 20;
@@ -85,8 +86,8 @@ pub(super) fn check_questions_required(n: i64) -> Result<i64> {
     if (1..=MAX_QUESTIONS_REQUIRED).contains(&n) {
         Ok(n)
     } else {
-        Err(Error::validation(format!(
-            "questionsRequired must be 1-{MAX_QUESTIONS_REQUIRED}"
+        Err(Error::validation(msg::questionsrequired_must_be_1_max(
+            MAX_QUESTIONS_REQUIRED,
         )))
     }
 }
@@ -95,9 +96,9 @@ pub(super) fn check_pass_threshold(n: i64, questions_required: i64) -> Result<i6
     if (1..=questions_required).contains(&n) {
         Ok(n)
     } else {
-        Err(Error::validation(format!(
-            "passThreshold must be 1-{questions_required} (questionsRequired)"
-        )))
+        Err(Error::validation(
+            msg::passthreshold_must_be_1_max_questionsrequired(questions_required),
+        ))
     }
 }
 
@@ -106,9 +107,9 @@ async fn check_parent_node(tx: &mut Tx, parent: &str, category_id: &str) -> Resu
     match db::catalog::node_in_tx(tx, parent).await? {
         Some(p) if p.category_id == category_id => Ok(()),
         Some(_) => Err(Error::validation(
-            "parentId must be a node of the same category",
+            msg::PARENTID_MUST_BE_A_NODE_OF_THE_SAME_CATEGORY,
         )),
-        None => Err(Error::validation("parentId: no such skill-tree node")),
+        None => Err(Error::validation(msg::PARENTID_NO_SUCH_SKILL_TREE_NODE)),
     }
 }
 
@@ -142,7 +143,7 @@ pub async fn create_node(
         .await?
         .is_none()
     {
-        return Err(Error::validation("categoryId: no such category"));
+        return Err(Error::validation(msg::CATEGORYID_NO_SUCH_CATEGORY));
     }
     if let Some(parent) = &req.parent_id {
         check_parent_node(&mut tx, parent, &req.category_id).await?;
@@ -196,7 +197,7 @@ pub async fn update_node(
     let mut tx = ctx.db.begin().await?;
     let current = db::catalog::node_in_tx(&mut tx, id)
         .await?
-        .ok_or_else(|| Error::not_found("skill-tree node not found"))?;
+        .ok_or_else(|| Error::not_found(msg::SKILL_TREE_NODE_NOT_FOUND))?;
     let category_id = req
         .category_id
         .clone()
@@ -206,11 +207,11 @@ pub async fn update_node(
             .await?
             .is_none()
         {
-            return Err(Error::validation("categoryId: no such category"));
+            return Err(Error::validation(msg::CATEGORYID_NO_SUCH_CATEGORY));
         }
         if db::catalog::child_count(&mut tx, id).await? > 0 {
             return Err(Error::validation(
-                "a node with children cannot move to another category",
+                msg::A_NODE_WITH_CHILDREN_CANNOT_MOVE_TO_ANOTHER_CATEGORY,
             ));
         }
     }
@@ -218,12 +219,12 @@ pub async fn update_node(
         Some(None) => None,
         Some(Some(parent)) => {
             if parent == id {
-                return Err(Error::validation("a node cannot be its own parent"));
+                return Err(Error::validation(msg::A_NODE_CANNOT_BE_ITS_OWN_PARENT));
             }
             check_parent_node(&mut tx, parent, &category_id).await?;
             if db::catalog::node_in_ancestry(&mut tx, parent, id).await? {
                 return Err(Error::validation(
-                    "parentId would make the node its own ancestor",
+                    msg::PARENTID_WOULD_MAKE_THE_NODE_ITS_OWN_ANCESTOR,
                 ));
             }
             Some(parent.clone())
@@ -276,7 +277,7 @@ pub async fn delete_node(ctx: &AppContext, admin: &AdminPrincipal, id: &str) -> 
     let mut tx = ctx.db.begin().await?;
     let current = db::catalog::node_in_tx(&mut tx, id)
         .await?
-        .ok_or_else(|| Error::not_found("skill-tree node not found"))?;
+        .ok_or_else(|| Error::not_found(msg::SKILL_TREE_NODE_NOT_FOUND))?;
     db::catalog::delete_node(
         &mut tx,
         id,

@@ -23,6 +23,7 @@ use crate::domain::answer::{
 use crate::domain::fairplay as timing;
 use crate::domain::rules::GameRules;
 use crate::domain::skill;
+use crate::message::msg;
 use crate::services::player_auth::{self, AccessSubject};
 use crate::services::progress::{self};
 use crate::services::{fairplay, league, review};
@@ -130,7 +131,7 @@ fn answer_fields(req: &AnswerRequest) -> Result<AnswerFields<'_>> {
     };
     if fields.time_ms < 0 || fields.combo < 0 {
         return Err(Error::validation(
-            "timeMs and comboCount must not be negative",
+            msg::TIMEMS_AND_COMBOCOUNT_MUST_NOT_BE_NEGATIVE,
         ));
     }
     Ok(fields)
@@ -195,7 +196,7 @@ pub async fn answer(
             Judged::Lost(Lost::Duplicate) => {
                 // not an answer this read finds: its ledger key is taken otherwise
                 return Err(Error::conflict(
-                    "this answer was submitted concurrently; retry to read it",
+                    msg::THIS_ANSWER_WAS_SUBMITTED_CONCURRENTLY_RETRY_TO_READ_IT,
                 ));
             }
             Judged::Lost(_) if n + 1 < ANSWER_TRIES => {
@@ -205,7 +206,7 @@ pub async fn answer(
         }
     }
     Err(Error::conflict(
-        "this player's progress kept changing while the answer was recorded; try again",
+        msg::THIS_PLAYER_S_PROGRESS_KEPT_CHANGING_WHILE_THE_ANSWER_WAS_RE,
     ))
 }
 
@@ -297,7 +298,7 @@ async fn judge_answer(
         fields.request_id,
     )
     .await?
-    .ok_or_else(|| Error::unauthorized("account deleted"))?;
+    .ok_or_else(|| Error::unauthorized(msg::ACCOUNT_DELETED))?;
     if let Some(card) = lookup.context.as_ref().and_then(|c| c.card.as_ref()) {
         ctx.answer_cache.remember_card(card);
     }
@@ -325,9 +326,9 @@ async fn judge(
         return Err(
             match db::gameplay::session_owner(&ctx.db, fields.session_id).await? {
                 Some(owner) if owner == player_id => {
-                    Error::validation("questionId is not part of this challenge")
+                    Error::validation(msg::QUESTIONID_IS_NOT_PART_OF_THIS_CHALLENGE)
                 }
-                _ => Error::not_found("challenge not found"),
+                _ => Error::not_found(msg::CHALLENGE_NOT_FOUND),
             },
         );
     };
@@ -583,22 +584,22 @@ async fn close_at_zero_hearts(
     }
     ctx.answer_cache.forget_player(player_id);
     Err(Error::validation(
-        "no hearts left: wait for one to come back or watch an ad",
+        msg::NO_HEARTS_LEFT_WAIT_FOR_ONE_TO_COME_BACK_OR_WATCH_AN_AD,
     ))
 }
 
 /// The error a refused answer gets.
 fn refused(refusal: AnswerRefusal) -> Error {
     match refusal {
-        AnswerRefusal::NotYourChallenge => Error::not_found("challenge not found"),
-        AnswerRefusal::ChallengeOver => Error::validation("this challenge is over"),
+        AnswerRefusal::NotYourChallenge => Error::not_found(msg::CHALLENGE_NOT_FOUND),
+        AnswerRefusal::ChallengeOver => Error::validation(msg::THIS_CHALLENGE_IS_OVER),
         AnswerRefusal::NotAnOption => {
-            Error::validation("selectedOptionId is not an option of this question")
+            Error::validation(msg::SELECTEDOPTIONID_IS_NOT_AN_OPTION_OF_THIS_QUESTION)
         }
         // Any option: otherwise each would be tried until the right one is accepted.
-        AnswerRefusal::QuestionClosed => Error::validation(
-            "no hearts left for this question: wait for one to come back or watch an ad",
-        ),
-        AnswerRefusal::NoAttemptsLeft => Error::validation("no attempts left today"),
+        AnswerRefusal::QuestionClosed => {
+            Error::validation(msg::NO_HEARTS_LEFT_FOR_THIS_QUESTION_WAIT_FOR_ONE_TO_COME_BACK_O)
+        }
+        AnswerRefusal::NoAttemptsLeft => Error::validation(msg::NO_ATTEMPTS_LEFT_TODAY),
     }
 }

@@ -8,6 +8,7 @@ use crate::context::AppContext;
 use crate::db::cards::CardSource;
 use crate::db::{self};
 use crate::domain::change::ResourceChange;
+use crate::message::msg;
 use crate::services::league;
 use crate::services::player_auth::PlayerPrincipal;
 use crate::services::progress::{self, ProgressSummary};
@@ -55,7 +56,7 @@ pub(super) async fn card_of(
         None => {
             let card = db::cards::card_for_question(&ctx.db, question_id, version)
                 .await?
-                .ok_or_else(|| Error::not_found("question not found"))?;
+                .ok_or_else(|| Error::not_found(msg::QUESTION_NOT_FOUND))?;
             ctx.answer_cache.remember_card(&card);
             card
         }
@@ -97,7 +98,7 @@ pub async fn view_card(
         None => db::cards::card_shown(&ctx.db, &player.id, card_id).await?,
     };
     if !shown {
-        return Err(Error::not_found("knowledge card not found"));
+        return Err(Error::not_found(msg::KNOWLEDGE_CARD_NOT_FOUND));
     }
     let rules = &ctx.settings.rules;
     let now = ctx.clock.now();

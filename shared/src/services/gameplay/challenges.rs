@@ -16,6 +16,7 @@ use crate::domain::answer::SessionKind;
 use crate::domain::memory;
 use crate::domain::pick::{self, Candidate};
 use crate::domain::skill::{self, Estimate};
+use crate::message::msg;
 use crate::services::media::{self, PlayerMedia};
 use crate::services::player_auth::PlayerPrincipal;
 use crate::services::{learning, review};
@@ -105,7 +106,7 @@ pub async fn next_in_mode(
     match mode.map(str::trim) {
         None | Some("challenge") => next_challenge(ctx, player, track_key.unwrap_or("")).await,
         Some("review") => next_review_challenge(ctx, player, track_key).await,
-        Some(_) => Err(Error::validation("mode must be challenge or review")),
+        Some(_) => Err(Error::validation(msg::MODE_MUST_BE_CHALLENGE_OR_REVIEW)),
     }
 }
 
@@ -118,11 +119,11 @@ pub async fn next_challenge(
 ) -> Result<Option<Challenge>> {
     let track_key = track_key.trim();
     if track_key.is_empty() {
-        return Err(Error::validation("trackId is required"));
+        return Err(Error::validation(msg::TRACKID_IS_REQUIRED));
     }
     let track = db::tracks::track(&ctx.db, track_key)
         .await?
-        .ok_or_else(|| Error::not_found("track not found"))?;
+        .ok_or_else(|| Error::not_found(msg::TRACK_NOT_FOUND))?;
     let nodes = db::tracks::nodes_of(&ctx.db, &track.id).await?;
     let done: HashSet<String> = db::tracks::done_nodes(&ctx.db, &player.id)
         .await?
@@ -181,11 +182,11 @@ pub async fn next_review_challenge(
     track_key: Option<&str>,
 ) -> Result<Option<Challenge>> {
     let track = match track_key.map(str::trim) {
-        Some("") => return Err(Error::validation("trackId is required")),
+        Some("") => return Err(Error::validation(msg::TRACKID_IS_REQUIRED)),
         Some(key) => Some(
             db::tracks::track(&ctx.db, key)
                 .await?
-                .ok_or_else(|| Error::not_found("track not found"))?,
+                .ok_or_else(|| Error::not_found(msg::TRACK_NOT_FOUND))?,
         ),
         None => None,
     };

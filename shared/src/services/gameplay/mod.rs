@@ -8,6 +8,7 @@ mod tracks;
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use crate::message::msg;
 use crate::{Error, Result};
 
 pub use answer::{AnswerProgress, AnswerRequest, AnswerResult, answer};
@@ -51,9 +52,7 @@ impl RewardItem {
 fn field<'a>(value: &'a str, name: &str) -> Result<&'a str> {
     let v = value.trim();
     if v.is_empty() || v.len() > 128 {
-        return Err(Error::validation(format!(
-            "{name} must be 1-128 characters"
-        )));
+        return Err(Error::validation(msg::field_must_be_1_128_characters(name)));
     }
     Ok(v)
 }

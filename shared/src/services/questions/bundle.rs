@@ -20,6 +20,7 @@ use zip::{CompressionMethod, ZipArchive, ZipWriter};
 use super::*;
 use crate::db::questions::ListFilter;
 use crate::domain::media::MediaFormat;
+use crate::message::msg;
 use crate::services::media::{self, MediaItem, key_of};
 
 /// The questions' entry.
@@ -160,7 +161,7 @@ pub(super) async fn export(
 fn spool_failed(e: impl std::fmt::Display) -> Error {
     tracing::warn!(error = %e, "question bundle spool unavailable");
     Error::Overloaded {
-        message: "the upload spool is unavailable; retry shortly".into(),
+        message: msg::THE_UPLOAD_SPOOL_IS_UNAVAILABLE_RETRY_SHORTLY,
         retry_after_secs: BUSY_RETRY_AFTER_SECS,
     }
 }
@@ -182,21 +183,21 @@ where
         }
         received += chunk.len() as u64;
         if received > MAX_BUNDLE_BYTES {
-            return Err(Error::PayloadTooLarge(format!(
-                "a question bundle may be at most {MAX_BUNDLE_BYTES} bytes"
-            )));
+            return Err(Error::PayloadTooLarge(
+                msg::a_question_bundle_may_be_at_most_max_bytes(MAX_BUNDLE_BYTES),
+            ));
         }
         file.write_all(&chunk).await.map_err(spool_failed)?;
     }
     if received == 0 {
-        return Err(Error::validation("the body is empty; send the zip file"));
+        return Err(Error::validation(msg::THE_BODY_IS_EMPTY_SEND_THE_ZIP_FILE));
     }
     file.flush().await.map_err(spool_failed)?;
     Ok(file.into_std().await)
 }
 
 fn not_a_bundle(detail: impl std::fmt::Display) -> Error {
-    Error::validation(format!("not a question bundle: {detail}"))
+    Error::validation(msg::not_a_question_bundle_detail(detail))
 }
 
 /// A bundle's directory may list at most this many files (`questions.json` and a file
@@ -284,9 +285,9 @@ fn read_entry(
         .read_to_end(&mut bytes)
         .map_err(not_a_bundle)?;
     if bytes.len() as u64 > limit {
-        return Err(Error::PayloadTooLarge(format!(
-            "{name} is larger than {limit} bytes"
-        )));
+        return Err(Error::PayloadTooLarge(
+            msg::name_is_larger_than_limit_bytes(name, limit),
+        ));
     }
     Ok(Some(bytes))
 }
@@ -322,9 +323,9 @@ async fn upload_entry(
                 }
                 unpacked += n as u64;
                 if unpacked > budget {
-                    return Err(Error::PayloadTooLarge(format!(
-                        "the bundle's files unpack to more than {MAX_UNPACKED_BYTES} bytes"
-                    )));
+                    return Err(Error::PayloadTooLarge(
+                        msg::the_bundles_files_unpack_to_more_than_max_bytes(MAX_UNPACKED_BYTES),
+                    ));
                 }
                 // the upload stopped (refused, or done with what it needs): so do we
                 if tx
@@ -356,7 +357,7 @@ const BUSY_RETRY_AFTER_SECS: u64 = 5;
 
 pub(super) async fn bundle_turn() -> Result<tokio::sync::SemaphorePermit<'static>> {
     let busy = || Error::Overloaded {
-        message: "another question bundle is being made or read; retry shortly".into(),
+        message: msg::ANOTHER_QUESTION_BUNDLE_IS_BEING_MADE_OR_READ,
         retry_after_secs: BUSY_RETRY_AFTER_SECS,
     };
     match tokio::time::timeout(TURN_WAIT, BUNDLES.acquire()).await {
@@ -387,9 +388,9 @@ where
         .questions;
     drop(json);
     if items.is_empty() || items.len() > MAX_BUNDLE_QUESTIONS {
-        return Err(Error::validation(format!(
-            "a question bundle holds 1-{MAX_BUNDLE_QUESTIONS} questions"
-        )));
+        return Err(Error::validation(
+            msg::a_question_bundle_holds_1_max_questions(MAX_BUNDLE_QUESTIONS),
+        ));
     }
     // each file the questions name, stored through the library's upload; a file the
     // bundle does not hold must already be in this library (the import's checks say so)

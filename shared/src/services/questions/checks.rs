@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::domain::question_limits as limits;
+use crate::message::{Message, msg};
 
 // ---------------------------------------------------------------------------------------
 // Item checks
@@ -31,10 +32,10 @@ pub(super) fn non_empty(s: Option<&str>) -> Option<String> {
     s.map(str::trim).filter(|s| !s.is_empty()).map(String::from)
 }
 
-pub(super) fn check_stem(stem: &Stem, errors: &mut Vec<String>) -> String {
+pub(super) fn check_stem(stem: &Stem, errors: &mut Vec<Message>) -> String {
     let text = stem.text.trim();
     if text.is_empty() {
-        errors.push("stem.text must not be empty".into());
+        errors.push(msg::STEM_TEXT_MUST_NOT_BE_EMPTY);
     }
     errors.extend(limits::over_length(
         "stem.text",
@@ -44,17 +45,17 @@ pub(super) fn check_stem(stem: &Stem, errors: &mut Vec<String>) -> String {
     text.to_string()
 }
 
-pub(super) fn check_content_type(ct: &str, errors: &mut Vec<String>) -> ContentType {
+pub(super) fn check_content_type(ct: &str, errors: &mut Vec<Message>) -> ContentType {
     ContentType::parse(ct).unwrap_or_else(|| {
-        errors.push("contentType must be text, image, video or audio".into());
+        errors.push(msg::CONTENTTYPE_MUST_BE_TEXT_IMAGE_VIDEO_OR_AUDIO);
         ContentType::Text
     })
 }
 
-pub(super) fn check_answer(answer: &str, errors: &mut Vec<String>) -> String {
+pub(super) fn check_answer(answer: &str, errors: &mut Vec<Message>) -> String {
     let answer = answer.trim();
     if answer.is_empty() {
-        errors.push("correctAnswer must have at least 1 character".into());
+        errors.push(msg::CORRECTANSWER_MUST_HAVE_AT_LEAST_1_CHARACTER);
     }
     errors.extend(limits::over_length(
         "correctAnswer",
@@ -64,13 +65,13 @@ pub(super) fn check_answer(answer: &str, errors: &mut Vec<String>) -> String {
     answer.to_string()
 }
 
-pub(super) fn check_distractors(list: &[String], errors: &mut Vec<String>) -> Vec<String> {
+pub(super) fn check_distractors(list: &[String], errors: &mut Vec<Message>) -> Vec<String> {
     let trimmed: Vec<String> = list.iter().map(|d| d.trim().to_string()).collect();
     if trimmed.iter().any(String::is_empty) {
-        errors.push("distractors must not contain empty strings".into());
+        errors.push(msg::DISTRACTORS_MUST_NOT_CONTAIN_EMPTY_STRINGS);
     }
     if trimmed.iter().filter(|d| !d.is_empty()).count() < 2 {
-        errors.push("distractors needs at least 2 entries".into());
+        errors.push(msg::DISTRACTORS_NEEDS_AT_LEAST_2_ENTRIES);
     }
     errors.extend(limits::too_many_distractors(trimmed.len()));
     for (i, d) in trimmed.iter().enumerate() {
@@ -83,24 +84,24 @@ pub(super) fn check_distractors(list: &[String], errors: &mut Vec<String>) -> Ve
     trimmed
 }
 
-pub(super) fn check_difficulty(d: i64, errors: &mut Vec<String>) -> i64 {
+pub(super) fn check_difficulty(d: i64, errors: &mut Vec<Message>) -> i64 {
     if !(1..=5).contains(&d) {
-        errors.push("difficulty must be 1-5".into());
+        errors.push(msg::DIFFICULTY_MUST_BE_1_5);
     }
     d
 }
 
-pub(super) fn check_category_id(id: &str, errors: &mut Vec<String>) -> String {
+pub(super) fn check_category_id(id: &str, errors: &mut Vec<Message>) -> String {
     let id = id.trim();
     if id.is_empty() {
-        errors.push("categoryId is required".into());
+        errors.push(msg::CATEGORYID_IS_REQUIRED);
     }
     id.to_string()
 }
 
 /// The lengths of the card fields given (as stored: trimmed), named as in the question's
 /// JSON (`knowledgeCard.summary`).
-pub(super) fn check_card_lengths(card: &CardInput, errors: &mut Vec<String>) {
+pub(super) fn check_card_lengths(card: &CardInput, errors: &mut Vec<Message>) {
     for (field, value, max_chars) in [
         (
             "knowledgeCard.title",
@@ -129,7 +130,7 @@ pub(super) fn check_card_lengths(card: &CardInput, errors: &mut Vec<String>) {
     }
 }
 
-pub(super) fn check_new_card(card: &CardInput, errors: &mut Vec<String>) -> Option<ValidCard> {
+pub(super) fn check_new_card(card: &CardInput, errors: &mut Vec<Message>) -> Option<ValidCard> {
     check_card_lengths(card, errors);
     match non_empty(card.summary.as_deref()) {
         Some(summary) => Some(ValidCard {
@@ -139,7 +140,7 @@ pub(super) fn check_new_card(card: &CardInput, errors: &mut Vec<String>) -> Opti
             source_ref: non_empty(card.source_ref.as_deref()),
         }),
         None => {
-            errors.push("knowledgeCard.summary is required".into());
+            errors.push(msg::KNOWLEDGECARD_SUMMARY_IS_REQUIRED);
             None
         }
     }
@@ -150,13 +151,13 @@ pub(super) fn check_new_card(card: &CardInput, errors: &mut Vec<String>) -> Opti
 fn check_required<T: ?Sized, V>(
     value: Option<&T>,
     field: &str,
-    errors: &mut Vec<String>,
-    check: impl FnOnce(&T, &mut Vec<String>) -> V,
+    errors: &mut Vec<Message>,
+    check: impl FnOnce(&T, &mut Vec<Message>) -> V,
 ) -> Option<V> {
     match value {
         Some(value) => Some(check(value, errors)),
         None => {
-            errors.push(format!("{field} is required"));
+            errors.push(msg::field_is_required(field));
             None
         }
     }
@@ -170,24 +171,23 @@ pub(super) const MAX_ALT: usize = 300;
 pub(super) fn check_media(
     media: &QuestionMedia,
     content_type: ContentType,
-    errors: &mut Vec<String>,
+    errors: &mut Vec<Message>,
 ) -> Option<MediaContent> {
     let before = errors.len();
     if content_type == ContentType::Text {
-        errors
-            .push("media: a text question has no media (contentType image, audio or video)".into());
+        errors.push(msg::MEDIA_A_TEXT_QUESTION_HAS_NO_MEDIA);
     }
     let id = media.id.trim().to_ascii_lowercase();
     if !crate::services::media::is_media_id(&id) {
-        errors.push("media.id must be a media id (64 hex digits)".into());
+        errors.push(msg::MEDIA_ID_MUST_BE_A_MEDIA_ID);
     }
     let alt = non_empty(media.alt.as_deref());
     match &alt {
         None if content_type == ContentType::Image => {
-            errors.push("media.alt is required for an image (what a screen reader says)".into());
+            errors.push(msg::MEDIA_ALT_IS_REQUIRED_FOR_AN_IMAGE);
         }
         Some(a) if a.chars().count() > MAX_ALT => {
-            errors.push(format!("media.alt must be at most {MAX_ALT} characters"));
+            errors.push(msg::media_alt_must_be_at_most_max_characters(MAX_ALT));
         }
         _ => {}
     }
@@ -199,16 +199,16 @@ pub(super) fn check_media(
 pub(super) async fn check_media_files(
     ctx: &AppContext,
     items: &[(&MediaContent, ContentType)],
-) -> Result<Vec<Option<String>>> {
+) -> Result<Vec<Option<Message>>> {
     let ids: Vec<&str> = items.iter().map(|(m, _)| m.id.as_str()).collect();
     let kinds = db::media::kinds(&ctx.db, &ids).await?;
     Ok(items
         .iter()
         .map(|(m, content_type)| match kinds.get(&m.id) {
-            None => Some(format!("media.id '{}' is not in the media library", m.id)),
-            Some(kind) if kind != content_type.as_str() => Some(format!(
-                "media.id is {kind}, the question's contentType is {content_type}"
-            )),
+            None => Some(msg::media_id_is_not_in_the_media_library(&m.id)),
+            Some(kind) if kind != content_type.as_str() => Some(
+                msg::media_id_is_kind_the_questions_content_type_is(kind, content_type),
+            ),
             Some(_) => None,
         })
         .collect())
@@ -226,8 +226,8 @@ pub(super) fn check_ready(
     let gated = to == QuestionStatus::Published
         || (to == QuestionStatus::Reviewing && from == Some(QuestionStatus::Draft));
     if gated && content_type != ContentType::Text && media.is_none() {
-        return Err(Error::validation(format!(
-            "media is required before an {content_type} question goes to review or is published"
+        return Err(Error::validation(msg::media_is_required_before_review(
+            content_type,
         )));
     }
     Ok(())
@@ -235,7 +235,7 @@ pub(super) fn check_ready(
 
 /// The import item rules, except whether the category exists (checked for all items at
 /// once by [`check_categories`]).
-pub(super) fn check_item(input: &QuestionInput) -> std::result::Result<ValidItem, Vec<String>> {
+pub(super) fn check_item(input: &QuestionInput) -> std::result::Result<ValidItem, Vec<Message>> {
     let mut errors = Vec::new();
     let stem_text =
         check_required(input.stem.as_ref(), "stem", &mut errors, check_stem).unwrap_or_default();
@@ -314,9 +314,9 @@ pub(super) async fn missing_categories(ctx: &AppContext, ids: &[&str]) -> Result
 /// per-index errors.
 pub(super) async fn check_items(
     ctx: &AppContext,
-    items: Vec<std::result::Result<QuestionInput, String>>,
+    items: Vec<std::result::Result<QuestionInput, Message>>,
 ) -> Result<Vec<ValidItem>> {
-    let mut checked: Vec<std::result::Result<ValidItem, Vec<String>>> = items
+    let mut checked: Vec<std::result::Result<ValidItem, Vec<Message>>> = items
         .iter()
         .map(|item| match item {
             Ok(input) => check_item(input),
@@ -340,10 +340,10 @@ pub(super) async fn check_items(
             continue;
         };
         if missing.contains(cat) {
-            let msg = format!("categoryId '{cat}' does not exist");
+            let refusal = msg::category_id_cat_does_not_exist(cat);
             match result {
-                Ok(_) => *result = Err(vec![msg]),
-                Err(errors) => errors.push(msg),
+                Ok(_) => *result = Err(vec![refusal]),
+                Err(errors) => errors.push(refusal),
             }
         }
     }
@@ -360,20 +360,20 @@ pub(super) async fn check_items(
         let pairs: Vec<(&MediaContent, ContentType)> =
             with_media.iter().map(|(_, m, c)| (*m, *c)).collect();
         let verdicts = check_media_files(ctx, &pairs).await?;
-        let refused: Vec<(usize, String)> = with_media
+        let refused: Vec<(usize, Message)> = with_media
             .iter()
             .zip(verdicts)
-            .filter_map(|((i, _, _), v)| v.map(|msg| (*i, msg)))
+            .filter_map(|((i, _, _), v)| v.map(|refusal| (*i, refusal)))
             .collect();
-        for (i, msg) in refused {
-            checked[i] = Err(vec![msg]);
+        for (i, refusal) in refused {
+            checked[i] = Err(vec![refusal]);
         }
     }
-    let failures: Vec<ItemErrors> = checked
+    let failures: Vec<ItemFailure> = checked
         .iter()
         .enumerate()
         .filter_map(|(index, r)| {
-            r.as_ref().err().map(|errors| ItemErrors {
+            r.as_ref().err().map(|errors| ItemFailure {
                 index,
                 errors: errors.clone(),
             })
@@ -445,7 +445,7 @@ pub(super) fn snapshot(q: &AdminQuestion) -> Option<serde_json::Value> {
 
 pub(super) fn parse_status(s: &str) -> Result<QuestionStatus> {
     QuestionStatus::parse(s)
-        .ok_or_else(|| Error::validation("status must be draft, reviewing, published or archived"))
+        .ok_or_else(|| Error::validation(msg::STATUS_MUST_BE_DRAFT_REVIEWING_PUBLISHED_OR_ARCHIVED))
 }
 
 pub(super) fn refused(from: &str, to: QuestionStatus) -> Error {

@@ -2,6 +2,7 @@
 
 use super::csv_cell;
 use super::*;
+use crate::message::{Message, msg};
 
 // ---------------------------------------------------------------------------------------
 // Imports
@@ -11,14 +12,12 @@ use super::*;
 pub(super) async fn import_items(
     ctx: &AppContext,
     admin: &AdminPrincipal,
-    items: Vec<std::result::Result<QuestionInput, String>>,
+    items: Vec<std::result::Result<QuestionInput, Message>>,
     audit_action: &str,
     max: usize,
 ) -> Result<ImportResult> {
     if items.is_empty() || items.len() > max {
-        return Err(Error::validation(format!(
-            "an import holds 1-{max} questions"
-        )));
+        return Err(Error::validation(msg::an_import_holds_1_max_questions(max)));
     }
     let valid = check_items(ctx, items).await?;
     let now = ctx.clock.now_ms();
@@ -53,9 +52,9 @@ pub async fn import(
         .into_iter()
         .map(|v| {
             if !v.is_object() {
-                return Err("item must be an object".to_string());
+                return Err(msg::ITEM_MUST_BE_AN_OBJECT);
             }
-            serde_json::from_value::<QuestionInput>(v).map_err(|e| format!("invalid item: {e}"))
+            serde_json::from_value::<QuestionInput>(v).map_err(msg::invalid_item_detail)
         })
         .collect();
     import_items(ctx, admin, items, "question.import", MAX_BATCH).await
@@ -71,7 +70,7 @@ pub fn is_csv_content_type(content_type: Option<&str>) -> bool {
 
 /// Parses the CSV: its data rows as import items, or CSV_PARSE_ERROR (bad header, a row
 /// of another width, unreadable text) or VALIDATION_ERROR (no rows, over 200 rows).
-pub(super) fn parse_csv(body: &[u8]) -> Result<Vec<std::result::Result<QuestionInput, String>>> {
+pub(super) fn parse_csv(body: &[u8]) -> Result<Vec<std::result::Result<QuestionInput, Message>>> {
     let body = body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body);
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(true)
@@ -79,48 +78,49 @@ pub(super) fn parse_csv(body: &[u8]) -> Result<Vec<std::result::Result<QuestionI
         .from_reader(body);
     let header = reader
         .headers()
-        .map_err(|e| Error::CsvParse(format!("cannot read the CSV header: {e}")))?;
+        .map_err(|e| Error::CsvParse(msg::cannot_read_the_csv_header_detail(e)))?;
     let names: Vec<&str> = header.iter().map(str::trim).collect();
     let (spec, extra) = names.split_at(names.len().min(CSV_HEADER.len()));
     if spec != CSV_HEADER || !CSV_MEDIA_COLUMNS.starts_with(extra) {
-        return Err(Error::CsvParse(format!(
-            "the header must be exactly: {}[,{}[,{}]]",
-            CSV_HEADER.join(","),
-            CSV_MEDIA_COLUMNS[0],
-            CSV_MEDIA_COLUMNS[1]
+        return Err(Error::CsvParse(msg::the_header_must_be_exactly_header(
+            format_args!(
+                "{}[,{}[,{}]]",
+                CSV_HEADER.join(","),
+                CSV_MEDIA_COLUMNS[0],
+                CSV_MEDIA_COLUMNS[1]
+            ),
         )));
     }
     let width = names.len();
     let mut items = Vec::new();
     for record in reader.records() {
-        let record = record.map_err(|e| Error::CsvParse(format!("malformed CSV: {e}")))?;
+        let record = record.map_err(|e| Error::CsvParse(msg::malformed_csv_detail(e)))?;
         if record.len() != width {
-            return Err(Error::CsvParse(format!(
-                "a row has {} columns, the header {width}",
-                record.len(),
-            )));
+            return Err(Error::CsvParse(
+                msg::a_row_has_found_columns_the_header_expected(record.len(), width),
+            ));
         }
         items.push(csv_item(&record));
         if items.len() > MAX_BATCH {
-            return Err(Error::validation(format!(
-                "the CSV holds more than {MAX_BATCH} rows"
+            return Err(Error::validation(msg::the_csv_holds_more_than_max_rows(
+                MAX_BATCH,
             )));
         }
     }
     if items.is_empty() {
-        return Err(Error::validation("the CSV holds no data rows"));
+        return Err(Error::validation(msg::THE_CSV_HOLDS_NO_DATA_ROWS));
     }
     Ok(items)
 }
 
-fn csv_item(r: &csv::StringRecord) -> std::result::Result<QuestionInput, String> {
+fn csv_item(r: &csv::StringRecord) -> std::result::Result<QuestionInput, Message> {
     // The export's `'` before a formula-like cell is taken away (csv_cell).
     let col = |i: usize| csv_cell::unescape(r.get(i).unwrap_or(""));
     let difficulty = match col(2).trim() {
         "" => None,
         d => Some(
             d.parse::<i64>()
-                .map_err(|_| "difficulty must be an integer 1-5".to_string())?,
+                .map_err(|_| msg::DIFFICULTY_MUST_BE_AN_INTEGER_1_5)?,
         ),
     };
     let distractors = (5..10)
@@ -160,7 +160,7 @@ pub async fn import_csv(
 ) -> Result<ImportResult> {
     if !is_csv_content_type(content_type) {
         return Err(Error::validation(
-            "expected Content-Type: text/plain or text/csv",
+            msg::EXPECTED_CONTENT_TYPE_TEXT_PLAIN_OR_TEXT_CSV,
         ));
     }
     let items = parse_csv(body)?;
@@ -168,18 +168,18 @@ pub async fn import_csv(
 }
 
 /// One data row of a CSV preview.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug)]
 pub struct PreviewRow {
     /// 1-based data row (the header is not counted).
     pub row: usize,
     pub stem: String,
     pub category_id: String,
     /// Why the row would be refused; empty when it would import.
-    pub errors: Vec<String>,
+    pub errors: Vec<Message>,
 }
 
 /// What an import of this CSV would do, found without writing anything.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug)]
 pub struct CsvPreview {
     pub rows: Vec<PreviewRow>,
 }

@@ -20,11 +20,13 @@ use crate::db::questions::{
 };
 use crate::db::{self, Tx};
 use crate::domain::content_type::ContentType;
+use crate::domain::question_source::QuestionSource;
 use crate::domain::question_stats;
 use crate::domain::question_status::{BatchAction, QuestionStatus, can_move};
 use crate::domain::question_version::{self, CardContent, MediaContent, QuestionContent};
 use crate::envelope::Pagination;
-use crate::error::ItemErrors;
+use crate::error::ItemFailure;
+use crate::message::Message;
 use crate::services::admin_auth::AdminPrincipal;
 use crate::services::audit::{self, PageQuery};
 use crate::{Error, Result};
@@ -131,10 +133,8 @@ pub struct AdminQuestion {
     pub category_id: String,
     /// 1-5.
     pub difficulty: i64,
-    /// draft, reviewing, published or archived.
-    pub status: String,
-    /// system or ugc.
-    pub source: String,
+    pub status: QuestionStatus,
+    pub source: QuestionSource,
     /// Its image, audio or video; null for a text question (and for one whose media is
     /// not attached yet: it cannot go to review or be published so).
     pub media: Option<QuestionMedia>,
@@ -234,7 +234,7 @@ impl From<QuestionRow> for AdminQuestion {
 pub struct CreatedQuestion {
     pub id: String,
     /// Always `draft`.
-    pub status: String,
+    pub status: QuestionStatus,
 }
 
 /// One id a batch did not move.
@@ -242,7 +242,9 @@ pub struct CreatedQuestion {
 pub struct BatchFailure {
     pub id: String,
     /// `not found`, or the refused move.
-    pub reason: String,
+    #[schema(value_type = String)]
+    #[serde(serialize_with = "crate::message::english")]
+    pub reason: Message,
 }
 
 #[derive(Clone, Debug, Serialize, ToSchema)]

@@ -1,6 +1,7 @@
 //! The question list and one question.
 
 use super::*;
+use crate::message::msg;
 
 // ---------------------------------------------------------------------------------------
 // Reading
@@ -29,14 +30,14 @@ pub async fn list(ctx: &AppContext, q: &ListQuery) -> Result<(Vec<AdminQuestion>
         Some("severity") => SortBy::Severity,
         Some(_) => {
             return Err(Error::validation(
-                "sortBy must be createdAt, updatedAt, difficulty, accuracy, attempts or severity",
+                msg::SORTBY_MUST_BE_CREATEDAT_UPDATEDAT_DIFFICULTY_ACCURACY_ATTEM,
             ));
         }
     };
     let descending = match q.sort_order.as_deref() {
         None | Some("desc") => true,
         Some("asc") => false,
-        Some(_) => return Err(Error::validation("sortOrder must be asc or desc")),
+        Some(_) => return Err(Error::validation(msg::SORTORDER_MUST_BE_ASC_OR_DESC)),
     };
     let (rows, total) =
         db::questions::page(&ctx.db, &filter, sort, descending, limit, offset).await?;
@@ -66,12 +67,12 @@ pub(super) fn list_filter(p: &FilterParams<'_>) -> Result<ListFilter> {
     if let Some(d) = p.difficulty
         && !(1..=5).contains(&d)
     {
-        return Err(Error::validation("difficulty must be 1-5"));
+        return Err(Error::validation(msg::DIFFICULTY_MUST_BE_1_5));
     }
     let source = match p.source {
         None => None,
         Some(s @ ("system" | "ugc")) => Some(s.to_string()),
-        Some(_) => return Err(Error::validation("source must be system or ugc")),
+        Some(_) => return Err(Error::validation(msg::SOURCE_MUST_BE_SYSTEM_OR_UGC)),
     };
     let keyword = p
         .keyword
@@ -93,5 +94,5 @@ pub async fn get(ctx: &AppContext, id: &str) -> Result<AdminQuestion> {
     db::questions::get(&ctx.db, id)
         .await?
         .map(AdminQuestion::from)
-        .ok_or_else(|| Error::not_found("question not found"))
+        .ok_or_else(|| Error::not_found(msg::QUESTION_NOT_FOUND))
 }

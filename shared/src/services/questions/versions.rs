@@ -4,6 +4,7 @@
 use super::writing::question_in_tx;
 use super::*;
 use crate::db::question_versions::{VersionRow, VersionSummary};
+use crate::message::msg;
 
 /// One version in a question's history.
 #[derive(Clone, Debug, Serialize, ToSchema)]
@@ -107,13 +108,13 @@ pub(crate) async fn record_version(
 }
 
 pub(super) fn changed_meanwhile() -> Error {
-    Error::conflict("the question changed meanwhile; read it again")
+    Error::conflict(msg::THE_QUESTION_CHANGED_MEANWHILE_READ_IT_AGAIN)
 }
 
 /// A version number of a path: 1 or more.
 fn version_number(version: i64) -> Result<i64> {
     if version < 1 {
-        return Err(Error::validation("version must be a positive integer"));
+        return Err(Error::validation(msg::VERSION_MUST_BE_A_POSITIVE_INTEGER));
     }
     Ok(version)
 }
@@ -123,7 +124,7 @@ pub async fn list_versions(ctx: &AppContext, id: &str) -> Result<Vec<QuestionVer
     let rows = db::question_versions::list(&ctx.db, id).await?;
     // every question has its version 1, so only an unknown one lists none
     if rows.is_empty() && !db::cards::question_exists(&ctx.db, id).await? {
-        return Err(Error::not_found("question not found"));
+        return Err(Error::not_found(msg::QUESTION_NOT_FOUND));
     }
     Ok(rows.into_iter().map(QuestionVersionSummary::from).collect())
 }
@@ -134,7 +135,7 @@ pub async fn get_version(ctx: &AppContext, id: &str, version: i64) -> Result<Que
     db::question_versions::get(&ctx.db, id, version)
         .await?
         .map(QuestionVersion::from)
-        .ok_or_else(|| Error::not_found("question version not found"))
+        .ok_or_else(|| Error::not_found(msg::QUESTION_VERSION_NOT_FOUND))
 }
 
 /// `POST /v1/admin/questions/{id}/versions/{version}/revert`: the content of `version`
@@ -154,7 +155,7 @@ pub async fn revert(
     let before = question_in_tx(&mut tx, id).await?;
     let target = db::question_versions::get_in_tx(&mut tx, id, version)
         .await?
-        .ok_or_else(|| Error::not_found("question version not found"))?;
+        .ok_or_else(|| Error::not_found(msg::QUESTION_VERSION_NOT_FOUND))?;
     let content = target.content();
     let changed = question_version::changed_fields(&before.content(), &content);
     if changed.is_empty() {
@@ -172,9 +173,9 @@ pub async fn revert(
                 correct_answer: &content.correct_answer,
                 distractors_json: &distractors_json,
                 difficulty: content.difficulty,
-                status: &before.status,
+                status: before.status.as_str(),
             },
-            expected_status: &before.status,
+            expected_status: before.status.as_str(),
             expected_version: before.version,
             version: before.version + 1,
             now_ms: now,
@@ -202,9 +203,9 @@ pub async fn revert(
                 .await?
                 .is_empty()
         {
-            return Err(Error::conflict(format!(
-                "version {version}'s media is no longer in the media library; upload it again"
-            )));
+            return Err(Error::conflict(
+                msg::version_n_media_is_no_longer_in_the_media_library(version),
+            ));
         }
         let old = before.media.as_ref().map(|m| m.id.as_str());
         super::writing::store_media(&mut tx, id, old, content.media.as_ref(), now).await?;

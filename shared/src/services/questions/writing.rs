@@ -1,6 +1,7 @@
 //! Creating, editing, moving through review, deleting, batch operations (audited).
 
 use super::*;
+use crate::message::{Message, msg};
 
 // ---------------------------------------------------------------------------------------
 // Writing
@@ -14,8 +15,8 @@ pub async fn create(
     let items = match check_items(ctx, vec![Ok(input)]).await {
         Ok(items) => items,
         Err(Error::ValidationFailed(failures)) => {
-            let errors: Vec<String> = failures.into_iter().flat_map(|f| f.errors).collect();
-            return Err(Error::Validation(errors.join("; ")));
+            let errors: Vec<Message> = failures.into_iter().flat_map(|f| f.errors).collect();
+            return Err(Error::Validation(Message::several(errors)));
         }
         Err(e) => return Err(e),
     };
@@ -43,7 +44,7 @@ pub async fn create(
     .await?;
     Ok(CreatedQuestion {
         id,
-        status: QuestionStatus::Draft.as_str().to_string(),
+        status: QuestionStatus::Draft,
     })
 }
 
@@ -78,7 +79,7 @@ pub async fn update(
         Some(s) => match QuestionStatus::parse(s) {
             Some(s) => Some(s),
             None => {
-                errors.push("status must be draft, reviewing, published or archived".into());
+                errors.push(msg::STATUS_MUST_BE_DRAFT_REVIEWING_PUBLISHED_OR_ARCHIVED);
                 None
             }
         },
@@ -86,26 +87,26 @@ pub async fn update(
     };
     if let Some(card) = &patch.knowledge_card {
         if card.summary.is_some() && non_empty(card.summary.as_deref()).is_none() {
-            errors.push("knowledgeCard.summary must not be empty".into());
+            errors.push(msg::KNOWLEDGE_CARD_SUMMARY_MUST_NOT_BE_EMPTY);
         }
         check_card_lengths(card, &mut errors);
     }
     if let Some(cat) = category_id.as_deref().filter(|c| !c.is_empty())
         && !missing_categories(ctx, &[cat]).await?.is_empty()
     {
-        errors.push(format!("categoryId '{cat}' does not exist"));
+        errors.push(msg::category_id_cat_does_not_exist(cat));
     }
     if !errors.is_empty() {
-        return Err(Error::Validation(errors.join("; ")));
+        return Err(Error::Validation(Message::several(errors)));
     }
 
     let now = ctx.clock.now_ms();
     let mut tx = ctx.db.begin().await?;
     let before = question_in_tx(&mut tx, id).await?;
     if let Some(to) = status {
-        let from = QuestionStatus::parse(&before.status);
+        let from = Some(before.status);
         if !from.is_some_and(|from| can_move(from, to)) {
-            return Err(refused(&before.status, to));
+            return Err(refused(before.status.as_str(), to));
         }
     }
     let card = match (&patch.knowledge_card, &before.knowledge_card) {
@@ -127,7 +128,7 @@ pub async fn update(
             let mut card_errors = Vec::new();
             let Some(new) = check_new_card(card, &mut card_errors) else {
                 return Err(Error::Validation(
-                    "knowledgeCard.summary is required to create the card".into(),
+                    msg::KNOWLEDGECARD_SUMMARY_IS_REQUIRED_TO_CREATE_THE_CARD,
                 ));
             };
             Some(CardContent {
@@ -147,15 +148,13 @@ pub async fn update(
             let mut media_errors = Vec::new();
             match check_media(m, content_type, &mut media_errors) {
                 Some(m) => Some(m),
-                None => return Err(Error::Validation(media_errors.join("; "))),
+                None => return Err(Error::Validation(Message::several(media_errors))),
             }
         }
     };
     if let Some(m) = &media {
         if content_type == ContentType::Text {
-            return Err(Error::validation(
-                "media: a text question has no media (contentType image, audio or video)",
-            ));
+            return Err(Error::validation(msg::MEDIA_A_TEXT_QUESTION_HAS_NO_MEDIA));
         }
         if let Some(refusal) = check_media_files(ctx, &[(m, content_type)])
             .await?
@@ -166,7 +165,7 @@ pub async fn update(
     }
     // a move checks its gate; an edit of the media or the type checks that the question
     // could be where it is (a reviewed question does not lose its media)
-    let current = QuestionStatus::parse(&before.status);
+    let current = Some(before.status);
     match (status, current) {
         (Some(to), from) => check_ready(content_type, media.as_ref(), from, to)?,
         (None, Some(here)) if patch.media.is_some() || patch.content_type.is_some() => {
@@ -207,7 +206,7 @@ pub async fn update(
                 difficulty: content.difficulty,
                 status: new_status,
             },
-            expected_status: &before.status,
+            expected_status: before.status.as_str(),
             expected_version: before.version,
             version,
             now_ms: now,
@@ -265,14 +264,14 @@ pub(super) async fn move_one(
     let now = ctx.clock.now_ms();
     let mut tx = ctx.db.begin().await?;
     let before = question_in_tx(&mut tx, id).await?;
-    let from = QuestionStatus::parse(&before.status);
+    let from = Some(before.status);
     let allowed = match (from, action) {
         (Some(from), Some(action)) => action.accepts(from),
         (Some(from), None) => can_move(from, to),
         (None, _) => false,
     };
     if !allowed {
-        return Err(refused(&before.status, to));
+        return Err(refused(before.status.as_str(), to));
     }
     check_ready(
         before.content_type,
@@ -285,7 +284,7 @@ pub(super) async fn move_one(
             .await?;
     if !moved {
         return Err(Error::conflict(
-            "the question changed meanwhile; read it again",
+            msg::THE_QUESTION_CHANGED_MEANWHILE_READ_IT_AGAIN,
         ));
     }
     let after = question_in_tx(&mut tx, id).await?;
@@ -334,15 +333,15 @@ pub async fn delete(ctx: &AppContext, admin: &AdminPrincipal, id: &str) -> Resul
 /// lower-case form.
 pub(super) fn batch_ids(req: &BatchRequest) -> Result<Vec<String>> {
     if req.ids.is_empty() || req.ids.len() > MAX_BATCH {
-        return Err(Error::validation(format!(
-            "ids must hold 1-{MAX_BATCH} question ids"
+        return Err(Error::validation(msg::ids_must_hold_1_max_question_ids(
+            MAX_BATCH,
         )));
     }
     let mut seen = HashSet::new();
     let mut ids = Vec::with_capacity(req.ids.len());
     for raw in &req.ids {
         let id = Uuid::parse_str(raw.trim())
-            .map_err(|_| Error::validation(format!("'{raw}' is not a uuid")))?
+            .map_err(|_| Error::validation(msg::raw_is_not_a_uuid(raw)))?
             .to_string();
         if seen.insert(id.clone()) {
             ids.push(id);
@@ -385,12 +384,10 @@ pub async fn batch(
             reason: match statuses.get(id) {
                 // an accepted status that did not move: the media gate held it
                 Some(from) if sources.contains(&from.as_str()) => {
-                    "media is required before an image, audio or video question goes to \
-                     review or is published"
-                        .to_string()
+                    msg::MEDIA_IS_REQUIRED_BEFORE_AN_IMAGE_AUDIO_OR_VIDEO_QUESTION
                 }
-                Some(from) => refused(from, to).to_string(),
-                None => "not found".to_string(),
+                Some(from) => refused(from, to).public_message(),
+                None => msg::NOT_FOUND,
             },
         })
         .collect();
@@ -454,7 +451,7 @@ pub(super) async fn store_media(
     match stored {
         Ok(()) => Ok(()),
         Err(sqlx::Error::Database(e)) if e.is_foreign_key_violation() => Err(Error::conflict(
-            "the media was removed from the library meanwhile; upload it again",
+            msg::THE_MEDIA_WAS_REMOVED_FROM_THE_LIBRARY_MEANWHILE,
         )),
         Err(e) => Err(e.into()),
     }
@@ -466,5 +463,5 @@ pub(super) async fn question_in_tx(tx: &mut Tx, id: &str) -> Result<AdminQuestio
     db::questions::get_in_tx(tx, id)
         .await?
         .map(AdminQuestion::from)
-        .ok_or_else(|| Error::not_found("question not found"))
+        .ok_or_else(|| Error::not_found(msg::QUESTION_NOT_FOUND))
 }

@@ -1,0 +1,171 @@
+//! Closed sets of words (a question's status, an admin's role, a fair-play state, …) as
+//! enums: [`closed_set!`] gives one its stored and sent spelling, serde (the API's
+//! JSON), a `TEXT` codec for both database engines, an OpenAPI schema that lists its
+//! values (so generated clients get an enum), and its name in a page's language.
+
+/// Defines a closed set:
+///
+/// ```ignore
+/// closed_set! {
+///     /// A question's status.
+///     pub enum QuestionStatus in "status" {
+///         Draft = "draft",
+///         Published = "published",
+///     }
+/// }
+/// ```
+///
+/// `"status"` names the set's labels in the catalogues: `QuestionStatus::Draft.label(lang)`
+/// is the message `status-draft` (a value no catalogue names shows as it is stored).
+macro_rules! closed_set {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident in $terms:literal {
+            $( $(#[$variant_meta:meta])* $variant:ident = $value:literal ),+ $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(
+            Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord,
+            serde::Serialize, serde::Deserialize,
+        )]
+        $vis enum $name {
+            $( $(#[$variant_meta])* #[serde(rename = $value)] $variant ),+
+        }
+
+        impl $name {
+            /// Every member, in the order of the definition.
+            pub const ALL: [Self; [$($value),+].len()] = [$(Self::$variant),+];
+
+            /// As it is stored and sent.
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    $(Self::$variant => $value),+
+                }
+            }
+
+            /// From its stored or sent spelling.
+            pub fn parse(value: &str) -> Option<Self> {
+                match value {
+                    $($value => Some(Self::$variant),)+
+                    _ => None,
+                }
+            }
+
+            /// Its name in `lang`.
+            pub fn label(self, lang: $crate::i18n::Lang) -> String {
+                lang.term($terms, self.as_str())
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        // By hand rather than derived: the derive does not read a `rename` that a macro
+        // wrote, and would list the variants' Rust names.
+        impl utoipa::PartialSchema for $name {
+            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+                utoipa::openapi::schema::ObjectBuilder::new()
+                    .schema_type(utoipa::openapi::schema::Type::String)
+                    .enum_values(Some([$($value),+]))
+                    .into()
+            }
+        }
+
+        impl utoipa::ToSchema for $name {}
+
+        impl PartialEq<str> for $name {
+            fn eq(&self, other: &str) -> bool {
+                self.as_str() == other
+            }
+        }
+
+        impl PartialEq<&str> for $name {
+            fn eq(&self, other: &&str) -> bool {
+                self.as_str() == *other
+            }
+        }
+
+        impl<DB: sqlx::Database> sqlx::Type<DB> for $name
+        where
+            str: sqlx::Type<DB>,
+        {
+            fn type_info() -> DB::TypeInfo {
+                <str as sqlx::Type<DB>>::type_info()
+            }
+            fn compatible(ty: &DB::TypeInfo) -> bool {
+                <str as sqlx::Type<DB>>::compatible(ty)
+            }
+        }
+
+        impl<'q, DB: sqlx::Database> sqlx::Encode<'q, DB> for $name
+        where
+            &'q str: sqlx::Encode<'q, DB>,
+        {
+            fn encode_by_ref(
+                &self,
+                buf: &mut <DB as sqlx::Database>::ArgumentBuffer,
+            ) -> Result<sqlx::encode::IsNull, sqlx::error::BoxDynError> {
+                let value: &'q str = self.as_str();
+                <&'q str as sqlx::Encode<'q, DB>>::encode(value, buf)
+            }
+        }
+
+        impl<'r, DB: sqlx::Database> sqlx::Decode<'r, DB> for $name
+        where
+            &'r str: sqlx::Decode<'r, DB>,
+        {
+            fn decode(
+                value: <DB as sqlx::Database>::ValueRef<'r>,
+            ) -> Result<Self, sqlx::error::BoxDynError> {
+                let stored = <&'r str as sqlx::Decode<'r, DB>>::decode(value)?;
+                Self::parse(stored).ok_or_else(|| {
+                    format!(concat!("not a ", stringify!($name), ": {:?}"), stored).into()
+                })
+            }
+        }
+    };
+}
+
+pub(crate) use closed_set;
+
+#[cfg(test)]
+mod tests {
+    use crate::i18n::Lang;
+
+    closed_set! {
+        /// A test set.
+        pub enum Colour in "test-colour" {
+            /// The first.
+            Red = "red",
+            DeepBlue = "deep_blue",
+        }
+    }
+
+    #[test]
+    fn a_closed_set_round_trips_its_spellings() {
+        assert_eq!(Colour::ALL, [Colour::Red, Colour::DeepBlue]);
+        for c in Colour::ALL {
+            assert_eq!(Colour::parse(c.as_str()), Some(c));
+            let json = serde_json::to_string(&c).unwrap();
+            assert_eq!(json, format!("\"{c}\""));
+            assert_eq!(serde_json::from_str::<Colour>(&json).unwrap(), c);
+        }
+        assert_eq!(Colour::parse("green"), None);
+        assert!(serde_json::from_str::<Colour>("\"green\"").is_err());
+        assert!(Colour::DeepBlue == "deep_blue");
+        // no catalogue names these: the stored spelling
+        assert_eq!(Colour::Red.label(Lang::ZhCn), "red");
+    }
+
+    #[test]
+    fn its_schema_lists_its_values() {
+        use utoipa::PartialSchema;
+        let schema = serde_json::to_value(Colour::schema()).unwrap();
+        assert_eq!(schema["enum"], serde_json::json!(["red", "deep_blue"]));
+        assert_eq!(schema["type"], "string");
+    }
+}
