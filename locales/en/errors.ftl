@@ -240,7 +240,6 @@ err-provider-sign-in-failed = { $provider } sign-in failed
 err-buying-from-the-shop-is-not-available-in-this-version = buying from the shop is not available in this version
 err-using-items-is-not-available-in-this-version = using items is not available in this version
 err-subscription-verification-is-not-available-in-this-version = subscription verification is not available in this version
-err-name-is-already-the-place-of-its-siblings = { $name } is already the { $place } of its siblings
 err-name-is-already-the-first-of-its-siblings = { $name } is already the first of its siblings
 err-name-is-already-the-last-of-its-siblings = { $name } is already the last of its siblings
 err-id-is-not-a-third-party-provider = { $id } is not a third-party provider

@@ -239,7 +239,6 @@ err-provider-sign-in-failed = { $provider } 登录失败
 err-buying-from-the-shop-is-not-available-in-this-version = 当前版本暂不支持在商店购买
 err-using-items-is-not-available-in-this-version = 当前版本暂不支持使用道具
 err-subscription-verification-is-not-available-in-this-version = 当前版本暂不支持验证订阅
-err-name-is-already-the-place-of-its-siblings = { $name } 已经是同级中的{ $place }
 err-name-is-already-the-first-of-its-siblings = { $name } 已经是同级中的第一个
 err-name-is-already-the-last-of-its-siblings = { $name } 已经是同级中的最后一个
 err-id-is-not-a-third-party-provider = { $id } 不是第三方登录方式

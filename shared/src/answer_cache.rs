@@ -410,8 +410,8 @@ mod tests {
             active_track_id: None,
             region_code: None,
             streak_protection_at: None,
-            subscription_status: "none".into(),
-            tier: "free".into(),
+            subscription_status: crate::domain::subscription::SubscriptionStatus::None,
+            tier: crate::domain::subscription::Tier::Free,
             subscription_expires_at: None,
             account: AccountState {
                 is_banned: false,

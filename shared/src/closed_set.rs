@@ -19,12 +19,12 @@
 /// is the message `status-draft` (a value no catalogue names shows as it is stored).
 macro_rules! closed_set {
     (
-        $(#[$meta:meta])*
+        $(#[doc = $doc:literal])+
         $vis:vis enum $name:ident in $terms:literal {
             $( $(#[$variant_meta:meta])* $variant:ident = $value:literal ),+ $(,)?
         }
     ) => {
-        $(#[$meta])*
+        $(#[doc = $doc])+
         #[derive(
             Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord,
             serde::Serialize, serde::Deserialize,
@@ -71,6 +71,9 @@ macro_rules! closed_set {
                 utoipa::openapi::schema::ObjectBuilder::new()
                     .schema_type(utoipa::openapi::schema::Type::String)
                     .enum_values(Some([$($value),+]))
+                    .description(Some(
+                        [$($doc.trim()),+].join(" "),
+                    ))
                     .into()
             }
         }
@@ -167,5 +170,6 @@ mod tests {
         let schema = serde_json::to_value(Colour::schema()).unwrap();
         assert_eq!(schema["enum"], serde_json::json!(["red", "deep_blue"]));
         assert_eq!(schema["type"], "string");
+        assert_eq!(schema["description"], "A test set.");
     }
 }

@@ -18,9 +18,13 @@ pub mod msg {
 }
 
 /// A message of the error catalogue, or several of them (the checks of one request
-/// that failed together).
+/// that failed together). Made by the items of [`msg`] only, so every id is one the
+/// catalogues have and every argument one its message takes.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Message {
+pub struct Message(Text);
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Text {
     One {
         id: &'static str,
         args: Vec<(&'static str, String)>,
@@ -30,16 +34,16 @@ pub enum Message {
 
 impl Message {
     /// A message without arguments.
-    pub const fn fixed(id: &'static str) -> Self {
-        Self::One {
+    pub(crate) const fn fixed(id: &'static str) -> Self {
+        Self(Text::One {
             id,
             args: Vec::new(),
-        }
+        })
     }
 
     /// A message with its arguments (the generated items of [`msg`] call this).
-    pub fn with(id: &'static str, args: Vec<(&'static str, String)>) -> Self {
-        Self::One { id, args }
+    pub(crate) fn with(id: &'static str, args: Vec<(&'static str, String)>) -> Self {
+        Self(Text::One { id, args })
     }
 
     /// The messages of several failed checks, shown one after the other; one alone is
@@ -50,25 +54,25 @@ impl Message {
         {
             return one;
         }
-        Self::Several(messages)
+        Self(Text::Several(messages))
     }
 
     /// Its catalogue id (the first one's, for several).
     pub fn id(&self) -> Option<&'static str> {
-        match self {
-            Self::One { id, .. } => Some(id),
-            Self::Several(list) => list.first().and_then(Message::id),
+        match &self.0 {
+            Text::One { id, .. } => Some(id),
+            Text::Several(list) => list.first().and_then(Message::id),
         }
     }
 
     /// The value of its argument `name`.
     pub fn arg(&self, name: &str) -> Option<&str> {
-        match self {
-            Self::One { args, .. } => args
+        match &self.0 {
+            Text::One { args, .. } => args
                 .iter()
                 .find(|(n, _)| *n == name)
                 .map(|(_, v)| v.as_str()),
-            Self::Several(_) => None,
+            Text::Several(_) => None,
         }
     }
 
@@ -80,15 +84,15 @@ impl Message {
     /// Its text in `lang`, each argument shown by `show(name, value)` (a page shows a
     /// status argument by its name in the page's language).
     pub fn render_with(&self, lang: Lang, show: &dyn Fn(&str, &str) -> String) -> String {
-        match self {
-            Self::One { id, args } => {
+        match &self.0 {
+            Text::One { id, args } => {
                 let args: Vec<(&str, String)> = args
                     .iter()
                     .map(|(name, value)| (*name, show(name, value)))
                     .collect();
                 lang.t_args(id, &args)
             }
-            Self::Several(list) => list
+            Text::Several(list) => list
                 .iter()
                 .map(|m| m.render_with(lang, show))
                 .collect::<Vec<_>>()

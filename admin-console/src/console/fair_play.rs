@@ -6,6 +6,7 @@ use axum::Router;
 use axum::extract::{Path, State};
 use axum::routing::{get, post};
 use serde::Deserialize;
+use shared::domain::fairplay::FairPlayState;
 use shared::services::fairplay::{self, DecisionRequest, FairPlayEntry, SignalExample};
 
 use super::auth::{ConsoleAdmin, ConsoleForm};
@@ -92,10 +93,10 @@ async fn decide(
         },
     )
     .await?;
-    let said = match entry.state.as_str() {
-        "cleared" => "fair-done-cleared",
-        "held" => "fair-done-held",
-        _ => "fair-done-banned",
+    let said = match entry.state {
+        FairPlayState::Cleared => "fair-done-cleared",
+        FairPlayState::Held => "fair-done-held",
+        FairPlayState::Flagged | FairPlayState::Banned => "fair-done-banned",
     };
     Ok(redirect_with(
         &me.session,

@@ -466,13 +466,12 @@ async fn move_node(
         siblings.get(at + 1)
     };
     let Some(neighbour) = neighbour else {
-        let place = if up { "first" } else { "last" };
-        return Err(
-            Error::validation(msg::name_is_already_the_place_of_its_siblings(
-                node.title, place,
-            ))
-            .into(),
-        );
+        let refusal = if up {
+            msg::name_is_already_the_first_of_its_siblings(node.title)
+        } else {
+            msg::name_is_already_the_last_of_its_siblings(node.title)
+        };
+        return Err(Error::validation(refusal).into());
     };
     let order = |sort_order: i64| UpdateSkillNode {
         sort_order: Some(sort_order),

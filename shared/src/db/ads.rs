@@ -1,16 +1,17 @@
 //! `ad_sessions`: rewarded-ad recovery sessions.
 
 use super::{Db, Tx, in_tx, read};
+use crate::domain::ad_recovery::{AdKind, AdOutcome, AdSessionStatus};
 
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct AdSessionRow {
     pub id: String,
     pub player_id: String,
     #[sqlx(rename = "type")]
-    pub kind: String,
+    pub kind: AdKind,
     pub client_request_id: String,
     pub ad_placement_id: String,
-    pub status: String,
+    pub status: AdSessionStatus,
     pub day: String,
     pub result: Option<String>,
     pub created_at: i64,
@@ -37,7 +38,7 @@ pub async fn by_client_request(
 pub struct NewAdSession<'a> {
     pub id: &'a str,
     pub player_id: &'a str,
-    pub kind: &'a str,
+    pub kind: AdKind,
     pub client_request_id: &'a str,
     pub platform: &'a str,
     pub ad_provider: &'a str,
@@ -90,7 +91,7 @@ const COMPLETED_ON: &str = "SELECT count(*) FROM ad_sessions
      WHERE player_id = $1 AND type = $2 AND status = 'completed' AND day = $3";
 
 /// Recoveries of a type a player completed on a Beijing day.
-pub async fn completed_on(db: &Db, player_id: &str, kind: &str, day: &str) -> sqlx::Result<i64> {
+pub async fn completed_on(db: &Db, player_id: &str, kind: AdKind, day: &str) -> sqlx::Result<i64> {
     Ok(read!(db, |ex| {
         sqlx::query_scalar(COMPLETED_ON)
             .bind(player_id)
@@ -105,7 +106,7 @@ pub async fn completed_on(db: &Db, player_id: &str, kind: &str, day: &str) -> sq
 pub async fn completed_on_tx(
     tx: &mut Tx,
     player_id: &str,
-    kind: &str,
+    kind: AdKind,
     day: &str,
 ) -> sqlx::Result<i64> {
     Ok(in_tx!(tx, |ex| {
@@ -123,7 +124,7 @@ pub async fn completed_on_tx(
 pub async fn finish(
     tx: &mut Tx,
     id: &str,
-    status: &str,
+    status: AdOutcome,
     result: &str,
     day: &str,
     now_ms: i64,

@@ -3,13 +3,13 @@
 //! signals (the partial index `challenge_answers_signals`).
 
 use super::{Db, Tx, in_tx, read};
+use crate::domain::fairplay::FairPlayState;
 
 /// Where a player stands.
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct FairPlayRow {
     pub player_id: String,
-    /// `flagged`, `held`, `cleared` or `banned`.
-    pub state: String,
+    pub state: FairPlayState,
     pub week_start: String,
     pub week_score: i64,
     pub cleared_score: i64,
@@ -42,7 +42,7 @@ pub struct FairPlayScore {
 /// The player's row after an answer's write scored its signals.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Scored {
-    pub state: String,
+    pub state: FairPlayState,
     pub week_score: i64,
     pub cleared_score: i64,
 }
@@ -81,7 +81,7 @@ const COLUMNS: &str =
 
 /// What a decision (or an automatic hold) stores.
 pub struct Decision<'a> {
-    pub state: &'a str,
+    pub state: FairPlayState,
     /// The queue's order: 0 off the queue.
     pub queue_key: i64,
     /// None: the service's own hold.

@@ -14,7 +14,7 @@ pub struct PlayerAdminRow {
     pub ban_reason: Option<String>,
     pub banned_until: Option<i64>,
     pub created_at: i64,
-    pub tier: Option<String>,
+    pub tier: Option<crate::domain::subscription::Tier>,
     pub xp: Option<i64>,
     pub streak_days: Option<i64>,
     pub check_in_days: Option<i64>,
@@ -23,7 +23,7 @@ pub struct PlayerAdminRow {
     pub providers: Option<String>,
     pub fairplay_held: bool,
     /// `flagged`, `held`, `cleared`, `banned`; None without a signal or decision.
-    pub fairplay_state: Option<String>,
+    pub fairplay_state: Option<crate::domain::fairplay::FairPlayState>,
 }
 
 /// What an admin sees of a player: the row with its progress and subscription.

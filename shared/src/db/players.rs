@@ -168,7 +168,7 @@ pub struct PlayerProfileRow {
     pub id: String,
     pub nickname: Option<String>,
     pub avatar_url: Option<String>,
-    pub tier: String,
+    pub tier: crate::domain::subscription::Tier,
 }
 
 pub async fn profile(db: &Db, id: &str) -> sqlx::Result<Option<PlayerProfileRow>> {

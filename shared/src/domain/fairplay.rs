@@ -2,6 +2,39 @@
 //! that holds a player off the boards others see. Nothing here bans anyone: speed
 //! alone also describes fast humans, so a held player waits for staff.
 
+use crate::closed_set::closed_set;
+
+closed_set! {
+    /// Where a player stands in fair play: `flagged` by signals, `held` off the boards
+    /// others see (by the service or staff), `cleared` or `banned` by staff.
+    pub enum FairPlayState in "fair-state" {
+        Flagged = "flagged",
+        Held = "held",
+        Cleared = "cleared",
+        Banned = "banned",
+    }
+}
+
+closed_set! {
+    /// A staff decision on a player.
+    pub enum FairPlayDecision in "fair-decision" {
+        Clear = "clear",
+        Hold = "hold",
+        Ban = "ban",
+    }
+}
+
+impl FairPlayDecision {
+    /// The state the decision leaves the player in.
+    pub fn state(self) -> FairPlayState {
+        match self {
+            Self::Clear => FairPlayState::Cleared,
+            Self::Hold => FairPlayState::Held,
+            Self::Ban => FairPlayState::Banned,
+        }
+    }
+}
+
 /// The thresholds (`FAIRPLAY_*`, see the README).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FairPlayRules {
@@ -166,10 +199,10 @@ pub const FLAGGED_KEY: i64 = 1_000_000_000_000;
 /// week's score reaches a third of the hold score (a quick reader's stray fast answer
 /// does not queue them); 0 off it. The answer's write computes the same in SQL
 /// (`db::progress::write`, `fair_play_row!`).
-pub fn queue_key(state: &str, week_score: i64, rules: &FairPlayRules) -> i64 {
+pub fn queue_key(state: FairPlayState, week_score: i64, rules: &FairPlayRules) -> i64 {
     match state {
-        "held" => HELD_KEY + week_score,
-        "flagged" if week_score * 3 >= rules.hold_score => FLAGGED_KEY + week_score,
+        FairPlayState::Held => HELD_KEY + week_score,
+        FairPlayState::Flagged if week_score * 3 >= rules.hold_score => FLAGGED_KEY + week_score,
         _ => 0,
     }
 }

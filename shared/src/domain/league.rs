@@ -1,6 +1,8 @@
 //! Leagues: ten tiers, weekly cohorts of at most a few dozen players of one tier, and
 //! who moves up or down when a week ends.
 
+use crate::closed_set::closed_set;
+
 /// The tiers, lowest first; a new player starts in the first.
 pub const TIERS: [&str; 10] = [
     "bronze", "silver", "gold", "sapphire", "ruby", "emerald", "amethyst", "pearl", "obsidian",
@@ -49,23 +51,16 @@ pub fn cohort_prefix(week_start: &str, tier: i64) -> String {
     format!("{week_start}:{}:", tier_name(tier))
 }
 
-/// Where a rank of a cohort leads when the week ends.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Zone {
-    Promotion,
-    Stay,
-    Demotion,
+closed_set! {
+    /// Where a rank of a cohort leads when the week ends.
+    pub enum Zone in "zone" {
+        Promotion = "promotion",
+        Stay = "stay",
+        Demotion = "demotion",
+    }
 }
 
 impl Zone {
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Zone::Promotion => "promotion",
-            Zone::Stay => "stay",
-            Zone::Demotion => "demotion",
-        }
-    }
-
     /// The tier after the week.
     pub fn next_tier(self, tier: i64) -> i64 {
         match self {

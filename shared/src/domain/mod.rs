@@ -1,5 +1,6 @@
 //! Plain types and rules of the game: no I/O, no HTTP, no SQL.
 
+pub mod ad_recovery;
 pub mod admin_role;
 pub mod answer;
 pub mod board;
@@ -24,3 +25,4 @@ pub mod question_version;
 pub mod resources;
 pub mod rules;
 pub mod skill;
+pub mod subscription;

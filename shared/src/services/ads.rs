@@ -12,19 +12,20 @@ use crate::clock::{beijing, from_ms};
 use crate::context::AppContext;
 use crate::db::progress::{PlayerProgress, Target, Update};
 use crate::db::{self, ads::NewAdSession};
+use crate::domain::ad_recovery::{AdKind, AdOutcome, AdSessionStatus};
 use crate::domain::change::ResourceChange;
 use crate::message::msg;
 use crate::services::player_auth::PlayerPrincipal;
 use crate::services::progress::{self, ProgressSummary};
 use crate::{Error, Result};
 
-const HEARTS: &str = "hearts";
+const HEARTS: AdKind = AdKind::Hearts;
 /// Open sessions (neither completed nor expired) a player may hold at once: a client
 /// opens one per ad it is about to show, so a few cover retries, and no client needs
 /// hundreds of rows that each wait to be completed.
 pub const MAX_OPEN_SESSIONS: i64 = 3;
-const BONUS_ATTEMPTS: &str = "bonusAttempts";
-const STREAK_PROTECTION: &str = "streakProtection";
+const BONUS_ATTEMPTS: AdKind = AdKind::BonusAttempts;
+const STREAK_PROTECTION: AdKind = AdKind::StreakProtection;
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -42,7 +43,7 @@ pub struct SessionRequest {
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SubscriptionBenefits {
-    pub tier: String,
+    pub tier: crate::domain::subscription::Tier,
     pub unlimited_hearts: bool,
     /// null = unlimited.
     pub daily_high_reward_sessions: Option<i64>,
@@ -56,7 +57,7 @@ pub struct SessionAnswer {
     pub session_id: Option<String>,
     pub eligible: bool,
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
-    pub kind: Option<String>,
+    pub kind: Option<AdKind>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ad_placement_id: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -112,11 +113,11 @@ fn check_input(ctx: &AppContext, client_request_id: &str, provider: &str) -> Res
     }
 }
 
-fn daily_cap(ctx: &AppContext, kind: &str) -> i64 {
+fn daily_cap(ctx: &AppContext, kind: AdKind) -> i64 {
     match kind {
         HEARTS => ctx.settings.rules.ad_hearts_per_day,
         BONUS_ATTEMPTS => ctx.settings.rules.ad_attempts_per_day,
-        _ => 1,
+        STREAK_PROTECTION => 1,
     }
 }
 
@@ -130,12 +131,12 @@ async fn refusal(
     ctx: &AppContext,
     p: &PlayerProgress,
     player_id: &str,
-    kind: &str,
+    kind: AdKind,
     now: DateTime<Utc>,
 ) -> Result<Option<SessionAnswer>> {
     if p.is_subscribed(now.timestamp_millis()) {
         let benefits = SubscriptionBenefits {
-            tier: p.tier.clone(),
+            tier: p.tier,
             unlimited_hearts: true,
             daily_high_reward_sessions: None,
         };
@@ -173,7 +174,7 @@ async fn refusal(
 async fn remaining_today(
     ctx: &AppContext,
     player_id: &str,
-    kind: &str,
+    kind: AdKind,
     now: DateTime<Utc>,
 ) -> Result<i64> {
     let day = beijing::day_key(beijing::day(now));
@@ -185,7 +186,7 @@ fn eligible(row: &db::ads::AdSessionRow, remaining: i64) -> SessionAnswer {
     SessionAnswer {
         session_id: Some(row.id.clone()),
         eligible: true,
-        kind: Some(row.kind.clone()),
+        kind: Some(row.kind),
         ad_placement_id: Some(row.ad_placement_id.clone()),
         remaining_today: Some(remaining),
         expires_at: Some(from_ms(row.expires_at)),
@@ -211,13 +212,12 @@ pub async fn open_session(
     let crid = req.client_request_id.trim();
     let now = ctx.clock.now();
     if let Some(row) = db::ads::by_client_request(&ctx.db, &player.id, crid).await? {
-        let remaining = remaining_today(ctx, &player.id, &row.kind, now).await?;
+        let remaining = remaining_today(ctx, &player.id, row.kind, now).await?;
         return Ok(eligible(&row, remaining));
     }
-    let kind = req.kind.as_str();
-    if !matches!(kind, HEARTS | BONUS_ATTEMPTS | STREAK_PROTECTION) {
+    let Some(kind) = AdKind::parse(&req.kind) else {
         return Ok(SessionAnswer::ineligible("invalid_type", None, None));
-    }
+    };
     let p = progress::load(ctx, &player.id).await?;
     if let Some(refused) = refusal(ctx, &p, &player.id, kind, now).await? {
         return Ok(refused);
@@ -299,10 +299,9 @@ pub struct RecoveryLimits {
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CompleteAnswer {
-    /// `completed` or `failed`.
-    pub status: String,
+    pub status: AdOutcome,
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
-    pub kind: Option<String>,
+    pub kind: Option<AdKind>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reward: Option<RecoveryReward>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -319,7 +318,7 @@ pub struct CompleteAnswer {
 
 fn failed(reason: &str, message: &str, progress: &ProgressSummary) -> CompleteAnswer {
     CompleteAnswer {
-        status: "failed".into(),
+        status: AdOutcome::Failed,
         kind: None,
         reward: None,
         limits: None,
@@ -355,12 +354,12 @@ pub async fn complete(
     if let Some(first) = session
         .result
         .as_deref()
-        .filter(|_| session.status != "created")
+        .filter(|_| session.status != AdSessionStatus::Created)
     {
         return serde_json::from_str(first)
             .map_err(|e| Error::internal(format!("stored outcome unreadable: {e}")));
     }
-    let kind = session.kind.as_str();
+    let kind = session.kind;
     let before = p.resources.clone().at(now, rules);
     let current = progress::summarize(&p, now, rules);
 
@@ -382,7 +381,15 @@ pub async fn complete(
     if let Some((reason, message)) = refusal {
         let answer = failed(reason, message, &current);
         let stored = serde_json::to_string(&answer).map_err(|e| Error::internal(e.to_string()))?;
-        db::ads::finish(&mut tx, session_id, "failed", &stored, &today, now_ms).await?;
+        db::ads::finish(
+            &mut tx,
+            session_id,
+            AdOutcome::Failed,
+            &stored,
+            &today,
+            now_ms,
+        )
+        .await?;
         tx.commit().await?;
         return Ok(answer);
     }
@@ -438,8 +445,8 @@ pub async fn complete(
         db::ads::completed_on_tx(&mut tx, &player.id, BONUS_ATTEMPTS, &today).await?
     };
     let answer = CompleteAnswer {
-        status: "completed".into(),
-        kind: Some(kind.to_string()),
+        status: AdOutcome::Completed,
+        kind: Some(kind),
         reward: Some(RecoveryReward {
             hearts_delta: after.hearts - before.hearts,
             daily_attempts_delta: after.attempts_left(rules) - before.attempts_left(rules),
@@ -457,7 +464,16 @@ pub async fn complete(
             .unwrap_or_default(),
     };
     let stored = serde_json::to_string(&answer).map_err(|e| Error::internal(e.to_string()))?;
-    if !db::ads::finish(&mut tx, session_id, "completed", &stored, &today, now_ms).await? {
+    if !db::ads::finish(
+        &mut tx,
+        session_id,
+        AdOutcome::Completed,
+        &stored,
+        &today,
+        now_ms,
+    )
+    .await?
+    {
         return Err(Error::conflict(
             msg::THE_AD_SESSION_WAS_COMPLETED_CONCURRENTLY,
         ));

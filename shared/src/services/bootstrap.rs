@@ -24,7 +24,7 @@ pub struct BootstrapUser {
     pub id: String,
     pub nickname: Option<String>,
     pub avatar_url: Option<String>,
-    pub tier: String,
+    pub tier: crate::domain::subscription::Tier,
     pub level: i64,
     /// null until the player selects a region.
     pub region: Option<SelectedRegion>,
@@ -67,7 +67,7 @@ pub async fn bootstrap(ctx: &AppContext, player: &PlayerPrincipal) -> Result<Boo
             id: player.id.clone(),
             nickname: state.nickname.clone(),
             avatar_url: state.avatar_url.clone(),
-            tier: p.tier.clone(),
+            tier: p.tier,
             level: resources::level_for(summary.xp),
             region: regions::selected(ctx, &state),
             league: BootstrapLeague {

@@ -14,7 +14,9 @@ use crate::db::fairplay::{Added, Decision, Example, FairPlayRow, FairPlayScore, 
 use crate::db::ledger::HIDDEN_FOR_GOOD;
 use crate::db::progress::{Target, Update, Written};
 use crate::db::{self, Tx, in_tx};
-use crate::domain::fairplay::{self as rules, Signal, queue_key, signals_of};
+use crate::domain::fairplay::{
+    self as rules, FairPlayDecision, FairPlayState, Signal, queue_key, signals_of,
+};
 use crate::envelope::Pagination;
 use crate::message::msg;
 use crate::services::admin_auth::AdminPrincipal;
@@ -53,7 +55,7 @@ pub fn score_of_answer(
 /// passed the threshold. A failure is logged (the answer stands; the next signalled
 /// answer finds the score still past it and holds them then).
 pub async fn after_scored(ctx: &AppContext, player_id: &str, scored: &Scored, now_ms: i64) {
-    if scored.state != "flagged"
+    if scored.state != FairPlayState::Flagged
         || !rules::holds(
             scored.week_score,
             scored.cleared_score,
@@ -179,8 +181,7 @@ pub struct SignalExample {
 pub struct FairPlayEntry {
     pub user_id: String,
     pub display_name: String,
-    /// `flagged`, `held`, `cleared` or `banned`.
-    pub state: String,
+    pub state: FairPlayState,
     /// On no board others see.
     pub held: bool,
     /// The Beijing week of `weekScore` (YYYY-MM-DD, its Monday).
@@ -263,7 +264,7 @@ pub async fn queue(ctx: &AppContext, q: &PageQuery) -> Result<(Vec<FairPlayEntry
     let items = rows
         .into_iter()
         .map(|r| {
-            let held = r.row.state == "held";
+            let held = r.row.state == FairPlayState::Held;
             let own = examples
                 .iter()
                 .filter(|e| e.player_id == r.row.player_id)
@@ -295,12 +296,10 @@ pub async fn decide(
     req: &DecisionRequest,
 ) -> Result<FairPlayEntry> {
     let reason = moderation::staff_reason(req.reason.as_deref())?;
-    let (state, held) = match req.decision.as_str() {
-        "clear" => ("cleared", false),
-        "hold" => ("held", true),
-        "ban" => ("banned", false),
-        _ => return Err(Error::validation(msg::DECISION_MUST_BE_CLEAR_HOLD_OR_BAN)),
-    };
+    let decision = FairPlayDecision::parse(&req.decision)
+        .ok_or_else(|| Error::validation(msg::DECISION_MUST_BE_CLEAR_HOLD_OR_BAN))?;
+    let state = decision.state();
+    let held = state == FairPlayState::Held;
     let before = moderation::player(ctx, player_id).await?;
     let now = ctx.clock.now_ms();
     let week = beijing::day_key(beijing::week_start(from_ms(now)));
@@ -327,7 +326,7 @@ pub async fn decide(
             queue_key: queue_key(state, score, &ctx.settings.fairplay),
             decided_by: Some(&actor.username),
             reason,
-            clear_week: (state == "cleared").then_some(week.as_str()),
+            clear_week: (state == FairPlayState::Cleared).then_some(week.as_str()),
             now_ms: now,
         },
     )
@@ -336,7 +335,7 @@ pub async fn decide(
     // written in this transaction, so the decision and the ban land together or not at
     // all. A ban for cheating: a promotion earned in last week's cohort while raising
     // signals is withdrawn with it.
-    let (hold, ban, promotion_withdrawn) = if state == "banned" {
+    let (hold, ban, promotion_withdrawn) = if state == FairPlayState::Banned {
         let ban = moderation::set_ban_in(
             &mut tx,
             ctx,
@@ -372,7 +371,7 @@ pub async fn decide(
             })),
             after: Some(json!({
                 "state": state,
-                "held": if state == "banned" { before.fair_play_held } else { held },
+                "held": if state == FairPlayState::Banned { before.fair_play_held } else { held },
                 "reason": reason,
                 "promotionWithdrawn": promotion_withdrawn,
             })),

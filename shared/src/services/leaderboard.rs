@@ -60,9 +60,9 @@ pub struct LeaderboardEntry {
     /// `gold`, `silver`, `bronze` for ranks 1-3, else empty.
     pub badge: String,
     pub is_me: bool,
-    /// `scope=league` only: `promotion`, `stay` or `demotion` when the week ends.
+    /// `scope=league` only: where the rank leads when the week ends.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub zone: Option<String>,
+    pub zone: Option<league::Zone>,
 }
 
 #[derive(Clone, Debug, Serialize, ToSchema)]
@@ -552,15 +552,15 @@ impl View {
         }
     }
 
-    fn zone(&self, rank: i64) -> Option<String> {
+    fn zone(&self, rank: i64) -> Option<league::Zone> {
         let tier = self.tier?;
         let shown = self.shown()?;
-        Some(zone(tier, rank, shown, &self.rules).as_str().to_string())
+        Some(zone(tier, rank, shown, &self.rules))
     }
 
     /// The move a settled row got: none when the moves did not count it (hidden then,
     /// or a promotion withdrawn since).
-    fn settled_zone(&self, settled: Settled) -> Option<String> {
+    fn settled_zone(&self, settled: Settled) -> Option<league::Zone> {
         let tier = self.tier?;
         let ranked = self.ranked_for_zones()?;
         let z = if settled.counted {
@@ -568,7 +568,7 @@ impl View {
         } else {
             league::Zone::Stay
         };
-        Some(z.as_str().to_string())
+        Some(z)
     }
 
     /// Sets `meta.league` (scope league): the tier and the zones' sizes for the shown

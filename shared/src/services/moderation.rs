@@ -9,6 +9,7 @@ use crate::clock::{beijing, from_ms};
 use crate::context::AppContext;
 use crate::db::ledger::HIDDEN_FOR_GOOD;
 use crate::db::{self, moderation::PlayerAdminRow};
+use crate::domain::fairplay::FairPlayState;
 use crate::domain::resources;
 use crate::envelope::Pagination;
 use crate::message::msg;
@@ -25,7 +26,7 @@ pub struct PlayerRecord {
     pub nickname: Option<String>,
     pub avatar_url: Option<String>,
     pub is_guest: bool,
-    pub tier: String,
+    pub tier: crate::domain::subscription::Tier,
     pub region_code: Option<String>,
     pub xp: i64,
     pub level: i64,
@@ -36,9 +37,9 @@ pub struct PlayerRecord {
     pub ban_reason: Option<String>,
     pub banned_until: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
-    /// Fair play: `flagged`, `held`, `cleared` or `banned` (the staff's last decision,
-    /// or the service's hold); null without a signal.
-    pub fair_play_state: Option<String>,
+    /// Fair play: the staff's last decision, or the service's hold; null without a
+    /// signal.
+    pub fair_play_state: Option<FairPlayState>,
     /// Held by fair play: on no board others see.
     pub fair_play_held: bool,
     /// Sign-in methods: device, phone, huawei, apple (detail only).
@@ -58,7 +59,7 @@ fn record(r: PlayerAdminRow, now_ms: i64) -> PlayerRecord {
         nickname: r.nickname,
         avatar_url: r.avatar_url,
         is_guest: r.is_guest,
-        tier: r.tier.unwrap_or_else(|| "free".into()),
+        tier: r.tier.unwrap_or(crate::domain::subscription::Tier::Free),
         region_code: r.region_code,
         xp,
         level: resources::level_for(xp),

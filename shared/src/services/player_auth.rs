@@ -31,8 +31,7 @@ pub struct UserSummary {
     pub id: String,
     pub nickname: Option<String>,
     pub avatar_url: Option<String>,
-    /// free, pro or proplus.
-    pub tier: String,
+    pub tier: crate::domain::subscription::Tier,
 }
 
 pub use super::refresh_sessions::TokenPair;
@@ -51,7 +50,7 @@ pub struct CurrentUser {
     pub id: String,
     pub nickname: Option<String>,
     pub avatar_url: Option<String>,
-    pub tier: String,
+    pub tier: crate::domain::subscription::Tier,
     pub xp_total: i64,
     pub streak_days: i64,
     pub hearts_remaining: i64,
@@ -223,7 +222,7 @@ pub async fn sign_in_identity(
             id,
             nickname: Some(nickname),
             avatar_url: None,
-            tier: "free".into(),
+            tier: crate::domain::subscription::Tier::Free,
         },
         tokens: TokenPair {
             access_token: pair.access_token,

@@ -9,6 +9,7 @@ use utoipa::ToSchema;
 use crate::clock::from_ms;
 use crate::context::AppContext;
 use crate::db;
+use crate::domain::subscription::{SubscriptionStatus, Tier};
 use crate::message::msg;
 use crate::services::player_auth::PlayerPrincipal;
 use crate::services::progress;
@@ -73,10 +74,8 @@ pub struct Inventory {
 #[derive(Clone, Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Subscription {
-    /// none, active, expired or cancelled.
-    pub status: String,
-    /// free, pro or proplus.
-    pub tier: String,
+    pub status: SubscriptionStatus,
+    pub tier: Tier,
     pub expires_at: Option<DateTime<Utc>>,
     pub auto_renew: bool,
 }
@@ -184,8 +183,8 @@ pub async fn inventory(ctx: &AppContext, player_id: &str) -> Result<Inventory> {
 
 pub fn subscription_of(p: &db::progress::PlayerProgress) -> Subscription {
     Subscription {
-        status: p.subscription_status.clone(),
-        tier: p.tier.clone(),
+        status: p.subscription_status,
+        tier: p.tier,
         expires_at: p.subscription_expires_at.map(from_ms),
         auto_renew: false,
     }
@@ -277,7 +276,7 @@ pub fn verify_subscription(req: &VerifyRequest) -> Result<()> {
             )),
         ));
     }
-    if !matches!(req.tier.as_str(), "pro" | "proplus") {
+    if !Tier::parse(&req.tier).is_some_and(Tier::is_paid) {
         return Err(Error::validation(msg::TIER_MUST_BE_PRO_OR_PROPLUS));
     }
     if req.purchase_token.trim().is_empty() || req.product_id.trim().is_empty() {

@@ -12,6 +12,7 @@ mod write;
 use super::{Db, Tx, in_tx, read};
 use crate::domain::resources::Resources;
 use crate::domain::skill::Estimate;
+use crate::domain::subscription::{SubscriptionStatus, Tier};
 
 pub use write::{Beside, Target, Update, Written, write};
 
@@ -64,8 +65,8 @@ pub(crate) struct ProgressRow {
     review_hearts: i64,
     active_track_id: Option<String>,
     region_code: Option<String>,
-    sub_status: Option<String>,
-    sub_tier: Option<String>,
+    sub_status: Option<SubscriptionStatus>,
+    sub_tier: Option<Tier>,
     sub_expires_at: Option<i64>,
     revision: i64,
     fairplay_held: bool,
@@ -86,8 +87,8 @@ pub struct PlayerProgress {
     pub region_code: Option<String>,
     /// When streak protection was last granted (its cooldown runs from here).
     pub streak_protection_at: Option<i64>,
-    pub subscription_status: String,
-    pub tier: String,
+    pub subscription_status: SubscriptionStatus,
+    pub tier: Tier,
     pub subscription_expires_at: Option<i64>,
     /// Ban and deletion, read in the same row (see `player_auth::admit`).
     pub account: AccountState,
@@ -116,8 +117,8 @@ pub struct TrackSkill {
 impl PlayerProgress {
     /// An active pro or proplus subscription at `now_ms`.
     pub fn is_subscribed(&self, now_ms: i64) -> bool {
-        self.subscription_status == "active"
-            && matches!(self.tier.as_str(), "pro" | "proplus")
+        self.subscription_status == SubscriptionStatus::Active
+            && self.tier.is_paid()
             && self.subscription_expires_at.is_none_or(|t| t > now_ms)
     }
 }
@@ -144,8 +145,8 @@ impl From<ProgressRow> for PlayerProgress {
             active_track_id: r.active_track_id,
             region_code: r.region_code,
             streak_protection_at: r.streak_protection_at,
-            subscription_status: r.sub_status.unwrap_or_else(|| "none".into()),
-            tier: r.sub_tier.unwrap_or_else(|| "free".into()),
+            subscription_status: r.sub_status.unwrap_or(SubscriptionStatus::None),
+            tier: r.sub_tier.unwrap_or(Tier::Free),
             subscription_expires_at: r.sub_expires_at,
             account: r.account,
             revision: Revision(r.revision),

@@ -12,6 +12,7 @@ use crate::db::review::parked_at;
 use crate::db::{Db, Tx, in_tx};
 use crate::domain::board::BoardKey;
 use crate::domain::change::ResourceChange;
+use crate::domain::fairplay::FairPlayState;
 use crate::domain::fairplay::{FLAGGED_KEY, HELD_KEY};
 
 /// Where a write runs.
@@ -630,10 +631,12 @@ async fn write_answer(
             Ok(Written::Recorded {
                 revision: revision.next(),
                 weekly,
-                fair_play: fair_play.into_iter().next().map(|f| Scored {
-                    state: f.board[FAIR_PLAY_ROW.len()..].to_string(),
-                    week_score: f.xp,
-                    cleared_score: f.last_earned_at,
+                fair_play: fair_play.into_iter().next().and_then(|f| {
+                    Some(Scored {
+                        state: FairPlayState::parse(f.board.get(FAIR_PLAY_ROW.len()..)?)?,
+                        week_score: f.xp,
+                        cleared_score: f.last_earned_at,
+                    })
                 }),
             })
         }

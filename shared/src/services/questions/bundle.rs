@@ -258,9 +258,11 @@ fn open_archive(mut file: std::fs::File) -> Result<ZipArchive<std::fs::File>> {
     })
     .ok_or_else(|| not_a_bundle("it has no zip directory"))?;
     if entries > MAX_ENTRIES || size > MAX_DIRECTORY_BYTES {
-        return Err(not_a_bundle(format!(
-            "its directory lists {entries} files in {size} bytes; a bundle holds at most \
-             {MAX_ENTRIES} files in {MAX_DIRECTORY_BYTES} bytes"
+        return Err(Error::validation(msg::not_a_question_bundle_its_directory(
+            entries,
+            size,
+            MAX_ENTRIES,
+            MAX_DIRECTORY_BYTES,
         )));
     }
     file.seek(SeekFrom::Start(0)).map_err(spool_failed)?;
