@@ -29,6 +29,7 @@ use crate::db::cards::CardSource;
 use crate::db::gameplay::AnswerContext;
 use crate::db::league::Membership;
 use crate::db::progress::PlayerProgress;
+use crate::domain::answer::SessionStatus;
 use crate::domain::memory::Memory;
 use crate::domain::skill::Estimate;
 use crate::metrics::AnswerJudgements;
@@ -67,7 +68,7 @@ pub struct Challenge {
     /// The node's threshold when the challenge opened.
     pub pass_threshold: i64,
     pub questions: Arc<[ChallengeQuestion]>,
-    pub status: String,
+    pub status: SessionStatus,
     pub attempt_consumed: bool,
     pub answered_count: i64,
     pub correct_count: i64,
@@ -168,7 +169,7 @@ impl AnswerCache {
             .estimate;
         let context = AnswerContext {
             player_id: challenge.player_id.clone(),
-            status: challenge.status.clone(),
+            status: challenge.status,
             attempt_consumed: challenge.attempt_consumed,
             answered_count: challenge.answered_count,
             correct_count: challenge.correct_count,
@@ -221,7 +222,7 @@ impl AnswerCache {
             c.correct_count = judged.correct_count + i64::from(answer.correct);
             c.fast_correct_count = judged.fast_correct_count + i64::from(answer.fast_correct);
             c.last_answered_at = Some(answer.at_ms);
-            c.status = "in_progress".into();
+            c.status = SessionStatus::InProgress;
         });
     }
 
@@ -396,7 +397,9 @@ impl<K: Eq + Hash + Clone, V: Clone> Bounded<K, V> {
 mod tests {
     use std::time::Duration;
 
-    use super::{AnswerCache, Bounded, CardSource, Challenge, ChallengeQuestion, Recorded};
+    use super::{
+        AnswerCache, Bounded, CardSource, Challenge, ChallengeQuestion, Recorded, SessionStatus,
+    };
     use crate::db::gameplay::AnswerContext;
     use crate::db::players::AccountState;
     use crate::db::progress::{PlayerProgress, TrackSkill};
@@ -450,7 +453,7 @@ mod tests {
                     track_id: None,
                 })
                 .collect(),
-            status: "pending".into(),
+            status: SessionStatus::Pending,
             attempt_consumed: false,
             answered_count: 0,
             correct_count: 0,

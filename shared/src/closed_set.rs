@@ -1,5 +1,5 @@
 //! Closed sets of words (a question's status, an admin's role, a fair-play state, …) as
-//! enums: [`closed_set!`] gives one its stored and sent spelling, serde (the API's
+//! enums: `closed_set!` gives one its stored and sent spelling, serde (the API's
 //! JSON), a `TEXT` codec for both database engines, an OpenAPI schema that lists its
 //! values (so generated clients get an enum), and its name in a page's language.
 

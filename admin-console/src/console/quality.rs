@@ -9,7 +9,7 @@ use axum::extract::{Path, Query, State};
 use axum::routing::{get, post};
 use chrono::NaiveDate;
 use serde::Deserialize;
-use shared::domain::question_stats::QualityRules;
+use shared::domain::question_stats::{Flag, QualityRules};
 use shared::domain::question_status::BatchAction;
 use shared::domain::skill;
 use shared::message::Message;
@@ -41,12 +41,12 @@ fn t4(id: &str, args: [(&str, String); 4]) -> String {
 }
 
 /// A flag said in words, with the numbers that raised it, in the page's language.
-fn flag_sentence(flag: &str, s: &QuestionStats, rules: &QualityRules) -> String {
+fn flag_sentence(flag: Flag, s: &QuestionStats, rules: &QualityRules) -> String {
     let percent = |r: Option<f64>| r.map_or_else(|| "—".to_string(), charts::format_percent);
     let answer = s.options.iter().find(|o| o.is_correct);
     let distractors = || s.options.iter().filter(|o| !o.is_correct);
     match flag {
-        "likely_miskeyed" => {
+        Flag::LikelyMiskeyed => {
             let top = distractors().max_by_key(|o| o.picks);
             t4(
                 "quality-flag-likely-miskeyed",
@@ -58,22 +58,21 @@ fn flag_sentence(flag: &str, s: &QuestionStats, rules: &QualityRules) -> String 
                 ],
             )
         }
-        "negative_discrimination" => i18n::t1(
+        Flag::NegativeDiscrimination => i18n::t1(
             "quality-flag-negative-discrimination",
             "discrimination",
             s.discrimination
                 .map_or_else(|| "—".into(), |d| format!("{d:.2}")),
         ),
-        "too_hard" => i18n::t1("quality-flag-too-hard", "accuracy", percent(s.accuracy)),
-        "too_easy" => i18n::t1("quality-flag-too-easy", "accuracy", percent(s.accuracy)),
-        "dead_distractor" => {
+        Flag::TooHard => i18n::t1("quality-flag-too-hard", "accuracy", percent(s.accuracy)),
+        Flag::TooEasy => i18n::t1("quality-flag-too-easy", "accuracy", percent(s.accuracy)),
+        Flag::DeadDistractor => {
             let dead: Vec<String> = distractors()
                 .filter(|o| o.pick_rate.is_some_and(|r| r < rules.dead_distractor_rate))
                 .map(|o| i18n::t1("quality-quoted", "text", &o.text))
                 .collect();
             i18n::t1("quality-flag-dead-distractor", "options", i18n::list(dead))
         }
-        other => i18n::term("flag", other),
     }
 }
 
@@ -294,7 +293,7 @@ async fn stats_page(
     let mut flags: Vec<String> = stats
         .flags
         .iter()
-        .map(|f| flag_sentence(f, &stats, quality))
+        .map(|f| flag_sentence(*f, &stats, quality))
         .collect();
     // the answers' difficulty against the author's, once a fit has calibrated it
     if let Some(c) = &stats.calibration
@@ -422,7 +421,7 @@ async fn attention(State(state): State<AppState>, me: ConsoleAdmin) -> PageResul
             sentences: stats
                 .flags
                 .iter()
-                .map(|f| flag_sentence(f, &stats, &state.ctx.settings.quality))
+                .map(|f| flag_sentence(*f, &stats, &state.ctx.settings.quality))
                 .collect(),
             accuracy: stats
                 .accuracy

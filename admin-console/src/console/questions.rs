@@ -623,7 +623,7 @@ impl EditorPage {
     fn flag_names(&self) -> String {
         self.question
             .as_ref()
-            .map(|q| i18n::list(q.stats.flags.iter().map(|f| i18n::term("flag", f))))
+            .map(|q| i18n::list(q.stats.flags.iter().map(|f| f.label(i18n::current()))))
             .unwrap_or_default()
     }
 }

@@ -7,7 +7,7 @@ use super::cards::CardSource;
 use super::progress::{PlayerProgress, ProgressRow, select_progress};
 use super::review::{MemoryColumns, memory_columns};
 use super::{Db, read};
-use crate::domain::answer::SessionKind;
+use crate::domain::answer::{SessionKind, SessionStatus};
 use crate::domain::memory::Memory;
 use crate::domain::pick::Candidate;
 use crate::domain::skill::Estimate;
@@ -18,7 +18,7 @@ pub struct SessionRow {
     pub player_id: String,
     pub track_id: String,
     pub node_id: String,
-    pub status: String,
+    pub status: SessionStatus,
     /// A review challenge (`domain::answer::SessionKind`).
     pub review: bool,
 }
@@ -468,7 +468,7 @@ pub async fn mark_served(db: &Db, session_id: &str, now_ms: i64) -> sqlx::Result
 #[derive(Clone, Debug)]
 pub struct AnswerContext {
     pub player_id: String,
-    pub status: String,
+    pub status: SessionStatus,
     pub attempt_consumed: bool,
     pub answered_count: i64,
     pub correct_count: i64,
@@ -532,7 +532,7 @@ struct LookupRow {
     existing_xp_delta: Option<i64>,
     existing_question_version: Option<i64>,
     player_id: Option<String>,
-    status: Option<String>,
+    status: Option<SessionStatus>,
     attempt_consumed: Option<bool>,
     answered_count: Option<i64>,
     correct_count: Option<i64>,

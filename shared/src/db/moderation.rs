@@ -133,7 +133,10 @@ pub async fn player(db: &Db, id: &str) -> sqlx::Result<Option<PlayerAdminRow>> {
 }
 
 /// The sign-in methods of a player (provider names).
-pub async fn identities(db: &Db, id: &str) -> sqlx::Result<Vec<String>> {
+pub async fn identities(
+    db: &Db,
+    id: &str,
+) -> sqlx::Result<Vec<crate::domain::identity::IdentityProvider>> {
     Ok(read!(db, |ex| {
         sqlx::query_scalar(
             "SELECT provider FROM player_identities WHERE player_id = $1 ORDER BY provider",

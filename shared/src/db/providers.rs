@@ -7,7 +7,7 @@ pub struct ProviderRow {
     pub id: String,
     pub name: String,
     #[sqlx(rename = "type")]
-    pub kind: String,
+    pub kind: crate::domain::identity::ProviderKind,
     pub icon_key: Option<String>,
     /// Comma-separated platforms.
     pub platforms: String,

@@ -9,6 +9,7 @@ use super::memory::REVIEW_HEART_AT;
 use super::resources::Resources;
 use super::rules::GameRules;
 use crate::clock::beijing;
+use crate::closed_set::closed_set;
 
 /// The player as the answer finds them.
 #[derive(Clone, Copy, Debug)]
@@ -17,6 +18,24 @@ pub struct PlayerSnapshot<'a> {
     /// Stored resources (brought to `now` by [`judge`]).
     pub resources: &'a Resources,
     pub region_code: Option<&'a str>,
+}
+
+closed_set! {
+    /// Where a challenge stands: `pending` until its first answer, `in_progress`,
+    /// then `finished` with its last, or `abandoned` when the account is deleted.
+    pub enum SessionStatus in "session-status" {
+        Pending = "pending",
+        InProgress = "in_progress",
+        Finished = "finished",
+        Abandoned = "abandoned",
+    }
+}
+
+impl SessionStatus {
+    /// It still takes answers.
+    pub fn is_open(self) -> bool {
+        matches!(self, Self::Pending | Self::InProgress)
+    }
 }
 
 /// What a challenge is for.

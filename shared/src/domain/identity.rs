@@ -1,41 +1,24 @@
-//! How a player's identity is known: the provider of `player_identities.provider`.
+//! How a player's identity is known (`player_identities.provider`), and how the sign-in
+//! providers are offered.
 
-use std::fmt;
+use crate::closed_set::closed_set;
 
-/// The provider of a player identity.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum IdentityProvider {
-    /// A guest's device id.
-    Device,
-    /// A phone number verified by SMS.
-    Phone,
-    /// HUAWEI ID (the id token's `sub`).
-    Huawei,
-    /// Sign in with Apple (the id token's `sub`).
-    Apple,
-}
-
-impl IdentityProvider {
-    pub const ALL: [Self; 4] = [Self::Device, Self::Phone, Self::Huawei, Self::Apple];
-
-    /// As stored.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Device => "device",
-            Self::Phone => "phone",
-            Self::Huawei => "huawei",
-            Self::Apple => "apple",
-        }
-    }
-
-    pub fn parse(stored: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|p| p.as_str() == stored)
+closed_set! {
+    /// How a sign-in provider is offered: `secondary` (the phone number, beside a
+    /// guest) or `third_party` (an account of another company, shown with its icon).
+    pub enum ProviderKind in "prov-kind" {
+        Secondary = "secondary",
+        ThirdParty = "third_party",
     }
 }
 
-impl fmt::Display for IdentityProvider {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+closed_set! {
+    /// The provider of a player identity.
+    pub enum IdentityProvider in "people-method" {
+        Device = "device",
+        Phone = "phone",
+        Huawei = "huawei",
+        Apple = "apple",
     }
 }
 

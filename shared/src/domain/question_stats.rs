@@ -4,6 +4,8 @@
 
 use std::cmp::Ordering;
 
+use crate::closed_set::closed_set;
+
 /// The thresholds of the flags (`RULE_*`, see the README).
 #[derive(Clone, Debug, PartialEq)]
 pub struct QualityRules {
@@ -39,43 +41,22 @@ impl Default for QualityRules {
     }
 }
 
-/// A reason to look at a question.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Flag {
-    /// Players pick a distractor more often than the answer: the key may be wrong.
-    LikelyMiskeyed,
-    /// The better players do worse on it than the weaker ones.
-    NegativeDiscrimination,
-    TooHard,
-    TooEasy,
-    /// A distractor nobody falls for.
-    DeadDistractor,
+closed_set! {
+    /// A reason to look at a question.
+    pub enum Flag in "flag" {
+        /// Players pick a distractor more often than the answer: the key may be wrong.
+        LikelyMiskeyed = "likely_miskeyed",
+        /// The better players do worse on it than the weaker ones.
+        NegativeDiscrimination = "negative_discrimination",
+        TooHard = "too_hard",
+        TooEasy = "too_easy",
+        /// A distractor nobody falls for.
+        DeadDistractor = "dead_distractor",
+    }
 }
 
+/// [`Flag::ALL`] is every flag, the most serious first (the order of a question's flags).
 impl Flag {
-    /// Every flag, the most serious first (the order of a question's flags).
-    pub const ALL: [Flag; 5] = [
-        Flag::LikelyMiskeyed,
-        Flag::NegativeDiscrimination,
-        Flag::TooHard,
-        Flag::TooEasy,
-        Flag::DeadDistractor,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::LikelyMiskeyed => "likely_miskeyed",
-            Self::NegativeDiscrimination => "negative_discrimination",
-            Self::TooHard => "too_hard",
-            Self::TooEasy => "too_easy",
-            Self::DeadDistractor => "dead_distractor",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|f| f.as_str() == s)
-    }
-
     /// How serious it is (the "needs attention" order): higher first.
     pub fn weight(self) -> i64 {
         match self {

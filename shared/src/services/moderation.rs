@@ -10,6 +10,7 @@ use crate::context::AppContext;
 use crate::db::ledger::HIDDEN_FOR_GOOD;
 use crate::db::{self, moderation::PlayerAdminRow};
 use crate::domain::fairplay::FairPlayState;
+use crate::domain::identity::{IdentityProvider, ProviderKind};
 use crate::domain::resources;
 use crate::envelope::Pagination;
 use crate::message::msg;
@@ -42,9 +43,9 @@ pub struct PlayerRecord {
     pub fair_play_state: Option<FairPlayState>,
     /// Held by fair play: on no board others see.
     pub fair_play_held: bool,
-    /// Sign-in methods: device, phone, huawei, apple (detail only).
+    /// Sign-in methods (detail only).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub sign_in_methods: Option<Vec<String>>,
+    pub sign_in_methods: Option<Vec<IdentityProvider>>,
     /// Spaced review: due count, mean predicted recall, parameters (detail only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub review: Option<PlayerReview>,
@@ -330,7 +331,7 @@ pub struct AdminProvider {
     pub id: String,
     pub name: String,
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: ProviderKind,
     pub icon_key: Option<String>,
     pub platforms: Vec<String>,
     /// The stored flag.
@@ -386,7 +387,7 @@ pub async fn set_providers(
     let current = providers(ctx).await?;
     for t in &req.providers {
         let known = current.providers.iter().find(|p| p.id == t.id);
-        if known.is_none_or(|p| p.kind != "third_party") {
+        if known.is_none_or(|p| p.kind != ProviderKind::ThirdParty) {
             return Err(Error::validation(msg::id_is_not_a_third_party_provider(
                 &t.id,
             )));

@@ -6,6 +6,7 @@ use utoipa::ToSchema;
 
 use crate::context::AppContext;
 use crate::db;
+use crate::domain::identity::ProviderKind;
 use crate::message::msg;
 use crate::{Error, Result};
 
@@ -47,9 +48,8 @@ impl Platform {
 pub struct ProviderEntry {
     pub id: String,
     pub name: String,
-    /// `secondary` or `third_party`.
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: ProviderKind,
     /// Present for third-party providers.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub icon_key: Option<String>,
@@ -86,7 +86,7 @@ pub async fn list_for_platform(ctx: &AppContext, platform: &str) -> Result<Provi
         })
         .map(|r| ProviderEntry {
             enabled: r.enabled && is_configured(ctx, &r.id),
-            icon_key: if r.kind == "third_party" {
+            icon_key: if r.kind == ProviderKind::ThirdParty {
                 r.icon_key
             } else {
                 None

@@ -458,9 +458,8 @@ pub struct QuestionStats {
     pub card_views: i64,
     /// cardViews ÷ players who answered this version; null without players.
     pub card_view_rate: Option<f64>,
-    /// too_easy, too_hard, likely_miskeyed, dead_distractor, negative_discrimination;
-    /// most serious first.
-    pub flags: Vec<String>,
+    /// Most serious first.
+    pub flags: Vec<Flag>,
     /// When the derived numbers were last computed; null before the first time.
     pub computed_at: Option<DateTime<Utc>>,
     /// The last 30 Beijing days, oldest first (days without answers included).
@@ -583,10 +582,7 @@ fn shown(
         discrimination: counts.discrimination,
         card_views: counts.card_views,
         card_view_rate: rate(counts.card_views, counts.players),
-        flags: parse_flags(counts.flags.as_deref())
-            .into_iter()
-            .map(|f| f.as_str().to_string())
-            .collect(),
+        flags: parse_flags(counts.flags.as_deref()),
         computed_at: (counts.computed_at > 0).then(|| from_ms(counts.computed_at)),
         daily,
         calibration: None,

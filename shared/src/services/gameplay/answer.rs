@@ -344,7 +344,7 @@ async fn judge(
         SessionState {
             session_id: fields.session_id,
             player_id: &c.player_id,
-            open: c.status == "pending" || c.status == "in_progress",
+            open: c.status.is_open(),
             attempt_consumed: c.attempt_consumed,
             answered_count: c.answered_count,
             correct_count: c.correct_count,

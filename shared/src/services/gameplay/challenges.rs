@@ -12,7 +12,7 @@ use crate::answer_cache;
 use crate::context::AppContext;
 use crate::db::gameplay::{NewSessionQuestion, SessionRow};
 use crate::db::{self};
-use crate::domain::answer::SessionKind;
+use crate::domain::answer::{SessionKind, SessionStatus};
 use crate::domain::memory;
 use crate::domain::pick::{self, Candidate};
 use crate::domain::skill::{self, Estimate};
@@ -159,7 +159,7 @@ pub async fn next_challenge(
         player_id: player.id.clone(),
         track_id: track.id.clone(),
         node_id: node.id.clone(),
-        status: "pending".into(),
+        status: SessionStatus::Pending,
         review: false,
     };
     open_challenge(
@@ -240,7 +240,7 @@ pub async fn next_review_challenge(
         player_id: player.id.clone(),
         track_id: session_track,
         node_id,
-        status: "pending".into(),
+        status: SessionStatus::Pending,
         review: true,
     };
     open_challenge(ctx, session, questions, 0, memory_parameters).await
@@ -297,7 +297,7 @@ async fn open_challenge(
                     })
                 })
                 .collect::<Result<_>>()?,
-            status: session.status.clone(),
+            status: session.status,
             attempt_consumed: false,
             answered_count: 0,
             correct_count: 0,

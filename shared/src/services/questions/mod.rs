@@ -157,7 +157,7 @@ pub struct StatsSummary {
     /// correct ÷ attempts (0-1), null without attempts.
     pub accuracy: Option<f64>,
     /// Most serious first (see `GET /questions/{id}/stats`).
-    pub flags: Vec<String>,
+    pub flags: Vec<question_stats::Flag>,
 }
 
 impl AdminQuestion {
@@ -218,10 +218,7 @@ impl From<QuestionRow> for AdminQuestion {
             stats: StatsSummary {
                 attempts: r.stats_attempts,
                 accuracy: question_stats::rate(r.stats_correct, r.stats_attempts),
-                flags: question_stats::parse_flags(r.stats_flags.as_deref())
-                    .into_iter()
-                    .map(|f| f.as_str().to_string())
-                    .collect(),
+                flags: question_stats::parse_flags(r.stats_flags.as_deref()),
             },
             created_at: from_ms(r.created_at),
             updated_at: from_ms(r.updated_at),
