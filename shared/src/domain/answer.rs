@@ -31,6 +31,14 @@ closed_set! {
     }
 }
 
+closed_set! {
+    /// How an answer was judged.
+    pub enum AnswerState in "answer-state" {
+        Correct = "correct",
+        Wrong = "wrong",
+    }
+}
+
 impl SessionStatus {
     /// It still takes answers.
     pub fn is_open(self) -> bool {

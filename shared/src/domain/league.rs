@@ -3,22 +3,33 @@
 
 use crate::closed_set::closed_set;
 
-/// The tiers, lowest first; a new player starts in the first.
-pub const TIERS: [&str; 10] = [
-    "bronze", "silver", "gold", "sapphire", "ruby", "emerald", "amethyst", "pearl", "obsidian",
-    "diamond",
-];
-
-/// A tier's name (the lowest for a number out of range).
-pub fn tier_name(tier: i64) -> &'static str {
-    usize::try_from(tier)
-        .ok()
-        .and_then(|t| TIERS.get(t))
-        .copied()
-        .unwrap_or(TIERS[0])
+closed_set! {
+    /// A league tier, lowest first: a new player starts in the first. Stored as its
+    /// number, its place in this list.
+    pub enum LeagueTier in "league-tier" {
+        Bronze = "bronze",
+        Silver = "silver",
+        Gold = "gold",
+        Sapphire = "sapphire",
+        Ruby = "ruby",
+        Emerald = "emerald",
+        Amethyst = "amethyst",
+        Pearl = "pearl",
+        Obsidian = "obsidian",
+        Diamond = "diamond",
+    }
 }
 
-pub const TOP_TIER: i64 = TIERS.len() as i64 - 1;
+/// The tier of a stored number (the lowest for a number out of range).
+pub fn tier_name(tier: i64) -> LeagueTier {
+    usize::try_from(tier)
+        .ok()
+        .and_then(|t| LeagueTier::ALL.get(t))
+        .copied()
+        .unwrap_or(LeagueTier::Bronze)
+}
+
+pub const TOP_TIER: i64 = LeagueTier::ALL.len() as i64 - 1;
 
 /// The thresholds (`LEAGUE_*`, see the README).
 #[derive(Clone, Debug, PartialEq, Eq)]

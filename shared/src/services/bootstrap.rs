@@ -34,9 +34,8 @@ pub struct BootstrapUser {
 /// The player's league.
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct BootstrapLeague {
-    /// bronze (a new player), silver, gold, sapphire, ruby, emerald, amethyst, pearl,
-    /// obsidian or diamond.
-    pub tier: String,
+    /// A new player's is bronze.
+    pub tier: crate::domain::league::LeagueTier,
 }
 
 #[derive(Clone, Debug, Serialize, ToSchema)]
@@ -71,7 +70,7 @@ pub async fn bootstrap(ctx: &AppContext, player: &PlayerPrincipal) -> Result<Boo
             level: resources::level_for(summary.xp),
             region: regions::selected(ctx, &state),
             league: BootstrapLeague {
-                tier: tier_name(db::league::tier_of(&ctx.db, &player.id).await?).into(),
+                tier: tier_name(db::league::tier_of(&ctx.db, &player.id).await?),
             },
         },
         progress: summary,

@@ -304,7 +304,10 @@ async fn try_session(
         )
         .await?;
         answers += 1;
-        if result.answer_state == "wrong" && !player.bot && rng.random_bool(0.4) {
+        if result.answer_state == crate::domain::answer::AnswerState::Wrong
+            && !player.bot
+            && rng.random_bool(0.4)
+        {
             ctx.clock
                 .advance(Duration::seconds(rng.random_range(5..40)));
             gameplay::view_card(ctx, &principal, &result.knowledge_card.id).await?;

@@ -75,9 +75,8 @@ pub struct RewardPreview {
 #[derive(Clone, Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct LeagueMeta {
-    /// bronze, silver, gold, sapphire, ruby, emerald, amethyst, pearl, obsidian, diamond:
-    /// the cohort's tier (the player's, when they are in no cohort that week).
-    pub tier: String,
+    /// The cohort's tier (the player's, when they are in no cohort that week).
+    pub tier: league::LeagueTier,
     /// `{weekStart}:{tier}:{n}`; null when the player earned no XP that week.
     pub cohort_id: Option<String>,
     /// How many of the cohort move up a tier when the week ends.
@@ -578,7 +577,7 @@ impl View {
         let shown = self.ranked_for_zones().unwrap_or(0);
         let (promote, demote) = zone_sizes(tier, shown, &self.rules);
         self.meta.league = Some(LeagueMeta {
-            tier: tier_name(tier).into(),
+            tier: tier_name(tier),
             cohort_id: self.cohort_id.clone(),
             promote_count: promote,
             demote_count: demote,

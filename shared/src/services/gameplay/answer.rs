@@ -17,8 +17,8 @@ use crate::db::ledger::HIDDEN_FOR_GOOD;
 use crate::db::progress::{Beside, PlayerProgress, Target, TrackSkill, Update, Written};
 use crate::db::{self};
 use crate::domain::answer::{
-    self, AnswerRefusal, Outcome, PlayerSnapshot, QuestionState, SessionKind, SessionState,
-    Submission,
+    self, AnswerRefusal, AnswerState, Outcome, PlayerSnapshot, QuestionState, SessionKind,
+    SessionState, Submission,
 };
 use crate::domain::fairplay as timing;
 use crate::domain::rules::GameRules;
@@ -58,8 +58,7 @@ pub struct AnswerProgress {
 #[serde(rename_all = "camelCase")]
 pub struct AnswerResult {
     pub challenge_id: String,
-    /// `correct` or `wrong`.
-    pub answer_state: String,
+    pub answer_state: AnswerState,
     pub correct_option_id: String,
     pub xp_delta: i64,
     pub progress: AnswerProgress,
@@ -90,11 +89,10 @@ fn answer_result(
     AnswerResult {
         challenge_id: answer.session_id.clone(),
         answer_state: if answer.is_correct {
-            "correct"
+            AnswerState::Correct
         } else {
-            "wrong"
-        }
-        .into(),
+            AnswerState::Wrong
+        },
         correct_option_id,
         xp_delta: answer.xp_delta,
         progress,
