@@ -13,6 +13,15 @@ closed_set! {
 }
 
 closed_set! {
+    /// A platform a sign-in provider is offered on.
+    pub enum Platform in "prov-platform" {
+        Ios = "ios",
+        Android = "android",
+        Harmony = "harmony",
+    }
+}
+
+closed_set! {
     /// The provider of a player identity.
     pub enum IdentityProvider in "people-method" {
         Device = "device",

@@ -10,7 +10,7 @@ use crate::context::AppContext;
 use crate::db::ledger::HIDDEN_FOR_GOOD;
 use crate::db::{self, moderation::PlayerAdminRow};
 use crate::domain::fairplay::FairPlayState;
-use crate::domain::identity::{IdentityProvider, ProviderKind};
+use crate::domain::identity::{IdentityProvider, Platform, ProviderKind};
 use crate::domain::resources;
 use crate::envelope::Pagination;
 use crate::message::msg;
@@ -333,7 +333,7 @@ pub struct AdminProvider {
     #[serde(rename = "type")]
     pub kind: ProviderKind,
     pub icon_key: Option<String>,
-    pub platforms: Vec<String>,
+    pub platforms: Vec<Platform>,
     /// The stored flag.
     pub enabled: bool,
 }
@@ -351,7 +351,7 @@ pub async fn providers(ctx: &AppContext) -> Result<AdminProviderList> {
             platforms: r
                 .platforms
                 .split(',')
-                .map(|p| p.trim().to_string())
+                .filter_map(|p| Platform::parse(p.trim()))
                 .collect(),
             id: r.id,
             name: r.name,

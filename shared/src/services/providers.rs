@@ -6,7 +6,7 @@ use utoipa::ToSchema;
 
 use crate::context::AppContext;
 use crate::db;
-use crate::domain::identity::ProviderKind;
+use crate::domain::identity::{Platform, ProviderKind};
 use crate::message::msg;
 use crate::{Error, Result};
 
@@ -15,32 +15,10 @@ pub const PHONE_SMS: &str = "phone_sms";
 pub const HUAWEI: &str = "huawei";
 pub const APPLE: &str = "apple";
 
-/// A platform of the provider list.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Platform {
-    Ios,
-    Android,
-    Harmony,
-}
-
-impl Platform {
-    pub fn parse(raw: &str) -> Result<Self> {
-        match raw {
-            "ios" => Ok(Self::Ios),
-            "android" => Ok(Self::Android),
-            "harmony" => Ok(Self::Harmony),
-            _ => Err(Error::validation(
-                msg::PLATFORM_MUST_BE_IOS_ANDROID_OR_HARMONY,
-            )),
-        }
-    }
-    fn as_str(self) -> &'static str {
-        match self {
-            Self::Ios => "ios",
-            Self::Android => "android",
-            Self::Harmony => "harmony",
-        }
-    }
+/// The `platform` of `GET /v1/auth/providers`.
+fn parse_platform(raw: &str) -> Result<Platform> {
+    Platform::parse(raw)
+        .ok_or_else(|| Error::validation(msg::PLATFORM_MUST_BE_IOS_ANDROID_OR_HARMONY))
 }
 
 #[derive(Clone, Debug, Serialize, ToSchema)]
@@ -75,7 +53,7 @@ pub fn is_configured(ctx: &AppContext, id: &str) -> bool {
 /// `GET /v1/auth/providers?platform=`: read from the database on every call so an
 /// admin's toggle shows at once in every process.
 pub async fn list_for_platform(ctx: &AppContext, platform: &str) -> Result<ProviderList> {
-    let platform = Platform::parse(platform)?;
+    let platform = parse_platform(platform)?;
     let rows = db::providers::list(&ctx.db).await?;
     let providers = rows
         .into_iter()
