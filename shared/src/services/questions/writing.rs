@@ -103,11 +103,10 @@ pub async fn update(
     let now = ctx.clock.now_ms();
     let mut tx = ctx.db.begin().await?;
     let before = question_in_tx(&mut tx, id).await?;
-    if let Some(to) = status {
-        let from = Some(before.status);
-        if !from.is_some_and(|from| can_move(from, to)) {
-            return Err(refused(before.status.as_str(), to));
-        }
+    if let Some(to) = status
+        && !can_move(before.status, to)
+    {
+        return Err(refused(before.status.as_str(), to));
     }
     let card = match (&patch.knowledge_card, &before.knowledge_card) {
         (None, old) => old.as_ref().map(QuestionCard::content),
@@ -165,14 +164,14 @@ pub async fn update(
     }
     // a move checks its gate; an edit of the media or the type checks that the question
     // could be where it is (a reviewed question does not lose its media)
-    let current = Some(before.status);
-    match (status, current) {
-        (Some(to), from) => check_ready(content_type, media.as_ref(), from, to)?,
-        (None, Some(here)) if patch.media.is_some() || patch.content_type.is_some() => {
+    match status {
+        Some(to) => check_ready(content_type, media.as_ref(), Some(before.status), to)?,
+        None if patch.media.is_some() || patch.content_type.is_some() => {
+            let here = before.status;
             let from = (here == QuestionStatus::Reviewing).then_some(QuestionStatus::Draft);
             check_ready(content_type, media.as_ref(), from, here)?;
         }
-        _ => {}
+        None => {}
     }
     let content = QuestionContent {
         category_id: category_id.unwrap_or_else(|| before.category_id.clone()),
@@ -264,11 +263,9 @@ pub(super) async fn move_one(
     let now = ctx.clock.now_ms();
     let mut tx = ctx.db.begin().await?;
     let before = question_in_tx(&mut tx, id).await?;
-    let from = Some(before.status);
-    let allowed = match (from, action) {
-        (Some(from), Some(action)) => action.accepts(from),
-        (Some(from), None) => can_move(from, to),
-        (None, _) => false,
+    let allowed = match action {
+        Some(action) => action.accepts(before.status),
+        None => can_move(before.status, to),
     };
     if !allowed {
         return Err(refused(before.status.as_str(), to));
@@ -276,7 +273,7 @@ pub(super) async fn move_one(
     check_ready(
         before.content_type,
         before.media.as_ref().map(QuestionMedia::content).as_ref(),
-        from,
+        Some(before.status),
         to,
     )?;
     let moved =
