@@ -5,6 +5,7 @@ use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use shared::Error;
 use shared::http::bearer_token;
+use shared::ids::PlayerId;
 use shared::message::msg;
 use shared::services::account;
 use shared::services::player_auth::{self, PlayerPrincipal};
@@ -72,7 +73,7 @@ impl FromRequestParts<AppState> for GuestPlayer {
 
 /// The owner of an access token even when banned or already deleted: account deletion
 /// is open to both (app stores require it; repeating it is harmless).
-pub struct AccountHolder(pub String);
+pub struct AccountHolder(pub PlayerId);
 
 impl FromRequestParts<AppState> for AccountHolder {
     type Rejection = Error;

@@ -32,12 +32,13 @@ use crate::db::progress::PlayerProgress;
 use crate::domain::answer::SessionStatus;
 use crate::domain::memory::Memory;
 use crate::domain::skill::Estimate;
+use crate::ids::{ChallengeId, PlayerId, QuestionId};
 use crate::metrics::AnswerJudgements;
 
 /// One question of a remembered challenge.
 #[derive(Clone, Debug)]
 pub struct ChallengeQuestion {
-    pub question_id: String,
+    pub question_id: QuestionId,
     /// The version the session serves (its card is that version's).
     pub question_version: i64,
     /// JSON `[{id}]`: the option ids, in the session's order (their texts are not
@@ -62,7 +63,7 @@ pub struct ChallengeQuestion {
 /// A challenge as this process last knew it.
 #[derive(Clone, Debug)]
 pub struct Challenge {
-    pub player_id: String,
+    pub player_id: PlayerId,
     pub track_id: String,
     pub node_id: String,
     /// The node's threshold when the challenge opened.
@@ -100,13 +101,13 @@ pub struct AnswerCache {
     /// (behind a round-robin balancer a process sees too few of a player's answers for
     /// the memory to pay).
     enabled: bool,
-    challenges: Bounded<String, Challenge>,
-    players: Bounded<String, PlayerProgress>,
+    challenges: Bounded<ChallengeId, Challenge>,
+    players: Bounded<PlayerId, PlayerProgress>,
     /// By question id: the cards of the [`AnswerCache::CARD_VERSIONS`] versions last
     /// read (each carries its version, and only a card of the version asked for is
     /// given; a lookup by id allocates nothing), so the challenges of an old and a new
     /// version in flight at once do not push each other's card out.
-    cards: Bounded<String, Vec<CardSource>>,
+    cards: Bounded<QuestionId, Vec<CardSource>>,
     /// `{week}:{player}`: the league cohort a player joined that week (it never changes).
     memberships: Bounded<String, Membership>,
     /// How the recorded answers were judged (the metrics' `answers_judged`).
@@ -147,18 +148,18 @@ impl AnswerCache {
     /// remembers the player and the challenge (the card only when remembered too).
     pub fn answer_context(
         &self,
-        player_id: &str,
-        session_id: &str,
-        question_id: &str,
+        player_id: &PlayerId,
+        session_id: &ChallengeId,
+        question_id: &QuestionId,
     ) -> Option<(PlayerProgress, AnswerContext)> {
         let challenge = self
             .challenges
             .get(session_id, Self::CHALLENGE_MAX_AGE)
-            .filter(|c| c.player_id == player_id)?;
+            .filter(|c| c.player_id == *player_id)?;
         let question = challenge
             .questions
             .iter()
-            .find(|q| q.question_id == question_id)?;
+            .find(|q| q.question_id == *question_id)?;
         let progress = self.players.get(player_id, Self::PLAYER_MAX_AGE)?;
         let track_id = question.track_id.as_ref().unwrap_or(&challenge.track_id);
         // the skill on this track is known only where an answer on it read or wrote it
@@ -200,18 +201,23 @@ impl AnswerCache {
     }
 
     /// A challenge just opened, or as an answer left it.
-    pub fn remember_challenge(&self, session_id: &str, challenge: Challenge) {
+    pub fn remember_challenge(&self, session_id: &ChallengeId, challenge: Challenge) {
         if !self.enabled {
             return;
         }
         self.challenges
-            .insert(session_id.to_string(), challenge, Self::CHALLENGE_MAX_AGE);
+            .insert(session_id.clone(), challenge, Self::CHALLENGE_MAX_AGE);
     }
 
     /// After this process wrote an answer to a remembered challenge: its counters as
     /// the write left them (`judged` is what the answer was judged on). A finished
     /// challenge takes no more answers: it is forgotten (a late replay is read).
-    pub fn record_answer(&self, session_id: &str, judged: &AnswerContext, answer: Recorded) {
+    pub fn record_answer(
+        &self,
+        session_id: &ChallengeId,
+        judged: &AnswerContext,
+        answer: Recorded,
+    ) {
         if judged.answered_count + 1 >= judged.total_questions {
             self.challenges.remove(session_id);
             return;
@@ -227,31 +233,31 @@ impl AnswerCache {
     }
 
     /// A remembered challenge was served again at `now_ms`.
-    pub fn mark_served(&self, session_id: &str, now_ms: i64) {
+    pub fn mark_served(&self, session_id: &ChallengeId, now_ms: i64) {
         self.challenges.update(session_id, |c| c.served_at = now_ms);
     }
 
     /// The player's progress row as this process just wrote it.
-    pub fn remember_player(&self, player_id: &str, progress: PlayerProgress) {
+    pub fn remember_player(&self, player_id: &PlayerId, progress: PlayerProgress) {
         if !self.enabled {
             return;
         }
         self.players
-            .insert(player_id.to_string(), progress, Self::PLAYER_MAX_AGE);
+            .insert(player_id.clone(), progress, Self::PLAYER_MAX_AGE);
     }
 
     /// After a judgement from memory failed: the player is read again next time.
-    pub fn forget_player(&self, player_id: &str) {
+    pub fn forget_player(&self, player_id: &PlayerId) {
         self.players.remove(player_id);
     }
 
     /// The cohort `player_id` joined in `week`, when remembered.
-    pub fn league_membership(&self, week: &str, player_id: &str) -> Option<Membership> {
+    pub fn league_membership(&self, week: &str, player_id: &PlayerId) -> Option<Membership> {
         self.memberships
             .get(&format!("{week}:{player_id}"), Self::MEMBERSHIP_MAX_AGE)
     }
 
-    pub fn remember_membership(&self, week: &str, player_id: &str, m: &Membership) {
+    pub fn remember_membership(&self, week: &str, player_id: &PlayerId, m: &Membership) {
         self.memberships.insert(
             format!("{week}:{player_id}"),
             m.clone(),
@@ -260,7 +266,7 @@ impl AnswerCache {
     }
 
     /// The card of version `version` of a question, when remembered.
-    pub fn card(&self, question_id: &str, version: i64) -> Option<CardSource> {
+    pub fn card(&self, question_id: &QuestionId, version: i64) -> Option<CardSource> {
         self.cards.find(question_id, Self::CARD_MAX_AGE, |cards| {
             cards
                 .iter()
@@ -442,7 +448,7 @@ mod tests {
             pass_threshold: 3,
             questions: (0..5)
                 .map(|i| ChallengeQuestion {
-                    question_id: format!("q{i}"),
+                    question_id: format!("q{i}").as_str().into(),
                     question_version: 1,
                     options: "[]".into(),
                     correct_option_id: format!("o{i}"),
@@ -469,44 +475,64 @@ mod tests {
     #[test]
     fn a_challenge_is_answered_from_memory_only_by_its_owner_with_a_known_progress() {
         let cache = AnswerCache::default();
-        cache.remember_challenge("s1", challenge("p1"));
+        cache.remember_challenge(&"s1".into(), challenge("p1"));
         // the player's progress is not known yet
-        assert!(cache.answer_context("p1", "s1", "q0").is_none());
-        cache.remember_player("p1", progress());
-        let (_, c) = cache.answer_context("p1", "s1", "q0").expect("remembered");
+        assert!(
+            cache
+                .answer_context(&"p1".into(), &"s1".into(), &"q0".into())
+                .is_none()
+        );
+        cache.remember_player(&"p1".into(), progress());
+        let (_, c) = cache
+            .answer_context(&"p1".into(), &"s1".into(), &"q0".into())
+            .expect("remembered");
         assert_eq!((c.correct_option_id.as_str(), c.total_questions), ("o0", 5));
         assert!(
-            cache.answer_context("p2", "s1", "q0").is_none(),
+            cache
+                .answer_context(&"p2".into(), &"s1".into(), &"q0".into())
+                .is_none(),
             "not the owner"
         );
         assert!(
-            cache.answer_context("p1", "s1", "q9").is_none(),
+            cache
+                .answer_context(&"p1".into(), &"s1".into(), &"q9".into())
+                .is_none(),
             "not a question of it"
         );
         assert!(
-            cache.answer_context("p1", "s2", "q0").is_none(),
+            cache
+                .answer_context(&"p1".into(), &"s2".into(), &"q0".into())
+                .is_none(),
             "another challenge"
         );
-        cache.forget_player("p1");
-        assert!(cache.answer_context("p1", "s1", "q0").is_none());
+        cache.forget_player(&"p1".into());
+        assert!(
+            cache
+                .answer_context(&"p1".into(), &"s1".into(), &"q0".into())
+                .is_none()
+        );
         // the player's skill on another track only: read again
         let mut elsewhere = progress();
         elsewhere.track_skill = Some(TrackSkill {
             track_id: "other".into(),
             estimate: Estimate::NEW_PLAYER,
         });
-        cache.remember_player("p1", elsewhere);
-        assert!(cache.answer_context("p1", "s1", "q0").is_none());
+        cache.remember_player(&"p1".into(), elsewhere);
+        assert!(
+            cache
+                .answer_context(&"p1".into(), &"s1".into(), &"q0".into())
+                .is_none()
+        );
     }
 
     #[test]
     fn counters_follow_the_answers_written_and_the_last_one_forgets_the_challenge() {
         let cache = AnswerCache::default();
-        cache.remember_challenge("s1", challenge("p1"));
-        cache.remember_player("p1", progress());
+        cache.remember_challenge(&"s1".into(), challenge("p1"));
+        cache.remember_player(&"p1".into(), progress());
         for (i, correct) in [true, false, true, true].into_iter().enumerate() {
             let (_, judged): (_, AnswerContext) = cache
-                .answer_context("p1", "s1", &format!("q{i}"))
+                .answer_context(&"p1".into(), &"s1".into(), &format!("q{i}").as_str().into())
                 .expect("remembered");
             assert_eq!(judged.answered_count, i as i64);
             assert_eq!(
@@ -515,7 +541,7 @@ mod tests {
             );
             assert_eq!(judged.attempt_consumed, i > 0);
             cache.record_answer(
-                "s1",
+                &"s1".into(),
                 &judged,
                 Recorded {
                     correct,
@@ -524,15 +550,19 @@ mod tests {
                 },
             );
         }
-        let (_, last) = cache.answer_context("p1", "s1", "q4").expect("remembered");
+        let (_, last) = cache
+            .answer_context(&"p1".into(), &"s1".into(), &"q4".into())
+            .expect("remembered");
         assert_eq!((last.answered_count, last.correct_count), (4, 3));
         assert_eq!(last.fast_correct_count, 1);
         assert_eq!(last.last_answered_at, Some(2003));
-        cache.mark_served("s1", 5000);
-        let (_, last) = cache.answer_context("p1", "s1", "q4").expect("remembered");
+        cache.mark_served(&"s1".into(), 5000);
+        let (_, last) = cache
+            .answer_context(&"p1".into(), &"s1".into(), &"q4".into())
+            .expect("remembered");
         assert_eq!(last.served_at, 5000);
         cache.record_answer(
-            "s1",
+            &"s1".into(),
             &last,
             Recorded {
                 correct: true,
@@ -540,7 +570,12 @@ mod tests {
                 at_ms: 6000,
             },
         );
-        assert!(cache.answer_context("p1", "s1", "q0").is_none(), "finished");
+        assert!(
+            cache
+                .answer_context(&"p1".into(), &"s1".into(), &"q0".into())
+                .is_none(),
+            "finished"
+        );
     }
 
     fn card_of(question_id: &str, version: i64, summary: &str) -> CardSource {
@@ -570,25 +605,35 @@ mod tests {
                 q
             })
             .collect();
-        cache.remember_challenge("s1", served);
-        cache.remember_player("p1", progress());
+        cache.remember_challenge(&"s1".into(), served);
+        cache.remember_player(&"p1".into(), progress());
         // an answer of another challenge, serving version 1, remembered its card
         cache.remember_card(&card_of("q0", 1, "as it was"));
-        let (_, c) = cache.answer_context("p1", "s1", "q0").expect("remembered");
+        let (_, c) = cache
+            .answer_context(&"p1".into(), &"s1".into(), &"q0".into())
+            .expect("remembered");
         assert_eq!(c.question_version, 2);
         assert!(c.card.is_none(), "version 1's card is not version 2's");
         cache.remember_card(&card_of("q0", 2, "as it is"));
-        let (_, c) = cache.answer_context("p1", "s1", "q0").expect("remembered");
+        let (_, c) = cache
+            .answer_context(&"p1".into(), &"s1".into(), &"q0".into())
+            .expect("remembered");
         assert_eq!(c.card.and_then(|c| c.summary).as_deref(), Some("as it is"));
         // both versions' challenges are answered from memory
         assert_eq!(
-            cache.card("q0", 1).and_then(|c| c.summary).as_deref(),
+            cache
+                .card(&"q0".into(), 1)
+                .and_then(|c| c.summary)
+                .as_deref(),
             Some("as it was")
         );
         // a third version pushes out the oldest
         cache.remember_card(&card_of("q0", 3, "newest"));
-        assert!(cache.card("q0", 1).is_none(), "read again when asked for");
-        assert!(cache.card("q0", 2).is_some() && cache.card("q0", 3).is_some());
+        assert!(
+            cache.card(&"q0".into(), 1).is_none(),
+            "read again when asked for"
+        );
+        assert!(cache.card(&"q0".into(), 2).is_some() && cache.card(&"q0".into(), 3).is_some());
     }
 
     #[test]

@@ -64,6 +64,12 @@ macro_rules! closed_set {
             }
         }
 
+        impl $crate::closed_set::ClosedSet for $name {
+            fn parse(value: &str) -> Option<Self> {
+                Self::parse(value)
+            }
+        }
+
         // By hand rather than derived: the derive does not read a `rename` that a macro
         // wrote, and would list the variants' Rust names.
         impl utoipa::PartialSchema for $name {
@@ -135,6 +141,65 @@ macro_rules! closed_set {
 
 pub(crate) use closed_set;
 
+/// What every closed set can do, for code generic over them ([`Submitted`]).
+pub trait ClosedSet: Copy + utoipa::ToSchema {
+    /// From its stored or sent spelling.
+    fn parse(value: &str) -> Option<Self>;
+}
+
+/// A request field naming a member of a closed set, as the client sent it: the member
+/// when it is one, else the text as sent. The use case refuses another text with its
+/// own message (`decision must be clear, hold or ban`), not the JSON reader's, while
+/// the API documents the field as the set (so generated clients send an enum).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Submitted<T> {
+    Member(T),
+    Other(String),
+}
+
+impl<T: ClosedSet> Submitted<T> {
+    /// The member sent, if the text names one.
+    pub fn member(&self) -> Option<T> {
+        match self {
+            Self::Member(member) => Some(*member),
+            Self::Other(_) => None,
+        }
+    }
+}
+
+impl<T: ClosedSet> From<String> for Submitted<T> {
+    fn from(text: String) -> Self {
+        T::parse(&text).map_or(Self::Other(text), Self::Member)
+    }
+}
+
+impl<'de, T: ClosedSet> serde::Deserialize<'de> for Submitted<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        String::deserialize(deserializer).map(Self::from)
+    }
+}
+
+impl<T: ClosedSet> utoipa::PartialSchema for Submitted<T> {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        T::schema()
+    }
+}
+
+impl<T: ClosedSet> utoipa::ToSchema for Submitted<T> {
+    fn name() -> std::borrow::Cow<'static, str> {
+        T::name()
+    }
+
+    fn schemas(
+        schemas: &mut Vec<(
+            String,
+            utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>,
+        )>,
+    ) {
+        T::schemas(schemas);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::i18n::Lang;
@@ -162,6 +227,17 @@ mod tests {
         assert!(Colour::DeepBlue == "deep_blue");
         // no catalogue names these: the stored spelling
         assert_eq!(Colour::Red.label(Lang::ZhCn), "red");
+    }
+
+    #[test]
+    fn a_submitted_text_is_a_member_or_kept_as_sent() {
+        use super::Submitted;
+        let red: Submitted<Colour> = serde_json::from_str("\"red\"").unwrap();
+        assert_eq!(red.member(), Some(Colour::Red));
+        let green: Submitted<Colour> = serde_json::from_str("\"green\"").unwrap();
+        assert_eq!(green, Submitted::Other("green".into()));
+        assert_eq!(green.member(), None);
+        assert!(serde_json::from_str::<Submitted<Colour>>("7").is_err());
     }
 
     #[test]

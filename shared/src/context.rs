@@ -58,7 +58,7 @@ impl AppContext {
     /// After a change that rewrote a player's weekly rows outside a resource change (`services::progress`)
     /// (a merge, a deletion, a ban or unban): mirrors their committed rows on `boards` of
     /// this week, or takes them off where they have none (or a hidden one).
-    pub async fn resync_ranks(&self, player_id: &str, boards: &[String]) {
+    pub async fn resync_ranks(&self, player_id: &crate::ids::PlayerId, boards: &[String]) {
         self.board_cache.forget_all();
         let Some(ranks) = &self.ranks else { return };
         let week =

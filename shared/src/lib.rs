@@ -56,6 +56,7 @@ pub mod envelope;
 pub mod error;
 pub mod http;
 pub mod i18n;
+pub mod ids;
 pub mod media_store;
 pub mod message;
 pub mod metrics;

@@ -10,6 +10,7 @@
 //! the same second are ordered by player id descending, as `ZREVRANK` orders equal
 //! scores, and the SQL ranking uses the same order.
 
+use crate::ids::PlayerId;
 use chrono::NaiveDate;
 use redis::AsyncCommands;
 use redis::aio::ConnectionManager;
@@ -30,7 +31,7 @@ const REBUILD_LOCK_MS: u64 = 60_000;
 pub struct RankUpdate {
     pub week_start: String,
     pub board: String,
-    pub player_id: String,
+    pub player_id: PlayerId,
     pub xp: i64,
     pub last_earned_at: i64,
 }
@@ -86,7 +87,7 @@ impl RankIndex {
             let written: redis::RedisResult<i64> = script
                 .key(&key)
                 .arg(score(&u.week_start, u.xp, u.last_earned_at))
-                .arg(&u.player_id)
+                .arg(u.player_id.as_str())
                 .arg(KEY_TTL_SECS)
                 .invoke_async(&mut conn)
                 .await;
@@ -140,11 +141,11 @@ impl RankIndex {
     }
 
     /// Takes a player off a week's boards (account deletion, merged guests, bans).
-    pub async fn remove(&self, week_start: &str, boards: &[String], player_id: &str) {
+    pub async fn remove(&self, week_start: &str, boards: &[String], player_id: &PlayerId) {
         let mut conn = self.conn.clone();
         for board in boards {
             let key = self.key(week_start, board);
-            if let Err(e) = conn.zrem::<_, _, ()>(&key, player_id).await {
+            if let Err(e) = conn.zrem::<_, _, ()>(&key, player_id.as_str()).await {
                 tracing::warn!(error = %e, %key, "rank index removal failed; dropping the set");
                 let _: redis::RedisResult<()> =
                     conn.del(&[Self::ready_key(&key), key.clone()]).await;
@@ -163,7 +164,7 @@ impl RankIndex {
         db: &Db,
         week_start: &str,
         board: &str,
-        player_id: &str,
+        player_id: &PlayerId,
         now_ms: i64,
     ) -> Result<Option<i64>> {
         let key = self.key(week_start, board);
@@ -187,7 +188,10 @@ impl RankIndex {
             let _: redis::RedisResult<()> = conn.del(&lock).await;
             rebuilt?;
         }
-        let rank: Option<i64> = conn.zrevrank(&key, player_id).await.map_err(redis_error)?;
+        let rank: Option<i64> = conn
+            .zrevrank(&key, player_id.as_str())
+            .await
+            .map_err(redis_error)?;
         Ok(rank.map(|r| r + 1))
     }
 
@@ -215,7 +219,7 @@ impl RankIndex {
             cmd.arg(&key).arg("GT");
             for r in chunk {
                 cmd.arg(score(week_start, r.xp, r.last_earned_at))
-                    .arg(&r.player_id);
+                    .arg(r.player_id.as_str());
             }
             cmd.query_async::<()>(&mut conn)
                 .await

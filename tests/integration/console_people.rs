@@ -4,6 +4,7 @@
 
 use reqwest::Method;
 use serde_json::{Value, json};
+use shared::ids::{AdminId, PlayerId};
 use shared::services::moderation;
 use tests::console::{Console, Page};
 use tests::{Resp, Service, TestApp, both_engines};
@@ -192,7 +193,9 @@ async fn a_ban_reaches_the_player_api_and_unban_restores(app: TestApp) {
         .post(&format!("{path}/ban"), &[("reason", ""), ("days", "2")])
         .await
         .assert_status(303);
-    let record = moderation::player(&app.ctx, &player).await.unwrap();
+    let record = moderation::player(&app.ctx, &PlayerId::from_trusted(player.as_str()))
+        .await
+        .unwrap();
     assert!(record.is_banned);
     assert_eq!(record.ban_reason, None);
     let expected = app.clock.now() + chrono::Duration::days(2);
@@ -212,7 +215,9 @@ async fn a_ban_reaches_the_player_api_and_unban_restores(app: TestApp) {
     let page = console.get(&path).await;
     page.assert_contains(&format!("until {}", beijing.format("%Y-%m-%d %H:%M")))
         .assert_contains("reason: spam");
-    let record = moderation::player(&app.ctx, &player).await.unwrap();
+    let record = moderation::player(&app.ctx, &PlayerId::from_trusted(player.as_str()))
+        .await
+        .unwrap();
     let drift = record.banned_until.unwrap() - end;
     assert!(
         drift.num_seconds().abs() < 60,
@@ -292,7 +297,7 @@ async fn bad_ban_input_is_shown_on_the_page(app: TestApp) {
         .assert_status(404);
     app.get("/v1/auth/me", Some(&token)).await.ok();
     assert!(
-        !moderation::player(&app.ctx, &player)
+        !moderation::player(&app.ctx, &PlayerId::from_trusted(player.as_str()))
             .await
             .unwrap()
             .is_banned
@@ -365,9 +370,12 @@ async fn a_plain_admin_reads_accounts_but_cannot_write(app: TestApp) {
 
     assert_eq!(audit_total(&app).await, before);
     assert_eq!(app.scalar("SELECT count(*) FROM admins", &[]).await, 2);
-    let root_row = shared::services::admin_auth::get_account(&app.ctx, &root_id)
-        .await
-        .unwrap();
+    let root_row = shared::services::admin_auth::get_account(
+        &app.ctx,
+        &AdminId::from_trusted(root_id.as_str()),
+    )
+    .await
+    .unwrap();
     assert_eq!(root_row.username, app.admin_username);
     assert_eq!(root_row.is_active, 1);
     assert_eq!(root_row.role.as_str(), "super_admin");
@@ -493,9 +501,12 @@ async fn super_admin_creates_edits_resets_and_deletes_admins(app: TestApp) {
         .await
         .assert_contains("Saved helper-uno.")
         .assert_contains("id=\"admin-role-value\">super_admin<");
-    let account = shared::services::admin_auth::get_account(&app.ctx, &helper_id)
-        .await
-        .unwrap();
+    let account = shared::services::admin_auth::get_account(
+        &app.ctx,
+        &AdminId::from_trusted(helper_id.as_str()),
+    )
+    .await
+    .unwrap();
     assert_eq!(
         (account.username.as_str(), account.role.as_str()),
         ("helper-uno", "super_admin")
@@ -545,9 +556,12 @@ async fn super_admin_creates_edits_resets_and_deletes_admins(app: TestApp) {
     let gone = helper.get("/console").await;
     gone.assert_status(303);
     assert_eq!(gone.location(), Some("/console/login"));
-    let account = shared::services::admin_auth::get_account(&app.ctx, &helper_id)
-        .await
-        .unwrap();
+    let account = shared::services::admin_auth::get_account(
+        &app.ctx,
+        &AdminId::from_trusted(helper_id.as_str()),
+    )
+    .await
+    .unwrap();
     assert_eq!(account.is_active, 0);
 
     // the last active super_admin rule, through the form
@@ -936,15 +950,18 @@ async fn posts_without_the_csrf_token_are_refused_and_write_nothing(app: TestApp
 
     assert_eq!(audit_total(&app).await, 0);
     assert!(
-        !moderation::player(&app.ctx, &player)
+        !moderation::player(&app.ctx, &PlayerId::from_trusted(player.as_str()))
             .await
             .unwrap()
             .is_banned
     );
     assert_eq!(app.scalar("SELECT count(*) FROM admins", &[]).await, 1);
-    let root = shared::services::admin_auth::get_account(&app.ctx, &root_id)
-        .await
-        .unwrap();
+    let root = shared::services::admin_auth::get_account(
+        &app.ctx,
+        &AdminId::from_trusted(root_id.as_str()),
+    )
+    .await
+    .unwrap();
     assert_eq!(
         (root.username.as_str(), root.is_active),
         (app.admin_username.as_str(), 1)

@@ -9,6 +9,7 @@ use chrono::Duration;
 use jsonwebtoken::Algorithm;
 use rsa::pkcs1::EncodeRsaPrivateKey;
 use serde_json::{Value, json};
+use shared::ids::PlayerId;
 use shared::providers::oidc::testing::{TestKey, jwks};
 use tests::{Engine, Resp, TestApp, both_engines_raw};
 use wiremock::matchers::{method, path};
@@ -205,7 +206,9 @@ async fn answers_are_timed(engine: Engine, extra: &[(&str, String)]) {
     app.clock.advance(Duration::milliseconds(1500));
     // (this process remembers the challenge with the median it was made with: forget
     // the player, so the answer is judged on a read of the session's stored one)
-    app.ctx.answer_cache.forget_player(&p.id);
+    app.ctx
+        .answer_cache
+        .forget_player(&PlayerId::from_trusted(p.id.as_str()));
     p.answer(&c, 4, true, 1400).await.ok();
     let answers = p.answers().await;
     let signals: Vec<i64> = answers.iter().map(|(s, _)| *s).collect();
@@ -400,7 +403,7 @@ async fn a_held_player_is_not_in_the_rank_index(engine: Engine) {
             &app.ctx.db,
             week,
             "topic:all",
-            &script.id,
+            &PlayerId::from_trusted(script.id.as_str()),
             app.clock.now_ms(),
         )
         .await

@@ -4,6 +4,7 @@
 use chrono::Duration;
 use futures::future::join_all;
 use serde_json::{Value, json};
+use shared::ids::PlayerId;
 use tests::{Engine, Resp, TestApp, both_engines_demo};
 
 macro_rules! engine_tests {
@@ -369,7 +370,7 @@ async fn own_ranks_match_a_brute_force_order(app: TestApp) {
         for (position, (id, xp, _)) in rows.iter().enumerate() {
             let (state, row) = shared::db::leaderboard::viewer_row_and_rank(
                 &app.ctx.db,
-                id,
+                &PlayerId::from_trusted(id.as_str()),
                 week,
                 board,
                 app.clock.now_ms(),
@@ -390,7 +391,7 @@ async fn own_ranks_match_a_brute_force_order(app: TestApp) {
     let (me, token) = guest(&app, "d-no-row").await;
     let (_, row) = shared::db::leaderboard::viewer_row_and_rank(
         &app.ctx.db,
-        &me,
+        &PlayerId::from_trusted(me.as_str()),
         week,
         Some("topic:all"),
         app.clock.now_ms(),
@@ -402,7 +403,7 @@ async fn own_ranks_match_a_brute_force_order(app: TestApp) {
     assert!(
         shared::db::leaderboard::viewer_row_and_rank(
             &app.ctx.db,
-            "nobody",
+            &PlayerId::from_trusted("nobody"),
             week,
             None,
             app.clock.now_ms()
@@ -496,7 +497,13 @@ async fn boards_show(app: &TestApp, token: &str, me: &str, expected: &[&str], ra
     if let Some(ranks) = &app.ctx.ranks {
         let now = app.clock.now_ms();
         let a = ranks
-            .rank(&app.ctx.db, "2026-11-16", "region:310000", "p-a", now)
+            .rank(
+                &app.ctx.db,
+                "2026-11-16",
+                "region:310000",
+                &PlayerId::from_trusted("p-a"),
+                now,
+            )
             .await
             .unwrap();
         assert_eq!(a.is_some(), expected.contains(&"p-a"), "p-a in the index");
@@ -607,7 +614,7 @@ async fn redis_ranks_match_the_sql_oracle(engine: Engine) {
                     &app.ctx.db,
                     week,
                     board,
-                    id,
+                    &PlayerId::from_trusted(id.as_str()),
                     app.clock.now_ms(),
                 )
                 .await
@@ -627,7 +634,13 @@ async fn redis_ranks_match_the_sql_oracle(engine: Engine) {
                     .ranks
                     .as_ref()
                     .unwrap()
-                    .rank(&app.ctx.db, week, board, id, app.clock.now_ms())
+                    .rank(
+                        &app.ctx.db,
+                        week,
+                        board,
+                        &PlayerId::from_trusted(id.as_str()),
+                        app.clock.now_ms(),
+                    )
                     .await
                     .unwrap();
                 assert_eq!(Some(sql), redis, "{board} {id}");
@@ -673,7 +686,7 @@ async fn redis_ranks_match_the_sql_oracle(engine: Engine) {
         &app.ctx.db,
         week,
         "region:320000",
-        &ids[0],
+        &PlayerId::from_trusted(ids[0].as_str()),
         app.clock.now_ms(),
     )
     .await
@@ -683,7 +696,7 @@ async fn redis_ranks_match_the_sql_oracle(engine: Engine) {
         .apply(&[shared::rank_index::RankUpdate {
             week_start: week.into(),
             board: "region:320000".into(),
-            player_id: ids[0].clone(),
+            player_id: PlayerId::from_trusted(ids[0].as_str()),
             xp: top.xp,
             last_earned_at: top.last_earned_at,
         }])
@@ -719,7 +732,7 @@ async fn redis_ranks_match_the_sql_oracle(engine: Engine) {
         &app.ctx.db,
         week,
         "region:320000",
-        &me,
+        &PlayerId::from_trusted(me.as_str()),
         app.clock.now_ms(),
     )
     .await
@@ -748,7 +761,13 @@ async fn redis_ranks_match_the_sql_oracle(engine: Engine) {
         .ranks
         .as_ref()
         .unwrap()
-        .rank(&app.ctx.db, week, "region:320000", &me, app.clock.now_ms())
+        .rank(
+            &app.ctx.db,
+            week,
+            "region:320000",
+            &PlayerId::from_trusted(me.as_str()),
+            app.clock.now_ms(),
+        )
         .await
         .unwrap();
     assert_eq!(gone, None);

@@ -4,12 +4,14 @@
 
 use askama::Template;
 use axum::Router;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::{get, post};
 use serde::Deserialize;
 use shared::Error;
 use shared::client_addr::ClientAddress;
+use shared::domain::admin_role::AdminRole;
+use shared::ids::AdminId;
 use shared::message::msg;
 use shared::services::admin_accounts::{
     self, AdminListQuery, ChangePassword, CreateAdmin, PasswordChanged, UpdateAdmin,
@@ -18,7 +20,7 @@ use shared::services::admin_auth::{self, AdminAccount};
 use shared::services::admin_mfa;
 
 use super::auth::{ConsoleAdmin, ConsoleForm, carry_on};
-use super::fields::{ListPage, Pager, list_pager, non_empty, parse_int};
+use super::fields::{ListPage, PagePath, Pager, list_pager, non_empty, parse_int};
 use super::i18n;
 use super::nav::Nav;
 use super::page::HxRequest;
@@ -40,7 +42,7 @@ pub fn router() -> Router<AppState> {
         .route(urls::pattern::ADMIN_RESET_MFA, post(reset_mfa))
 }
 
-pub const ROLES: [&str; 2] = ["admin", "super_admin"];
+pub const ROLES: [AdminRole; 2] = AdminRole::ALL;
 
 // ---------------------------------------------------------------------------------------
 // The list
@@ -51,7 +53,7 @@ struct AdminsPage {
     chrome: Chrome,
     items: Vec<AdminAccount>,
     pager: Pager,
-    me_id: String,
+    me_id: AdminId,
 }
 
 async fn list(
@@ -93,7 +95,7 @@ struct CreateForm {
 struct NewPage {
     chrome: Chrome,
     form: CreateForm,
-    roles: [&'static str; 2],
+    roles: [AdminRole; 2],
     error: Option<String>,
 }
 
@@ -103,7 +105,7 @@ struct NewPage {
 struct PasswordOncePage {
     chrome: Chrome,
     heading: String,
-    admin_id: String,
+    admin_id: AdminId,
     username: String,
     password: String,
 }
@@ -202,7 +204,7 @@ struct EditPage {
     chrome: Chrome,
     account: AdminAccount,
     form: EditForm,
-    roles: [&'static str; 2],
+    roles: [AdminRole; 2],
     is_me: bool,
     error: Option<String>,
 }
@@ -226,7 +228,7 @@ async fn edit_page(
 async fn show(
     State(state): State<AppState>,
     me: ConsoleAdmin,
-    Path(id): Path<String>,
+    PagePath(id): PagePath<AdminId>,
 ) -> PageResult {
     let account = admin_auth::get_account(&state.ctx, &id).await?;
     let form = EditForm::of(&account);
@@ -237,7 +239,7 @@ async fn update(
     State(state): State<AppState>,
     me: ConsoleAdmin,
     htmx: HxRequest,
-    Path(id): Path<String>,
+    PagePath(id): PagePath<AdminId>,
     ConsoleForm(form): ConsoleForm<EditForm>,
 ) -> PageResult {
     me.require_super()?;
@@ -264,7 +266,7 @@ async fn update(
 async fn delete(
     State(state): State<AppState>,
     me: ConsoleAdmin,
-    Path(id): Path<String>,
+    PagePath(id): PagePath<AdminId>,
     ConsoleForm(_): ConsoleForm<serde::de::IgnoredAny>,
 ) -> PageResult {
     me.require_super()?;
@@ -276,7 +278,7 @@ async fn delete(
 async fn reset_password(
     State(state): State<AppState>,
     me: ConsoleAdmin,
-    Path(id): Path<String>,
+    PagePath(id): PagePath<AdminId>,
     ConsoleForm(_): ConsoleForm<serde::de::IgnoredAny>,
 ) -> PageResult {
     me.require_super()?;
@@ -294,7 +296,7 @@ async fn reset_password(
 async fn reset_mfa(
     State(state): State<AppState>,
     me: ConsoleAdmin,
-    Path(id): Path<String>,
+    PagePath(id): PagePath<AdminId>,
     ConsoleForm(_): ConsoleForm<serde::de::IgnoredAny>,
 ) -> PageResult {
     me.require_super()?;

@@ -6,6 +6,7 @@ use axum::Router;
 use axum::extract::State;
 use axum::routing::get;
 use chrono::{DateTime, Utc};
+use shared::ids::PlayerId;
 use shared::services::audit::{self, AuditEntry};
 
 use super::auth::ConsoleAdmin;
@@ -42,8 +43,8 @@ impl Row {
     fn of(e: AuditEntry) -> Self {
         let target_href = e.target_id.as_deref().and_then(|id| {
             let page: fn(&str) -> String = match e.target_type.as_str() {
-                "player" => urls::player,
-                "admin" => urls::admin,
+                "player" => |id| urls::player(&PlayerId::from_trusted(id)),
+                "admin" => |id| urls::admin(id),
                 "question" => urls::question,
                 _ => return None,
             };

@@ -83,7 +83,7 @@ pub async fn carry_on(
         ctx.clock.now_ms(),
     )?;
     let identity = ConsoleIdentity {
-        admin_id: claims.sub,
+        admin_id: shared::ids::AdminId::from_trusted(claims.sub),
         token_version: claims.ver,
     };
     session
@@ -119,7 +119,7 @@ impl ConsoleAdmin {
     pub async fn chrome(&self, nav: Nav) -> Chrome {
         Chrome {
             username: self.admin.username.clone(),
-            role: self.admin.role.as_str(),
+            role: self.admin.role,
             is_super: self.is_super(),
             csrf: self.csrf.clone(),
             nav,

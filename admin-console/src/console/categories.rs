@@ -7,6 +7,7 @@ use axum::extract::{Path, State};
 use axum::routing::{get, post};
 use serde::Deserialize;
 use shared::Error;
+use shared::domain::category_status::CategoryStatus;
 use shared::message::msg;
 use shared::services::catalog::{self, Category, CreateCategory, UpdateCategory};
 use shared::services::learning;
@@ -30,7 +31,7 @@ pub fn router() -> Router<AppState> {
         .route(urls::pattern::CATEGORY_ARCHIVE, post(archive))
 }
 
-pub const STATUSES: [&str; 2] = ["active", "inactive"];
+pub const STATUSES: [CategoryStatus; 2] = CategoryStatus::ALL;
 
 /// The create and edit forms' fields, as typed (`id` only on create, `status` only on
 /// edit).
@@ -62,7 +63,7 @@ impl CategoryForm {
             slug: c.slug.clone(),
             parent_id: c.parent_id.clone().unwrap_or_default(),
             sort_order: c.sort_order.to_string(),
-            status: c.status.clone(),
+            status: c.status.to_string(),
             icon: c.icon.clone(),
         }
     }
@@ -168,7 +169,7 @@ struct EditPage {
     /// Every other category (parent choices).
     parents: Vec<Category>,
     form: CategoryForm,
-    statuses: [&'static str; 2],
+    statuses: [CategoryStatus; 2],
     error: Option<String>,
     learning: LearningPanel,
 }
@@ -198,7 +199,7 @@ async fn learning_panel(state: &AppState, id: &str) -> Result<LearningPanel, Pag
         Some(fit) => i18n::current().t_args(
             "cat-last-fit",
             &[
-                ("model", fit.model.to_uppercase()),
+                ("model", fit.model.as_str().to_uppercase()),
                 ("examinees", i18n::num(fit.examinees)),
                 ("logLikelihood", format!("{:.3}", fit.log_likelihood)),
                 ("when", i18n::when(&shared::clock::from_ms(fit.computed_at))),

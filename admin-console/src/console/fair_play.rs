@@ -3,14 +3,15 @@
 
 use askama::Template;
 use axum::Router;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::routing::{get, post};
 use serde::Deserialize;
 use shared::domain::fairplay::FairPlayState;
+use shared::ids::PlayerId;
 use shared::services::fairplay::{self, DecisionRequest, FairPlayEntry, SignalExample};
 
 use super::auth::{ConsoleAdmin, ConsoleForm};
-use super::fields::{ListPage, Pager, list_pager};
+use super::fields::{ListPage, PagePath, Pager, list_pager};
 use super::i18n;
 use super::nav::Nav;
 use super::page::{Chrome, PageResult, page, redirect_with};
@@ -43,7 +44,7 @@ impl FairPlayPage {
         } else {
             i18n::t("fair-wrong")
         };
-        let signals = i18n::list(e.signals.iter().map(|s| i18n::term("signal", s)));
+        let signals = i18n::list(e.signals.iter().map(|s| s.label(i18n::current())));
         i18n::current().t_args(
             "fair-example",
             &[
@@ -80,7 +81,7 @@ struct DecisionForm {
 async fn decide(
     State(state): State<AppState>,
     me: ConsoleAdmin,
-    Path(id): Path<String>,
+    PagePath(id): PagePath<PlayerId>,
     ConsoleForm(form): ConsoleForm<DecisionForm>,
 ) -> PageResult {
     let entry = fairplay::decide(

@@ -7,6 +7,7 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use shared::Error;
 use shared::envelope::Pagination;
+use shared::http::ApiPath;
 use shared::message::msg;
 use shared::services::audit::PageQuery;
 
@@ -89,8 +90,84 @@ pub fn list_pager(list: &str, pagination: &Pagination) -> Pager {
     })
 }
 
+/// The typed segments of a console URL (an id, or an id and a version), read as the
+/// API reads them; a segment that does not read is the console's error page.
+pub struct PagePath<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned + Send> FromRequestParts<S> for PagePath<T> {
+    type Rejection = PageError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, PageError> {
+        let ApiPath(value) = ApiPath::<T>::from_request_parts(parts, state).await?;
+        Ok(Self(value))
+    }
+}
+
+/// The filters of a filtered console list (questions, media, players), as typed in its
+/// form: an empty field does not filter. A filtered list screen takes [`Filtered`] of
+/// them and answers [`Filtered::pager`].
+pub trait ListFilters: DeserializeOwned + Send {
+    /// The list's URL.
+    const LIST: &'static str;
+
+    /// The filters as the list's links carry them, in their form's order.
+    fn params(&self) -> Vec<(&'static str, &str)>;
+
+    /// The refusal of a query that does not read as these filters.
+    fn unreadable(detail: serde_html_form::de::Error) -> Error {
+        Error::validation(msg::invalid_query_detail(detail))
+    }
+
+    /// The filters of a query string (unknown keys, such as `page`, ignored).
+    fn read(raw: Option<&str>) -> Result<Self, Error> {
+        serde_html_form::from_str(raw.unwrap_or("")).map_err(Self::unreadable)
+    }
+
+    /// The list's URL with these filters at `page`.
+    fn href(&self, page: i64) -> String {
+        let page = page_value(page);
+        let mut params = self.params();
+        params.push(("page", &page));
+        urls::with_query(Self::LIST, &params)
+    }
+}
+
+/// A filtered list's query: its filters and the page it shows (`?…&page=N`), read
+/// before its handler runs (400 when the filters do not read or `page` is not a whole
+/// number).
+#[derive(Default)]
+pub struct Filtered<F> {
+    pub filters: F,
+    pub page: Option<i64>,
+}
+
+impl<F: ListFilters> Filtered<F> {
+    /// The filters and page of a query string.
+    pub fn read(raw: Option<&str>) -> Result<Self, Error> {
+        let filters = F::read(raw)?;
+        let param: PageParam = parse_query(raw)?;
+        Ok(Self {
+            filters,
+            page: parse_int("page", &param.page)?,
+        })
+    }
+
+    /// The pager of the page these filters gave.
+    pub fn pager(&self, pagination: &Pagination) -> Pager {
+        pager(pagination, |n| self.filters.href(n))
+    }
+}
+
+impl<S: Send + Sync, F: ListFilters> FromRequestParts<S> for Filtered<F> {
+    type Rejection = PageError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, PageError> {
+        Ok(Self::read(parts.uri.query())?)
+    }
+}
+
 /// A page number as a list's links carry it: none for the first page.
-pub fn page_value(page: i64) -> String {
+fn page_value(page: i64) -> String {
     if page > 1 {
         page.to_string()
     } else {

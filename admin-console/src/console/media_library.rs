@@ -4,15 +4,16 @@
 
 use askama::Template;
 use axum::Router;
-use axum::extract::{Path, RawQuery, Request, State};
+use axum::extract::{Path, Request, State};
 use axum::routing::{get, post};
 use serde::Deserialize;
 use shared::Error;
+use shared::domain::media::MediaKind;
 use shared::message::msg;
 use shared::services::media::{self, MediaQuery};
 
 use super::auth::{ConsoleAdmin, ConsoleForm};
-use super::fields::{Pager, non_empty, page_value, pager, parse_int, parse_query};
+use super::fields::{Filtered, LIST_ROWS, ListFilters, Pager, non_empty};
 use super::i18n;
 use super::nav::Nav;
 use super::page::{Chrome, PageResult, describe, html, page, redirect_with};
@@ -39,21 +40,13 @@ pub struct Filters {
     /// `true`: only files no question uses.
     #[serde(default)]
     pub unused: String,
-    #[serde(default)]
-    pub page: String,
 }
 
-impl Filters {
-    fn href(&self, page: i64) -> String {
-        let page = page_value(page);
-        urls::with_query(
-            urls::MEDIA,
-            &[
-                ("type", &self.kind),
-                ("unused", &self.unused),
-                ("page", &page),
-            ],
-        )
+impl ListFilters for Filters {
+    const LIST: &'static str = urls::MEDIA;
+
+    fn params(&self) -> Vec<(&'static str, &str)> {
+        vec![("type", &self.kind), ("unused", &self.unused)]
     }
 }
 
@@ -63,7 +56,7 @@ struct MediaPage {
     chrome: Chrome,
     files: Vec<MediaPreview>,
     filters: Filters,
-    kinds: [&'static str; 3],
+    kinds: [MediaKind; 3],
     pager: Pager,
     error: Option<String>,
 }
@@ -71,12 +64,13 @@ struct MediaPage {
 async fn media_page(
     state: &AppState,
     me: &ConsoleAdmin,
-    filters: Filters,
+    list: Filtered<Filters>,
     error: Option<String>,
 ) -> Result<MediaPage, Error> {
+    let filters = &list.filters;
     let query = MediaQuery {
-        page: parse_int("page", &filters.page)?,
-        limit: Some(20),
+        page: list.page,
+        limit: Some(LIST_ROWS),
         kind: non_empty(&filters.kind),
         unused: (filters.unused == "true").then_some(true),
     };
@@ -84,9 +78,9 @@ async fn media_page(
     Ok(MediaPage {
         chrome: me.chrome(Nav::Media).await,
         files: items.into_iter().filter_map(MediaPreview::of).collect(),
-        pager: pager(&pagination, |n| filters.href(n)),
-        filters,
-        kinds: ["image", "audio", "video"],
+        pager: list.pager(&pagination),
+        filters: list.filters,
+        kinds: MediaKind::ALL,
         error,
     })
 }
@@ -94,10 +88,9 @@ async fn media_page(
 async fn list(
     State(state): State<AppState>,
     me: ConsoleAdmin,
-    RawQuery(raw): RawQuery,
+    list: Filtered<Filters>,
 ) -> PageResult {
-    let filters: Filters = parse_query(raw.as_deref())?;
-    let view = media_page(&state, &me, filters, None).await?;
+    let view = media_page(&state, &me, list, None).await?;
     Ok(page(&view))
 }
 
@@ -111,18 +104,14 @@ async fn upload(State(state): State<AppState>, me: ConsoleAdmin, request: Reques
     } = uploads::read::<UploadFields>(&state, &me, request, "file").await?;
     let refused = match (uploaded, refused) {
         (Some(item), _) => {
-            let text = i18n::t1(
-                "media-uploaded",
-                "kind",
-                i18n::term("content-type", &item.kind),
-            );
+            let text = i18n::t1("media-uploaded", "kind", item.kind.label(i18n::current()));
             return Ok(redirect_with(&me.session, "ok", text, urls::MEDIA).await);
         }
         (None, Some(refused)) => refused,
         (None, None) => Error::validation(msg::CHOOSE_A_FILE_TO_UPLOAD),
     };
     let status = refused.status();
-    let view = media_page(&state, &me, Filters::default(), Some(describe(&refused))).await?;
+    let view = media_page(&state, &me, Filtered::default(), Some(describe(&refused))).await?;
     Ok(html(status, &view))
 }
 
@@ -136,10 +125,6 @@ async fn delete(
     ConsoleForm(DeleteForm {}): ConsoleForm<DeleteForm>,
 ) -> PageResult {
     let removed = media::delete(&state.ctx, &me.admin, &id).await?;
-    let text = i18n::t1(
-        "media-deleted",
-        "kind",
-        i18n::term("content-type", &removed.kind),
-    );
+    let text = i18n::t1("media-deleted", "kind", removed.kind.label(i18n::current()));
     Ok(redirect_with(&me.session, "ok", text, urls::MEDIA).await)
 }

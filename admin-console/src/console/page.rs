@@ -9,6 +9,9 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Redirect, Response};
 use serde::{Deserialize, Serialize};
 use shared::Error;
+use shared::domain::admin_role::AdminRole;
+use shared::domain::question_status::QuestionStatus;
+use shared::message::Message;
 use tower_sessions::Session;
 
 use super::i18n;
@@ -43,7 +46,7 @@ pub async fn take_flash(session: &Session) -> Option<Flash> {
 /// active menu entry and a pending flash message.
 pub struct Chrome {
     pub username: String,
-    pub role: &'static str,
+    pub role: AdminRole,
     pub is_super: bool,
     pub csrf: String,
     pub nav: Nav,
@@ -156,6 +159,28 @@ struct ErrorText(String);
 /// The user-facing text of an error, in the page's language; server faults stay
 /// generic (they are logged). Per-item import failures are shown by the import page's
 /// own table.
+/// A question status named in a refusal, in the page's language (as sent when it is
+/// none the service knows).
+pub fn status_label(value: &str) -> String {
+    QuestionStatus::parse(value).map_or_else(|| value.to_string(), |s| s.label(i18n::current()))
+}
+
+/// Why a batch left a question where it was, in the page's language: `not_found` and
+/// `cannot_move` name the screen's own texts for the two refusals a move can meet.
+pub fn move_refusal(reason: &Message, not_found: &str, cannot_move: &str) -> String {
+    match (reason.id(), reason.arg("from"), reason.arg("to")) {
+        (Some("err-not-found"), _, _) => i18n::t(not_found),
+        (Some("err-cannot-move-a-question-from-from-to-to"), Some(from), Some(to)) => i18n::t2(
+            cannot_move,
+            "from",
+            status_label(from),
+            "to",
+            status_label(to),
+        ),
+        _ => reason.render(i18n::current()),
+    }
+}
+
 pub fn describe(error: &Error) -> String {
     if let Error::DatabaseUnavailable(_) = error {
         return i18n::t("page-error-unavailable");
@@ -167,7 +192,7 @@ pub fn describe(error: &Error) -> String {
     error
         .public_message()
         .render_with(i18n::current(), &|name, value| match name {
-            "from" | "to" | "status" => i18n::term("status", value),
+            "from" | "to" | "status" => status_label(value),
             _ => value.to_string(),
         })
 }

@@ -3,16 +3,17 @@
 
 use askama::Template;
 use axum::Router;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::State;
 use axum::routing::{get, post};
 use chrono::{DateTime, NaiveDateTime, Utc};
 use serde::Deserialize;
 use shared::Error;
+use shared::ids::PlayerId;
 use shared::message::msg;
 use shared::services::moderation::{self, BanRequest, PlayerListQuery, PlayerRecord};
 
 use super::auth::{ConsoleAdmin, ConsoleForm};
-use super::fields::{Pager, pager, parse_int, parse_query};
+use super::fields::{Filtered, LIST_ROWS, ListFilters, PagePath, Pager, non_empty, parse_int};
 use super::i18n;
 use super::nav::Nav;
 use super::page::HxRequest;
@@ -31,22 +32,18 @@ pub fn router() -> Router<AppState> {
 // ---------------------------------------------------------------------------------------
 // The list
 
+/// The list's filter: part of a name, phone or id.
 #[derive(Debug, Default, Deserialize)]
 struct Search {
     #[serde(default)]
     search: String,
-    #[serde(default)]
-    page: String,
 }
 
-impl Search {
-    fn href(&self, page: i64) -> String {
-        let page = if page > 1 {
-            page.to_string()
-        } else {
-            String::new()
-        };
-        urls::with_query(urls::PLAYERS, &[("search", &self.search), ("page", &page)])
+impl ListFilters for Search {
+    const LIST: &'static str = urls::PLAYERS;
+
+    fn params(&self) -> Vec<(&'static str, &str)> {
+        vec![("search", &self.search)]
     }
 }
 
@@ -73,19 +70,18 @@ async fn list(
     State(state): State<AppState>,
     me: ConsoleAdmin,
     htmx: HxRequest,
-    RawQuery(raw): RawQuery,
+    list: Filtered<Search>,
 ) -> PageResult {
-    let search: Search = parse_query(raw.as_deref())?;
     let query = PlayerListQuery {
-        page: parse_int("page", &search.page)?,
-        limit: Some(20),
-        search: Some(search.search.trim().to_string()).filter(|s| !s.is_empty()),
+        page: list.page,
+        limit: Some(LIST_ROWS),
+        search: non_empty(&list.filters.search),
     };
     let (items, pagination) = moderation::players(&state.ctx, &query).await?;
     let table = PlayerTable {
-        pager: pager(&pagination, |n| search.href(n)),
+        pager: list.pager(&pagination),
         items,
-        search: search.search.trim().to_string(),
+        search: list.filters.search.trim().to_string(),
     };
     if htmx.0 {
         return Ok(page(&TableFragment { table }));
@@ -194,7 +190,7 @@ async fn player_page(
 async fn show(
     State(state): State<AppState>,
     me: ConsoleAdmin,
-    Path(id): Path<String>,
+    PagePath(id): PagePath<PlayerId>,
 ) -> PageResult {
     let player = moderation::player(&state.ctx, &id).await?;
     Ok(page(
@@ -227,7 +223,7 @@ async fn ban(
     State(state): State<AppState>,
     me: ConsoleAdmin,
     htmx: HxRequest,
-    Path(id): Path<String>,
+    PagePath(id): PagePath<PlayerId>,
     ConsoleForm(form): ConsoleForm<BanForm>,
 ) -> PageResult {
     let result = async {
@@ -261,7 +257,7 @@ async fn unban(
     State(state): State<AppState>,
     me: ConsoleAdmin,
     htmx: HxRequest,
-    Path(id): Path<String>,
+    PagePath(id): PagePath<PlayerId>,
     ConsoleForm(_): ConsoleForm<serde::de::IgnoredAny>,
 ) -> PageResult {
     let player = moderation::unban(&state.ctx, &me.admin, &id).await?;

@@ -126,7 +126,7 @@ fn fields_of(v: &QuestionVersion) -> Vec<(String, String)> {
         ),
         (
             i18n::t("quality-field-content-type"),
-            i18n::term("content-type", v.content_type.as_str()),
+            v.content_type.label(i18n::current()),
         ),
         (
             i18n::t("quality-field-card-title"),
@@ -496,15 +496,9 @@ async fn send_to_review(
 /// Why the batch left a question where it was (`not found`, or the service's refused
 /// move), in the page's language.
 fn failure_reason(reason: &Message) -> String {
-    match (reason.id(), reason.arg("from"), reason.arg("to")) {
-        (Some("err-not-found"), _, _) => i18n::t("quality-review-not-found"),
-        (Some("err-cannot-move-a-question-from-from-to-to"), Some(from), Some(to)) => i18n::t2(
-            "quality-review-cannot-move",
-            "from",
-            i18n::term("status", from),
-            "to",
-            i18n::term("status", to),
-        ),
-        _ => reason.render(i18n::current()),
-    }
+    super::page::move_refusal(
+        reason,
+        "quality-review-not-found",
+        "quality-review-cannot-move",
+    )
 }

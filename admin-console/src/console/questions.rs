@@ -8,6 +8,8 @@ use axum::response::Response;
 use axum::routing::{get, post};
 use serde::Deserialize;
 use shared::Error;
+use shared::domain::content_type::ContentType;
+use shared::domain::question_source::QuestionSource;
 use shared::domain::question_status::{BatchAction, QuestionStatus, can_move};
 use shared::envelope::Pagination;
 use shared::message::{Message, msg};
@@ -19,7 +21,7 @@ use shared::services::questions::{
 };
 
 use super::auth::{ConsoleAdmin, ConsoleForm};
-use super::fields::{non_empty, page_value, pager, parse_int, parse_query};
+use super::fields::{Filtered, LIST_ROWS, ListFilters, non_empty, parse_int, parse_query};
 use super::i18n;
 use super::nav::Nav;
 use super::page::HxRequest;
@@ -51,7 +53,7 @@ pub fn upload_body_limit() -> DefaultBodyLimit {
     DefaultBodyLimit::max(shared::config::MAX_CONFIGURABLE_BYTES as usize + 64 * 1024)
 }
 
-pub const CONTENT_TYPES: [&str; 4] = ["text", "image", "video", "audio"];
+pub const CONTENT_TYPES: [ContentType; 4] = ContentType::ALL;
 
 // ---------------------------------------------------------------------------------------
 // The list
@@ -77,20 +79,34 @@ pub struct Filters {
     pub sort_by: String,
     #[serde(default)]
     pub sort_order: String,
-    #[serde(default)]
-    pub page: String,
+}
+
+impl ListFilters for Filters {
+    const LIST: &'static str = urls::QUESTIONS;
+
+    fn params(&self) -> Vec<(&'static str, &str)> {
+        vec![
+            ("status", &self.status),
+            ("categoryId", &self.category_id),
+            ("keyword", &self.keyword),
+            ("difficulty", &self.difficulty),
+            ("source", &self.source),
+            ("flagged", &self.flagged),
+            ("sortBy", &self.sort_by),
+            ("sortOrder", &self.sort_order),
+        ]
+    }
+
+    fn unreadable(detail: serde_html_form::de::Error) -> Error {
+        Error::validation(msg::invalid_filter_detail(detail))
+    }
 }
 
 impl Filters {
-    fn parse(raw: Option<&str>) -> Result<Self, Error> {
-        serde_html_form::from_str(raw.unwrap_or(""))
-            .map_err(|e| Error::validation(msg::invalid_filter_detail(e)))
-    }
-
-    fn to_query(&self) -> Result<ListQuery, Error> {
+    fn to_query(&self, page: Option<i64>) -> Result<ListQuery, Error> {
         Ok(ListQuery {
-            page: parse_int("page", &self.page)?,
-            limit: Some(20),
+            page,
+            limit: Some(LIST_ROWS),
             status: non_empty(&self.status),
             category_id: non_empty(&self.category_id),
             keyword: non_empty(&self.keyword),
@@ -127,25 +143,6 @@ impl Filters {
                 ("difficulty", &self.difficulty),
                 ("source", &self.source),
                 ("flagged", &self.flagged),
-            ],
-        )
-    }
-
-    /// The list URL of these filters at `page` (for pager links and redirects).
-    fn href(&self, page: i64) -> String {
-        let page = page_value(page);
-        urls::with_query(
-            urls::QUESTIONS,
-            &[
-                ("status", &self.status),
-                ("categoryId", &self.category_id),
-                ("keyword", &self.keyword),
-                ("difficulty", &self.difficulty),
-                ("source", &self.source),
-                ("flagged", &self.flagged),
-                ("sortBy", &self.sort_by),
-                ("sortOrder", &self.sort_order),
-                ("page", &page),
             ],
         )
     }
@@ -196,17 +193,7 @@ fn count(n: usize) -> i64 {
 /// Why the batch left a question where it was (`not found`, or the service's refused
 /// move), in the page's language.
 fn failure_reason(reason: &Message) -> String {
-    match (reason.id(), reason.arg("from"), reason.arg("to")) {
-        (Some("err-not-found"), _, _) => i18n::t("q-batch-not-found"),
-        (Some("err-cannot-move-a-question-from-from-to-to"), Some(from), Some(to)) => i18n::t2(
-            "q-batch-cannot-move",
-            "from",
-            i18n::term("status", from),
-            "to",
-            i18n::term("status", to),
-        ),
-        _ => reason.render(i18n::current()),
-    }
+    super::page::move_refusal(reason, "q-batch-not-found", "q-batch-cannot-move")
 }
 
 pub struct Table {
@@ -233,7 +220,8 @@ struct ListPage {
     chrome: Chrome,
     table: Table,
     categories: Vec<Category>,
-    statuses: [&'static str; 4],
+    statuses: [QuestionStatus; 4],
+    sources: [QuestionSource; 2],
 }
 
 #[derive(Template)]
@@ -242,10 +230,11 @@ struct TableFragment {
     table: Table,
 }
 
-async fn table(state: &AppState, filters: Filters, csrf: &str) -> Result<Table, Error> {
-    let query = filters.to_query()?;
+async fn table(state: &AppState, list: Filtered<Filters>, csrf: &str) -> Result<Table, Error> {
+    let query = list.filters.to_query(list.page)?;
     let (items, pagination) = questions::list(&state.ctx, &query).await?;
-    let links = pager(&pagination, |n| filters.href(n));
+    let links = list.pager(&pagination);
+    let filters = list.filters;
     Ok(Table {
         prev_href: links.prev,
         next_href: links.next,
@@ -265,10 +254,9 @@ async fn list(
     State(state): State<AppState>,
     me: ConsoleAdmin,
     htmx: HxRequest,
-    RawQuery(raw): RawQuery,
+    list: Filtered<Filters>,
 ) -> PageResult {
-    let filters = Filters::parse(raw.as_deref())?;
-    let table = table(&state, filters, &me.csrf).await?;
+    let table = table(&state, list, &me.csrf).await?;
     if htmx.0 {
         return Ok(page(&TableFragment { table }));
     }
@@ -277,7 +265,8 @@ async fn list(
         chrome: me.chrome(Nav::Questions).await,
         table,
         categories,
-        statuses: QuestionStatus::ALL.map(QuestionStatus::as_str),
+        statuses: QuestionStatus::ALL,
+        sources: QuestionSource::ALL,
     }))
 }
 
@@ -295,7 +284,7 @@ async fn export(
     RawQuery(raw): RawQuery,
 ) -> Result<Response, PageError> {
     let ExportParam { format } = parse_query(raw.as_deref())?;
-    let query = Filters::parse(raw.as_deref()).and_then(|f| f.to_export_query(format))?;
+    let query = Filters::read(raw.as_deref()).and_then(|f| f.to_export_query(format))?;
     let export = questions::export(&state.ctx, &me.admin, &query).await?;
     Ok(download(export))
 }
@@ -353,8 +342,8 @@ async fn batch(
     };
     if htmx.0 {
         let query = return_to.split_once('?').map(|(_, q)| q);
-        let filters = Filters::parse(query)?;
-        let mut table = table(&state, filters, &me.csrf).await?;
+        let list = Filtered::read(query)?;
+        let mut table = table(&state, list, &me.csrf).await?;
         table.batch = Some(view);
         return Ok(page(&TableFragment { table }));
     }
@@ -443,7 +432,7 @@ impl EditorForm {
         self.media_id = item.id.clone();
         self.media_remove = String::new();
         if self.content_type == "text" {
-            self.content_type = item.kind.clone();
+            self.content_type = item.kind.to_string();
         }
     }
 
@@ -555,7 +544,7 @@ struct EditorPage {
     panel: Option<StatusPanel>,
     form: EditorForm,
     categories: Vec<Category>,
-    content_types: [&'static str; 4],
+    content_types: [ContentType; 4],
     /// The file the form names, as the library has it.
     media: Option<MediaPreview>,
     error: Option<String>,

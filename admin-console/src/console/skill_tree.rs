@@ -11,6 +11,7 @@ use axum::extract::{Path, RawQuery, State};
 use axum::routing::{get, post};
 use serde::Deserialize;
 use shared::Error;
+use shared::domain::category_status::CategoryStatus;
 use shared::message::msg;
 use shared::services::catalog::{
     self, Category, CreateSkillNode, MAX_QUESTIONS_REQUIRED, SkillNode, SkillTreeQuery,

@@ -4,6 +4,7 @@
 //! of its id, built from the same pattern the router registers ([`pattern`]). Asset URLs
 //! carry their content's hash ([`asset`]).
 
+use shared::ids::{AdminId, PlayerId};
 use std::fmt::Write as _;
 
 use super::assets;
@@ -217,36 +218,37 @@ pub fn skill_node_delete(id: &str) -> String {
     with_id(pattern::SKILL_NODE_DELETE, id)
 }
 
-pub fn player(id: &str) -> String {
-    with_id(pattern::PLAYER, id)
+pub fn player(id: &PlayerId) -> String {
+    with_id(pattern::PLAYER, id.as_str())
 }
 
-pub fn player_ban(id: &str) -> String {
-    with_id(pattern::PLAYER_BAN, id)
+pub fn player_ban(id: &PlayerId) -> String {
+    with_id(pattern::PLAYER_BAN, id.as_str())
 }
 
-pub fn player_unban(id: &str) -> String {
-    with_id(pattern::PLAYER_UNBAN, id)
+pub fn player_unban(id: &PlayerId) -> String {
+    with_id(pattern::PLAYER_UNBAN, id.as_str())
 }
 
-pub fn player_fair_play(id: &str) -> String {
-    with_id(pattern::PLAYER_FAIR_PLAY, id)
+pub fn player_fair_play(id: &PlayerId) -> String {
+    with_id(pattern::PLAYER_FAIR_PLAY, id.as_str())
 }
 
-pub fn admin(id: &str) -> String {
-    with_id(pattern::ADMIN, id)
+/// An admin's page: of an account (`AdminId`), or of an audit entry's actor (as logged).
+pub fn admin(id: &(impl AsRef<str> + ?Sized)) -> String {
+    with_id(pattern::ADMIN, id.as_ref())
 }
 
-pub fn admin_delete(id: &str) -> String {
-    with_id(pattern::ADMIN_DELETE, id)
+pub fn admin_delete(id: &AdminId) -> String {
+    with_id(pattern::ADMIN_DELETE, id.as_str())
 }
 
-pub fn admin_reset_password(id: &str) -> String {
-    with_id(pattern::ADMIN_RESET_PASSWORD, id)
+pub fn admin_reset_password(id: &AdminId) -> String {
+    with_id(pattern::ADMIN_RESET_PASSWORD, id.as_str())
 }
 
-pub fn admin_reset_mfa(id: &str) -> String {
-    with_id(pattern::ADMIN_RESET_MFA, id)
+pub fn admin_reset_mfa(id: &AdminId) -> String {
+    with_id(pattern::ADMIN_RESET_MFA, id.as_str())
 }
 
 /// `path?query` from pairs, leaving out empty values.
@@ -368,7 +370,10 @@ mod tests {
             skill_node_delete("n1"),
             "/console/skill-tree/nodes/n1/delete"
         );
-        assert_eq!(admin_reset_mfa("x"), "/console/admins/x/reset-mfa");
+        assert_eq!(
+            admin_reset_mfa(&AdminId::from_trusted("x")),
+            "/console/admins/x/reset-mfa"
+        );
         assert_eq!(
             skill_tree_of("world-geography"),
             "/console/skill-tree?categoryId=world-geography"

@@ -4,6 +4,7 @@
 use axum::extract::State;
 use shared::envelope::{ApiResult, Envelope, ErrorEnvelope, ok, paged};
 use shared::http::{ApiJson, ApiPath, ApiQuery};
+use shared::ids::AdminId;
 use shared::services::admin_accounts::{
     self, AdminListQuery, ChangePassword, CreateAdmin, CreatedAdmin, PasswordChanged,
     ResetPassword, UpdateAdmin,
@@ -57,7 +58,7 @@ pub async fn list_admins(
 pub async fn get_admin(
     State(state): State<AppState>,
     AdminUser(_admin): AdminUser,
-    ApiPath(id): ApiPath<String>,
+    ApiPath(id): ApiPath<AdminId>,
 ) -> ApiResult<AdminAccount> {
     Ok(ok(admin_auth::get_account(&state.ctx, &id).await?))
 }
@@ -97,7 +98,7 @@ pub async fn create_admin(
 pub async fn update_admin(
     State(state): State<AppState>,
     SuperAdmin(admin): SuperAdmin,
-    ApiPath(id): ApiPath<String>,
+    ApiPath(id): ApiPath<AdminId>,
     ApiJson(body): ApiJson<UpdateAdmin>,
 ) -> ApiResult<AdminAccount> {
     Ok(ok(
@@ -120,7 +121,7 @@ pub async fn update_admin(
 pub async fn delete_admin(
     State(state): State<AppState>,
     SuperAdmin(admin): SuperAdmin,
-    ApiPath(id): ApiPath<String>,
+    ApiPath(id): ApiPath<AdminId>,
 ) -> ApiResult<AdminAccount> {
     Ok(ok(admin_accounts::delete(&state.ctx, &admin, &id).await?))
 }
@@ -139,7 +140,7 @@ pub async fn delete_admin(
 pub async fn reset_password(
     State(state): State<AppState>,
     SuperAdmin(admin): SuperAdmin,
-    ApiPath(id): ApiPath<String>,
+    ApiPath(id): ApiPath<AdminId>,
 ) -> ApiResult<ResetPassword> {
     Ok(ok(
         admin_accounts::reset_password(&state.ctx, &admin, &id).await?
@@ -163,7 +164,7 @@ pub async fn reset_password(
 pub async fn reset_mfa(
     State(state): State<AppState>,
     SuperAdmin(admin): SuperAdmin,
-    ApiPath(id): ApiPath<String>,
+    ApiPath(id): ApiPath<AdminId>,
 ) -> ApiResult<AdminAccount> {
     Ok(ok(admin_mfa::reset(&state.ctx, &admin, &id).await?))
 }

@@ -4,6 +4,7 @@
 use axum::extract::State;
 use shared::envelope::{ApiResult, Envelope, ErrorEnvelope, ok, paged};
 use shared::http::{ApiJson, ApiPath, ApiQuery};
+use shared::ids::PlayerId;
 use shared::services::audit::PageQuery;
 use shared::services::fairplay::{self, DecisionRequest, FairPlayEntry};
 use shared::services::leaderboard::{self, HistoryEntry, HistoryQuery};
@@ -56,7 +57,7 @@ pub async fn queue(
 pub async fn decide(
     State(state): State<AppState>,
     AdminUser(admin): AdminUser,
-    ApiPath(id): ApiPath<String>,
+    ApiPath(id): ApiPath<PlayerId>,
     ApiJson(body): ApiJson<DecisionRequest>,
 ) -> ApiResult<FairPlayEntry> {
     Ok(ok(fairplay::decide(&state.ctx, &admin, &id, &body).await?))

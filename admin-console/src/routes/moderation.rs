@@ -4,6 +4,7 @@
 use axum::extract::State;
 use shared::envelope::{ApiResult, Envelope, ErrorEnvelope, ok, paged};
 use shared::http::{ApiJson, ApiPath, ApiQuery, OptionalJson};
+use shared::ids::PlayerId;
 use shared::services::audit::{self, AuditEntry, PageQuery};
 use shared::services::moderation::{
     self, AdminProviderList, BanRequest, FeedbackRecord, PlayerListQuery, PlayerRecord,
@@ -58,7 +59,7 @@ pub async fn list_players(
 pub async fn get_player(
     State(state): State<AppState>,
     AdminUser(_admin): AdminUser,
-    ApiPath(id): ApiPath<String>,
+    ApiPath(id): ApiPath<PlayerId>,
 ) -> ApiResult<PlayerRecord> {
     Ok(ok(moderation::player(&state.ctx, &id).await?))
 }
@@ -78,7 +79,7 @@ pub async fn get_player(
 pub async fn ban(
     State(state): State<AppState>,
     AdminUser(admin): AdminUser,
-    ApiPath(id): ApiPath<String>,
+    ApiPath(id): ApiPath<PlayerId>,
     OptionalJson(body): OptionalJson<BanRequest>,
 ) -> ApiResult<PlayerRecord> {
     Ok(ok(moderation::ban(
@@ -103,7 +104,7 @@ pub async fn ban(
 pub async fn unban(
     State(state): State<AppState>,
     AdminUser(admin): AdminUser,
-    ApiPath(id): ApiPath<String>,
+    ApiPath(id): ApiPath<PlayerId>,
 ) -> ApiResult<PlayerRecord> {
     Ok(ok(moderation::unban(&state.ctx, &admin, &id).await?))
 }

@@ -5,6 +5,7 @@ use axum::extract::State;
 use serde::Deserialize;
 use shared::envelope::{ApiResult, Envelope, ErrorEnvelope, ok};
 use shared::http::{ApiJson, ApiPath, ApiQuery, OptionalJson};
+use shared::ids::CardId;
 use shared::services::gameplay::{
     self, AnswerRequest, AnswerResult, CardViewRequest, CardViewResult, Challenge,
 };
@@ -106,5 +107,6 @@ pub async fn view_card(
     ApiPath(card_id): ApiPath<String>,
     OptionalJson(_body): OptionalJson<CardViewRequest>,
 ) -> ApiResult<CardViewResult> {
+    let card_id = CardId::parse(&card_id, "cardId")?;
     Ok(ok(gameplay::view_card(&state.ctx, &player, &card_id).await?))
 }

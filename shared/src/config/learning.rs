@@ -2,34 +2,8 @@
 //! response theory fits, the adaptive pick, and spaced review's FSRS schedule.
 
 use super::reader::Reader;
-use crate::domain::irt::IrtModel;
+use crate::domain::irt::{IrtGuessing, IrtModel};
 use crate::domain::skill::EloRules;
-
-/// `IRT_GUESSING`: whether a fit holds each question's guessing floor at 1 / options.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum IrtGuessing {
-    /// c = 1 / (number of options).
-    Options,
-    /// c = 0.
-    None,
-}
-
-impl IrtGuessing {
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            IrtGuessing::Options => "options",
-            IrtGuessing::None => "none",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Self> {
-        match text {
-            "options" => Some(Self::Options),
-            "none" => Some(Self::None),
-            _ => None,
-        }
-    }
-}
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct LearningSettings {

@@ -24,7 +24,7 @@ mod rules;
 
 pub use connections::ConnectionLimits;
 pub use jobs::JobSettings;
-pub use learning::{IrtGuessing, LearningSettings};
+pub use learning::LearningSettings;
 pub use media::{
     MAX_CONFIGURABLE_BYTES, MAX_IMAGE_SIDE, MediaSettings, MediaStoreSettings, S3Settings,
 };

@@ -7,6 +7,7 @@ use super::progress::{self, Target, Update};
 use super::{Tx, in_tx};
 use crate::domain::board::BoardKey;
 use crate::domain::identity::IdentityProvider;
+use crate::ids::PlayerId;
 
 /// Claims an idempotency key of `owner` (keys are each owner's own: another owner's
 /// equal key is another record); false when the owner holds the key already.
@@ -14,7 +15,7 @@ pub async fn claim_idempotency(
     tx: &mut Tx,
     scope: &str,
     key: &str,
-    owner: &str,
+    owner: &PlayerId,
     now_ms: i64,
 ) -> sqlx::Result<bool> {
     Ok(in_tx!(tx, |ex| {
@@ -41,7 +42,7 @@ const IDEMPOTENT_RESPONSE: &str = "SELECT response FROM idempotency_records
 /// The stored answer of `owner`'s idempotency key, read outside any transaction.
 pub async fn find_idempotent_response(
     db: &super::Db,
-    owner: &str,
+    owner: &PlayerId,
     scope: &str,
     key: &str,
 ) -> sqlx::Result<Option<String>> {
@@ -57,7 +58,7 @@ pub async fn find_idempotent_response(
 
 pub async fn idempotent_response(
     tx: &mut Tx,
-    owner: &str,
+    owner: &PlayerId,
     scope: &str,
     key: &str,
 ) -> sqlx::Result<Option<String>> {
@@ -73,7 +74,7 @@ pub async fn idempotent_response(
 
 pub async fn store_idempotent_response(
     tx: &mut Tx,
-    owner: &str,
+    owner: &PlayerId,
     scope: &str,
     key: &str,
     response: &str,
@@ -96,7 +97,11 @@ pub async fn store_idempotent_response(
 
 /// Marks a guest as linked; false when it is not an unlinked guest (linked before, or
 /// concurrently by another migration id).
-pub async fn mark_guest_linked(tx: &mut Tx, guest_id: &str, now_ms: i64) -> sqlx::Result<bool> {
+pub async fn mark_guest_linked(
+    tx: &mut Tx,
+    guest_id: &PlayerId,
+    now_ms: i64,
+) -> sqlx::Result<bool> {
     Ok(in_tx!(tx, |ex| {
         sqlx::query(
             "UPDATE players SET linked_at = $2, updated_at = $2
@@ -115,7 +120,7 @@ pub async fn identity_owner(
     tx: &mut Tx,
     provider: IdentityProvider,
     subject: &str,
-) -> sqlx::Result<Option<String>> {
+) -> sqlx::Result<Option<PlayerId>> {
     Ok(in_tx!(tx, |ex| {
         sqlx::query_scalar(super::players::IDENTITY_OWNER)
             .bind(provider.as_str())
@@ -130,7 +135,7 @@ pub async fn identity_owner(
 /// when the identity was registered concurrently.
 pub async fn upgrade_guest(
     tx: &mut Tx,
-    guest_id: &str,
+    guest_id: &PlayerId,
     provider: IdentityProvider,
     subject: &str,
     now_ms: i64,
@@ -216,8 +221,8 @@ pub struct MergeBoards<'a> {
 /// moved rewards, never the guest's rows wholesale (they count the rewards left behind).
 pub async fn merge_guest(
     tx: &mut Tx,
-    guest: &str,
-    target: &str,
+    guest: &PlayerId,
+    target: &PlayerId,
     boards: &MergeBoards<'_>,
     now_ms: i64,
 ) -> sqlx::Result<MergeCounts> {
@@ -431,7 +436,7 @@ pub async fn merge_guest(
 async fn region_row_of(
     tx: &mut Tx,
     week: &str,
-    target: &str,
+    target: &PlayerId,
     boards: &MergeBoards<'_>,
 ) -> sqlx::Result<Option<String>> {
     let regions: Vec<String> = boards
@@ -470,7 +475,7 @@ async fn add_moved_xp(
     tx: &mut Tx,
     week: &str,
     board: &str,
-    target: &str,
+    target: &PlayerId,
     xp: i64,
     last_earned_at: i64,
 ) -> sqlx::Result<()> {
@@ -499,7 +504,11 @@ async fn add_moved_xp(
 
 /// Revokes every refresh token of a player not yet revoked, used ones included: the
 /// account itself ends (a merge, a deletion), not just its sign-ins.
-async fn revoke_refresh_tokens(tx: &mut Tx, player_id: &str, now_ms: i64) -> sqlx::Result<u64> {
+async fn revoke_refresh_tokens(
+    tx: &mut Tx,
+    player_id: &PlayerId,
+    now_ms: i64,
+) -> sqlx::Result<u64> {
     Ok(in_tx!(tx, |ex| {
         sqlx::query(
             "UPDATE refresh_tokens SET revoked_at = $2
@@ -515,7 +524,7 @@ async fn revoke_refresh_tokens(tx: &mut Tx, player_id: &str, now_ms: i64) -> sql
 
 /// Removes a player's device identity: a device id is no credential for a formal
 /// account, nor for one merged away.
-async fn drop_device_identity(tx: &mut Tx, player_id: &str) -> sqlx::Result<u64> {
+async fn drop_device_identity(tx: &mut Tx, player_id: &PlayerId) -> sqlx::Result<u64> {
     Ok(in_tx!(tx, |ex| {
         sqlx::query("DELETE FROM player_identities WHERE player_id = $1 AND provider = 'device'")
             .bind(player_id)
@@ -528,7 +537,7 @@ async fn drop_device_identity(tx: &mut Tx, player_id: &str) -> sqlx::Result<u64>
 /// Deletes an account's personal data and identities; its ledger and answer records
 /// stay, pointing at a row that no longer says who the player was. Its weekly rows leave
 /// the leaderboards; every refresh token is revoked. True when this call deleted it.
-pub async fn delete_player(tx: &mut Tx, player_id: &str, now_ms: i64) -> sqlx::Result<bool> {
+pub async fn delete_player(tx: &mut Tx, player_id: &PlayerId, now_ms: i64) -> sqlx::Result<bool> {
     let deleted = in_tx!(tx, |ex| {
         sqlx::query(
             "UPDATE players SET nickname = NULL, avatar_url = NULL, region_code = NULL,
@@ -584,7 +593,7 @@ pub async fn delete_player(tx: &mut Tx, player_id: &str, now_ms: i64) -> sqlx::R
 /// Revokes one refresh token of a player (logout); harmless when unknown or used.
 pub async fn revoke_refresh_token(
     tx: &mut Tx,
-    player_id: &str,
+    player_id: &PlayerId,
     token_hash: &str,
     now_ms: i64,
 ) -> sqlx::Result<bool> {

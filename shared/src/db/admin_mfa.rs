@@ -3,11 +3,12 @@
 //! that locks the second factor, and one-time recovery codes (SHA-256 only).
 
 use super::{Db, Tx, in_tx, read};
+use crate::ids::AdminId;
 
 /// An admin's MFA row. No `Debug`: it holds secrets.
 #[derive(Clone, sqlx::FromRow)]
 pub struct MfaRow {
-    pub admin_id: String,
+    pub admin_id: AdminId,
     /// The secret as stored (sealed; base32 from before sealing); waits for its first
     /// code.
     pub pending_secret: Option<String>,
@@ -21,7 +22,7 @@ pub struct MfaRow {
     pub code_locked_until: Option<i64>,
 }
 
-pub async fn get(db: &Db, admin_id: &str) -> sqlx::Result<Option<MfaRow>> {
+pub async fn get(db: &Db, admin_id: &AdminId) -> sqlx::Result<Option<MfaRow>> {
     read!(db, |ex| {
         sqlx::query_as::<_, MfaRow>(
             "SELECT admin_id, pending_secret, secret, last_used_step, code_failures,
@@ -37,7 +38,7 @@ pub async fn get(db: &Db, admin_id: &str) -> sqlx::Result<Option<MfaRow>> {
 /// Stores a pending secret unless MFA is already on; false when it is.
 pub async fn set_pending(
     tx: &mut Tx,
-    admin_id: &str,
+    admin_id: &AdminId,
     secret: &str,
     now_ms: i64,
 ) -> sqlx::Result<bool> {
@@ -63,7 +64,7 @@ pub async fn set_pending(
 /// the pending secret changed meanwhile or MFA is already on.
 pub async fn enable(
     tx: &mut Tx,
-    admin_id: &str,
+    admin_id: &AdminId,
     secret: &str,
     step: i64,
     now_ms: i64,
@@ -87,7 +88,7 @@ pub async fn enable(
 
 /// Accepts a code of time step `step` once: true only when `step` is later than every
 /// step accepted before for this secret (two concurrent uses: one wins).
-pub async fn use_step(db: &Db, admin_id: &str, secret: &str, step: i64) -> sqlx::Result<bool> {
+pub async fn use_step(db: &Db, admin_id: &AdminId, secret: &str, step: i64) -> sqlx::Result<bool> {
     let mut tx = db.begin().await?;
     let updated = in_tx!(&mut tx, |ex| {
         sqlx::query(
@@ -120,7 +121,11 @@ pub struct CodeCounter {
 /// again at one. Returns the run's start (the reservation), or `None` when refused. A
 /// conditional update, so concurrent guesses never pass the limit together (PostgreSQL
 /// re-checks the condition on the row's latest version; SQLite's writer serialises).
-pub async fn reserve_code(db: &Db, admin_id: &str, c: CodeCounter) -> sqlx::Result<Option<i64>> {
+pub async fn reserve_code(
+    db: &Db,
+    admin_id: &AdminId,
+    c: CodeCounter,
+) -> sqlx::Result<Option<i64>> {
     let mut tx = db.begin().await?;
     let run_start: Option<i64> = in_tx!(&mut tx, |ex| {
         sqlx::query_scalar(
@@ -151,7 +156,7 @@ pub async fn reserve_code(db: &Db, admin_id: &str, c: CodeCounter) -> sqlx::Resu
 
 /// Gives a reserved place back (the code was right, or never judged), if its run is
 /// still the current one.
-pub async fn give_back_code(db: &Db, admin_id: &str, run_start: i64) -> sqlx::Result<()> {
+pub async fn give_back_code(db: &Db, admin_id: &AdminId, run_start: i64) -> sqlx::Result<()> {
     let mut tx = db.begin().await?;
     in_tx!(&mut tx, |ex| {
         sqlx::query(
@@ -171,7 +176,7 @@ pub async fn give_back_code(db: &Db, admin_id: &str, run_start: i64) -> sqlx::Re
 /// `limit` wrong codes and is not locked yet; true for the one caller that locked it.
 pub async fn lock_codes_if_full(
     tx: &mut Tx,
-    admin_id: &str,
+    admin_id: &AdminId,
     run_start: i64,
     limit: i64,
     until_ms: i64,
@@ -198,7 +203,7 @@ pub async fn lock_codes_if_full(
 /// this call wrote it. `column` is `secret` or `pending_secret`.
 pub async fn reseal(
     db: &Db,
-    admin_id: &str,
+    admin_id: &AdminId,
     column: SecretColumn,
     stored: &str,
     sealed: &str,
@@ -248,7 +253,7 @@ pub async fn all(db: &Db) -> sqlx::Result<Vec<MfaRow>> {
 
 /// Turns MFA off (pending secret included) and deletes the recovery codes; true when
 /// there was anything to remove.
-pub async fn remove(tx: &mut Tx, admin_id: &str) -> sqlx::Result<bool> {
+pub async fn remove(tx: &mut Tx, admin_id: &AdminId) -> sqlx::Result<bool> {
     in_tx!(tx, |ex| {
         sqlx::query("DELETE FROM admin_recovery_codes WHERE admin_id = $1")
             .bind(admin_id)
@@ -266,7 +271,7 @@ pub async fn remove(tx: &mut Tx, admin_id: &str) -> sqlx::Result<bool> {
 /// Replaces the admin's recovery codes with `hashes`.
 pub async fn replace_recovery_codes(
     tx: &mut Tx,
-    admin_id: &str,
+    admin_id: &AdminId,
     hashes: &[String],
     now_ms: i64,
 ) -> sqlx::Result<()> {
@@ -290,7 +295,7 @@ pub async fn replace_recovery_codes(
 }
 
 /// The hashes of the admin's unused recovery codes.
-pub async fn recovery_code_hashes(db: &Db, admin_id: &str) -> sqlx::Result<Vec<String>> {
+pub async fn recovery_code_hashes(db: &Db, admin_id: &AdminId) -> sqlx::Result<Vec<String>> {
     read!(db, |ex| {
         sqlx::query_scalar("SELECT code_hash FROM admin_recovery_codes WHERE admin_id = $1")
             .bind(admin_id)
@@ -300,7 +305,7 @@ pub async fn recovery_code_hashes(db: &Db, admin_id: &str) -> sqlx::Result<Vec<S
 }
 
 /// Spends a recovery code: true for the one caller whose delete removed it.
-pub async fn spend_recovery_code(db: &Db, admin_id: &str, hash: &str) -> sqlx::Result<bool> {
+pub async fn spend_recovery_code(db: &Db, admin_id: &AdminId, hash: &str) -> sqlx::Result<bool> {
     let mut tx = db.begin().await?;
     let removed = in_tx!(&mut tx, |ex| {
         sqlx::query("DELETE FROM admin_recovery_codes WHERE admin_id = $1 AND code_hash = $2")

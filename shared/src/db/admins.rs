@@ -2,6 +2,7 @@
 
 use super::{Db, Tx, count_rows, in_tx, read};
 use crate::domain::admin_role::AdminRole;
+use crate::ids::AdminId;
 
 /// The columns of [`AdminRow`]; `mfa_enabled` is read from `admin_mfa`.
 macro_rules! admin_columns {
@@ -13,7 +14,7 @@ macro_rules! admin_columns {
 
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct AdminRow {
-    pub id: String,
+    pub id: AdminId,
     pub username: String,
     pub password_hash: String,
     pub role: AdminRole,
@@ -36,7 +37,7 @@ pub async fn count(db: &Db) -> sqlx::Result<i64> {
 /// One admin by id; read inside and outside a transaction.
 const ADMIN_BY_ID: &str = concat!("SELECT ", admin_columns!(), " FROM admins WHERE id = $1");
 
-pub async fn get(db: &Db, id: &str) -> sqlx::Result<Option<AdminRow>> {
+pub async fn get(db: &Db, id: &AdminId) -> sqlx::Result<Option<AdminRow>> {
     Ok(read!(db, |ex| {
         sqlx::query_as::<_, AdminRow>(ADMIN_BY_ID)
             .bind(id)
@@ -84,7 +85,7 @@ pub async fn insert_if_absent(tx: &mut Tx, row: &AdminRow) -> sqlx::Result<bool>
 }
 
 /// Stores the admin's console language (None: follow the browser).
-pub async fn set_language(tx: &mut Tx, id: &str, language: Option<&str>) -> sqlx::Result<bool> {
+pub async fn set_language(tx: &mut Tx, id: &AdminId, language: Option<&str>) -> sqlx::Result<bool> {
     Ok(in_tx!(tx, |ex| {
         sqlx::query("UPDATE admins SET language = $1 WHERE id = $2")
             .bind(language)
@@ -95,7 +96,7 @@ pub async fn set_language(tx: &mut Tx, id: &str, language: Option<&str>) -> sqlx
     }) == 1)
 }
 
-pub async fn touch_login(tx: &mut Tx, id: &str, now_ms: i64) -> sqlx::Result<()> {
+pub async fn touch_login(tx: &mut Tx, id: &AdminId, now_ms: i64) -> sqlx::Result<()> {
     in_tx!(tx, |ex| {
         sqlx::query("UPDATE admins SET last_login_at = $1 WHERE id = $2")
             .bind(now_ms)
@@ -148,7 +149,7 @@ pub async fn page(
 /// Locks the active super_admins for a change that could remove the last one, and
 /// returns their ids. PostgreSQL locks the rows; SQLite's `BEGIN IMMEDIATE` already holds
 /// the write lock.
-pub async fn lock_active_super_admins(tx: &mut Tx) -> sqlx::Result<Vec<String>> {
+pub async fn lock_active_super_admins(tx: &mut Tx) -> sqlx::Result<Vec<AdminId>> {
     match tx {
         Tx::Sqlite(t) => {
             sqlx::query_scalar(
@@ -169,7 +170,7 @@ pub async fn lock_active_super_admins(tx: &mut Tx) -> sqlx::Result<Vec<String>> 
 
 /// Reads an admin for a change, locking its row on PostgreSQL (SQLite's writer lock
 /// already serialises writes), so two concurrent edits cannot overwrite each other.
-pub async fn get_for_update(tx: &mut Tx, id: &str) -> sqlx::Result<Option<AdminRow>> {
+pub async fn get_for_update(tx: &mut Tx, id: &AdminId) -> sqlx::Result<Option<AdminRow>> {
     match tx {
         Tx::Sqlite(t) => {
             sqlx::query_as::<_, AdminRow>(concat!(
@@ -194,7 +195,7 @@ pub async fn get_for_update(tx: &mut Tx, id: &str) -> sqlx::Result<Option<AdminR
     }
 }
 
-pub async fn get_tx(tx: &mut Tx, id: &str) -> sqlx::Result<Option<AdminRow>> {
+pub async fn get_tx(tx: &mut Tx, id: &AdminId) -> sqlx::Result<Option<AdminRow>> {
     Ok(in_tx!(tx, |ex| {
         sqlx::query_as::<_, AdminRow>(ADMIN_BY_ID)
             .bind(id)
@@ -233,7 +234,7 @@ pub async fn update(
 /// version.
 pub async fn set_password(
     tx: &mut Tx,
-    id: &str,
+    id: &AdminId,
     hash: &str,
     now_ms: i64,
 ) -> sqlx::Result<Option<i64>> {
@@ -252,7 +253,11 @@ pub async fn set_password(
 
 /// Moves an admin's token version on (every access token and console session ends) and
 /// returns the new version, for the fresh pair of the session that carries on.
-pub async fn next_token_version(tx: &mut Tx, id: &str, now_ms: i64) -> sqlx::Result<Option<i64>> {
+pub async fn next_token_version(
+    tx: &mut Tx,
+    id: &AdminId,
+    now_ms: i64,
+) -> sqlx::Result<Option<i64>> {
     Ok(in_tx!(tx, |ex| {
         sqlx::query_scalar(
             "UPDATE admins SET token_version = token_version + 1, updated_at = $2 WHERE id = $1
@@ -266,7 +271,7 @@ pub async fn next_token_version(tx: &mut Tx, id: &str, now_ms: i64) -> sqlx::Res
 }
 
 /// Ends every access token of an admin (their version moves on).
-pub async fn end_access_tokens(tx: &mut Tx, id: &str, now_ms: i64) -> sqlx::Result<()> {
+pub async fn end_access_tokens(tx: &mut Tx, id: &AdminId, now_ms: i64) -> sqlx::Result<()> {
     in_tx!(tx, |ex| {
         sqlx::query(
             "UPDATE admins SET token_version = token_version + 1, updated_at = $2 WHERE id = $1",
@@ -283,7 +288,7 @@ pub async fn end_access_tokens(tx: &mut Tx, id: &str, now_ms: i64) -> sqlx::Resu
 /// Locks an admin's row for the rest of the transaction (PostgreSQL; SQLite's
 /// `BEGIN IMMEDIATE` holds its one write lock already), so writers of the admin and its
 /// tokens take their locks in one order.
-pub async fn lock(tx: &mut Tx, id: &str) -> sqlx::Result<()> {
+pub async fn lock(tx: &mut Tx, id: &AdminId) -> sqlx::Result<()> {
     if let Tx::Postgres(t) = tx {
         sqlx::query("SELECT id FROM admins WHERE id = $1 FOR UPDATE")
             .bind(id)

@@ -1,12 +1,13 @@
 //! `ad_sessions`: rewarded-ad recovery sessions.
 
 use super::{Db, Tx, in_tx, read};
-use crate::domain::ad_recovery::{AdKind, AdOutcome, AdSessionStatus};
+use crate::domain::ad_recovery::{AdKind, AdOutcome, AdPlatform, AdSessionStatus};
+use crate::ids::PlayerId;
 
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct AdSessionRow {
     pub id: String,
-    pub player_id: String,
+    pub player_id: PlayerId,
     #[sqlx(rename = "type")]
     pub kind: AdKind,
     pub client_request_id: String,
@@ -20,7 +21,7 @@ pub struct AdSessionRow {
 
 pub async fn by_client_request(
     db: &Db,
-    player_id: &str,
+    player_id: &PlayerId,
     client_request_id: &str,
 ) -> sqlx::Result<Option<AdSessionRow>> {
     Ok(read!(db, |ex| {
@@ -37,10 +38,10 @@ pub async fn by_client_request(
 
 pub struct NewAdSession<'a> {
     pub id: &'a str,
-    pub player_id: &'a str,
+    pub player_id: &'a PlayerId,
     pub kind: AdKind,
     pub client_request_id: &'a str,
-    pub platform: &'a str,
+    pub platform: AdPlatform,
     pub ad_provider: &'a str,
     pub ad_placement_id: &'a str,
     pub day: &'a str,
@@ -91,7 +92,12 @@ const COMPLETED_ON: &str = "SELECT count(*) FROM ad_sessions
      WHERE player_id = $1 AND type = $2 AND status = 'completed' AND day = $3";
 
 /// Recoveries of a type a player completed on a Beijing day.
-pub async fn completed_on(db: &Db, player_id: &str, kind: AdKind, day: &str) -> sqlx::Result<i64> {
+pub async fn completed_on(
+    db: &Db,
+    player_id: &PlayerId,
+    kind: AdKind,
+    day: &str,
+) -> sqlx::Result<i64> {
     Ok(read!(db, |ex| {
         sqlx::query_scalar(COMPLETED_ON)
             .bind(player_id)
@@ -105,7 +111,7 @@ pub async fn completed_on(db: &Db, player_id: &str, kind: AdKind, day: &str) -> 
 /// The same count inside a transaction.
 pub async fn completed_on_tx(
     tx: &mut Tx,
-    player_id: &str,
+    player_id: &PlayerId,
     kind: AdKind,
     day: &str,
 ) -> sqlx::Result<i64> {
@@ -151,7 +157,7 @@ pub async fn finish(
 /// over the partial index of open sessions, read in `tx` after the player's lock.
 pub async fn open_sessions(
     tx: &mut Tx,
-    player_id: &str,
+    player_id: &PlayerId,
     client_request_id: &str,
     now_ms: i64,
 ) -> sqlx::Result<(i64, Option<i64>)> {

@@ -2,20 +2,22 @@
 //! session's count, the node completion), as `db::progress::write` writes them in one
 //! guarded statement.
 
+use crate::ids::{ChallengeId, OptionId, PlayerId, QuestionId, SubmitRequestId};
+
 pub struct NewAnswer<'a> {
     pub id: &'a str,
-    pub session_id: &'a str,
-    pub player_id: &'a str,
-    pub question_id: &'a str,
+    pub session_id: &'a ChallengeId,
+    pub player_id: &'a PlayerId,
+    pub question_id: &'a QuestionId,
     /// The version of the question the session served.
     pub question_version: i64,
-    pub selected_option_id: &'a str,
+    pub selected_option_id: &'a OptionId,
     pub is_correct: bool,
     pub xp_delta: i64,
     pub hearts_delta: i64,
     pub time_ms: i64,
     pub combo_count: i64,
-    pub submit_request_id: Option<&'a str>,
+    pub submit_request_id: Option<&'a SubmitRequestId>,
     pub now_ms: i64,
     /// What the server measured for it (`domain::fairplay::elapsed_ms`).
     pub server_elapsed_ms: i64,

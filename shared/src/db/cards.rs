@@ -3,16 +3,17 @@
 //! player (only those pay).
 
 use super::{Db, read};
+use crate::ids::{CardId, PlayerId, QuestionId};
 
 /// The card of one version of a question (or what a fallback card is built from).
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct CardSource {
-    pub question_id: String,
+    pub question_id: QuestionId,
     pub question_version: i64,
     pub stem_text: String,
     pub correct_answer: String,
     pub category_name: String,
-    pub card_id: Option<String>,
+    pub card_id: Option<CardId>,
     pub title: Option<String>,
     pub summary: Option<String>,
     pub deep_dive: Option<String>,
@@ -22,7 +23,7 @@ pub struct CardSource {
 /// shows it.
 pub async fn card_for_question(
     db: &Db,
-    question_id: &str,
+    question_id: &QuestionId,
     version: i64,
 ) -> sqlx::Result<Option<CardSource>> {
     Ok(read!(db, |ex| {
@@ -61,7 +62,7 @@ macro_rules! shown_to_player {
 
 /// Whether knowledge card `card_id` was shown to the player: the card of a question of
 /// one of their challenges.
-pub async fn card_shown(db: &Db, player_id: &str, card_id: &str) -> sqlx::Result<bool> {
+pub async fn card_shown(db: &Db, player_id: &PlayerId, card_id: &CardId) -> sqlx::Result<bool> {
     let shown: i64 = read!(db, |ex| {
         sqlx::query_scalar(concat!(
             "SELECT count(*) FROM knowledge_cards k WHERE k.id = $2 AND ",
@@ -79,8 +80,8 @@ pub async fn card_shown(db: &Db, player_id: &str, card_id: &str) -> sqlx::Result
 /// of its own (else that card stands for it) and is one of their challenges'.
 pub async fn fallback_card_shown(
     db: &Db,
-    player_id: &str,
-    question_id: &str,
+    player_id: &PlayerId,
+    question_id: &QuestionId,
 ) -> sqlx::Result<bool> {
     let shown: i64 = read!(db, |ex| {
         sqlx::query_scalar(concat!(

@@ -2,6 +2,7 @@
 
 use super::paging::{self, Counted};
 use super::{Db, Tx, count_rows, in_tx, read};
+use crate::domain::category_status::CategoryStatus;
 
 // ---------------------------------------------------------------------------------------
 // Categories
@@ -13,7 +14,7 @@ pub struct CategoryRow {
     pub slug: String,
     pub parent_id: Option<String>,
     pub sort_order: i64,
-    pub status: String,
+    pub status: CategoryStatus,
     pub icon: String,
     /// Non-archived questions of the category.
     pub question_count: i64,
@@ -134,7 +135,7 @@ pub struct CategoryWrite<'a> {
     pub parent_id: Option<&'a str>,
     pub icon: &'a str,
     pub sort_order: i64,
-    pub status: &'a str,
+    pub status: CategoryStatus,
     pub now_ms: i64,
 }
 

@@ -4,11 +4,12 @@
 
 use super::{Db, Tx, in_tx, read};
 use crate::domain::fairplay::FairPlayState;
+use crate::ids::{ChallengeId, PlayerId, QuestionId};
 
 /// Where a player stands.
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct FairPlayRow {
-    pub player_id: String,
+    pub player_id: PlayerId,
     pub state: FairPlayState,
     pub week_start: String,
     pub week_score: i64,
@@ -49,7 +50,11 @@ pub struct Scored {
 
 /// Holds a player still flagged (their queue place that of a held player); the week's
 /// score, or None when they are no longer flagged (decided meanwhile).
-pub async fn hold_flagged(tx: &mut Tx, player_id: &str, now_ms: i64) -> sqlx::Result<Option<i64>> {
+pub async fn hold_flagged(
+    tx: &mut Tx,
+    player_id: &PlayerId,
+    now_ms: i64,
+) -> sqlx::Result<Option<i64>> {
     let held: Option<i64> = in_tx!(tx, |ex| {
         sqlx::query_scalar(
             "UPDATE fairplay_players SET state = 'held', queue_key = $2 + week_score,
@@ -96,7 +101,7 @@ pub struct Decision<'a> {
 /// player without signals).
 pub async fn decide(
     tx: &mut Tx,
-    player_id: &str,
+    player_id: &PlayerId,
     week: &str,
     d: &Decision<'_>,
 ) -> sqlx::Result<()> {
@@ -128,7 +133,7 @@ pub async fn decide(
 
 /// Holds or releases the player (their new weekly rows are hidden while held); false
 /// when there is no such player.
-pub async fn set_held(tx: &mut Tx, player_id: &str, held: bool) -> sqlx::Result<bool> {
+pub async fn set_held(tx: &mut Tx, player_id: &PlayerId, held: bool) -> sqlx::Result<bool> {
     Ok(in_tx!(tx, |ex| {
         sqlx::query("UPDATE players SET fairplay_held = $2 WHERE id = $1 AND deleted_at IS NULL")
             .bind(player_id)
@@ -141,7 +146,7 @@ pub async fn set_held(tx: &mut Tx, player_id: &str, held: bool) -> sqlx::Result<
 }
 
 /// Whether the player is held, read in `tx` (after its row locks).
-pub async fn is_held(tx: &mut Tx, player_id: &str) -> sqlx::Result<bool> {
+pub async fn is_held(tx: &mut Tx, player_id: &PlayerId) -> sqlx::Result<bool> {
     let held: Option<bool> = in_tx!(tx, |ex| {
         sqlx::query_scalar("SELECT fairplay_held FROM players WHERE id = $1")
             .bind(player_id)
@@ -152,7 +157,7 @@ pub async fn is_held(tx: &mut Tx, player_id: &str) -> sqlx::Result<bool> {
 }
 
 /// The player's row, if they ever had a signal or a decision.
-pub async fn row_of(db: &Db, player_id: &str) -> sqlx::Result<Option<FairPlayRow>> {
+pub async fn row_of(db: &Db, player_id: &PlayerId) -> sqlx::Result<Option<FairPlayRow>> {
     Ok(read!(db, |ex| {
         sqlx::query_as::<_, FairPlayRow>(sqlx::AssertSqlSafe(format!(
             "SELECT {COLUMNS} FROM fairplay_players f WHERE f.player_id = $1"
@@ -193,9 +198,9 @@ pub async fn queue(db: &Db, limit: i64, offset: i64) -> sqlx::Result<Vec<QueueRo
 /// An answer that raised signals.
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct Example {
-    pub player_id: String,
-    pub session_id: String,
-    pub question_id: String,
+    pub player_id: PlayerId,
+    pub session_id: ChallengeId,
+    pub question_id: QuestionId,
     pub is_correct: bool,
     pub time_ms: i64,
     pub server_elapsed_ms: Option<i64>,
@@ -205,7 +210,7 @@ pub struct Example {
 
 /// The latest answers that raised signals of each of `players` (at most `limit` each),
 /// in one statement of one bounded index range per player.
-pub async fn examples(db: &Db, players: &[&str], limit: i64) -> sqlx::Result<Vec<Example>> {
+pub async fn examples(db: &Db, players: &[&PlayerId], limit: i64) -> sqlx::Result<Vec<Example>> {
     if players.is_empty() {
         return Ok(Vec::new());
     }
@@ -250,7 +255,7 @@ pub async fn unqueue_stale(db: &Db, week: &str) -> sqlx::Result<u64> {
 
 /// A guest merged into an account brings its fair play along: a held guest makes the
 /// account held (its XP stays hidden), and its signals and score add to the account's.
-pub async fn move_player(tx: &mut Tx, guest: &str, target: &str) -> sqlx::Result<()> {
+pub async fn move_player(tx: &mut Tx, guest: &PlayerId, target: &PlayerId) -> sqlx::Result<()> {
     in_tx!(tx, |ex| {
         for sql in [
             "UPDATE players SET fairplay_held = TRUE
@@ -297,7 +302,7 @@ pub async fn move_player(tx: &mut Tx, guest: &str, target: &str) -> sqlx::Result
 /// the partial index of signalled answers.
 pub async fn signalled_between(
     tx: &mut Tx,
-    player_id: &str,
+    player_id: &PlayerId,
     from_ms: i64,
     to_ms: i64,
 ) -> sqlx::Result<bool> {

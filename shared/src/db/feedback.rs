@@ -1,10 +1,11 @@
 //! `feedback`: what players tell the studio.
 
 use super::{Tx, in_tx};
+use crate::ids::PlayerId;
 
 pub struct NewFeedback<'a> {
     pub id: &'a str,
-    pub player_id: &'a str,
+    pub player_id: &'a PlayerId,
     pub content: &'a str,
     pub contact: Option<&'a str>,
     pub page_context: Option<&'a str>,

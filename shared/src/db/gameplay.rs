@@ -11,11 +11,12 @@ use crate::domain::answer::{SessionKind, SessionStatus};
 use crate::domain::memory::Memory;
 use crate::domain::pick::Candidate;
 use crate::domain::skill::Estimate;
+use crate::ids::{CardId, ChallengeId, PlayerId, QuestionId, SubmitRequestId};
 
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct SessionRow {
-    pub id: String,
-    pub player_id: String,
+    pub id: ChallengeId,
+    pub player_id: PlayerId,
     pub track_id: String,
     pub node_id: String,
     pub status: SessionStatus,
@@ -27,7 +28,7 @@ pub struct SessionRow {
 /// `domain::answer::SessionKind::REVIEW_NODE`).
 pub async fn unfinished_session(
     db: &Db,
-    player_id: &str,
+    player_id: &PlayerId,
     node_id: &str,
 ) -> sqlx::Result<Option<SessionRow>> {
     Ok(read!(db, |ex| {
@@ -45,7 +46,7 @@ pub async fn unfinished_session(
 
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct SessionQuestionRow {
-    pub question_id: String,
+    pub question_id: QuestionId,
     pub stem_text: String,
     /// JSON `[{id, text}]`.
     pub options: String,
@@ -76,7 +77,10 @@ macro_rules! version_media_columns {
 
 /// A session's questions in order, each with the stem of the version it serves and
 /// whether it was answered.
-pub async fn session_questions(db: &Db, session_id: &str) -> sqlx::Result<Vec<SessionQuestionRow>> {
+pub async fn session_questions(
+    db: &Db,
+    session_id: &ChallengeId,
+) -> sqlx::Result<Vec<SessionQuestionRow>> {
     Ok(read!(db, |ex| {
         sqlx::query_as::<_, SessionQuestionRow>(
             concat!(
@@ -98,7 +102,7 @@ pub async fn session_questions(db: &Db, session_id: &str) -> sqlx::Result<Vec<Se
 
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct PoolQuestion {
-    pub id: String,
+    pub id: QuestionId,
     /// The version the content below is (read in the same row, so the session serves
     /// exactly what it shuffled).
     pub version: i64,
@@ -131,7 +135,7 @@ pub struct PoolQuestion {
 pub struct PoolCard {
     pub versioned: bool,
     pub category_name: String,
-    pub card_id: Option<String>,
+    pub card_id: Option<CardId>,
     pub card_title: Option<String>,
     pub card_summary: Option<String>,
     pub card_deep_dive: Option<String>,
@@ -166,7 +170,7 @@ impl PoolQuestion {
 
 #[derive(sqlx::FromRow)]
 struct CandidateRow {
-    id: String,
+    id: QuestionId,
     pick_key: i64,
     /// Whether the player's best answer to it was right; none when never answered.
     best_answer: Option<bool>,
@@ -182,7 +186,7 @@ struct CandidateRow {
 /// A candidate of a pick as read: what the pick's rule needs, and what predicting the
 /// player's success on it needs.
 pub struct PickCandidate {
-    pub candidate: Candidate<String>,
+    pub candidate: Candidate<QuestionId>,
     pub difficulty: Estimate,
     /// JSON array of the distractors.
     pub distractors: String,
@@ -205,7 +209,7 @@ pub struct PickCandidate {
 /// answers); as a `MAX`, it read every answer of the player to each question.
 pub async fn pick_candidates(
     db: &Db,
-    player_id: &str,
+    player_id: &PlayerId,
     track_id: &str,
     category_id: &str,
     start: i64,
@@ -280,8 +284,8 @@ pub async fn pick_candidates(
 /// time when at least `min_attempts` answers made it (a primary-key probe each).
 pub async fn pool_questions(
     db: &Db,
-    player_id: &str,
-    ids: &[String],
+    player_id: &PlayerId,
+    ids: &[QuestionId],
     min_attempts: i64,
 ) -> sqlx::Result<Vec<PoolQuestion>> {
     if ids.is_empty() {
@@ -326,7 +330,7 @@ pub async fn pool_questions(
 
 /// A session question to insert.
 pub struct NewSessionQuestion {
-    pub question_id: String,
+    pub question_id: QuestionId,
     /// The stem of that version (not stored with the session: its answer is built from
     /// it).
     pub stem_text: String,
@@ -439,7 +443,7 @@ pub async fn create_session(
 
 /// Marks a session served again now (the server's answer times run from then): one
 /// statement.
-pub async fn mark_served(db: &Db, session_id: &str, now_ms: i64) -> sqlx::Result<()> {
+pub async fn mark_served(db: &Db, session_id: &ChallengeId, now_ms: i64) -> sqlx::Result<()> {
     macro_rules! update {
         () => {
             "UPDATE challenge_sessions SET served_at = $2
@@ -467,7 +471,7 @@ pub async fn mark_served(db: &Db, session_id: &str, now_ms: i64) -> sqlx::Result
 /// What judging one answer needs, read inside the answer's transaction.
 #[derive(Clone, Debug)]
 pub struct AnswerContext {
-    pub player_id: String,
+    pub player_id: PlayerId,
     pub status: SessionStatus,
     pub attempt_consumed: bool,
     pub answered_count: i64,
@@ -526,12 +530,12 @@ pub struct AnswerLookup {
 /// joined to a one-row source.
 #[derive(sqlx::FromRow)]
 struct LookupRow {
-    existing_session_id: Option<String>,
-    existing_question_id: Option<String>,
+    existing_session_id: Option<ChallengeId>,
+    existing_question_id: Option<QuestionId>,
     existing_is_correct: Option<bool>,
     existing_xp_delta: Option<i64>,
     existing_question_version: Option<i64>,
-    player_id: Option<String>,
+    player_id: Option<PlayerId>,
     status: Option<SessionStatus>,
     attempt_consumed: Option<bool>,
     answered_count: Option<i64>,
@@ -557,7 +561,7 @@ struct LookupRow {
     stem_text: Option<String>,
     correct_answer: Option<String>,
     category_name: Option<String>,
-    card_id: Option<String>,
+    card_id: Option<CardId>,
     card_title: Option<String>,
     card_summary: Option<String>,
     card_deep_dive: Option<String>,
@@ -632,10 +636,10 @@ macro_rules! select_answer_lookup {
 /// and the session question's context with its card, in one read.
 pub async fn answer_context(
     db: &Db,
-    player_id: &str,
-    session_id: &str,
-    question_id: &str,
-    submit_request_id: Option<&str>,
+    player_id: &PlayerId,
+    session_id: &ChallengeId,
+    question_id: &QuestionId,
+    submit_request_id: Option<&SubmitRequestId>,
 ) -> sqlx::Result<AnswerLookup> {
     let row = read!(db, |ex| {
         sqlx::query_as::<_, LookupRow>(select_answer_lookup!())
@@ -653,10 +657,10 @@ pub async fn answer_context(
 /// what judging an answer needs. `None` when the player is deleted or unknown.
 pub async fn progress_with_answer_context(
     db: &Db,
-    player_id: &str,
-    session_id: &str,
-    question_id: &str,
-    submit_request_id: Option<&str>,
+    player_id: &PlayerId,
+    session_id: &ChallengeId,
+    question_id: &QuestionId,
+    submit_request_id: Option<&SubmitRequestId>,
 ) -> sqlx::Result<Option<(PlayerProgress, AnswerLookup)>> {
     #[derive(sqlx::FromRow)]
     struct Row {
@@ -683,7 +687,7 @@ pub async fn progress_with_answer_context(
     Ok(row.map(|r| (r.progress.into(), lookup_of(r.lookup, question_id))))
 }
 
-fn lookup_of(row: LookupRow, question_id: &str) -> AnswerLookup {
+fn lookup_of(row: LookupRow, question_id: &QuestionId) -> AnswerLookup {
     let existing = match (
         row.existing_session_id,
         row.existing_question_id,
@@ -714,7 +718,7 @@ fn lookup_of(row: LookupRow, question_id: &str) -> AnswerLookup {
     ) {
         (Some(stem_text), Some(correct_answer), Some(category_name), Some(question_version)) => {
             Some(CardSource {
-                question_id: question_id.to_string(),
+                question_id: question_id.clone(),
                 question_version,
                 stem_text,
                 correct_answer,
@@ -805,7 +809,7 @@ fn lookup_of(row: LookupRow, question_id: &str) -> AnswerLookup {
 }
 
 /// Who owns a session (None when it does not exist).
-pub async fn session_owner(db: &Db, session_id: &str) -> sqlx::Result<Option<String>> {
+pub async fn session_owner(db: &Db, session_id: &ChallengeId) -> sqlx::Result<Option<PlayerId>> {
     Ok(read!(db, |ex| {
         sqlx::query_scalar("SELECT player_id FROM challenge_sessions WHERE id = $1")
             .bind(session_id)
@@ -816,8 +820,8 @@ pub async fn session_owner(db: &Db, session_id: &str) -> sqlx::Result<Option<Str
 
 #[derive(Clone, Debug)]
 pub struct AnswerRow {
-    pub session_id: String,
-    pub question_id: String,
+    pub session_id: ChallengeId,
+    pub question_id: QuestionId,
     pub is_correct: bool,
     pub xp_delta: i64,
     /// The version of the question it was judged on.

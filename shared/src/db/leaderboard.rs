@@ -9,6 +9,7 @@
 
 use super::players::RegionState;
 use super::{Db, Tx, in_tx, read};
+use crate::ids::PlayerId;
 
 /// `weekly_xp` as `$alias`, read for its hidden rows over their small partial index
 /// (`weekly_xp_hidden`). SQLite is told the index: without statistics (nothing here runs
@@ -36,14 +37,14 @@ macro_rules! for_engine {
 
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct BoardRow {
-    pub player_id: String,
+    pub player_id: PlayerId,
     pub xp: i64,
     pub last_earned_at: i64,
 }
 
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct EntryRow {
-    pub player_id: String,
+    pub player_id: PlayerId,
     pub xp: i64,
     pub nickname: Option<String>,
     pub avatar_url: Option<String>,
@@ -108,7 +109,7 @@ pub async fn row_of(
     db: &Db,
     week: &str,
     board: &str,
-    player_id: &str,
+    player_id: &PlayerId,
     now_ms: i64,
 ) -> sqlx::Result<Option<BoardRow>> {
     Ok(read!(db, |ex| {
@@ -202,7 +203,7 @@ struct ViewerRowAndRank {
 /// read. None when the viewer does not exist; the inner None when they have no row.
 pub async fn viewer_row_and_rank(
     db: &Db,
-    viewer_id: &str,
+    viewer_id: &PlayerId,
     week: &str,
     board: Option<&str>,
     now_ms: i64,
@@ -236,7 +237,7 @@ pub async fn viewer_row_and_rank(
         let row = match (f.row_xp, f.row_last_earned_at) {
             (Some(xp), Some(last_earned_at)) => Some((
                 BoardRow {
-                    player_id: viewer_id.to_string(),
+                    player_id: viewer_id.clone(),
                     xp,
                     last_earned_at,
                 },
@@ -320,7 +321,7 @@ pub async fn set_hidden(
     tx: &mut Tx,
     week: &str,
     boards: &[String],
-    player_id: &str,
+    player_id: &PlayerId,
     until_ms: Option<i64>,
 ) -> sqlx::Result<Vec<String>> {
     if boards.is_empty() {
@@ -350,7 +351,7 @@ pub async fn set_hidden(
 pub async fn move_region_row(
     tx: &mut Tx,
     week: &str,
-    player_id: &str,
+    player_id: &PlayerId,
     old_board: Option<&str>,
     new_board: &str,
     now_ms: i64,
@@ -367,7 +368,7 @@ pub async fn move_region_row(
             .await?;
         }
         // hidden as the all-players row is (a held or banned player stays hidden)
-        let moved = sqlx::query_as::<_, (String, i64, i64, bool)>(
+        let moved = sqlx::query_as::<_, (PlayerId, i64, i64, bool)>(
             "INSERT INTO weekly_xp (week_start, board, player_id, xp, last_earned_at, hidden_until)
              SELECT week_start, $2, player_id, xp, last_earned_at, hidden_until FROM weekly_xp
              WHERE week_start = $1 AND board = 'topic:all' AND player_id = $3
@@ -399,7 +400,7 @@ pub async fn own_row(
     db: &Db,
     week: &str,
     board: &str,
-    player_id: &str,
+    player_id: &PlayerId,
     now_ms: i64,
 ) -> sqlx::Result<Option<(BoardRow, bool)>> {
     #[derive(sqlx::FromRow)]
@@ -427,7 +428,7 @@ pub async fn own_row(
 /// A shown row near another, with its name and its board order.
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct NearRow {
-    pub player_id: String,
+    pub player_id: PlayerId,
     pub xp: i64,
     pub last_earned_at: i64,
     pub nickname: Option<String>,

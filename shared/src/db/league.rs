@@ -3,9 +3,10 @@
 //! cohort's size of primary-key probes, never a range of the whole board.
 
 use super::{Db, Tx, in_tx, read};
+use crate::ids::PlayerId;
 
 /// A player's tier (0: bronze, also for a player who never played a league week).
-pub async fn tier_of(db: &Db, player_id: &str) -> sqlx::Result<i64> {
+pub async fn tier_of(db: &Db, player_id: &PlayerId) -> sqlx::Result<i64> {
     let tier: Option<i64> = read!(db, |ex| {
         sqlx::query_scalar("SELECT tier FROM league_players WHERE player_id = $1")
             .bind(player_id)
@@ -22,7 +23,11 @@ pub struct Membership {
     pub tier: i64,
 }
 
-pub async fn membership(db: &Db, week: &str, player_id: &str) -> sqlx::Result<Option<Membership>> {
+pub async fn membership(
+    db: &Db,
+    week: &str,
+    player_id: &PlayerId,
+) -> sqlx::Result<Option<Membership>> {
     Ok(read!(db, |ex| {
         sqlx::query_as::<_, Membership>(
             "SELECT cohort_id, tier FROM league_members WHERE week_start = $1 AND player_id = $2",
@@ -47,7 +52,7 @@ pub async fn join_state(
     db: &Db,
     week: &str,
     last_week: &str,
-    player_id: &str,
+    player_id: &PlayerId,
 ) -> sqlx::Result<JoinState> {
     type Row = (
         Option<String>,
@@ -105,7 +110,7 @@ pub async fn join(
     week: &str,
     tier: i64,
     cap: i64,
-    player_id: &str,
+    player_id: &PlayerId,
     cohort_prefix: &str,
     now_ms: i64,
 ) -> sqlx::Result<Option<Membership>> {
@@ -168,7 +173,7 @@ SELECT $1, $4, $5 || CAST(cohort_seq AS TEXT), $2, $6 FROM ",
 /// row is hidden at `now_ms` (a held or banned player), and until when.
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct MemberRow {
-    pub player_id: String,
+    pub player_id: PlayerId,
     pub xp: i64,
     pub last_earned_at: i64,
     pub hidden: bool,
@@ -235,7 +240,7 @@ pub async fn cohorts_of_week(db: &Db, week: &str) -> sqlx::Result<Vec<(i64, i64)
 }
 
 /// Sets players' tiers after a week (`(player, tier)`).
-pub async fn set_tiers(tx: &mut Tx, tiers: &[(String, i64)], now_ms: i64) -> sqlx::Result<()> {
+pub async fn set_tiers(tx: &mut Tx, tiers: &[(PlayerId, i64)], now_ms: i64) -> sqlx::Result<()> {
     for (player_id, tier) in tiers {
         in_tx!(tx, |ex| {
             sqlx::query(
@@ -257,7 +262,7 @@ pub async fn set_tiers(tx: &mut Tx, tiers: &[(String, i64)], now_ms: i64) -> sql
 pub async fn membership_in(
     tx: &mut Tx,
     week: &str,
-    player_id: &str,
+    player_id: &PlayerId,
 ) -> sqlx::Result<Option<Membership>> {
     Ok(in_tx!(tx, |ex| {
         sqlx::query_as::<_, Membership>(
@@ -274,7 +279,7 @@ pub async fn membership_in(
 /// moved since); true when it was.
 pub async fn set_tier_from(
     tx: &mut Tx,
-    player_id: &str,
+    player_id: &PlayerId,
     from: i64,
     to: i64,
     now_ms: i64,

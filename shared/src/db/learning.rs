@@ -5,7 +5,9 @@
 
 use super::question_stats::Cursor;
 use super::{Db, Tx, in_tx, read};
+use crate::domain::irt::{IrtGuessing, IrtModel};
 use crate::domain::skill::Estimate;
+use crate::ids::PlayerId;
 
 /// A player's skill on one track.
 #[derive(Clone, Debug, sqlx::FromRow)]
@@ -17,7 +19,7 @@ pub struct SkillRow {
 
 /// The player's skills on the tracks they answered on (one index range: a row per
 /// track).
-pub async fn player_skills(db: &Db, player_id: &str) -> sqlx::Result<Vec<SkillRow>> {
+pub async fn player_skills(db: &Db, player_id: &PlayerId) -> sqlx::Result<Vec<SkillRow>> {
     Ok(read!(db, |ex| {
         sqlx::query_as::<_, SkillRow>(
             "SELECT track_id, skill, answers FROM player_skills WHERE player_id = $1
@@ -102,7 +104,7 @@ pub async fn sample_difficulties(
 /// Moves a merged guest's skills and first answers to the account: on a track where the
 /// account has a skill, and for a question it answered first itself, the account's win
 /// (as its streak does); the guest's overall skill stays with the guest.
-pub async fn move_player(tx: &mut Tx, guest: &str, target: &str) -> sqlx::Result<()> {
+pub async fn move_player(tx: &mut Tx, guest: &PlayerId, target: &PlayerId) -> sqlx::Result<()> {
     in_tx!(tx, |ex| {
         for sql in [
             "INSERT INTO player_skills (player_id, track_id, skill, answers, updated_at)
@@ -327,8 +329,8 @@ pub async fn category_exists(db: &Db, category_id: &str) -> sqlx::Result<bool> {
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct CalibrationRow {
     pub category_id: String,
-    pub model: String,
-    pub guessing: String,
+    pub model: IrtModel,
+    pub guessing: IrtGuessing,
     pub log_likelihood: f64,
     pub examinees: i64,
     pub iterations: i64,
@@ -341,7 +343,7 @@ pub struct CalibrationRow {
 pub struct QuestionCalibrationRow {
     pub question_id: String,
     pub category_id: String,
-    pub model: String,
+    pub model: IrtModel,
     pub difficulty: f64,
     pub discrimination: f64,
     pub guessing: f64,
@@ -369,8 +371,8 @@ pub async fn store_fit(
                  converged = excluded.converged, computed_at = excluded.computed_at",
         )
         .bind(&fit.category_id)
-        .bind(&fit.model)
-        .bind(&fit.guessing)
+        .bind(fit.model)
+        .bind(fit.guessing)
         .bind(fit.log_likelihood)
         .bind(fit.examinees)
         .bind(fit.iterations)
@@ -395,7 +397,7 @@ pub async fn store_fit(
             )
             .bind(&item.question_id)
             .bind(&item.category_id)
-            .bind(&item.model)
+            .bind(item.model)
             .bind(item.difficulty)
             .bind(item.discrimination)
             .bind(item.guessing)

@@ -2,11 +2,12 @@
 //! key; weekly XP per leaderboard.
 
 use super::{Tx, in_tx};
+use crate::ids::PlayerId;
 
 /// One ledger row.
 pub struct LedgerEntry<'a> {
     pub id: &'a str,
-    pub player_id: &'a str,
+    pub player_id: &'a PlayerId,
     pub key: &'a str,
     pub source: &'a str,
     pub xp_delta: i64,
@@ -67,7 +68,7 @@ pub async fn add_weekly_xp(
     tx: &mut Tx,
     week_start: &str,
     board: &str,
-    player_id: &str,
+    player_id: &PlayerId,
     xp: i64,
     earned_at: i64,
 ) -> sqlx::Result<Option<(i64, i64)>> {

@@ -1,11 +1,12 @@
 //! `media`: what is known of each stored media file, and which questions use it.
 
 use super::{Db, Tx, in_tx, read};
+use crate::domain::media::MediaKind;
 
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct MediaRow {
     pub id: String,
-    pub kind: String,
+    pub kind: MediaKind,
     pub mime: String,
     pub bytes: i64,
     pub width: Option<i64>,
@@ -19,7 +20,7 @@ pub struct MediaRow {
 
 pub struct NewMedia<'a> {
     pub id: &'a str,
-    pub kind: &'a str,
+    pub kind: MediaKind,
     pub mime: &'a str,
     pub bytes: i64,
     pub width: Option<i64>,
@@ -100,7 +101,7 @@ pub async fn get(db: &Db, id: &str) -> sqlx::Result<Option<MediaRow>> {
 pub async fn kinds(
     db: &Db,
     ids: &[&str],
-) -> sqlx::Result<std::collections::HashMap<String, String>> {
+) -> sqlx::Result<std::collections::HashMap<String, MediaKind>> {
     if ids.is_empty() {
         return Ok(Default::default());
     }
@@ -108,7 +109,7 @@ pub async fn kinds(
         "SELECT id, kind FROM media WHERE id IN ({})",
         super::placeholders(ids.len())
     );
-    let rows: Vec<(String, String)> = read!(db, |ex| {
+    let rows: Vec<(String, MediaKind)> = read!(db, |ex| {
         let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql.clone()));
         for id in ids {
             q = q.bind(*id);

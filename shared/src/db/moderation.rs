@@ -2,10 +2,11 @@
 
 use super::paging::{self, Counted, Order};
 use super::{Db, Tx, in_tx, read};
+use crate::ids::PlayerId;
 
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct PlayerAdminRow {
-    pub id: String,
+    pub id: PlayerId,
     pub nickname: Option<String>,
     pub avatar_url: Option<String>,
     pub is_guest: bool,
@@ -121,7 +122,7 @@ fn search_filter(db: &Db, search: Option<&str>, fts: usize) -> (String, Option<S
     (fts_sql, Some(phrase))
 }
 
-pub async fn player(db: &Db, id: &str) -> sqlx::Result<Option<PlayerAdminRow>> {
+pub async fn player(db: &Db, id: &PlayerId) -> sqlx::Result<Option<PlayerAdminRow>> {
     Ok(read!(db, |ex| {
         sqlx::query_as::<_, PlayerAdminRow>(sqlx::AssertSqlSafe(format!(
             "{PLAYER_ADMIN_SELECT} WHERE p.id = $1 AND p.deleted_at IS NULL"
@@ -135,7 +136,7 @@ pub async fn player(db: &Db, id: &str) -> sqlx::Result<Option<PlayerAdminRow>> {
 /// The sign-in methods of a player (provider names).
 pub async fn identities(
     db: &Db,
-    id: &str,
+    id: &PlayerId,
 ) -> sqlx::Result<Vec<crate::domain::identity::IdentityProvider>> {
     Ok(read!(db, |ex| {
         sqlx::query_scalar(
@@ -153,7 +154,7 @@ pub async fn identities(
 /// (answers, holds, region moves), so two of them never wait on each other's lock.
 pub async fn set_ban(
     tx: &mut Tx,
-    id: &str,
+    id: &PlayerId,
     banned: bool,
     reason: Option<&str>,
     until: Option<i64>,
@@ -214,7 +215,7 @@ pub async fn stats(db: &Db, since_ms: i64) -> sqlx::Result<StatsRow> {
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct FeedbackRow {
     pub id: String,
-    pub player_id: Option<String>,
+    pub player_id: Option<PlayerId>,
     pub content: String,
     pub contact: Option<String>,
     pub page_context: Option<String>,

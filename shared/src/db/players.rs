@@ -4,20 +4,21 @@
 use super::progress::{self, Target, Update};
 use super::{Db, Tx, in_tx, read};
 use crate::domain::identity::IdentityProvider;
+use crate::ids::PlayerId;
 
 pub use super::progress::AccountState;
 
 /// What authentication needs to know about a player, read on every request.
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct PlayerAuthRow {
-    pub id: String,
+    pub id: PlayerId,
     pub is_guest: bool,
     pub linked_at: Option<i64>,
     #[sqlx(flatten)]
     pub account: AccountState,
 }
 
-pub async fn auth_row(db: &Db, id: &str) -> sqlx::Result<Option<PlayerAuthRow>> {
+pub async fn auth_row(db: &Db, id: &PlayerId) -> sqlx::Result<Option<PlayerAuthRow>> {
     Ok(read!(db, |ex| {
         sqlx::query_as::<_, PlayerAuthRow>(
             "SELECT id, is_guest, linked_at, is_banned, banned_until, deleted_at, merged_into, token_version
@@ -31,7 +32,7 @@ pub async fn auth_row(db: &Db, id: &str) -> sqlx::Result<Option<PlayerAuthRow>> 
 
 /// Ends every access token of a player: their version moves on (and with it the
 /// progress revision, so no answer judged on a memory from before writes).
-pub async fn end_access_tokens(tx: &mut Tx, player_id: &str, now_ms: i64) -> sqlx::Result<()> {
+pub async fn end_access_tokens(tx: &mut Tx, player_id: &PlayerId, now_ms: i64) -> sqlx::Result<()> {
     in_tx!(tx, |ex| {
         sqlx::query(
             "UPDATE players SET token_version = token_version + 1, updated_at = $2 WHERE id = $1",
@@ -57,7 +58,7 @@ pub async fn find_by_identity(
     db: &Db,
     provider: IdentityProvider,
     subject: &str,
-) -> sqlx::Result<Option<String>> {
+) -> sqlx::Result<Option<PlayerId>> {
     Ok(read!(db, |ex| {
         sqlx::query_scalar(IDENTITY_OWNER)
             .bind(provider.as_str())
@@ -69,7 +70,7 @@ pub async fn find_by_identity(
 
 /// A new player to create with its first identity and its first refresh token.
 pub struct NewPlayer<'a> {
-    pub id: &'a str,
+    pub id: &'a PlayerId,
     pub is_guest: bool,
     pub nickname: Option<&'a str>,
     pub provider: IdentityProvider,
@@ -165,13 +166,13 @@ where
 /// The public profile of a player (the session's user summary).
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct PlayerProfileRow {
-    pub id: String,
+    pub id: PlayerId,
     pub nickname: Option<String>,
     pub avatar_url: Option<String>,
     pub tier: crate::domain::subscription::Tier,
 }
 
-pub async fn profile(db: &Db, id: &str) -> sqlx::Result<Option<PlayerProfileRow>> {
+pub async fn profile(db: &Db, id: &PlayerId) -> sqlx::Result<Option<PlayerProfileRow>> {
     Ok(read!(db, |ex| {
         sqlx::query_as::<_, PlayerProfileRow>(
             "SELECT p.id, p.nickname, p.avatar_url, COALESCE(s.tier, 'free') AS tier
@@ -199,7 +200,7 @@ pub struct RegionState {
     pub account: AccountState,
 }
 
-pub async fn region_state(db: &Db, id: &str) -> sqlx::Result<Option<RegionState>> {
+pub async fn region_state(db: &Db, id: &PlayerId) -> sqlx::Result<Option<RegionState>> {
     Ok(read!(db, |ex| {
         sqlx::query_as::<_, RegionState>(
             "SELECT region_code, region_selected_at, region_next_change_at, nickname, avatar_url,
@@ -217,7 +218,7 @@ pub async fn region_state(db: &Db, id: &str) -> sqlx::Result<Option<RegionState>
 /// player's rows takes (answers, holds, bans), so two of them never wait on each other.
 pub async fn select_region(
     tx: &mut Tx,
-    id: &str,
+    id: &PlayerId,
     code: &str,
     now_ms: i64,
     next_change_ms: i64,
@@ -242,7 +243,7 @@ pub async fn select_region(
 }
 
 /// Wallet balance and inventory of a player.
-pub async fn wallet_balance(db: &Db, id: &str) -> sqlx::Result<i64> {
+pub async fn wallet_balance(db: &Db, id: &PlayerId) -> sqlx::Result<i64> {
     let balance: Option<i64> = read!(db, |ex| {
         sqlx::query_scalar("SELECT coins_balance FROM wallets WHERE player_id = $1")
             .bind(id)
@@ -260,7 +261,7 @@ pub struct InventoryRow {
     pub metadata: Option<String>,
 }
 
-pub async fn inventory(db: &Db, id: &str) -> sqlx::Result<Vec<InventoryRow>> {
+pub async fn inventory(db: &Db, id: &PlayerId) -> sqlx::Result<Vec<InventoryRow>> {
     Ok(read!(db, |ex| {
         sqlx::query_as::<_, InventoryRow>(
             "SELECT item_id, quantity, active_until, metadata FROM inventory_items

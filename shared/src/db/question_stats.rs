@@ -3,6 +3,7 @@
 //! counters it adds to, what it derives, and what the admin API and console read.
 
 use super::{Db, Tx, in_tx, read};
+use crate::ids::PlayerId;
 
 /// How far a job has read an ordered source: its last row's `(created_at, id)`.
 #[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
@@ -76,7 +77,7 @@ pub async fn move_cursor(
 pub struct AnswerFact {
     pub created_at: i64,
     pub id: String,
-    pub player_id: String,
+    pub player_id: PlayerId,
     pub question_id: String,
     pub question_version: i64,
     pub is_correct: bool,
@@ -390,7 +391,7 @@ pub async fn answer_times(
 /// they opened `card_id`.
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct PlayerRow {
-    pub player_id: String,
+    pub player_id: PlayerId,
     pub attempts: i64,
     pub correct: i64,
     pub overall_attempts: i64,
@@ -537,7 +538,7 @@ pub async fn store_derived(tx: &mut Tx, d: &Derived<'_>) -> sqlx::Result<Option<
 /// A guest's counted answers follow them into the account they merge into: their
 /// per-version rows and overall accuracy are added to the account's, and the versions
 /// they touch are due again (their players changed). Bounded by the guest's answers.
-pub async fn move_player(tx: &mut Tx, guest: &str, target: &str) -> sqlx::Result<()> {
+pub async fn move_player(tx: &mut Tx, guest: &PlayerId, target: &PlayerId) -> sqlx::Result<()> {
     in_tx!(tx, |ex| {
         sqlx::query(
             "UPDATE question_stats SET derive_due = derive_due + 1

@@ -5,6 +5,7 @@
 
 use super::{Db, in_tx, read};
 use crate::domain::memory::Memory;
+use crate::ids::{PlayerId, QuestionId};
 
 /// The memory columns of a question in a row that outer joins `review_memory rm` (and
 /// `review_parameters rp` for the player's own parameters).
@@ -54,7 +55,7 @@ impl MemoryColumns {
 /// A question in the player's reviews, as the review pick reads it.
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct ReviewCandidate {
-    pub question_id: String,
+    pub question_id: QuestionId,
     pub track_id: String,
     #[sqlx(flatten)]
     pub columns: MemoryColumns,
@@ -84,7 +85,7 @@ macro_rules! review_window_offset {
 /// the index alone) and a primary-key probe of each question.
 pub async fn candidates(
     db: &Db,
-    player_id: &str,
+    player_id: &PlayerId,
     track_id: Option<&str>,
     now_ms: i64,
 ) -> sqlx::Result<Vec<ReviewCandidate>> {
@@ -145,7 +146,7 @@ pub(crate) use due_cap;
 /// How many of the player's questions are in their reviews at `now_ms`, up to
 /// [`DUE_CAP`] (at most that many entries of the `(player_id, review_at)` index, read
 /// from the index alone: unpublished questions' rows are [`PARKED_AT`]).
-pub async fn due_count(db: &Db, player_id: &str, now_ms: i64) -> sqlx::Result<i64> {
+pub async fn due_count(db: &Db, player_id: &PlayerId, now_ms: i64) -> sqlx::Result<i64> {
     Ok(read!(db, |ex| {
         sqlx::query_scalar(concat!(
             "SELECT COUNT(*) FROM (SELECT 1 FROM review_memory
@@ -172,7 +173,7 @@ pub struct RememberedQuestion {
 }
 
 /// Up to [`PLAYER_VIEW_ROWS`] of the player's memory rows (a primary-key range).
-pub async fn player_memory(db: &Db, player_id: &str) -> sqlx::Result<Vec<RememberedQuestion>> {
+pub async fn player_memory(db: &Db, player_id: &PlayerId) -> sqlx::Result<Vec<RememberedQuestion>> {
     Ok(read!(db, |ex| {
         sqlx::query_as::<_, RememberedQuestion>(
             "SELECT stability, difficulty, last_answered_at FROM review_memory
@@ -187,7 +188,7 @@ pub async fn player_memory(db: &Db, player_id: &str) -> sqlx::Result<Vec<Remembe
 
 /// A player's fitted FSRS parameters (JSON) and when they were fitted (None: never, or
 /// the last try found too little to fit).
-pub async fn parameters(db: &Db, player_id: &str) -> sqlx::Result<Option<(String, i64)>> {
+pub async fn parameters(db: &Db, player_id: &PlayerId) -> sqlx::Result<Option<(String, i64)>> {
     Ok(read!(db, |ex| {
         sqlx::query_as::<_, (String, i64)>(
             "SELECT parameters, fitted_at FROM review_parameters
@@ -203,7 +204,7 @@ pub async fn parameters(db: &Db, player_id: &str) -> sqlx::Result<Option<(String
 /// fit (enough answers, and none fitted or the last fit older than the cut-off).
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct FitScan {
-    pub player_id: String,
+    pub player_id: PlayerId,
     pub due: bool,
 }
 
@@ -254,7 +255,7 @@ pub struct AnswerHistoryRow {
 
 /// Up to [`FIT_ANSWERS`] of the player's answers, by question and in time order (the
 /// `(player_id, question_id)` index and a sort of those rows).
-pub async fn answer_history(db: &Db, player_id: &str) -> sqlx::Result<Vec<AnswerHistoryRow>> {
+pub async fn answer_history(db: &Db, player_id: &PlayerId) -> sqlx::Result<Vec<AnswerHistoryRow>> {
     Ok(read!(db, |ex| {
         sqlx::query_as::<_, AnswerHistoryRow>(
             "SELECT question_id, is_correct, created_at FROM challenge_answers
@@ -271,7 +272,7 @@ pub async fn answer_history(db: &Db, player_id: &str) -> sqlx::Result<Vec<Answer
 /// replacing an earlier fit.
 pub async fn store_parameters(
     db: &Db,
-    player_id: &str,
+    player_id: &PlayerId,
     parameters: Option<&str>,
     reviews: i64,
     now_ms: i64,

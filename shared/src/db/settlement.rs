@@ -11,6 +11,7 @@
 //! `rank` keep what the league moves were computed on when the board was settled.
 
 use super::{Db, Tx, in_tx, read};
+use crate::ids::PlayerId;
 
 /// The last week whose every board is settled.
 pub async fn last_finished_week(db: &Db) -> sqlx::Result<Option<String>> {
@@ -181,7 +182,7 @@ async fn set_players(tx: &mut Tx, week: &str, board: &str, players: i64) -> sqlx
 
 /// A frozen row to write (a cohort's, ranked by the caller).
 pub struct FrozenRow<'a> {
-    pub player_id: &'a str,
+    pub player_id: &'a PlayerId,
     /// Counted in the moves (shown when settled).
     pub shown: bool,
     pub rank: i64,
@@ -313,7 +314,7 @@ pub async fn frozen_board(
 /// counted.
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct ResultRow {
-    pub player_id: String,
+    pub player_id: PlayerId,
     pub rank: i64,
     pub xp: i64,
     /// Counted in the league moves, at `settled_rank`.
@@ -379,7 +380,7 @@ pub async fn row_of(
     db: &Db,
     week: &str,
     board: &str,
-    player_id: &str,
+    player_id: &PlayerId,
     now_ms: i64,
 ) -> sqlx::Result<Option<OwnResult>> {
     Ok(read!(db, |ex| {
@@ -407,7 +408,7 @@ pub async fn set_hidden(
     tx: &mut Tx,
     week: &str,
     boards: &[String],
-    player_id: &str,
+    player_id: &PlayerId,
     until_ms: Option<i64>,
 ) -> sqlx::Result<u64> {
     if boards.is_empty() {
@@ -436,7 +437,7 @@ pub async fn counted_in_moves(
     tx: &mut Tx,
     week: &str,
     board: &str,
-    player_id: &str,
+    player_id: &PlayerId,
 ) -> sqlx::Result<Option<(bool, i64, i64)>> {
     Ok(in_tx!(tx, |ex| {
         sqlx::query_as::<_, (bool, i64, i64)>(
@@ -454,7 +455,12 @@ pub async fn counted_in_moves(
 
 /// Takes a player's row out of a settled board's moves (a withdrawn promotion): the
 /// others' zones stay as they were settled.
-pub async fn uncount(tx: &mut Tx, week: &str, board: &str, player_id: &str) -> sqlx::Result<bool> {
+pub async fn uncount(
+    tx: &mut Tx,
+    week: &str,
+    board: &str,
+    player_id: &PlayerId,
+) -> sqlx::Result<bool> {
     Ok(in_tx!(tx, |ex| {
         sqlx::query(
             "UPDATE board_results SET shown = FALSE

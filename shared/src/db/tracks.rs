@@ -2,6 +2,7 @@
 //! them, with the nodes a player has done.
 
 use super::{Db, read};
+use crate::ids::PlayerId;
 
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct TrackRow {
@@ -77,7 +78,7 @@ pub async fn nodes_of(db: &Db, track_id: &str) -> sqlx::Result<Vec<NodeRow>> {
 }
 
 /// Ids of the nodes a player has done.
-pub async fn done_nodes(db: &Db, player_id: &str) -> sqlx::Result<Vec<String>> {
+pub async fn done_nodes(db: &Db, player_id: &PlayerId) -> sqlx::Result<Vec<String>> {
     Ok(read!(db, |ex| {
         sqlx::query_scalar("SELECT node_id FROM node_completions WHERE player_id = $1")
             .bind(player_id)

@@ -2,6 +2,7 @@
 //! the challenge as they were read (or remembered), with no I/O. The service loads,
 //! calls [`judge`], records what it returns, and remembers the result.
 
+use crate::ids::PlayerId;
 use chrono::{DateTime, Utc};
 
 use super::change::ResourceChange;
@@ -14,7 +15,7 @@ use crate::closed_set::closed_set;
 /// The player as the answer finds them.
 #[derive(Clone, Copy, Debug)]
 pub struct PlayerSnapshot<'a> {
-    pub player_id: &'a str,
+    pub player_id: &'a PlayerId,
     /// Stored resources (brought to `now` by [`judge`]).
     pub resources: &'a Resources,
     pub region_code: Option<&'a str>,
@@ -83,7 +84,7 @@ impl SessionKind {
 pub struct SessionState<'a> {
     pub session_id: &'a str,
     /// The challenge's owner.
-    pub player_id: &'a str,
+    pub player_id: &'a PlayerId,
     /// Pending or in progress (not finished).
     pub open: bool,
     /// An answer of this challenge has spent the day's attempt already.
@@ -288,10 +289,15 @@ mod tests {
         Utc.with_ymd_and_hms(2026, 11, 25, 2, 0, 0).unwrap()
     }
 
+    /// A player of the tests, for as long as they run.
+    fn player_id(id: &str) -> &'static PlayerId {
+        Box::leak(Box::new(PlayerId::from(id)))
+    }
+
     fn session(answered: i64, correct: i64, consumed: bool) -> SessionState<'static> {
         SessionState {
             session_id: "s1",
-            player_id: "p1",
+            player_id: player_id("p1"),
             open: true,
             attempt_consumed: consumed,
             answered_count: answered,
@@ -314,7 +320,7 @@ mod tests {
 
     fn player(r: &Resources) -> PlayerSnapshot<'_> {
         PlayerSnapshot {
-            player_id: "p1",
+            player_id: player_id("p1"),
             resources: r,
             region_code: Some("310000"),
         }
@@ -460,7 +466,7 @@ mod tests {
         let r = Resources::new(&rules());
         let any = "b";
         let mut theirs = session(0, 0, false);
-        theirs.player_id = "p2";
+        theirs.player_id = player_id("p2");
         assert_eq!(
             judge_at(&r, theirs, question("q"), any, start()),
             Outcome::Refused(AnswerRefusal::NotYourChallenge)

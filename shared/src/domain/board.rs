@@ -1,6 +1,7 @@
 //! Weekly leaderboard keys: the all-players board and one board per region, as
 //! `weekly_xp.board` and the rank index store them.
 
+use crate::ids::PlayerId;
 use std::fmt;
 
 /// The key of a weekly board: `topic:all`, or `region:{code}`.
@@ -118,7 +119,7 @@ pub fn window(offset: i64, limit: i64, hidden_rank: Option<i64>) -> Window {
 /// A row of a board to rank in memory (a league cohort: a few dozen rows).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Standing {
-    pub player_id: String,
+    pub player_id: PlayerId,
     pub xp: i64,
     pub last_earned_at: i64,
     /// Held or banned: on no board others see.

@@ -9,6 +9,7 @@ use super::board::BoardKey;
 use super::resources::Resources;
 use super::rules::GameRules;
 use crate::clock::beijing;
+use crate::ids::PlayerId;
 
 /// What one change gives and takes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -34,7 +35,7 @@ pub struct WeeklyXp {
 /// A change of one player's resources under its idempotency key.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ResourceChange {
-    pub player_id: String,
+    pub player_id: PlayerId,
     /// The ledger's idempotency key: a change is recorded at most once.
     pub key: String,
     /// The ledger's `source` (e.g. `challenge_answer`).
@@ -58,7 +59,7 @@ impl ResourceChange {
     /// `region_code`.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
-        player_id: &str,
+        player_id: &PlayerId,
         region_code: Option<&str>,
         key: String,
         source: &str,
@@ -81,7 +82,7 @@ impl ResourceChange {
             earned_at: earned_at(at_ms),
         });
         Self {
-            player_id: player_id.to_string(),
+            player_id: player_id.clone(),
             key,
             source: source.to_string(),
             before_snapshot: snapshot(&before, rules),
@@ -98,7 +99,7 @@ impl ResourceChange {
     /// A change of what the ledger does not track (no XP, hearts or attempts): written
     /// with the progress row only.
     pub fn untracked(
-        player_id: &str,
+        player_id: &PlayerId,
         before: Resources,
         after: Resources,
         rules: &GameRules,
@@ -156,7 +157,7 @@ mod tests {
         after.gain_xp(10);
         after.use_attempt(&rules).unwrap();
         let change = ResourceChange::new(
-            "p1",
+            &"p1".into(),
             Some("310000"),
             "answer:s:q".into(),
             "challenge_answer",
@@ -184,7 +185,16 @@ mod tests {
         let rules = GameRules::default();
         let now = Utc.with_ymd_and_hms(2026, 11, 25, 2, 0, 0).unwrap();
         let r = Resources::new(&rules).at(now, &rules);
-        let change = ResourceChange::new("p1", None, "k".into(), "s", r.clone(), r, &rules, now);
+        let change = ResourceChange::new(
+            &"p1".into(),
+            None,
+            "k".into(),
+            "s",
+            r.clone(),
+            r,
+            &rules,
+            now,
+        );
         assert_eq!(change.weekly, None);
     }
 

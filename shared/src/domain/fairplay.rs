@@ -61,38 +61,25 @@ impl Default for FairPlayRules {
     }
 }
 
-/// A signal raised by an answer or a challenge.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Signal {
-    /// The server measured less time than `max(min_ms, median_percent × median)`.
-    TooFast,
-    /// The client claims more time than the server saw pass (beyond the tolerance).
-    TimeClaimImpossible,
-    /// A challenge of all right answers, every one too fast.
-    FastPerfect,
+closed_set! {
+    /// A signal raised by an answer or a challenge: `too_fast` (the server measured
+    /// less than the question's fast bound), `time_claim_impossible` (the client claims
+    /// more time than passed) or `fast_perfect` (a challenge all right, every answer
+    /// too fast).
+    pub enum Signal in "signal" {
+        TooFast = "too_fast",
+        TimeClaimImpossible = "time_claim_impossible",
+        FastPerfect = "fast_perfect",
+    }
 }
 
 impl Signal {
-    pub const ALL: [Signal; 3] = [
-        Signal::TooFast,
-        Signal::TimeClaimImpossible,
-        Signal::FastPerfect,
-    ];
-
     /// Its bit in `challenge_answers.signals`.
     pub const fn bit(self) -> i64 {
         match self {
             Signal::TooFast => 1,
             Signal::TimeClaimImpossible => 2,
             Signal::FastPerfect => 4,
-        }
-    }
-
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Signal::TooFast => "too_fast",
-            Signal::TimeClaimImpossible => "time_claim_impossible",
-            Signal::FastPerfect => "fast_perfect",
         }
     }
 

@@ -13,30 +13,23 @@
 //! fits as well as one row per player.
 
 use super::skill::logistic;
+use crate::closed_set::closed_set;
 
-/// Which parameters a fit estimates (`IRT_MODEL`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum IrtModel {
-    /// A slope and an intercept per question.
-    TwoPl,
-    /// One slope common to every question, an intercept per question.
-    OnePl,
+closed_set! {
+    /// Which parameters a fit estimates (`IRT_MODEL`): `2pl` (a slope and an intercept
+    /// per question) or `1pl` (one slope common to every question).
+    pub enum IrtModel in "irt-model" {
+        TwoPl = "2pl",
+        OnePl = "1pl",
+    }
 }
 
-impl IrtModel {
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            IrtModel::TwoPl => "2pl",
-            IrtModel::OnePl => "1pl",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<IrtModel> {
-        match text {
-            "2pl" => Some(IrtModel::TwoPl),
-            "1pl" => Some(IrtModel::OnePl),
-            _ => None,
-        }
+closed_set! {
+    /// Whether a fit holds each question's guessing floor at 1 / options
+    /// (`IRT_GUESSING`): `options` (c = 1 / the number of options) or `none` (c = 0).
+    pub enum IrtGuessing in "irt-guessing" {
+        Options = "options",
+        None = "none",
     }
 }
 

@@ -3,6 +3,7 @@
 //! allowed format, the size of its kind, an image's sides, a file that is whole; a JPEG
 //! loses its metadata segments (EXIF with GPS positions, XMP, IPTC, comments).
 
+use crate::closed_set::closed_set;
 use std::fmt;
 
 use crate::message::{Message, msg};
@@ -13,33 +14,13 @@ use img_parts::Bytes;
 /// the rest of the formats need a few dozen).
 pub const SNIFF_BYTES: usize = 4096;
 
-/// The three kinds of media a question can carry.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum MediaKind {
-    Image,
-    Audio,
-    Video,
-}
-
-impl MediaKind {
-    pub const ALL: [MediaKind; 3] = [MediaKind::Image, MediaKind::Audio, MediaKind::Video];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Image => "image",
-            Self::Audio => "audio",
-            Self::Video => "video",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|k| k.as_str() == s)
-    }
-}
-
-impl fmt::Display for MediaKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+closed_set! {
+    /// The kind of a media file: `image`, `audio` or `video` (the three kinds a
+    /// question can carry).
+    pub enum MediaKind in "content-type" {
+        Image = "image",
+        Audio = "audio",
+        Video = "video",
     }
 }
 

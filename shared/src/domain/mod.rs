@@ -4,6 +4,7 @@ pub mod ad_recovery;
 pub mod admin_role;
 pub mod answer;
 pub mod board;
+pub mod category_status;
 pub mod change;
 pub mod content_type;
 pub mod evaluation;

@@ -2,6 +2,7 @@
 //! upper-lower discrimination index, and the flags that point staff at a broken
 //! question. Pure: the statistics job feeds them the counts it keeps.
 
+use crate::ids::PlayerId;
 use std::cmp::Ordering;
 
 use crate::closed_set::closed_set;
@@ -173,7 +174,7 @@ pub fn median(histogram: &[(i64, i64)]) -> Option<i64> {
 /// One player's answers to a question version, with their accuracy over all questions.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlayerAnswers {
-    pub player_id: String,
+    pub player_id: PlayerId,
     /// Right answers ÷ answers over every question the player answered.
     pub overall_accuracy: f64,
     pub attempts: i64,

@@ -6,6 +6,7 @@ use utoipa::ToSchema;
 use crate::context::AppContext;
 use crate::db;
 use crate::domain::board::BoardKey;
+use crate::ids::PlayerId;
 use crate::message::msg;
 use crate::services::player_auth;
 use crate::tokens::hash_token;
@@ -20,7 +21,7 @@ pub struct Deleted {
 /// The player id of an access token, whether the player is banned or already deleted:
 /// deletion stays open to both (app stores require it; repeating it is harmless). The
 /// token must still be live: not of a merged-away guest, not of an ended sign-in.
-pub async fn account_holder(ctx: &AppContext, token: &str) -> Result<String> {
+pub async fn account_holder(ctx: &AppContext, token: &str) -> Result<PlayerId> {
     let subject = player_auth::verify_access(ctx, token)?;
     let row = db::players::auth_row(&ctx.db, &subject.player_id)
         .await?
@@ -30,7 +31,7 @@ pub async fn account_holder(ctx: &AppContext, token: &str) -> Result<String> {
 }
 
 /// `DELETE /v1/users/me`.
-pub async fn delete_account(ctx: &AppContext, player_id: &str) -> Result<Deleted> {
+pub async fn delete_account(ctx: &AppContext, player_id: &PlayerId) -> Result<Deleted> {
     let region = db::players::region_state(&ctx.db, player_id)
         .await?
         .and_then(|s| s.region_code);
@@ -54,7 +55,11 @@ pub struct LoggedOut {
 }
 
 /// `POST /v1/auth/logout`: revokes the presented refresh token of the caller.
-pub async fn logout(ctx: &AppContext, player_id: &str, refresh_token: &str) -> Result<LoggedOut> {
+pub async fn logout(
+    ctx: &AppContext,
+    player_id: &PlayerId,
+    refresh_token: &str,
+) -> Result<LoggedOut> {
     let mut tx = ctx.db.begin().await?;
     db::accounts::revoke_refresh_token(
         &mut tx,

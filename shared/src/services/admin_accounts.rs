@@ -9,6 +9,7 @@ use crate::client_addr::LimitKey;
 use crate::context::AppContext;
 use crate::db::{self, Tx, admins::AdminRow};
 use crate::envelope::Pagination;
+use crate::ids::AdminId;
 use crate::message::msg;
 use crate::password;
 use crate::services::admin_auth::{self, AdminAccount, AdminPrincipal, AdminRole};
@@ -123,7 +124,7 @@ pub async fn create(
         Write {
             action: "admin.create",
             target_type: "admin",
-            target_id: Some(&row.id),
+            target_id: Some(row.id.as_str()),
             before: None,
             after: Some(snapshot(&row)),
         },
@@ -163,7 +164,7 @@ async fn keep_a_super_admin(tx: &mut Tx, before: &AdminRow, after: &AdminRow) ->
 async fn change(
     ctx: &AppContext,
     actor: &AdminPrincipal,
-    id: &str,
+    id: &AdminId,
     action: &str,
     apply: impl FnOnce(&mut AdminRow) -> Result<()>,
 ) -> Result<AdminAccount> {
@@ -188,7 +189,8 @@ async fn change(
             }
         })?;
     if deactivated {
-        db::refresh_tokens::revoke_all(&mut tx, Audience::Admin.column(), id, None, now).await?;
+        db::refresh_tokens::revoke_all(&mut tx, Audience::Admin.column(), id.as_str(), None, now)
+            .await?;
     }
     after.updated_at = now;
     audit::record_and_commit(
@@ -198,7 +200,7 @@ async fn change(
         Write {
             action,
             target_type: "admin",
-            target_id: Some(id),
+            target_id: Some(id.as_str()),
             before: Some(snapshot(&before)),
             after: Some(snapshot(&after)),
         },
@@ -210,7 +212,7 @@ async fn change(
 pub async fn update(
     ctx: &AppContext,
     actor: &AdminPrincipal,
-    id: &str,
+    id: &AdminId,
     req: &UpdateAdmin,
 ) -> Result<AdminAccount> {
     let username = req.username.as_deref().map(check_username).transpose()?;
@@ -243,7 +245,11 @@ pub async fn update(
 }
 
 /// Soft delete: the account is deactivated.
-pub async fn delete(ctx: &AppContext, actor: &AdminPrincipal, id: &str) -> Result<AdminAccount> {
+pub async fn delete(
+    ctx: &AppContext,
+    actor: &AdminPrincipal,
+    id: &AdminId,
+) -> Result<AdminAccount> {
     change(ctx, actor, id, "admin.delete", |row| {
         row.is_active = false;
         Ok(())
@@ -254,7 +260,7 @@ pub async fn delete(ctx: &AppContext, actor: &AdminPrincipal, id: &str) -> Resul
 #[derive(Clone, Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ResetPassword {
-    pub admin_id: String,
+    pub admin_id: AdminId,
     pub username: String,
     /// 12 characters with upper case, lower case, digits and symbols; shown this once.
     pub plain_password: String,
@@ -263,7 +269,7 @@ pub struct ResetPassword {
 pub async fn reset_password(
     ctx: &AppContext,
     actor: &AdminPrincipal,
-    id: &str,
+    id: &AdminId,
 ) -> Result<ResetPassword> {
     let plain = password::generate(12);
     let hash = password::hash(plain.clone()).await?;
@@ -273,7 +279,8 @@ pub async fn reset_password(
         .await?
         .ok_or_else(|| Error::not_found(msg::ADMIN_NOT_FOUND))?;
     db::admins::set_password(&mut tx, id, &hash, now).await?;
-    db::refresh_tokens::revoke_all(&mut tx, Audience::Admin.column(), id, None, now).await?;
+    db::refresh_tokens::revoke_all(&mut tx, Audience::Admin.column(), id.as_str(), None, now)
+        .await?;
     audit::record_and_commit(
         tx,
         ctx,
@@ -281,7 +288,7 @@ pub async fn reset_password(
         Write {
             action: "admin.reset_password",
             target_type: "admin",
-            target_id: Some(id),
+            target_id: Some(id.as_str()),
             before: None,
             after: None,
         },
@@ -357,7 +364,7 @@ pub async fn change_password(
         Write {
             action: "admin.change_password",
             target_type: "admin",
-            target_id: Some(&actor.id),
+            target_id: Some(actor.id.as_str()),
             before: None,
             after: None,
         },

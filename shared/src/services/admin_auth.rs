@@ -13,11 +13,11 @@ use std::net::IpAddr;
 
 use serde::Serialize;
 use utoipa::ToSchema;
-use uuid::Uuid;
 
 use crate::client_addr::LimitKey;
 use crate::context::AppContext;
 use crate::db::{self, admins::AdminRow};
+use crate::ids::AdminId;
 use crate::message::msg;
 use crate::password;
 pub use crate::services::admin_identity::{AdminAccount, AdminPrincipal, AdminRole};
@@ -30,7 +30,7 @@ use crate::{Error, Result};
 
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct AdminIdentity {
-    pub id: String,
+    pub id: AdminId,
     pub username: String,
     pub role: AdminRole,
 }
@@ -81,7 +81,7 @@ pub(crate) async fn new_admin_row(
     now_ms: i64,
 ) -> Result<AdminRow> {
     Ok(AdminRow {
-        id: Uuid::new_v4().to_string(),
+        id: AdminId::generate(),
         username,
         password_hash: password::hash(plain_password.to_owned()).await?,
         role,
@@ -162,7 +162,7 @@ async fn record_sign_in(
         Write {
             action: "admin.login",
             target_type: "admin",
-            target_id: Some(&row.id),
+            target_id: Some(row.id.as_str()),
             before: None,
             after: Some(origin.state(None)),
         },
@@ -182,7 +182,7 @@ async fn record_failed_sign_in(ctx: &AppContext, failure: &FailedSignIn, origin:
             Write {
                 action: "admin.login_failed",
                 target_type: "admin",
-                target_id: failure.account.as_deref(),
+                target_id: failure.account.as_ref().map(AdminId::as_str),
                 before: None,
                 after: Some(origin.state(Some(failure.reason))),
             },
@@ -206,7 +206,7 @@ pub async fn login(ctx: &AppContext, sign_in: &SignIn, origin: Origin) -> Result
         ctx,
         &mut tx,
         Audience::Admin,
-        &row.id,
+        row.id.as_str(),
         row.token_version,
         None,
         now,
@@ -230,7 +230,7 @@ pub async fn login(ctx: &AppContext, sign_in: &SignIn, origin: Origin) -> Result
 /// sign-in, so a password change or deactivation ends the session as it ends tokens.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct ConsoleIdentity {
-    pub admin_id: String,
+    pub admin_id: AdminId,
     pub token_version: i64,
 }
 
@@ -303,7 +303,7 @@ enum Refusal {
 struct FailedSignIn {
     error: Error,
     /// The account the username named, if one exists.
-    account: Option<String>,
+    account: Option<AdminId>,
     /// `password`, `inactive`, `mfa_code` or `mfa_locked`.
     reason: &'static str,
 }
@@ -397,11 +397,11 @@ pub async fn refresh(ctx: &AppContext, refresh_token: &str) -> Result<TokenPair>
     let claims = ctx
         .tokens
         .verify(Audience::Admin, TokenType::Refresh, refresh_token, now)?;
-    let row = live_admin(ctx, &claims.sub, claims.ver).await?;
+    let row = live_admin(ctx, &AdminId::from_trusted(claims.sub), claims.ver).await?;
     refresh_sessions::rotate(
         ctx,
         Audience::Admin,
-        &row.id,
+        row.id.as_str(),
         row.token_version,
         refresh_token,
         now,
@@ -416,11 +416,11 @@ pub async fn authenticate(ctx: &AppContext, token: &str) -> Result<AdminPrincipa
     let claims = ctx
         .tokens
         .verify(Audience::Admin, TokenType::Access, token, now)?;
-    let row = live_admin(ctx, &claims.sub, claims.ver).await?;
+    let row = live_admin(ctx, &AdminId::from_trusted(claims.sub), claims.ver).await?;
     Ok(principal(row))
 }
 
-async fn live_admin(ctx: &AppContext, id: &str, version: i64) -> Result<AdminRow> {
+async fn live_admin(ctx: &AppContext, id: &AdminId, version: i64) -> Result<AdminRow> {
     match db::admins::get(&ctx.db, id).await? {
         Some(row) if row.is_active && row.token_version == version => Ok(row),
         _ => Err(Error::unauthorized(msg::ADMIN_TOKEN_NO_LONGER_VALID)),
@@ -436,7 +436,7 @@ pub fn check_static_token(ctx: &AppContext, token: &str) -> Result<()> {
 }
 
 /// `GET /v1/admin/admins/:id`.
-pub async fn get_account(ctx: &AppContext, id: &str) -> Result<AdminAccount> {
+pub async fn get_account(ctx: &AppContext, id: &AdminId) -> Result<AdminAccount> {
     db::admins::get(&ctx.db, id)
         .await?
         .map(|row| AdminAccount::from_row(&row))

@@ -7,13 +7,14 @@ use utoipa::ToSchema;
 
 use crate::clock::from_ms;
 use crate::db::admins::AdminRow;
+use crate::ids::AdminId;
 
 pub use crate::domain::admin_role::AdminRole;
 
 /// The signed-in admin behind a request.
 #[derive(Clone, Debug)]
 pub struct AdminPrincipal {
-    pub id: String,
+    pub id: AdminId,
     pub username: String,
     pub role: AdminRole,
     /// TOTP is on for this admin.
@@ -26,7 +27,7 @@ pub struct AdminPrincipal {
 #[derive(Clone, Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AdminAccount {
-    pub id: String,
+    pub id: AdminId,
     pub username: String,
     pub role: AdminRole,
     /// 0 or 1.

@@ -29,6 +29,7 @@ use utoipa::ToSchema;
 use crate::client_addr::LimitKey;
 use crate::context::AppContext;
 use crate::db::{self, admin_mfa::CodeCounter, admin_mfa::SecretColumn};
+use crate::ids::AdminId;
 use crate::message::msg;
 use crate::secrets_key::Opened;
 use crate::services::admin_identity::{AdminAccount, AdminPrincipal};
@@ -143,16 +144,16 @@ fn totp_of(secret_b32: &str, username: &str) -> Result<Totp> {
 
 /// What a stored secret belongs to (bound into its seal): the admin's row, for the
 /// pending and the confirmed secret alike (enabling moves one into the other).
-fn secret_context(admin_id: &str) -> String {
+fn secret_context(admin_id: &AdminId) -> String {
     format!("admin_mfa.secret:{admin_id}")
 }
 
-fn seal_secret(ctx: &AppContext, admin_id: &str, base32: &str) -> Result<String> {
+fn seal_secret(ctx: &AppContext, admin_id: &AdminId, base32: &str) -> Result<String> {
     ctx.secrets_key.seal(base32, &secret_context(admin_id))
 }
 
 /// The base32 secret of a stored one (sealed, or from before sealing).
-fn open_secret(ctx: &AppContext, admin_id: &str, stored: &str) -> Result<String> {
+fn open_secret(ctx: &AppContext, admin_id: &AdminId, stored: &str) -> Result<String> {
     ctx.secrets_key
         .open(stored, &secret_context(admin_id))
         .map(Opened::into_inner)
@@ -302,7 +303,7 @@ pub async fn enable(ctx: &AppContext, admin: &AdminPrincipal, code: &str) -> Res
 /// replayed codes are the same `false`.
 async fn accept_factor(
     ctx: &AppContext,
-    admin_id: &str,
+    admin_id: &AdminId,
     username: &str,
     stored_secret: &str,
     factor: &SecondFactor,
@@ -357,7 +358,7 @@ enum CodeVerdict {
 /// locks the codes (audited as `admin.mfa_lock`).
 async fn judge_code(
     ctx: &AppContext,
-    admin_id: &str,
+    admin_id: &AdminId,
     username: &str,
     stored_secret: &str,
     factor: &SecondFactor,
@@ -400,7 +401,7 @@ async fn judge_code(
 
 /// How much longer the admin's codes are refused (a lock, or a full run whose last
 /// codes are still being judged), if they are.
-async fn refused_for_ms(ctx: &AppContext, admin_id: &str, now: i64) -> Result<Option<i64>> {
+async fn refused_for_ms(ctx: &AppContext, admin_id: &AdminId, now: i64) -> Result<Option<i64>> {
     let Some(row) = db::admin_mfa::get(&ctx.db, admin_id).await? else {
         return Ok(None);
     };
@@ -416,7 +417,7 @@ async fn refused_for_ms(ctx: &AppContext, admin_id: &str, now: i64) -> Result<Op
 /// transaction (of concurrent last guesses one locks).
 async fn lock_codes_if_full(
     ctx: &AppContext,
-    admin_id: &str,
+    admin_id: &AdminId,
     run_start: i64,
     now: i64,
 ) -> Result<()> {
@@ -433,7 +434,7 @@ async fn lock_codes_if_full(
         Write {
             action: "admin.mfa_lock",
             target_type: "admin",
-            target_id: Some(admin_id),
+            target_id: Some(admin_id.as_str()),
             before: None,
             after: Some(serde_json::json!({
                 "wrongCodes": CODE_LIMIT,
@@ -467,7 +468,7 @@ pub(crate) enum SecondStep {
 /// The second step of a sign-in whose password was right.
 pub(crate) async fn second_step(
     ctx: &AppContext,
-    admin_id: &str,
+    admin_id: &AdminId,
     username: &str,
     factor: &SecondFactor,
 ) -> Result<SecondStep> {
@@ -558,7 +559,7 @@ async fn commit_own_mfa_change(
         Write {
             action,
             target_type: "admin",
-            target_id: Some(&admin.id),
+            target_id: Some(admin.id.as_str()),
             before: None,
             after: None,
         },
@@ -568,10 +569,10 @@ async fn commit_own_mfa_change(
 
 /// `DELETE /v1/admin/admins/:id/mfa` (super_admin): turns another admin's MFA off (a
 /// lost device), pending set-up and recovery codes included; audited.
-pub async fn reset(ctx: &AppContext, actor: &AdminPrincipal, id: &str) -> Result<AdminAccount> {
+pub async fn reset(ctx: &AppContext, actor: &AdminPrincipal, id: &AdminId) -> Result<AdminAccount> {
     // One's own second factor goes only with a code of it (`disable`): otherwise a stolen
     // super_admin session could drop it without one.
-    if id == actor.id {
+    if *id == actor.id {
         return Err(Error::validation(
             msg::RESET_ANOTHER_ADMIN_S_MFA_TURN_OFF_YOUR_OWN_WITH_A_CODE_POST,
         ));
@@ -599,7 +600,8 @@ pub async fn reset(ctx: &AppContext, actor: &AdminPrincipal, id: &str) -> Result
     // Whoever signed in with the old factor signs in again (tokens and console sessions
     // end with the token version).
     db::admins::end_access_tokens(&mut tx, id, now).await?;
-    db::refresh_tokens::revoke_all(&mut tx, Audience::Admin.column(), id, None, now).await?;
+    db::refresh_tokens::revoke_all(&mut tx, Audience::Admin.column(), id.as_str(), None, now)
+        .await?;
     let after = AdminAccount {
         mfa_enabled: false,
         ..before.clone()
@@ -611,7 +613,7 @@ pub async fn reset(ctx: &AppContext, actor: &AdminPrincipal, id: &str) -> Result
         Write {
             action: "admin.mfa_reset",
             target_type: "admin",
-            target_id: Some(id),
+            target_id: Some(id.as_str()),
             before: before_state,
             after: serde_json::to_value(&after).ok(),
         },

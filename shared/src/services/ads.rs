@@ -12,8 +12,9 @@ use crate::clock::{beijing, from_ms};
 use crate::context::AppContext;
 use crate::db::progress::{PlayerProgress, Target, Update};
 use crate::db::{self, ads::NewAdSession};
-use crate::domain::ad_recovery::{AdKind, AdOutcome, AdSessionStatus};
+use crate::domain::ad_recovery::{AdKind, AdOutcome, AdPlatform, AdRefusal, AdSessionStatus};
 use crate::domain::change::ResourceChange;
+use crate::ids::PlayerId;
 use crate::message::msg;
 use crate::services::player_auth::PlayerPrincipal;
 use crate::services::progress::{self, ProgressSummary};
@@ -64,10 +65,8 @@ pub struct SessionAnswer {
     pub remaining_today: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub expires_at: Option<DateTime<Utc>>,
-    /// Ineligible: daily_limit_reached, cooldown_active, already_subscribed, invalid_type,
-    /// too_many_open_sessions (three are open: complete one or let it expire).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
+    pub reason: Option<AdRefusal>,
     /// Ineligible: when it may work again (null when unknown).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_available_at: Option<Option<DateTime<Utc>>>,
@@ -77,7 +76,7 @@ pub struct SessionAnswer {
 
 impl SessionAnswer {
     fn ineligible(
-        reason: &str,
+        reason: AdRefusal,
         next: Option<DateTime<Utc>>,
         benefits: Option<SubscriptionBenefits>,
     ) -> Self {
@@ -88,7 +87,7 @@ impl SessionAnswer {
             ad_placement_id: None,
             remaining_today: None,
             expires_at: None,
-            reason: Some(reason.into()),
+            reason: Some(reason),
             next_available_at: Some(next),
             subscription_benefits: benefits,
         }
@@ -130,7 +129,7 @@ fn cooldown_end(ctx: &AppContext, p: &PlayerProgress) -> Option<DateTime<Utc>> {
 async fn refusal(
     ctx: &AppContext,
     p: &PlayerProgress,
-    player_id: &str,
+    player_id: &PlayerId,
     kind: AdKind,
     now: DateTime<Utc>,
 ) -> Result<Option<SessionAnswer>> {
@@ -141,7 +140,7 @@ async fn refusal(
             daily_high_reward_sessions: None,
         };
         return Ok(Some(SessionAnswer::ineligible(
-            "already_subscribed",
+            AdRefusal::AlreadySubscribed,
             p.subscription_expires_at.map(from_ms),
             Some(benefits),
         )));
@@ -152,7 +151,7 @@ async fn refusal(
             let used = db::ads::completed_on(&ctx.db, player_id, kind, &day).await?;
             if used >= daily_cap(ctx, kind) {
                 return Ok(Some(SessionAnswer::ineligible(
-                    "daily_limit_reached",
+                    AdRefusal::DailyLimitReached,
                     Some(beijing::next_midnight(now)),
                     None,
                 )));
@@ -161,7 +160,7 @@ async fn refusal(
         _ => {
             if let Some(end) = cooldown_end(ctx, p).filter(|end| *end > now) {
                 return Ok(Some(SessionAnswer::ineligible(
-                    "cooldown_active",
+                    AdRefusal::CooldownActive,
                     Some(end),
                     None,
                 )));
@@ -173,7 +172,7 @@ async fn refusal(
 
 async fn remaining_today(
     ctx: &AppContext,
-    player_id: &str,
+    player_id: &PlayerId,
     kind: AdKind,
     now: DateTime<Utc>,
 ) -> Result<i64> {
@@ -204,11 +203,11 @@ pub async fn open_session(
     req: &SessionRequest,
 ) -> Result<SessionAnswer> {
     check_input(ctx, &req.client_request_id, &req.ad_provider)?;
-    if !matches!(req.platform.as_str(), "ios" | "android" | "harmony" | "web") {
+    let Some(platform) = AdPlatform::parse(&req.platform) else {
         return Err(Error::validation(
             msg::PLATFORM_MUST_BE_IOS_ANDROID_HARMONY_OR_WEB,
         ));
-    }
+    };
     let crid = req.client_request_id.trim();
     let now = ctx.clock.now();
     if let Some(row) = db::ads::by_client_request(&ctx.db, &player.id, crid).await? {
@@ -216,7 +215,11 @@ pub async fn open_session(
         return Ok(eligible(&row, remaining));
     }
     let Some(kind) = AdKind::parse(&req.kind) else {
-        return Ok(SessionAnswer::ineligible("invalid_type", None, None));
+        return Ok(SessionAnswer::ineligible(
+            AdRefusal::InvalidType,
+            None,
+            None,
+        ));
     };
     let p = progress::load(ctx, &player.id).await?;
     if let Some(refused) = refusal(ctx, &p, &player.id, kind, now).await? {
@@ -233,7 +236,7 @@ pub async fn open_session(
     let (open, first_expiry) = db::ads::open_sessions(&mut tx, &player.id, crid, now_ms).await?;
     if open >= MAX_OPEN_SESSIONS {
         return Ok(SessionAnswer::ineligible(
-            "too_many_open_sessions",
+            AdRefusal::TooManyOpenSessions,
             first_expiry.map(from_ms),
             None,
         ));
@@ -245,7 +248,7 @@ pub async fn open_session(
             player_id: &player.id,
             kind,
             client_request_id: crid,
-            platform: &req.platform,
+            platform,
             ad_provider: &req.ad_provider,
             ad_placement_id: &placement,
             day: &day,
@@ -306,23 +309,21 @@ pub struct CompleteAnswer {
     pub reward: Option<RecoveryReward>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub limits: Option<RecoveryLimits>,
-    /// failed: ad_not_completed, provider_verification_failed, session_expired,
-    /// daily_limit_reached, cooldown_active, already_subscribed.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
+    pub reason: Option<AdRefusal>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
     #[schema(value_type = ProgressSummary)]
     pub progress: serde_json::Value,
 }
 
-fn failed(reason: &str, message: &str, progress: &ProgressSummary) -> CompleteAnswer {
+fn failed(reason: AdRefusal, message: &str, progress: &ProgressSummary) -> CompleteAnswer {
     CompleteAnswer {
         status: AdOutcome::Failed,
         kind: None,
         reward: None,
         limits: None,
-        reason: Some(reason.into()),
+        reason: Some(reason),
         message: Some(message.into()),
         progress: serde_json::to_value(progress).unwrap_or_default(),
     }
@@ -365,16 +366,25 @@ pub async fn complete(
 
     let used = db::ads::completed_on_tx(&mut tx, &player.id, kind, &today).await?;
     let refusal = if now_ms > session.expires_at {
-        Some(("session_expired", "the ad session expired; open a new one"))
+        Some((
+            AdRefusal::SessionExpired,
+            "the ad session expired; open a new one",
+        ))
     } else if p.is_subscribed(now_ms) {
-        Some(("already_subscribed", "subscribers do not need ad recovery"))
+        Some((
+            AdRefusal::AlreadySubscribed,
+            "subscribers do not need ad recovery",
+        ))
     } else if kind != STREAK_PROTECTION && used >= daily_cap(ctx, kind) {
         Some((
-            "daily_limit_reached",
+            AdRefusal::DailyLimitReached,
             "no more recoveries of this kind today",
         ))
     } else if kind == STREAK_PROTECTION && cooldown_end(ctx, &p).is_some_and(|end| end > now) {
-        Some(("cooldown_active", "streak protection is cooling down"))
+        Some((
+            AdRefusal::CooldownActive,
+            "streak protection is cooling down",
+        ))
     } else {
         None
     };

@@ -12,6 +12,7 @@ use crate::clock::from_ms;
 use crate::context::AppContext;
 use crate::db::{self, Tx, audit::NewAuditEntry};
 use crate::envelope::Pagination;
+use crate::ids::AdminId;
 use crate::message::msg;
 use crate::services::admin_identity::{AdminPrincipal, AdminRole};
 use crate::{Error, Result};
@@ -30,7 +31,7 @@ pub struct Write<'a> {
 /// The actor of what the service does by itself, in the audit log.
 pub fn system() -> AdminPrincipal {
     AdminPrincipal {
-        id: "system".into(),
+        id: AdminId::from_trusted("system"),
         username: "system".into(),
         role: AdminRole::Admin,
         mfa_enabled: false,
@@ -42,7 +43,7 @@ pub fn system() -> AdminPrincipal {
 /// if any, is the entry's target).
 pub fn anonymous() -> AdminPrincipal {
     AdminPrincipal {
-        id: "anonymous".into(),
+        id: AdminId::from_trusted("anonymous"),
         username: "anonymous".into(),
         role: AdminRole::Admin,
         mfa_enabled: false,
@@ -64,7 +65,7 @@ pub async fn record(
         tx,
         &NewAuditEntry {
             id: &id,
-            actor_id: &actor.id,
+            actor_id: actor.id.as_str(),
             actor_username: &actor.username,
             action: w.action,
             target_type: w.target_type,

@@ -11,10 +11,11 @@ use crate::clock::beijing;
 use crate::context::AppContext;
 use crate::db::{self, Tx};
 use crate::domain::board::{BoardKey, league_board};
+use crate::ids::PlayerId;
 
 /// What a visibility change leaves to do once its transaction commits.
 pub(crate) struct VisibilityChange {
-    player_id: String,
+    player_id: PlayerId,
     /// This week's boards of the player (their Redis entries follow).
     pub(crate) this_week_boards: Vec<String>,
     last_week: String,
@@ -29,7 +30,7 @@ pub(crate) struct VisibilityChange {
 pub(crate) async fn set_hidden(
     tx: &mut Tx,
     ctx: &AppContext,
-    player_id: &str,
+    player_id: &PlayerId,
     region: Option<&str>,
     hidden_until: Option<i64>,
 ) -> Result<VisibilityChange> {
@@ -58,7 +59,7 @@ pub(crate) async fn set_hidden(
             .await?;
     db::settlement::set_hidden(tx, &last_week, &last_week_boards, player_id, hidden_until).await?;
     Ok(VisibilityChange {
-        player_id: player_id.to_string(),
+        player_id: player_id.clone(),
         this_week_boards,
         last_week,
         last_week_live,
@@ -87,7 +88,7 @@ pub(crate) async fn after_commit(ctx: &AppContext, change: &VisibilityChange) {
 pub(crate) async fn withdraw_last_week_promotion(
     tx: &mut Tx,
     ctx: &AppContext,
-    player_id: &str,
+    player_id: &PlayerId,
 ) -> Result<bool> {
     let this_week_day = beijing::week_start(ctx.clock.now());
     let last_week_day = this_week_day - chrono::Duration::days(7);

@@ -3,6 +3,7 @@
 //! tracks, wallet, inventory).
 
 use crate::domain::league::tier_name;
+use crate::ids::PlayerId;
 use crate::message::msg;
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -21,7 +22,7 @@ use crate::{Error, Result};
 #[derive(Clone, Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct BootstrapUser {
-    pub id: String,
+    pub id: PlayerId,
     pub nickname: Option<String>,
     pub avatar_url: Option<String>,
     pub tier: crate::domain::subscription::Tier,

@@ -270,7 +270,7 @@ async fn try_session(
         {
             continue;
         }
-        let (right_text, difficulty) = truth.of(ctx, &served.question.id, rng).await?;
+        let (right_text, difficulty) = truth.of(ctx, served.question.id.as_str(), rng).await?;
         let options = &served.question.options;
         let floor = skill::guessing_floor(options.len());
         let right = player.bot
@@ -294,8 +294,8 @@ async fn try_session(
             ctx,
             &subject,
             &AnswerRequest {
-                challenge_id: challenge.challenge_id.clone(),
-                question_id: served.question.id.clone(),
+                challenge_id: challenge.challenge_id.to_string(),
+                question_id: served.question.id.to_string(),
                 selected_option_id: chosen,
                 time_ms: Some(time_ms),
                 combo_count: None,

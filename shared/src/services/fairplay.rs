@@ -18,6 +18,7 @@ use crate::domain::fairplay::{
     self as rules, FairPlayDecision, FairPlayState, Signal, queue_key, signals_of,
 };
 use crate::envelope::Pagination;
+use crate::ids::{ChallengeId, PlayerId, QuestionId};
 use crate::message::msg;
 use crate::services::admin_auth::AdminPrincipal;
 use crate::services::audit::{self, PageQuery, Write};
@@ -54,7 +55,7 @@ pub fn score_of_answer(
 /// After an answer's write scored its signals: holds the player when their week's score
 /// passed the threshold. A failure is logged (the answer stands; the next signalled
 /// answer finds the score still past it and holds them then).
-pub async fn after_scored(ctx: &AppContext, player_id: &str, scored: &Scored, now_ms: i64) {
+pub async fn after_scored(ctx: &AppContext, player_id: &PlayerId, scored: &Scored, now_ms: i64) {
     if scored.state != FairPlayState::Flagged
         || !rules::holds(
             scored.week_score,
@@ -65,14 +66,14 @@ pub async fn after_scored(ctx: &AppContext, player_id: &str, scored: &Scored, no
         return;
     }
     if let Err(e) = hold(ctx, player_id, now_ms).await {
-        tracing::warn!(error = %e, player_id, "fair play: hold not placed");
+        tracing::warn!(error = %e, %player_id, "fair play: hold not placed");
     }
 }
 
 /// Holds a flagged player (audited, actor `system`); nothing when another request held,
 /// cleared or banned them first. The progress row is locked first, as the answer's write
 /// and every decision lock it before the fair-play row.
-async fn hold(ctx: &AppContext, player_id: &str, now_ms: i64) -> Result<()> {
+async fn hold(ctx: &AppContext, player_id: &PlayerId, now_ms: i64) -> Result<()> {
     let mut tx = ctx.db.begin().await?;
     let change = set_hold(&mut tx, ctx, player_id, true, now_ms).await?;
     let Some(week_score) = db::fairplay::hold_flagged(&mut tx, player_id, now_ms).await? else {
@@ -86,14 +87,14 @@ async fn hold(ctx: &AppContext, player_id: &str, now_ms: i64) -> Result<()> {
         Write {
             action: "player.fair_play_hold",
             target_type: "player",
-            target_id: Some(player_id),
+            target_id: Some(player_id.as_str()),
             before: Some(json!({ "state": "flagged" })),
             after: Some(json!({ "state": "held", "weekScore": week_score })),
         },
     )
     .await?;
     after_hold_change(ctx, player_id, &change).await;
-    tracing::info!(player_id, week_score, "fair play: player held");
+    tracing::info!(%player_id, week_score, "fair play: player held");
     Ok(())
 }
 
@@ -104,7 +105,7 @@ async fn hold(ctx: &AppContext, player_id: &str, now_ms: i64) -> Result<()> {
 async fn set_hold(
     tx: &mut Tx,
     ctx: &AppContext,
-    player_id: &str,
+    player_id: &PlayerId,
     held: bool,
     now_ms: i64,
 ) -> Result<VisibilityChange> {
@@ -142,7 +143,7 @@ async fn set_hold(
 }
 
 /// After a hold or release committed: the rank index and this process's memory follow.
-async fn after_hold_change(ctx: &AppContext, player_id: &str, change: &VisibilityChange) {
+async fn after_hold_change(ctx: &AppContext, player_id: &PlayerId, change: &VisibilityChange) {
     ctx.answer_cache.forget_player(player_id);
     board_visibility::after_commit(ctx, change).await;
 }
@@ -163,15 +164,14 @@ pub struct SignalCounts {
 #[derive(Clone, Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SignalExample {
-    pub challenge_id: String,
-    pub question_id: String,
+    pub challenge_id: ChallengeId,
+    pub question_id: QuestionId,
     pub is_correct: bool,
     /// What the client claimed.
     pub time_ms: i64,
     /// What the server measured.
     pub server_elapsed_ms: Option<i64>,
-    /// `too_fast`, `time_claim_impossible`, `fast_perfect`.
-    pub signals: Vec<String>,
+    pub signals: Vec<Signal>,
     pub answered_at: DateTime<Utc>,
 }
 
@@ -179,7 +179,7 @@ pub struct SignalExample {
 #[derive(Clone, Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct FairPlayEntry {
-    pub user_id: String,
+    pub user_id: PlayerId,
     pub display_name: String,
     pub state: FairPlayState,
     /// On no board others see.
@@ -208,10 +208,7 @@ fn example(e: Example) -> SignalExample {
         is_correct: e.is_correct,
         time_ms: e.time_ms,
         server_elapsed_ms: e.server_elapsed_ms,
-        signals: signals_of(e.signals)
-            .into_iter()
-            .map(|s| s.as_str().to_string())
-            .collect(),
+        signals: signals_of(e.signals),
         answered_at: from_ms(e.created_at),
     }
 }
@@ -258,7 +255,7 @@ pub async fn queue(ctx: &AppContext, q: &PageQuery) -> Result<(Vec<FairPlayEntry
     } else {
         Vec::new()
     };
-    let ids: Vec<&str> = rows.iter().map(|r| r.row.player_id.as_str()).collect();
+    let ids: Vec<&PlayerId> = rows.iter().map(|r| &r.row.player_id).collect();
     let mut examples = db::fairplay::examples(&ctx.db, &ids, EXAMPLES).await?;
     examples.sort_by_key(|e| std::cmp::Reverse(e.created_at));
     let items = rows
@@ -292,7 +289,7 @@ pub struct DecisionRequest {
 pub async fn decide(
     ctx: &AppContext,
     actor: &AdminPrincipal,
-    player_id: &str,
+    player_id: &PlayerId,
     req: &DecisionRequest,
 ) -> Result<FairPlayEntry> {
     let reason = moderation::staff_reason(req.reason.as_deref())?;
@@ -364,7 +361,7 @@ pub async fn decide(
         Write {
             action: "player.fair_play",
             target_type: "player",
-            target_id: Some(player_id),
+            target_id: Some(player_id.as_str()),
             before: Some(json!({
                 "state": before.fair_play_state,
                 "held": before.fair_play_held,

@@ -22,6 +22,7 @@ use crate::db::players::RegionState;
 use crate::domain::board::{BoardKey, Standing, league_board, ranked, window};
 use crate::domain::league::{self, tier_name, zone, zone_sizes};
 use crate::envelope::Pagination;
+use crate::ids::PlayerId;
 use crate::message::msg;
 use crate::services::player_auth::{self, AccessSubject};
 use crate::services::regions::{self, RegionEntry, SelectedRegion};
@@ -52,7 +53,7 @@ pub struct BoardQuery {
 #[serde(rename_all = "camelCase")]
 pub struct LeaderboardEntry {
     pub rank: i64,
-    pub user_id: String,
+    pub user_id: PlayerId,
     pub display_name: String,
     pub avatar_url: Option<String>,
     /// XP earned in the board's week.
@@ -253,7 +254,7 @@ struct View {
 
 /// Who looks.
 struct Viewer {
-    id: String,
+    id: PlayerId,
     nickname: Option<String>,
     avatar_url: Option<String>,
     held: bool,
@@ -274,7 +275,7 @@ async fn view(
     ctx: &AppContext,
     now: DateTime<Utc>,
     state: RegionState,
-    viewer_id: &str,
+    viewer_id: &PlayerId,
     choice: &Choice,
 ) -> Result<View> {
     let this_week = beijing::week_start(now);
@@ -358,7 +359,7 @@ async fn view(
         rules: ctx.settings.league.clone(),
         meta,
         viewer: Viewer {
-            id: viewer_id.to_string(),
+            id: viewer_id.clone(),
             nickname: state.nickname,
             avatar_url: state.avatar_url,
             held: state.fairplay_held,
@@ -370,7 +371,7 @@ async fn view(
 /// join after their first XP failed) joins now.
 async fn league_membership(
     ctx: &AppContext,
-    player_id: &str,
+    player_id: &PlayerId,
     week: &str,
     previous: bool,
     now: DateTime<Utc>,
@@ -421,7 +422,7 @@ async fn source_of(
     }
     let cohort = board.strip_prefix("league:").unwrap_or(&board);
     let members = db::league::members(&ctx.db, week, cohort, ctx.clock.now_ms()).await?;
-    let mut names: HashMap<String, (Option<String>, Option<String>)> = members
+    let mut names: HashMap<PlayerId, (Option<String>, Option<String>)> = members
         .iter()
         .map(|m| {
             (
@@ -460,7 +461,7 @@ async fn source_of(
 
 /// A row of a board, before it is an entry.
 struct Row {
-    player_id: String,
+    player_id: PlayerId,
     xp: i64,
     nickname: Option<String>,
     avatar_url: Option<String>,
@@ -816,7 +817,7 @@ pub async fn me(
     q: &BoardQuery,
 ) -> Result<(Option<LeaderboardEntry>, LeaderboardMeta)> {
     let choice = choose_after_admission(ctx, subject, q).await?;
-    let player_id = subject.player_id.as_str();
+    let player_id = &subject.player_id;
     let now = ctx.clock.now();
     let now_ms = now.timestamp_millis();
     // This week's region or topic board without Redis: the player's region state,
@@ -962,7 +963,7 @@ async fn above_only(
             // the rows ahead of a row below every other: the board's last rows, over
             // the index from its end
             let last = BoardRow {
-                player_id: String::new(),
+                player_id: PlayerId::from_trusted(String::new()),
                 xp: i64::MIN,
                 last_earned_at: i64::MAX,
             };
@@ -1021,7 +1022,7 @@ pub struct HistoryQuery {
 #[serde(rename_all = "camelCase")]
 pub struct HistoryEntry {
     pub rank: i64,
-    pub user_id: String,
+    pub user_id: PlayerId,
     pub display_name: String,
     /// XP earned that week.
     pub xp: i64,

@@ -8,6 +8,7 @@ use crate::context::AppContext;
 use crate::db::league::Membership;
 use crate::db::{self};
 use crate::domain::league::cohort_prefix;
+use crate::ids::PlayerId;
 use crate::services::settlement;
 use crate::{Error, Result};
 
@@ -16,7 +17,7 @@ use crate::{Error, Result};
 /// cohort, so the answers after the first cost nothing here.
 pub async fn ensure_member(
     ctx: &AppContext,
-    player_id: &str,
+    player_id: &PlayerId,
     week: &str,
     now_ms: i64,
 ) -> Result<Membership> {
@@ -61,11 +62,16 @@ fn previous_week(week: &str) -> Option<String> {
 /// [`ensure_member`] after a change that earned weekly XP was committed: a failure is
 /// logged (the player's next look at their league joins them). False when the database
 /// is unreachable (the caller skips what else it would ask of it).
-pub async fn after_weekly_xp(ctx: &AppContext, player_id: &str, week: &str, now_ms: i64) -> bool {
+pub async fn after_weekly_xp(
+    ctx: &AppContext,
+    player_id: &PlayerId,
+    week: &str,
+    now_ms: i64,
+) -> bool {
     match ensure_member(ctx, player_id, week, now_ms).await {
         Ok(_) => true,
         Err(e) => {
-            tracing::warn!(error = %e, player_id, "league: cohort not joined yet");
+            tracing::warn!(error = %e, %player_id, "league: cohort not joined yet");
             !matches!(e, Error::DatabaseUnavailable(_))
         }
     }

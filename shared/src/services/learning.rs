@@ -13,12 +13,13 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::clock::from_ms;
-use crate::config::{IrtGuessing, LearningSettings};
+use crate::config::LearningSettings;
 use crate::context::AppContext;
 use crate::db::learning::{self as store, CalibrationRow, QuestionCalibrationRow};
 use crate::db::question_stats as cursors;
 use crate::db::{self};
 use crate::domain::irt::{self, Examinee, FitSettings};
+use crate::domain::irt::{IrtGuessing, IrtModel};
 use crate::domain::skill::{self, Estimate};
 use crate::message::msg;
 use crate::services::job_clock::SETTLE_MS;
@@ -213,8 +214,8 @@ async fn fit_category(ctx: &AppContext, category_id: &str, now: i64) -> Result<u
         .map_err(|e| Error::internal(format!("calibration fit: {e}")))?;
     let row = CalibrationRow {
         category_id: category_id.to_string(),
-        model: settings.irt_model.as_str().to_string(),
-        guessing: settings.irt_guessing.as_str().to_string(),
+        model: settings.irt_model,
+        guessing: settings.irt_guessing,
         log_likelihood: if fit.log_likelihood.is_finite() {
             fit.log_likelihood
         } else {
@@ -232,7 +233,7 @@ async fn fit_category(ctx: &AppContext, category_id: &str, now: i64) -> Result<u
         .map(|(id, item)| QuestionCalibrationRow {
             question_id: id.clone(),
             category_id: category_id.to_string(),
-            model: row.model.clone(),
+            model: row.model,
             difficulty: item.parameters.difficulty(),
             discrimination: item.parameters.slope,
             guessing: item.parameters.guessing,
@@ -288,8 +289,7 @@ pub struct CalibratedQuestion {
 #[derive(Clone, Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct QuestionCalibration {
-    /// `2pl` or `1pl`.
-    pub model: String,
+    pub model: IrtModel,
     pub difficulty: f64,
     pub discrimination: f64,
     pub guessing: f64,
@@ -303,10 +303,8 @@ pub struct QuestionCalibration {
 #[serde(rename_all = "camelCase")]
 pub struct CategoryCalibration {
     pub category_id: String,
-    /// `2pl` or `1pl`.
-    pub model: String,
-    /// `options` or `none`.
-    pub guessing: String,
+    pub model: IrtModel,
+    pub guessing: IrtGuessing,
     pub log_likelihood: f64,
     /// The players whose first answers the fit read.
     pub examinees: i64,

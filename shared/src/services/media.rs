@@ -44,9 +44,8 @@ use crate::{Error, Result};
 pub struct MediaItem {
     /// The SHA-256 of the stored bytes, 64 hex digits.
     pub id: String,
-    /// `image`, `audio` or `video`.
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: MediaKind,
     /// The type it is served with.
     pub mime: String,
     pub bytes: i64,
@@ -89,9 +88,8 @@ static UPLOADS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(UPLOA
 #[derive(Clone, Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PlayerMedia {
-    /// `image`, `audio` or `video`.
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: MediaKind,
     /// Where the app fetches it (see the admin `MediaItem.url`).
     pub url: String,
     /// An image's or a video's picture, in pixels.
@@ -113,7 +111,7 @@ pub async fn for_player(ctx: &AppContext, m: &MediaColumns) -> Result<Option<Pla
         return Ok(None);
     };
     Ok(Some(PlayerMedia {
-        kind: format.kind().as_str().to_string(),
+        kind: format.kind(),
         url: url_of(ctx, id, format).await?,
         width: m.media_width,
         height: m.media_height,
@@ -447,7 +445,7 @@ where
         &mut tx,
         &NewMedia {
             id: &id,
-            kind: format.kind().as_str(),
+            kind: format.kind(),
             mime: format.mime(),
             bytes: to_i64(bytes),
             width: width.map(to_i64),

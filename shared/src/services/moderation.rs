@@ -13,6 +13,7 @@ use crate::domain::fairplay::FairPlayState;
 use crate::domain::identity::{IdentityProvider, Platform, ProviderKind};
 use crate::domain::resources;
 use crate::envelope::Pagination;
+use crate::ids::PlayerId;
 use crate::message::msg;
 use crate::services::admin_auth::AdminPrincipal;
 use crate::services::audit::{self, PageQuery, Write};
@@ -23,7 +24,7 @@ use crate::{Error, Result};
 #[derive(Clone, Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PlayerRecord {
-    pub id: String,
+    pub id: PlayerId,
     pub nickname: Option<String>,
     pub avatar_url: Option<String>,
     pub is_guest: bool,
@@ -114,7 +115,7 @@ pub async fn players(
     ))
 }
 
-pub async fn player(ctx: &AppContext, id: &str) -> Result<PlayerRecord> {
+pub async fn player(ctx: &AppContext, id: &PlayerId) -> Result<PlayerRecord> {
     let row = db::moderation::player(&ctx.db, id)
         .await?
         .ok_or_else(|| Error::not_found(msg::PLAYER_NOT_FOUND))?;
@@ -135,7 +136,7 @@ pub struct BanRequest {
 pub async fn ban(
     ctx: &AppContext,
     actor: &AdminPrincipal,
-    id: &str,
+    id: &PlayerId,
     req: &BanRequest,
 ) -> Result<PlayerRecord> {
     let reason = staff_reason(req.reason.as_deref())?;
@@ -167,14 +168,18 @@ pub(crate) fn staff_reason(reason: Option<&str>) -> Result<Option<&str>> {
     Ok(reason)
 }
 
-pub async fn unban(ctx: &AppContext, actor: &AdminPrincipal, id: &str) -> Result<PlayerRecord> {
+pub async fn unban(
+    ctx: &AppContext,
+    actor: &AdminPrincipal,
+    id: &PlayerId,
+) -> Result<PlayerRecord> {
     set_ban(ctx, actor, id, false, None, None, "player.unban").await
 }
 
 async fn set_ban(
     ctx: &AppContext,
     actor: &AdminPrincipal,
-    id: &str,
+    id: &PlayerId,
     banned: bool,
     reason: Option<&str>,
     until: Option<i64>,
@@ -209,7 +214,7 @@ pub(crate) async fn set_ban_in(
     until: Option<i64>,
     action: &str,
 ) -> Result<BanChange> {
-    let id = before.id.as_str();
+    let id = &before.id;
     let week = beijing::day_key(beijing::week_start(ctx.clock.now()));
     // The region under the lock: a move committed since `before` was read is seen.
     let region = db::moderation::set_ban(tx, id, banned, reason, until, ctx.clock.now_ms())
@@ -232,7 +237,7 @@ pub(crate) async fn set_ban_in(
     audit::record(tx, ctx, actor, Write {
         action,
         target_type: "player",
-        target_id: Some(id),
+        target_id: Some(id.as_str()),
         before: Some(serde_json::json!({
             "isBanned": before.is_banned, "banReason": before.ban_reason, "bannedUntil": before.banned_until
         })),
@@ -298,7 +303,7 @@ pub async fn stats(ctx: &AppContext) -> Result<Statistics> {
 pub struct FeedbackRecord {
     pub id: String,
     /// null once the player deleted the account.
-    pub player_id: Option<String>,
+    pub player_id: Option<PlayerId>,
     pub content: String,
     pub contact: Option<String>,
     pub page_context: Option<String>,

@@ -4,12 +4,12 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use utoipa::ToSchema;
-use uuid::Uuid;
 
 use crate::clock::beijing;
 use crate::context::AppContext;
 use crate::db::{self, players::NewPlayer};
 use crate::domain::identity::IdentityProvider;
+use crate::ids::PlayerId;
 use crate::message::msg;
 use crate::services::refresh_sessions;
 use crate::tokens::{Audience, TokenType};
@@ -18,7 +18,7 @@ use crate::{Error, Result};
 /// The signed-in player behind a request.
 #[derive(Clone, Debug)]
 pub struct PlayerPrincipal {
-    pub id: String,
+    pub id: PlayerId,
     pub is_guest: bool,
     /// Linked to a formal identity before (upgraded in place, or merged away).
     pub linked: bool,
@@ -28,7 +28,7 @@ pub struct PlayerPrincipal {
 #[derive(Clone, Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct UserSummary {
-    pub id: String,
+    pub id: PlayerId,
     pub nickname: Option<String>,
     pub avatar_url: Option<String>,
     pub tier: crate::domain::subscription::Tier,
@@ -47,7 +47,7 @@ pub struct Session {
 #[derive(Clone, Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CurrentUser {
-    pub id: String,
+    pub id: PlayerId,
     pub nickname: Option<String>,
     pub avatar_url: Option<String>,
     pub tier: crate::domain::subscription::Tier,
@@ -98,7 +98,7 @@ async fn authenticate_as(
 /// issued at (every live token carries the player's current one).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AccessSubject {
-    pub player_id: String,
+    pub player_id: PlayerId,
     pub token_version: i64,
 }
 
@@ -113,7 +113,7 @@ pub fn verify_access(ctx: &AppContext, token: &str) -> Result<AccessSubject> {
         ctx.clock.now_ms(),
     )?;
     Ok(AccessSubject {
-        player_id: claims.sub,
+        player_id: PlayerId::from_trusted(claims.sub),
         token_version: claims.ver,
     })
 }
@@ -191,10 +191,12 @@ pub async fn sign_in_identity(
     if let Some(id) = db::players::find_by_identity(&ctx.db, provider, subject).await? {
         return start_session(ctx, &id).await;
     }
-    let id = Uuid::new_v4().to_string();
-    let nickname = format!("Player{}", &id[..6].to_uppercase());
+    let id = PlayerId::generate();
+    let nickname = format!("Player{}", &id.as_str()[..6].to_uppercase());
     let now = ctx.clock.now_ms();
-    let pair = ctx.tokens.issue_pair(Audience::Player, &id, 0, now)?;
+    let pair = ctx
+        .tokens
+        .issue_pair(Audience::Player, id.as_str(), 0, now)?;
     let created = db::players::create_with_identity(
         &ctx.db,
         &NewPlayer {
@@ -232,7 +234,7 @@ pub async fn sign_in_identity(
 }
 
 /// Issues tokens for a player (refused when banned) and answers the Session.
-pub async fn start_session(ctx: &AppContext, player_id: &str) -> Result<Session> {
+pub async fn start_session(ctx: &AppContext, player_id: &PlayerId) -> Result<Session> {
     let row = db::players::auth_row(&ctx.db, player_id)
         .await?
         .ok_or_else(|| Error::internal("player vanished"))?;
@@ -254,14 +256,18 @@ pub async fn start_session(ctx: &AppContext, player_id: &str) -> Result<Session>
 }
 
 /// A new sign-in's tokens: a new refresh-token family.
-async fn issue_tokens(ctx: &AppContext, player_id: &str, token_version: i64) -> Result<TokenPair> {
+async fn issue_tokens(
+    ctx: &AppContext,
+    player_id: &PlayerId,
+    token_version: i64,
+) -> Result<TokenPair> {
     let now = ctx.clock.now_ms();
     let mut tx = ctx.db.begin().await?;
     let pair = refresh_sessions::issue_stored_pair(
         ctx,
         &mut tx,
         Audience::Player,
-        player_id,
+        player_id.as_str(),
         token_version,
         None,
         now,
@@ -280,7 +286,7 @@ pub async fn refresh(ctx: &AppContext, refresh_token: &str) -> Result<TokenPair>
     let claims = ctx
         .tokens
         .verify(Audience::Player, TokenType::Refresh, refresh_token, now)?;
-    let row = db::players::auth_row(&ctx.db, &claims.sub)
+    let row = db::players::auth_row(&ctx.db, &PlayerId::from_trusted(claims.sub))
         .await?
         .filter(|r| r.account.deleted_at.is_none() && r.account.merged_into.is_none())
         .ok_or_else(|| Error::unauthorized(msg::UNKNOWN_PLAYER))?;
@@ -289,7 +295,7 @@ pub async fn refresh(ctx: &AppContext, refresh_token: &str) -> Result<TokenPair>
     refresh_sessions::rotate(
         ctx,
         Audience::Player,
-        &row.id,
+        row.id.as_str(),
         row.account.token_version,
         refresh_token,
         now,

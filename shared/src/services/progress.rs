@@ -14,6 +14,7 @@ use crate::db::{self, Tx};
 use crate::domain::change::ResourceChange;
 use crate::domain::resources;
 use crate::domain::rules::GameRules;
+use crate::ids::PlayerId;
 use crate::message::msg;
 use crate::rank_index::RankUpdate;
 use crate::services::player_auth::{AccessSubject, PlayerPrincipal};
@@ -69,7 +70,7 @@ pub fn summarize(p: &PlayerProgress, now: DateTime<Utc>, rules: &GameRules) -> P
     }
 }
 
-pub(crate) async fn load(ctx: &AppContext, player_id: &str) -> Result<PlayerProgress> {
+pub(crate) async fn load(ctx: &AppContext, player_id: &PlayerId) -> Result<PlayerProgress> {
     db::progress::read(&ctx.db, player_id)
         .await?
         .ok_or_else(|| Error::unauthorized(msg::ACCOUNT_DELETED))
@@ -78,7 +79,7 @@ pub(crate) async fn load(ctx: &AppContext, player_id: &str) -> Result<PlayerProg
 /// Locks the player's progress for a change of their resources, refusing a player
 /// banned or merged away meanwhile (between the request's admission and the lock): no
 /// reward reaches a banned player, nor a board they are hidden from.
-pub(crate) async fn lock(tx: &mut Tx, player_id: &str, now_ms: i64) -> Result<PlayerProgress> {
+pub(crate) async fn lock(tx: &mut Tx, player_id: &PlayerId, now_ms: i64) -> Result<PlayerProgress> {
     let p = db::progress::lock(tx, player_id)
         .await?
         .ok_or_else(|| Error::unauthorized(msg::ACCOUNT_DELETED))?;

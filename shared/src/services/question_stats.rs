@@ -206,13 +206,16 @@ async fn count_answers(tx: &mut Tx, facts: &[AnswerFact]) -> Result<()> {
         );
         add(
             question_players
-                .entry((v.clone(), &f.player_id))
+                .entry((v.clone(), f.player_id.as_str()))
                 .or_default(),
             f.is_correct,
         );
-        add(players.entry(&f.player_id).or_default(), f.is_correct);
+        add(
+            players.entry(f.player_id.as_str()).or_default(),
+            f.is_correct,
+        );
         add(activity.entry(day.clone()).or_default(), f.is_correct);
-        day_players.insert((day, &f.player_id));
+        day_players.insert((day, f.player_id.as_str()));
     }
     let rows: Vec<_> = questions
         .iter()

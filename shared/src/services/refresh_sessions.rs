@@ -8,6 +8,7 @@ use utoipa::ToSchema;
 use crate::context::AppContext;
 use crate::db::refresh_tokens::Presented;
 use crate::db::{self, Tx};
+use crate::ids::{AdminId, PlayerId};
 use crate::message::msg;
 use crate::tokens::{Audience, IssuedPair, hash_token};
 use crate::{Error, Result};
@@ -64,12 +65,28 @@ pub(crate) async fn issue_stored_pair(
 pub(crate) async fn restart_admin_sessions(
     ctx: &AppContext,
     tx: &mut Tx,
-    admin_id: &str,
+    admin_id: &AdminId,
     version: i64,
     now_ms: i64,
 ) -> Result<TokenPair> {
-    db::refresh_tokens::revoke_all(tx, Audience::Admin.column(), admin_id, None, now_ms).await?;
-    let pair = issue_stored_pair(ctx, tx, Audience::Admin, admin_id, version, None, now_ms).await?;
+    db::refresh_tokens::revoke_all(
+        tx,
+        Audience::Admin.column(),
+        admin_id.as_str(),
+        None,
+        now_ms,
+    )
+    .await?;
+    let pair = issue_stored_pair(
+        ctx,
+        tx,
+        Audience::Admin,
+        admin_id.as_str(),
+        version,
+        None,
+        now_ms,
+    )
+    .await?;
     Ok(pair.into())
 }
 
@@ -129,6 +146,21 @@ pub(crate) async fn rotate(
     Ok(pair.into())
 }
 
+/// The subject of a verified refresh token.
+enum Subject {
+    Player(PlayerId),
+    Admin(AdminId),
+}
+
+impl Subject {
+    fn of(audience: Audience, id: &str) -> Self {
+        match audience {
+            Audience::Player => Self::Player(PlayerId::from_trusted(id)),
+            Audience::Admin => Self::Admin(AdminId::from_trusted(id)),
+        }
+    }
+}
+
 /// Revokes `family` and, on the first detection only, ends the subject's access tokens:
 /// a used token presented again later (say, from an old log) must not sign the subject
 /// out each time.
@@ -139,30 +171,31 @@ async fn revoke_reused_family(
     family: &str,
     now_ms: i64,
 ) -> Result<()> {
+    let subject = Subject::of(audience, subject_id);
     let mut tx = ctx.db.begin().await?;
     // The subject's row lock first, in the order the other writers take it: a player's
     // progress row (every writer of their progress takes it), an admin's row (as a
     // password change takes it, then its tokens).
-    match audience {
-        Audience::Player => {
-            db::progress::lock(&mut tx, subject_id).await?;
+    match &subject {
+        Subject::Player(id) => {
+            db::progress::lock(&mut tx, id).await?;
         }
-        Audience::Admin => db::admins::lock(&mut tx, subject_id).await?,
+        Subject::Admin(id) => db::admins::lock(&mut tx, id).await?,
     }
     if db::refresh_tokens::revoke_family(&mut tx, family, now_ms).await? > 0 {
-        match audience {
-            Audience::Player => db::players::end_access_tokens(&mut tx, subject_id, now_ms).await?,
-            Audience::Admin => db::admins::end_access_tokens(&mut tx, subject_id, now_ms).await?,
+        match &subject {
+            Subject::Player(id) => db::players::end_access_tokens(&mut tx, id, now_ms).await?,
+            Subject::Admin(id) => db::admins::end_access_tokens(&mut tx, id, now_ms).await?,
         }
     }
     tx.commit().await?;
-    match audience {
-        Audience::Player => {
-            ctx.answer_cache.forget_player(subject_id);
-            tracing::warn!(player = %subject_id, "refresh token reused; its sign-in is revoked");
+    match &subject {
+        Subject::Player(id) => {
+            ctx.answer_cache.forget_player(id);
+            tracing::warn!(player = %id, "refresh token reused; its sign-in is revoked");
         }
-        Audience::Admin => {
-            tracing::warn!(admin = %subject_id, "admin refresh token reused; its sign-in is revoked");
+        Subject::Admin(id) => {
+            tracing::warn!(admin = %id, "admin refresh token reused; its sign-in is revoked");
         }
     }
     Ok(())

@@ -9,10 +9,12 @@ use utoipa::ToSchema;
 
 use crate::Result;
 use crate::clock::from_ms;
+use crate::closed_set::closed_set;
 use crate::context::AppContext;
 use crate::db;
 use crate::db::question_stats::{self as cursors, Cursor};
 use crate::domain::memory::{self, Memory, PastAnswer, Schedule};
+use crate::ids::PlayerId;
 
 /// The schedule of a player with `parameters` (their fitted FSRS parameters as JSON,
 /// None before a fit): the defaults when none, or when the stored set is unreadable.
@@ -26,8 +28,17 @@ pub fn schedule(ctx: &AppContext, parameters: Option<&str>) -> Schedule {
 
 /// How many of the player's questions are in their reviews now, up to
 /// `db::review::DUE_CAP`.
-pub async fn due_count(ctx: &AppContext, player_id: &str) -> Result<i64> {
+pub async fn due_count(ctx: &AppContext, player_id: &PlayerId) -> Result<i64> {
     Ok(db::review::due_count(&ctx.db, player_id, ctx.clock.now_ms()).await?)
+}
+
+closed_set! {
+    /// Whose memory parameters schedule a player's reviews: `default` (FSRS-6's) or
+    /// `fitted` (the player's own).
+    pub enum MemoryParameters in "memory-parameters" {
+        Default = "default",
+        Fitted = "fitted",
+    }
 }
 
 /// What the staff see of a player's review.
@@ -40,8 +51,7 @@ pub struct PlayerReview {
     pub remembered: i64,
     /// Mean predicted recall now over those questions; null without any.
     pub average_recall: Option<f64>,
-    /// `default` (FSRS-6's) or `fitted` (the player's own).
-    pub parameters: String,
+    pub parameters: MemoryParameters,
     /// When the player's own parameters were fitted.
     pub parameters_fitted_at: Option<DateTime<Utc>>,
 }
@@ -55,7 +65,7 @@ impl PlayerReview {
 
 /// The staff's view of player `player_id`'s review (bounded: a capped count and at most
 /// `db::review::PLAYER_VIEW_ROWS` memory rows).
-pub async fn player_review(ctx: &AppContext, player_id: &str) -> Result<PlayerReview> {
+pub async fn player_review(ctx: &AppContext, player_id: &PlayerId) -> Result<PlayerReview> {
     let now = ctx.clock.now_ms();
     let fitted = db::review::parameters(&ctx.db, player_id).await?;
     let schedule = schedule(ctx, fitted.as_ref().map(|(json, _)| json.as_str()));
@@ -84,11 +94,10 @@ pub async fn player_review(ctx: &AppContext, player_id: &str) -> Result<PlayerRe
         average_recall: (!recalls.is_empty())
             .then(|| recalls.iter().sum::<f64>() / recalls.len() as f64),
         parameters: if fitted.is_some() {
-            "fitted"
+            MemoryParameters::Fitted
         } else {
-            "default"
-        }
-        .into(),
+            MemoryParameters::Default
+        },
         parameters_fitted_at: fitted.map(|(_, at)| from_ms(at)),
     })
 }
@@ -277,7 +286,7 @@ pub async fn question_memory(
 
 /// Fits and stores player `player_id`'s parameters; false when their answers do not
 /// give the optimizer enough to fit.
-async fn fit_player(ctx: &AppContext, player_id: &str, now: i64) -> Result<bool> {
+async fn fit_player(ctx: &AppContext, player_id: &PlayerId, now: i64) -> Result<bool> {
     let rows = db::review::answer_history(&ctx.db, player_id).await?;
     let answers = rows.len() as i64;
     let mut histories: Vec<Vec<PastAnswer>> = Vec::new();

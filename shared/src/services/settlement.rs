@@ -20,6 +20,7 @@ use crate::db::settlement::FrozenRow;
 use crate::db::{self};
 use crate::domain::board::{Standing, league_board, ranked};
 use crate::domain::league::{cohort_id, zone};
+use crate::ids::PlayerId;
 use crate::services::job_clock::cautious_now_ms;
 use crate::{Error, Result};
 
@@ -138,7 +139,7 @@ pub(crate) async fn settle_cohort(
         return Ok(false);
     }
     let members = db::league::members_in(&mut tx, week, cohort, now).await?;
-    let hidden_until: HashMap<String, i64> = members
+    let hidden_until: HashMap<PlayerId, i64> = members
         .iter()
         .filter_map(|m| m.hidden_until.map(|until| (m.player_id.clone(), until)))
         .collect();
@@ -167,7 +168,7 @@ pub(crate) async fn settle_cohort(
             hidden_until: hidden_until.get(&s.player_id).copied(),
         })
         .collect();
-    let tiers: Vec<(String, i64)> = standings
+    let tiers: Vec<(PlayerId, i64)> = standings
         .iter()
         .filter(|(s, _)| !s.hidden)
         .filter_map(|(s, rank)| {

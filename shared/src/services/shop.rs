@@ -7,9 +7,12 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::clock::from_ms;
+use crate::closed_set::closed_set;
 use crate::context::AppContext;
 use crate::db;
+use crate::domain::identity::Platform;
 use crate::domain::subscription::{SubscriptionStatus, Tier};
+use crate::ids::PlayerId;
 use crate::message::msg;
 use crate::services::player_auth::PlayerPrincipal;
 use crate::services::progress;
@@ -28,13 +31,19 @@ pub struct Benefit {
     pub requires_ad: bool,
 }
 
+closed_set! {
+    /// What the shop sells: an `item` (the only kind so far).
+    pub enum ProductKind in "product-kind" {
+        Item = "item",
+    }
+}
+
 #[derive(Clone, Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Product {
     pub id: String,
-    /// Always `item`.
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: ProductKind,
     pub item_id: String,
     pub title: String,
     pub description: String,
@@ -149,7 +158,7 @@ pub fn shop() -> Shop {
             .zip(descriptions)
             .map(|((id, item, price, title), description)| Product {
                 id: (*id).into(),
-                kind: "item".into(),
+                kind: ProductKind::Item,
                 item_id: (*item).into(),
                 title: (*title).into(),
                 description: description.into(),
@@ -161,13 +170,13 @@ pub fn shop() -> Shop {
     }
 }
 
-pub async fn wallet(ctx: &AppContext, player_id: &str) -> Result<Wallet> {
+pub async fn wallet(ctx: &AppContext, player_id: &PlayerId) -> Result<Wallet> {
     Ok(Wallet {
         coins_balance: db::players::wallet_balance(&ctx.db, player_id).await?,
     })
 }
 
-pub async fn inventory(ctx: &AppContext, player_id: &str) -> Result<Inventory> {
+pub async fn inventory(ctx: &AppContext, player_id: &PlayerId) -> Result<Inventory> {
     let items = db::players::inventory(&ctx.db, player_id)
         .await?
         .into_iter()
@@ -268,7 +277,7 @@ pub struct VerifyRequest {
 
 /// `POST /v1/subscription/verify`.
 pub fn verify_subscription(req: &VerifyRequest) -> Result<()> {
-    if !matches!(req.platform.as_str(), "ios" | "android" | "harmony") {
+    if Platform::parse(&req.platform).is_none() {
         return Err(Error::UnsupportedPlatform(
             msg::subscriptions_are_not_sold_on_platform_platform(format_args!(
                 "{:?}",

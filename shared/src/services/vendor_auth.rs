@@ -10,6 +10,7 @@ use crate::context::AppContext;
 use crate::db::{self, accounts::MergeCounts};
 use crate::domain::board::BoardKey;
 use crate::domain::identity::IdentityProvider;
+use crate::ids::PlayerId;
 use crate::message::msg;
 use crate::providers::oidc::{IdTokenError, VerifiedIdentity};
 use crate::services::player_auth::{self, PlayerPrincipal, Session};
@@ -149,7 +150,7 @@ pub struct LinkResult {
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct StoredLink {
-    target_player_id: String,
+    target_player_id: PlayerId,
     migration_summary: MigrationSummary,
 }
 
@@ -224,7 +225,7 @@ async fn replay(
         .map_err(|e| Error::internal(format!("stored link answer unreadable: {e}")))?;
     let owner =
         db::players::find_by_identity(&ctx.db, IdentityProvider::Apple, &identity.subject).await?;
-    if owner.as_deref() != Some(stored.target_player_id.as_str()) {
+    if owner.as_ref() != Some(&stored.target_player_id) {
         return Ok(None);
     }
     Ok(Some(LinkResult {

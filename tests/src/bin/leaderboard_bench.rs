@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use shared::config::DatabaseUrl;
 use shared::db::Db;
+use shared::ids::PlayerId;
 use shared::rank_index::RankIndex;
 use sqlx::Connection;
 
@@ -128,7 +129,7 @@ async fn main() -> anyhow::Result<()> {
 
     let mut increment = Vec::new();
     for i in 0..500i64 {
-        let player = format!("p{:07}", 1 + (i * 7919) % rows);
+        let player = PlayerId::from_trusted(format!("p{:07}", 1 + (i * 7919) % rows));
         let t = Instant::now();
         let mut tx = db.begin().await?;
         let (xp, at) = shared::db::ledger::add_weekly_xp(

@@ -13,6 +13,7 @@ use super::{Db, Tx, in_tx, read};
 use crate::domain::resources::Resources;
 use crate::domain::skill::Estimate;
 use crate::domain::subscription::{SubscriptionStatus, Tier};
+use crate::ids::PlayerId;
 
 pub use write::{Beside, Target, Update, Written, write};
 
@@ -209,7 +210,7 @@ pub(crate) use {progress_columns, progress_from, select_progress};
 
 const SELECT: &str = concat!(select_progress!(), " AND p.deleted_at IS NULL");
 
-pub async fn read(db: &Db, player_id: &str) -> sqlx::Result<Option<PlayerProgress>> {
+pub async fn read(db: &Db, player_id: &PlayerId) -> sqlx::Result<Option<PlayerProgress>> {
     let row: Option<ProgressRow> = read!(db, |ex| {
         sqlx::query_as::<_, ProgressRow>(SELECT)
             .bind(player_id)
@@ -221,7 +222,10 @@ pub async fn read(db: &Db, player_id: &str) -> sqlx::Result<Option<PlayerProgres
 
 /// The progress of a player whether banned or deleted, for a request that admits the
 /// player by this row's `account` (one read serves both).
-pub async fn read_with_account(db: &Db, player_id: &str) -> sqlx::Result<Option<PlayerProgress>> {
+pub async fn read_with_account(
+    db: &Db,
+    player_id: &PlayerId,
+) -> sqlx::Result<Option<PlayerProgress>> {
     let row: Option<ProgressRow> = read!(db, |ex| {
         sqlx::query_as::<_, ProgressRow>(select_progress!())
             .bind(player_id)
@@ -235,7 +239,7 @@ pub async fn read_with_account(db: &Db, player_id: &str) -> sqlx::Result<Option<
 /// statement (the summary's read).
 pub async fn read_with_reviews_due(
     db: &Db,
-    player_id: &str,
+    player_id: &PlayerId,
     now_ms: i64,
 ) -> sqlx::Result<Option<PlayerProgress>> {
     let row: Option<ProgressRow> = read!(db, |ex| {
@@ -250,7 +254,7 @@ pub async fn read_with_reviews_due(
 
 /// Reads the progress for an update that depends on it. Every write to a player's
 /// resources takes this lock first, so such writes of one player run one after another.
-pub async fn lock(tx: &mut Tx, player_id: &str) -> sqlx::Result<Option<PlayerProgress>> {
+pub async fn lock(tx: &mut Tx, player_id: &PlayerId) -> sqlx::Result<Option<PlayerProgress>> {
     let row: Option<ProgressRow> = match tx {
         // BEGIN IMMEDIATE already holds SQLite's single write lock.
         Tx::Sqlite(t) => {
@@ -289,7 +293,12 @@ pub async fn lock(tx: &mut Tx, player_id: &str) -> sqlx::Result<Option<PlayerPro
 }
 
 /// Records today's check-in; false when the player checked in today already.
-pub async fn check_in(tx: &mut Tx, player_id: &str, day: &str, now_ms: i64) -> sqlx::Result<bool> {
+pub async fn check_in(
+    tx: &mut Tx,
+    player_id: &PlayerId,
+    day: &str,
+    now_ms: i64,
+) -> sqlx::Result<bool> {
     Ok(in_tx!(tx, |ex| {
         sqlx::query(
             "INSERT INTO player_check_ins (player_id, day, created_at) VALUES ($1, $2, $3)

@@ -14,6 +14,7 @@ use crate::domain::board::BoardKey;
 use crate::domain::change::ResourceChange;
 use crate::domain::fairplay::FairPlayState;
 use crate::domain::fairplay::{FLAGGED_KEY, HELD_KEY};
+use crate::ids::{ChallengeId, PlayerId, QuestionId};
 
 /// Where a write runs.
 pub enum Target<'a> {
@@ -35,8 +36,8 @@ pub enum Beside<'a> {
     /// A session question closed at zero hearts (with [`Update::Touch`]): ordered
     /// against every answer of the player by the revision.
     ZeroHeartMark {
-        session_id: &'a str,
-        question_id: &'a str,
+        session_id: &'a ChallengeId,
+        question_id: &'a QuestionId,
     },
 }
 
@@ -82,7 +83,7 @@ pub enum Written {
 /// with the update.
 pub async fn write(
     to: Target<'_>,
-    player_id: &str,
+    player_id: &PlayerId,
     update: Update<'_>,
     now_ms: i64,
 ) -> sqlx::Result<Written> {
@@ -148,7 +149,7 @@ macro_rules! set_resources {
 
 async fn write_in_tx(
     tx: &mut Tx,
-    player_id: &str,
+    player_id: &PlayerId,
     update: &Update<'_>,
     now_ms: i64,
 ) -> sqlx::Result<Written> {
@@ -653,10 +654,10 @@ async fn write_answer(
 /// again, and an answer judged after the mark sees it.
 async fn mark_zero_heart_refusal(
     db: &Db,
-    player_id: &str,
+    player_id: &PlayerId,
     revision: Revision,
-    session_id: &str,
-    question_id: &str,
+    session_id: &ChallengeId,
+    question_id: &QuestionId,
 ) -> sqlx::Result<Written> {
     // The stale guard of `save_progress_if_unchanged!`: a NULL revision fails the write.
     macro_rules! advance {

@@ -1,6 +1,7 @@
 //! Categories (`/v1/admin/categories`): the tracks and their sub-categories.
 
 use super::*;
+use crate::domain::category_status::CategoryStatus;
 use crate::message::msg;
 
 #[derive(Clone, Debug, Serialize, ToSchema)]
@@ -11,8 +12,7 @@ pub struct Category {
     pub slug: String,
     pub parent_id: Option<String>,
     pub sort_order: i64,
-    /// `active` or `inactive`.
-    pub status: String,
+    pub status: CategoryStatus,
     /// Questions of this category that are not archived.
     pub question_count: i64,
     pub icon: String,
@@ -167,7 +167,7 @@ pub async fn create_category(
             parent_id: req.parent_id.as_deref(),
             icon: &icon,
             sort_order: req.sort_order.unwrap_or(0),
-            status: "active",
+            status: CategoryStatus::Active,
             now_ms: ctx.clock.now_ms(),
         },
     )
@@ -191,12 +191,13 @@ pub async fn update_category(
     if let Some(slug) = &req.slug {
         check_key(slug, "slug")?;
     }
-    if let Some(status) = &req.status
-        && status != "active"
-        && status != "inactive"
-    {
-        return Err(Error::validation(msg::STATUS_MUST_BE_ACTIVE_OR_INACTIVE));
-    }
+    let status = match req.status.as_deref() {
+        None => None,
+        Some(status) => Some(
+            CategoryStatus::parse(status)
+                .ok_or_else(|| Error::validation(msg::STATUS_MUST_BE_ACTIVE_OR_INACTIVE))?,
+        ),
+    };
     let icon = req
         .icon
         .as_deref()
@@ -244,7 +245,7 @@ pub async fn update_category(
             parent_id: parent_id.as_deref(),
             icon: icon.as_deref().unwrap_or(&current.icon),
             sort_order: req.sort_order.unwrap_or(current.sort_order),
-            status: req.status.as_deref().unwrap_or(&current.status),
+            status: status.unwrap_or(current.status),
             now_ms: ctx.clock.now_ms(),
         },
     )
@@ -271,7 +272,7 @@ pub async fn archive_category(
             parent_id: current.parent_id.as_deref(),
             icon: &current.icon,
             sort_order: current.sort_order,
-            status: "inactive",
+            status: CategoryStatus::Inactive,
             now_ms: ctx.clock.now_ms(),
         },
     )

@@ -254,7 +254,7 @@ pub async fn load(db: &Db, clock: &Clock, media: &MediaStore) -> anyhow::Result<
                     &mut tx,
                     &NewMedia {
                         id: &m.id,
-                        kind: "image",
+                        kind: crate::domain::media::MediaKind::Image,
                         mime: MediaFormat::Png.mime(),
                         bytes: m.bytes,
                         width: Some(m.width),

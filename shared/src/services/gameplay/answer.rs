@@ -7,7 +7,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::cards::{card_of, knowledge_card};
-use super::challenges::OptionId;
+use super::challenges::StoredOption;
 use super::*;
 use crate::answer_cache::Recorded;
 use crate::context::AppContext;
@@ -23,6 +23,7 @@ use crate::domain::answer::{
 use crate::domain::fairplay as timing;
 use crate::domain::rules::GameRules;
 use crate::domain::skill;
+use crate::ids::{ChallengeId, OptionId, PlayerId, QuestionId, SubmitRequestId};
 use crate::message::msg;
 use crate::services::player_auth::{self, AccessSubject};
 use crate::services::progress::{self};
@@ -57,7 +58,7 @@ pub struct AnswerProgress {
 #[derive(Clone, Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AnswerResult {
-    pub challenge_id: String,
+    pub challenge_id: ChallengeId,
     pub answer_state: AnswerState,
     pub correct_option_id: String,
     pub xp_delta: i64,
@@ -105,34 +106,39 @@ fn answer_result(
     }
 }
 
-/// The fields of an answer request, checked.
-struct AnswerFields<'a> {
-    session_id: &'a str,
-    question_id: &'a str,
-    selected: &'a str,
-    request_id: Option<&'a str>,
+/// An answer request, checked: its ids parsed, its numbers in range.
+struct Submitted {
+    challenge_id: ChallengeId,
+    question_id: QuestionId,
+    selected: OptionId,
+    request_id: Option<SubmitRequestId>,
     time_ms: i64,
     combo: i64,
 }
 
-fn answer_fields(req: &AnswerRequest) -> Result<AnswerFields<'_>> {
-    let fields = AnswerFields {
-        session_id: field(&req.challenge_id, "challengeId")?,
-        question_id: field(&req.question_id, "questionId")?,
-        selected: field(&req.selected_option_id, "selectedOptionId")?,
-        request_id: match req.submit_request_id.as_deref() {
-            Some(id) => Some(field(id, "submitRequestId")?),
-            None => None,
-        },
-        time_ms: req.time_ms.unwrap_or(0),
-        combo: req.combo_count.unwrap_or(0),
-    };
-    if fields.time_ms < 0 || fields.combo < 0 {
-        return Err(Error::validation(
-            msg::TIMEMS_AND_COMBOCOUNT_MUST_NOT_BE_NEGATIVE,
-        ));
+impl TryFrom<&AnswerRequest> for Submitted {
+    type Error = Error;
+
+    fn try_from(req: &AnswerRequest) -> Result<Self> {
+        let submitted = Self {
+            challenge_id: ChallengeId::parse(&req.challenge_id, "challengeId")?,
+            question_id: QuestionId::parse(&req.question_id, "questionId")?,
+            selected: OptionId::parse(&req.selected_option_id, "selectedOptionId")?,
+            request_id: req
+                .submit_request_id
+                .as_deref()
+                .map(|id| SubmitRequestId::parse(id, "submitRequestId"))
+                .transpose()?,
+            time_ms: req.time_ms.unwrap_or(0),
+            combo: req.combo_count.unwrap_or(0),
+        };
+        if submitted.time_ms < 0 || submitted.combo < 0 {
+            return Err(Error::validation(
+                msg::TIMEMS_AND_COMBOCOUNT_MUST_NOT_BE_NEGATIVE,
+            ));
+        }
+        Ok(submitted)
     }
-    Ok(fields)
 }
 
 /// How many times one answer request is judged before it is refused with 409, when each
@@ -163,7 +169,7 @@ pub async fn answer(
     subject: &AccessSubject,
     req: &AnswerRequest,
 ) -> Result<AnswerResult> {
-    let fields = match answer_fields(req) {
+    let fields = match Submitted::try_from(req) {
         Ok(fields) => fields,
         Err(e) => {
             // Ban and deletion answer first, as on every route.
@@ -235,12 +241,12 @@ enum Lost {
 async fn judge_from_memory(
     ctx: &AppContext,
     subject: &AccessSubject,
-    fields: &AnswerFields<'_>,
+    fields: &Submitted,
 ) -> Result<Option<AnswerResult>> {
-    let player_id = subject.player_id.as_str();
+    let player_id = &subject.player_id;
     let Some((progress, context)) =
         ctx.answer_cache
-            .answer_context(player_id, fields.session_id, fields.question_id)
+            .answer_context(player_id, &fields.challenge_id, &fields.question_id)
     else {
         return Ok(None);
     };
@@ -286,14 +292,14 @@ async fn judge_from_memory(
 async fn judge_answer(
     ctx: &AppContext,
     subject: &AccessSubject,
-    fields: &AnswerFields<'_>,
+    fields: &Submitted,
 ) -> Result<Judged> {
     let (progress, lookup) = db::gameplay::progress_with_answer_context(
         &ctx.db,
         &subject.player_id,
-        fields.session_id,
-        fields.question_id,
-        fields.request_id,
+        &fields.challenge_id,
+        &fields.question_id,
+        fields.request_id.as_ref(),
     )
     .await?
     .ok_or_else(|| Error::unauthorized(msg::ACCOUNT_DELETED))?;
@@ -308,11 +314,11 @@ async fn judge_answer(
 async fn judge(
     ctx: &AppContext,
     subject: &AccessSubject,
-    fields: &AnswerFields<'_>,
+    fields: &Submitted,
     mut progress: PlayerProgress,
     lookup: AnswerLookup,
 ) -> Result<Judged> {
-    let player_id = subject.player_id.as_str();
+    let player_id = &subject.player_id;
     let rules = &ctx.settings.rules;
     let now = ctx.clock.now();
     // The caller's token was verified only: the row read admits them.
@@ -322,15 +328,15 @@ async fn judge(
     }
     let Some(c): Option<AnswerContext> = lookup.context else {
         return Err(
-            match db::gameplay::session_owner(&ctx.db, fields.session_id).await? {
-                Some(owner) if owner == player_id => {
+            match db::gameplay::session_owner(&ctx.db, &fields.challenge_id).await? {
+                Some(owner) if owner == *player_id => {
                     Error::validation(msg::QUESTIONID_IS_NOT_PART_OF_THIS_CHALLENGE)
                 }
                 _ => Error::not_found(msg::CHALLENGE_NOT_FOUND),
             },
         );
     };
-    let options: Vec<OptionId> = serde_json::from_str(&c.options)
+    let options: Vec<StoredOption> = serde_json::from_str(&c.options)
         .map_err(|e| Error::internal(format!("stored options unreadable: {e}")))?;
     let option_ids: Vec<&str> = options.iter().map(|o| o.id.as_str()).collect();
     let outcome = answer::judge(
@@ -340,7 +346,7 @@ async fn judge(
             region_code: progress.region_code.as_deref(),
         },
         SessionState {
-            session_id: fields.session_id,
+            session_id: fields.challenge_id.as_str(),
             player_id: &c.player_id,
             open: c.status.is_open(),
             attempt_consumed: c.attempt_consumed,
@@ -352,13 +358,13 @@ async fn judge(
             kind: SessionKind::of(c.review),
         },
         QuestionState {
-            question_id: fields.question_id,
+            question_id: fields.question_id.as_str(),
             option_ids: &option_ids,
             correct_option_id: &c.correct_option_id,
             zero_heart_refused: c.zero_heart_refused,
         },
         Submission {
-            selected_option_id: fields.selected,
+            selected_option_id: fields.selected.as_str(),
         },
         rules,
         now,
@@ -406,17 +412,17 @@ async fn judge(
     let rows = AnswerRows {
         answer: NewAnswer {
             id: &Uuid::new_v4().to_string(),
-            session_id: fields.session_id,
+            session_id: &fields.challenge_id,
             player_id,
-            question_id: fields.question_id,
+            question_id: &fields.question_id,
             question_version: c.question_version,
-            selected_option_id: fields.selected,
+            selected_option_id: &fields.selected,
             is_correct: judgement.correct,
             xp_delta: judgement.xp,
             hearts_delta: judgement.change.deltas.hearts,
             time_ms: fields.time_ms,
             combo_count: fields.combo,
-            submit_request_id: fields.request_id,
+            submit_request_id: fields.request_id.as_ref(),
             now_ms: judgement.change.at_ms,
             server_elapsed_ms: elapsed_ms,
             signals: timed.signals,
@@ -467,7 +473,7 @@ async fn judge(
     ctx.answer_cache
         .remember_player(player_id, progress.clone());
     ctx.answer_cache.record_answer(
-        fields.session_id,
+        &fields.challenge_id,
         &c,
         Recorded {
             correct: judgement.correct,
@@ -496,11 +502,11 @@ async fn judge(
     // the card of the version the session served, as it was then
     let card = match c.card {
         Some(card) => knowledge_card(card),
-        None => card_of(ctx, fields.question_id, c.question_version).await?,
+        None => card_of(ctx, &fields.question_id, c.question_version).await?,
     };
     let answer = AnswerRow {
-        session_id: fields.session_id.to_string(),
-        question_id: fields.question_id.to_string(),
+        session_id: fields.challenge_id.clone(),
+        question_id: fields.question_id.clone(),
         is_correct: judgement.correct,
         xp_delta: judgement.xp,
         question_version: c.question_version,
@@ -517,14 +523,14 @@ async fn judge(
 /// submitRequestId names an earlier answer. Nothing is written.
 async fn replay(
     ctx: &AppContext,
-    player_id: &str,
-    fields: &AnswerFields<'_>,
+    player_id: &PlayerId,
+    fields: &Submitted,
     progress: &PlayerProgress,
     first: AnswerRow,
     context: Option<AnswerContext>,
 ) -> Result<Judged> {
     let context =
-        if first.session_id == fields.session_id && first.question_id == fields.question_id {
+        if first.session_id == fields.challenge_id && first.question_id == fields.question_id {
             context
         } else {
             db::gameplay::answer_context(
@@ -559,8 +565,8 @@ async fn replay(
 /// race is judged again) and the answer is refused.
 async fn close_at_zero_hearts(
     ctx: &AppContext,
-    player_id: &str,
-    fields: &AnswerFields<'_>,
+    player_id: &PlayerId,
+    fields: &Submitted,
     progress: &PlayerProgress,
 ) -> Result<Judged> {
     let written = db::progress::write(
@@ -568,8 +574,8 @@ async fn close_at_zero_hearts(
             db: &ctx.db,
             revision: progress.revision,
             beside: Beside::ZeroHeartMark {
-                session_id: fields.session_id,
-                question_id: fields.question_id,
+                session_id: &fields.challenge_id,
+                question_id: &fields.question_id,
             },
         },
         player_id,

@@ -8,6 +8,7 @@ use crate::context::AppContext;
 use crate::db::cards::CardSource;
 use crate::db::{self};
 use crate::domain::change::ResourceChange;
+use crate::ids::{CardId, QuestionId};
 use crate::message::msg;
 use crate::services::league;
 use crate::services::player_auth::PlayerPrincipal;
@@ -17,7 +18,7 @@ use crate::{Error, Result};
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct KnowledgeCard {
     /// The card id, or `fallback-{questionId}`.
-    pub id: String,
+    pub id: CardId,
     pub title: String,
     pub summary: String,
     pub fact: String,
@@ -36,7 +37,7 @@ pub(super) fn knowledge_card(c: CardSource) -> KnowledgeCard {
             fact: c.deep_dive.unwrap_or_default(),
         },
         _ => KnowledgeCard {
-            id: format!("fallback-{}", c.question_id),
+            id: CardId::fallback_of(&c.question_id),
             title: c.category_name,
             summary: format!("The answer is: {}.", c.correct_answer),
             fact: format!("{} — {}", c.stem_text, c.correct_answer),
@@ -48,7 +49,7 @@ pub(super) fn knowledge_card(c: CardSource) -> KnowledgeCard {
 /// context had none): remembered, or read and remembered.
 pub(super) async fn card_of(
     ctx: &AppContext,
-    question_id: &str,
+    question_id: &QuestionId,
     version: i64,
 ) -> Result<KnowledgeCard> {
     let card = match ctx.answer_cache.card(question_id, version) {
@@ -87,13 +88,12 @@ pub struct CardViewResult {
 pub async fn view_card(
     ctx: &AppContext,
     player: &PlayerPrincipal,
-    card_id: &str,
+    card_id: &CardId,
 ) -> Result<CardViewResult> {
-    let card_id = field(card_id, "cardId")?;
-    let shown = match card_id.strip_prefix("fallback-") {
+    let shown = match card_id.fallback_for() {
         // a fallback card stands in only for a question without a card of its own
         Some(question_id) => {
-            db::cards::fallback_card_shown(&ctx.db, &player.id, question_id).await?
+            db::cards::fallback_card_shown(&ctx.db, &player.id, &question_id).await?
         }
         None => db::cards::card_shown(&ctx.db, &player.id, card_id).await?,
     };

@@ -6,7 +6,6 @@ use std::collections::HashSet;
 use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
-use uuid::Uuid;
 
 use crate::answer_cache;
 use crate::context::AppContext;
@@ -16,6 +15,7 @@ use crate::domain::answer::{SessionKind, SessionStatus};
 use crate::domain::memory;
 use crate::domain::pick::{self, Candidate};
 use crate::domain::skill::{self, Estimate};
+use crate::ids::{ChallengeId, PlayerId, QuestionId};
 use crate::message::msg;
 use crate::services::media::{self, PlayerMedia};
 use crate::services::player_auth::PlayerPrincipal;
@@ -31,7 +31,7 @@ pub struct AnswerOption {
 
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct ChallengeQuestionBody {
-    pub id: String,
+    pub id: QuestionId,
     pub prompt: String,
     /// Shuffled; no correctness marker.
     pub options: Vec<AnswerOption>,
@@ -44,7 +44,7 @@ pub struct ChallengeQuestionBody {
 #[derive(Clone, Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ChallengeQuestion {
-    pub challenge_id: String,
+    pub challenge_id: ChallengeId,
     pub track_id: String,
     pub node_id: String,
     pub question: ChallengeQuestionBody,
@@ -53,13 +53,13 @@ pub struct ChallengeQuestion {
 #[derive(Clone, Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Challenge {
-    pub challenge_id: String,
+    pub challenge_id: ChallengeId,
     pub track_id: String,
     pub node_id: String,
     pub total_questions: i64,
     pub high_reward_eligible: bool,
     pub questions: Vec<ChallengeQuestion>,
-    pub answered_question_ids: Vec<String>,
+    pub answered_question_ids: Vec<QuestionId>,
 }
 
 async fn challenge_of(ctx: &AppContext, s: &SessionRow) -> Result<Challenge> {
@@ -155,7 +155,7 @@ pub async fn next_challenge(
         .and_then(|q| q.memory.memory_parameters.clone());
     let questions = shuffled_questions(pool, &answered)?;
     let session = SessionRow {
-        id: Uuid::new_v4().to_string(),
+        id: ChallengeId::generate(),
         player_id: player.id.clone(),
         track_id: track.id.clone(),
         node_id: node.id.clone(),
@@ -218,7 +218,7 @@ pub async fn next_review_challenge(
         return Ok(None);
     };
     let session_track = track_id.unwrap_or(first_track).to_string();
-    let ids: Vec<String> = picked.iter().map(|((q, _), _)| q.clone()).collect();
+    let ids: Vec<QuestionId> = picked.iter().map(|((q, _), _)| q.clone()).collect();
     let pool =
         db::gameplay::pool_questions(&ctx.db, &player.id, &ids, ctx.settings.quality.min_attempts)
             .await?;
@@ -226,7 +226,7 @@ pub async fn next_review_challenge(
         return Ok(None);
     }
     remember_cards(ctx, &pool);
-    let answered: HashSet<String> = ids.into_iter().collect();
+    let answered: HashSet<QuestionId> = ids.into_iter().collect();
     let mut questions = shuffled_questions(pool, &answered)?;
     // each answer moves the skill of its question's own track
     for q in &mut questions {
@@ -236,7 +236,7 @@ pub async fn next_review_challenge(
             .map(|((_, track), _)| track.clone());
     }
     let session = SessionRow {
-        id: Uuid::new_v4().to_string(),
+        id: ChallengeId::generate(),
         player_id: player.id.clone(),
         track_id: session_track,
         node_id,
@@ -341,10 +341,10 @@ async fn open_challenge(
 /// which of them the player has answered before.
 async fn pick_questions(
     ctx: &AppContext,
-    player_id: &str,
+    player_id: &PlayerId,
     track_id: &str,
     n: i64,
-) -> Result<(Vec<db::gameplay::PoolQuestion>, HashSet<String>)> {
+) -> Result<(Vec<db::gameplay::PoolQuestion>, HashSet<QuestionId>)> {
     let rules = &ctx.settings.learning;
     let start = pick::new_key();
     let mut read = Vec::new();
@@ -361,7 +361,7 @@ async fn pick_questions(
             .await?,
         );
     }
-    let answered: HashSet<String> = read
+    let answered: HashSet<QuestionId> = read
         .iter()
         .filter(|c| c.candidate.answered)
         .map(|c| c.candidate.question.clone())
@@ -397,13 +397,13 @@ async fn pick_questions(
 
 /// An option as judging reads it: its id (the text, when present, is ignored).
 #[derive(Deserialize, Serialize)]
-pub(super) struct OptionId {
+pub(super) struct StoredOption {
     pub(super) id: String,
 }
 
 /// `[{id, text}]` → `[{id}]`: what [`crate::answer_cache`] keeps of a question's options.
 fn option_ids_json(options_json: &str) -> Result<String> {
-    let ids: Vec<OptionId> = serde_json::from_str(options_json)
+    let ids: Vec<StoredOption> = serde_json::from_str(options_json)
         .map_err(|e| Error::internal(format!("options unreadable: {e}")))?;
     serde_json::to_string(&ids).map_err(|e| Error::internal(format!("serialising options: {e}")))
 }
@@ -413,7 +413,7 @@ fn option_ids_json(options_json: &str) -> Result<String> {
 /// session then serves: its stem on every return, its card with each answer).
 fn shuffled_questions(
     pool: Vec<db::gameplay::PoolQuestion>,
-    answered: &HashSet<String>,
+    answered: &HashSet<QuestionId>,
 ) -> Result<Vec<NewSessionQuestion>> {
     let mut rng = rand::rng();
     let mut questions = Vec::with_capacity(pool.len());

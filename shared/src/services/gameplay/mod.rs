@@ -8,8 +8,7 @@ mod tracks;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::message::msg;
-use crate::{Error, Result};
+use crate::closed_set::closed_set;
 
 pub use answer::{AnswerProgress, AnswerRequest, AnswerResult, answer};
 pub use cards::{CardViewRequest, CardViewResult, KnowledgeCard, view_card};
@@ -17,14 +16,21 @@ pub use challenges::{
     AnswerOption, Challenge, ChallengeQuestion, ChallengeQuestionBody, next_challenge,
     next_in_mode, next_review_challenge,
 };
-pub use tracks::{Track, TrackNode, track, tracks};
+pub use tracks::{NodeStatus, Track, TrackNode, track, tracks};
+
+closed_set! {
+    /// What a reward gives: `xp` or an `item`.
+    pub enum RewardKind in "reward-kind" {
+        Xp = "xp",
+        Item = "item",
+    }
+}
 
 #[derive(Clone, Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RewardItem {
-    /// `xp` or `item`.
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: RewardKind,
     pub amount: i64,
     pub title: String,
     /// review_explanation, first_knowledge_card or inventory.
@@ -39,7 +45,7 @@ pub struct RewardItem {
 impl RewardItem {
     fn xp(amount: i64, title: &str, source: Option<&str>) -> Self {
         Self {
-            kind: "xp".into(),
+            kind: RewardKind::Xp,
             amount,
             title: title.into(),
             source: source.map(Into::into),
@@ -47,12 +53,4 @@ impl RewardItem {
             quantity: None,
         }
     }
-}
-
-fn field<'a>(value: &'a str, name: &str) -> Result<&'a str> {
-    let v = value.trim();
-    if v.is_empty() || v.len() > 128 {
-        return Err(Error::validation(msg::field_must_be_1_128_characters(name)));
-    }
-    Ok(v)
 }

@@ -6,10 +6,22 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::Result;
+use crate::closed_set::closed_set;
 use crate::context::AppContext;
 use crate::db::tracks::{NodeRow, TrackRow};
 use crate::db::{self};
 use crate::services::player_auth::PlayerPrincipal;
+
+closed_set! {
+    /// Where a player stands on a track's chapter: `done` or `current` (`locked` and
+    /// `chest` are reserved).
+    pub enum NodeStatus in "node-status" {
+        Done = "done",
+        Current = "current",
+        Locked = "locked",
+        Chest = "chest",
+    }
+}
 
 #[derive(Clone, Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -17,8 +29,7 @@ pub struct TrackNode {
     /// The chapter's id.
     pub id: String,
     pub title: String,
-    /// `done` or `current` (`locked` and `chest` are reserved).
-    pub status: String,
+    pub status: NodeStatus,
     /// The most XP a challenge on this node earns, e.g. `+50 XP`.
     pub reward: String,
     /// Questions in a challenge on this node.
@@ -44,11 +55,10 @@ fn build_track(ctx: &AppContext, t: TrackRow, nodes: &[NodeRow], done: &HashSet<
             id: n.id.clone(),
             title: n.title.clone(),
             status: if done.contains(&n.id) {
-                "done"
+                NodeStatus::Done
             } else {
-                "current"
-            }
-            .to_string(),
+                NodeStatus::Current
+            },
             reward: format!(
                 "+{} XP",
                 n.questions_required * ctx.settings.rules.xp_per_correct
@@ -56,7 +66,10 @@ fn build_track(ctx: &AppContext, t: TrackRow, nodes: &[NodeRow], done: &HashSet<
             question_count: n.questions_required,
         })
         .collect();
-    let done_count = nodes.iter().filter(|n| n.status == "done").count();
+    let done_count = nodes
+        .iter()
+        .filter(|n| n.status == NodeStatus::Done)
+        .count();
     Track {
         progress: if nodes.is_empty() {
             0.0

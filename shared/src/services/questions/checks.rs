@@ -206,7 +206,7 @@ pub(super) async fn check_media_files(
         .iter()
         .map(|(m, content_type)| match kinds.get(&m.id) {
             None => Some(msg::media_id_is_not_in_the_media_library(&m.id)),
-            Some(kind) if kind != content_type.as_str() => Some(
+            Some(kind) if kind.as_str() != content_type.as_str() => Some(
                 msg::media_id_is_kind_the_questions_content_type_is(kind, content_type),
             ),
             Some(_) => None,
