@@ -68,6 +68,10 @@ macro_rules! closed_set {
             fn parse(value: &str) -> Option<Self> {
                 Self::parse(value)
             }
+
+            fn as_str(self) -> &'static str {
+                Self::as_str(self)
+            }
         }
 
         // By hand rather than derived: the derive does not read a `rename` that a macro
@@ -98,17 +102,7 @@ macro_rules! closed_set {
             }
         }
 
-        impl<DB: sqlx::Database> sqlx::Type<DB> for $name
-        where
-            str: sqlx::Type<DB>,
-        {
-            fn type_info() -> DB::TypeInfo {
-                <str as sqlx::Type<DB>>::type_info()
-            }
-            fn compatible(ty: &DB::TypeInfo) -> bool {
-                <str as sqlx::Type<DB>>::compatible(ty)
-            }
-        }
+        $crate::closed_set::text_column!($name);
 
         impl<'q, DB: sqlx::Database> sqlx::Encode<'q, DB> for $name
         where
@@ -141,16 +135,39 @@ macro_rules! closed_set {
 
 pub(crate) use closed_set;
 
+/// The `sqlx::Type` of a type stored as `TEXT` on both engines (a closed set, an id).
+macro_rules! text_column {
+    ($name:ident) => {
+        impl<DB: sqlx::Database> sqlx::Type<DB> for $name
+        where
+            str: sqlx::Type<DB>,
+        {
+            fn type_info() -> DB::TypeInfo {
+                <str as sqlx::Type<DB>>::type_info()
+            }
+            fn compatible(ty: &DB::TypeInfo) -> bool {
+                <str as sqlx::Type<DB>>::compatible(ty)
+            }
+        }
+    };
+}
+
+pub(crate) use text_column;
+
 /// What every closed set can do, for code generic over them ([`Submitted`]).
-pub trait ClosedSet: Copy + utoipa::ToSchema {
+pub trait ClosedSet: Copy {
     /// From its stored or sent spelling.
     fn parse(value: &str) -> Option<Self>;
+
+    /// As it is stored and sent.
+    fn as_str(self) -> &'static str;
 }
 
 /// A request field naming a member of a closed set, as the client sent it: the member
 /// when it is one, else the text as sent. The use case refuses another text with its
-/// own message (`decision must be clear, hold or ban`), not the JSON reader's, while
-/// the API documents the field as the set (so generated clients send an enum).
+/// own message (`decision must be clear, hold or ban`), not the JSON reader's. A field
+/// of this type names its set for the API documents (`#[schema(value_type = T)]`), so
+/// generated clients send an enum.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Submitted<T> {
     Member(T),
@@ -165,6 +182,14 @@ impl<T: ClosedSet> Submitted<T> {
             Self::Other(_) => None,
         }
     }
+
+    /// The text as the client sent it.
+    pub fn as_sent(&self) -> &str {
+        match self {
+            Self::Member(member) => member.as_str(),
+            Self::Other(text) => text,
+        }
+    }
 }
 
 impl<T: ClosedSet> From<String> for Submitted<T> {
@@ -173,30 +198,21 @@ impl<T: ClosedSet> From<String> for Submitted<T> {
     }
 }
 
+impl<T: ClosedSet> From<&str> for Submitted<T> {
+    fn from(text: &str) -> Self {
+        T::parse(text).map_or_else(|| Self::Other(text.to_owned()), Self::Member)
+    }
+}
+
+impl<T: ClosedSet> serde::Serialize for Submitted<T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_sent())
+    }
+}
+
 impl<'de, T: ClosedSet> serde::Deserialize<'de> for Submitted<T> {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         String::deserialize(deserializer).map(Self::from)
-    }
-}
-
-impl<T: ClosedSet> utoipa::PartialSchema for Submitted<T> {
-    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        T::schema()
-    }
-}
-
-impl<T: ClosedSet> utoipa::ToSchema for Submitted<T> {
-    fn name() -> std::borrow::Cow<'static, str> {
-        T::name()
-    }
-
-    fn schemas(
-        schemas: &mut Vec<(
-            String,
-            utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>,
-        )>,
-    ) {
-        T::schemas(schemas);
     }
 }
 

@@ -42,6 +42,11 @@ macro_rules! id_type {
                 Self(uuid::Uuid::new_v4().to_string())
             }
 
+            /// A UUID a request sent (its canonical spelling).
+            pub fn from_uuid(id: uuid::Uuid) -> Self {
+                Self(id.to_string())
+            }
+
             /// An id the service made or stored itself, taken as it is.
             pub fn from_trusted(id: impl Into<String>) -> Self {
                 Self(id.into())
@@ -119,17 +124,7 @@ macro_rules! id_type {
 
         impl utoipa::ToSchema for $name {}
 
-        impl<DB: sqlx::Database> sqlx::Type<DB> for $name
-        where
-            str: sqlx::Type<DB>,
-        {
-            fn type_info() -> DB::TypeInfo {
-                <str as sqlx::Type<DB>>::type_info()
-            }
-            fn compatible(ty: &DB::TypeInfo) -> bool {
-                <str as sqlx::Type<DB>>::compatible(ty)
-            }
-        }
+        $crate::closed_set::text_column!($name);
 
         impl<'q, DB: sqlx::Database> sqlx::Encode<'q, DB> for $name
         where

@@ -133,7 +133,7 @@ async fn create(
     let req = CreateAdmin {
         username: form.username.clone(),
         password: Some(form.password.clone()).filter(|p| !p.is_empty()),
-        role: form.role.clone(),
+        role: form.role.as_str().into(),
     };
     save_or_rerender(
         htmx,
@@ -192,7 +192,7 @@ impl EditForm {
     fn to_update(&self) -> Result<UpdateAdmin, Error> {
         Ok(UpdateAdmin {
             username: non_empty(&self.username),
-            role: non_empty(&self.role),
+            role: non_empty(&self.role).map(Into::into),
             is_active: parse_int("isActive", &self.is_active)?,
         })
     }

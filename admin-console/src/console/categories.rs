@@ -86,7 +86,7 @@ impl CategoryForm {
             // Empty parent: top-level (null), as the JSON API's `parentId: null`.
             parent_id: Some(non_empty(&self.parent_id)),
             sort_order: parse_int("sortOrder", &self.sort_order)?,
-            status: non_empty(&self.status),
+            status: non_empty(&self.status).map(Into::into),
             icon: Some(self.icon.clone()),
         })
     }

@@ -89,7 +89,7 @@ async fn decide(
         &me.admin,
         &id,
         &DecisionRequest {
-            decision: form.decision,
+            decision: form.decision.into(),
             reason: Some(form.reason),
         },
     )

@@ -71,7 +71,7 @@ async fn media_page(
     let query = MediaQuery {
         page: list.page,
         limit: Some(LIST_ROWS),
-        kind: non_empty(&filters.kind),
+        kind: non_empty(&filters.kind).map(Into::into),
         unused: (filters.unused == "true").then_some(true),
     };
     let (items, pagination) = media::list(&state.ctx, &query).await?;

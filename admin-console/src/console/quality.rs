@@ -5,13 +5,14 @@
 
 use askama::Template;
 use axum::Router;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Query, State};
 use axum::routing::{get, post};
 use chrono::NaiveDate;
 use serde::Deserialize;
 use shared::domain::question_stats::{Flag, QualityRules};
 use shared::domain::question_status::BatchAction;
 use shared::domain::skill;
+use shared::ids::QuestionId;
 use shared::message::Message;
 use shared::services::question_stats::{self, QuestionStats, StatsQuery};
 use shared::services::questions::{
@@ -21,6 +22,7 @@ use shared::services::questions::{
 use super::auth::{ConsoleAdmin, ConsoleForm};
 use super::charts::{self, DailyPoint, OptionBar, ValueFormat};
 use super::diff::{self, FieldDiff};
+use super::fields::PagePath;
 use super::i18n;
 use super::nav::Nav;
 use super::page::{Chrome, PageResult, page, redirect_with};
@@ -177,7 +179,7 @@ fn changed_fields(fields: &[String]) -> String {
 async fn stats_page(
     State(state): State<AppState>,
     me: ConsoleAdmin,
-    Path(id): Path<String>,
+    PagePath(id): PagePath<QuestionId>,
     Query(params): Query<StatsParams>,
 ) -> PageResult {
     let ctx = &state.ctx;
@@ -343,7 +345,7 @@ fn daily_points(stats: &QuestionStats) -> Vec<DailyPoint> {
 async fn revert(
     State(state): State<AppState>,
     me: ConsoleAdmin,
-    Path((id, version)): Path<(String, i64)>,
+    PagePath((id, version)): PagePath<(QuestionId, i64)>,
     ConsoleForm(_): ConsoleForm<Empty>,
 ) -> PageResult {
     let before = questions::get(&state.ctx, &id).await?;

@@ -3,7 +3,7 @@
 
 use askama::Template;
 use axum::Router;
-use axum::extract::{DefaultBodyLimit, Path, RawQuery, Request, State};
+use axum::extract::{DefaultBodyLimit, RawQuery, Request, State};
 use axum::response::Response;
 use axum::routing::{get, post};
 use serde::Deserialize;
@@ -12,6 +12,7 @@ use shared::domain::content_type::ContentType;
 use shared::domain::question_source::QuestionSource;
 use shared::domain::question_status::{BatchAction, QuestionStatus, can_move};
 use shared::envelope::Pagination;
+use shared::ids::QuestionId;
 use shared::message::{Message, msg};
 use shared::services::catalog::{self, Category};
 use shared::services::media::{self, MediaItem};
@@ -21,7 +22,9 @@ use shared::services::questions::{
 };
 
 use super::auth::{ConsoleAdmin, ConsoleForm};
-use super::fields::{Filtered, LIST_ROWS, ListFilters, non_empty, parse_int, parse_query};
+use super::fields::{
+    Filtered, LIST_ROWS, ListFilters, PagePath, non_empty, parse_int, parse_query,
+};
 use super::i18n;
 use super::nav::Nav;
 use super::page::HxRequest;
@@ -107,11 +110,11 @@ impl Filters {
         Ok(ListQuery {
             page,
             limit: Some(LIST_ROWS),
-            status: non_empty(&self.status),
+            status: non_empty(&self.status).map(Into::into),
             category_id: non_empty(&self.category_id),
             keyword: non_empty(&self.keyword),
             difficulty: parse_int("difficulty", &self.difficulty)?,
-            source: non_empty(&self.source),
+            source: non_empty(&self.source).map(Into::into),
             flagged: (self.flagged == "true").then_some(true),
             sort_by: non_empty(&self.sort_by),
             sort_order: non_empty(&self.sort_order),
@@ -122,35 +125,30 @@ impl Filters {
     fn to_export_query(&self, format: ExportFormat) -> Result<ExportQuery, Error> {
         Ok(ExportQuery {
             format,
-            status: non_empty(&self.status),
+            status: non_empty(&self.status).map(Into::into),
             category_id: non_empty(&self.category_id),
             keyword: non_empty(&self.keyword),
             difficulty: parse_int("difficulty", &self.difficulty)?,
-            source: non_empty(&self.source),
+            source: non_empty(&self.source).map(Into::into),
             flagged: (self.flagged == "true").then_some(true),
         })
     }
 
     /// The download of these filters' questions in `format` (`csv`, `json` or `zip`).
     fn export_href(&self, format: &str) -> String {
-        urls::with_query(
-            urls::QUESTIONS_EXPORT,
-            &[
-                ("format", format),
-                ("status", &self.status),
-                ("categoryId", &self.category_id),
-                ("keyword", &self.keyword),
-                ("difficulty", &self.difficulty),
-                ("source", &self.source),
-                ("flagged", &self.flagged),
-            ],
-        )
+        let mut params = vec![("format", format)];
+        params.extend(
+            self.params()
+                .into_iter()
+                .filter(|(name, _)| !matches!(*name, "sortBy" | "sortOrder")),
+        );
+        urls::with_query(urls::QUESTIONS_EXPORT, &params)
     }
 }
 
 /// A question a batch left where it was.
 pub struct FailedMove {
-    pub id: String,
+    pub id: QuestionId,
     /// Why, in the page's language.
     pub reason: String,
 }
@@ -469,7 +467,7 @@ impl EditorForm {
             stem: Some(Stem {
                 text: self.stem.clone(),
             }),
-            content_type: Some(self.content_type.clone()),
+            content_type: Some(self.content_type.as_str().into()),
             correct_answer: Some(self.correct_answer.clone()),
             distractors: Some(self.distractor_list()),
             category_id: Some(self.category_id.clone()),
@@ -484,7 +482,7 @@ impl EditorForm {
             stem: Some(Stem {
                 text: self.stem.clone(),
             }),
-            content_type: Some(self.content_type.clone()),
+            content_type: Some(self.content_type.as_str().into()),
             correct_answer: Some(self.correct_answer.clone()),
             distractors: Some(self.distractor_list()),
             category_id: Some(self.category_id.clone()),
@@ -503,7 +501,7 @@ impl EditorForm {
 
 /// The status moves the transition table offers from `status`.
 pub struct StatusPanel {
-    pub id: String,
+    pub id: QuestionId,
     pub status: QuestionStatus,
     /// Each move's target status and its button's label.
     pub moves: Vec<(&'static str, String)>,
@@ -703,7 +701,7 @@ async fn create(
 async fn edit_form(
     State(state): State<AppState>,
     me: ConsoleAdmin,
-    Path(id): Path<String>,
+    PagePath(id): PagePath<QuestionId>,
 ) -> PageResult {
     let question = questions::get(&state.ctx, &id).await?;
     let form = EditorForm::from_question(&question);
@@ -716,7 +714,7 @@ async fn save(
     State(state): State<AppState>,
     me: ConsoleAdmin,
     htmx: HxRequest,
-    Path(id): Path<String>,
+    PagePath(id): PagePath<QuestionId>,
     request: Request,
 ) -> PageResult {
     let (form, refused) = read_editor(&state, &me, request).await?;
@@ -753,7 +751,7 @@ async fn move_status(
     State(state): State<AppState>,
     me: ConsoleAdmin,
     htmx: HxRequest,
-    Path(id): Path<String>,
+    PagePath(id): PagePath<QuestionId>,
     ConsoleForm(form): ConsoleForm<StatusForm>,
 ) -> PageResult {
     let question = questions::set_status(
@@ -761,7 +759,7 @@ async fn move_status(
         &me.admin,
         &id,
         &StatusRequest {
-            status: form.status,
+            status: form.status.into(),
         },
     )
     .await?;

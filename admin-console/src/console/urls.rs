@@ -4,7 +4,7 @@
 //! of its id, built from the same pattern the router registers ([`pattern`]). Asset URLs
 //! carry their content's hash ([`asset`]).
 
-use shared::ids::{AdminId, PlayerId};
+use shared::ids::{AdminId, PlayerId, QuestionId};
 use std::fmt::Write as _;
 
 use super::assets;
@@ -174,20 +174,23 @@ fn with_id(pattern: &str, id: &str) -> String {
     pattern.replacen("{id}", &segment, 1)
 }
 
-pub fn question(id: &str) -> String {
-    with_id(pattern::QUESTION, id)
+// A question's pages take its id as a `QuestionId`, or as a batch's refusal or the
+// audit log spell it.
+
+pub fn question(id: &(impl AsRef<str> + ?Sized)) -> String {
+    with_id(pattern::QUESTION, id.as_ref())
 }
 
-pub fn question_status(id: &str) -> String {
-    with_id(pattern::QUESTION_STATUS, id)
+pub fn question_status(id: &QuestionId) -> String {
+    with_id(pattern::QUESTION_STATUS, id.as_str())
 }
 
-pub fn question_stats(id: &str) -> String {
-    with_id(pattern::QUESTION_STATS, id)
+pub fn question_stats(id: &QuestionId) -> String {
+    with_id(pattern::QUESTION_STATS, id.as_str())
 }
 
-pub fn question_revert(id: &str, version: &i64) -> String {
-    with_id(pattern::QUESTION_REVERT, id).replacen("{version}", &version.to_string(), 1)
+pub fn question_revert(id: &QuestionId, version: &i64) -> String {
+    with_id(pattern::QUESTION_REVERT, id.as_str()).replacen("{version}", &version.to_string(), 1)
 }
 
 pub fn media_delete(id: &str) -> String {
@@ -363,7 +366,7 @@ mod tests {
             "an id of safe characters stays as it is"
         );
         assert_eq!(
-            question_status("a/b c"),
+            question_status(&QuestionId::from_trusted("a/b c")),
             "/console/questions/a%2Fb%20c/status"
         );
         assert_eq!(

@@ -4,6 +4,7 @@
 use axum::extract::State;
 use shared::envelope::{ApiResult, Envelope, ErrorEnvelope, ok, paged};
 use shared::http::{ApiJson, ApiPath, ApiQuery};
+use shared::ids::QuestionId;
 use shared::services::audit::PageQuery;
 use shared::services::catalog::{
     self, AdminKnowledgeCard, Category, CreateCategory, CreateSkillNode, SkillNode, SkillTreeQuery,
@@ -141,7 +142,7 @@ pub async fn list_cards(
 pub async fn card_of_question(
     State(state): State<AppState>,
     AdminUser(_admin): AdminUser,
-    ApiPath(question_id): ApiPath<String>,
+    ApiPath(question_id): ApiPath<QuestionId>,
 ) -> ApiResult<AdminKnowledgeCard> {
     Ok(ok(
         catalog::card_of_question(&state.ctx, &question_id).await?

@@ -7,6 +7,7 @@ use axum::extract::State;
 use serde::Deserialize;
 use shared::envelope::{ApiResult, Envelope, ErrorEnvelope, ok};
 use shared::http::{ApiPath, ApiQuery};
+use shared::ids::QuestionId;
 use shared::services::learning::{self, CategoryCalibration};
 use shared::services::question_stats::{self, DayActivity, QuestionStats, StatsQuery};
 use utoipa::IntoParams;
@@ -72,7 +73,7 @@ pub async fn calibration(
 pub async fn question_stats(
     State(state): State<AppState>,
     AdminUser(_admin): AdminUser,
-    ApiPath(id): ApiPath<String>,
+    ApiPath(id): ApiPath<QuestionId>,
     ApiQuery(q): ApiQuery<StatsQuery>,
 ) -> ApiResult<QuestionStats> {
     Ok(ok(

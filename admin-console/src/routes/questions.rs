@@ -11,6 +11,7 @@ use shared::Error;
 use shared::domain::question_status::BatchAction;
 use shared::envelope::{ApiResult, Envelope, ErrorEnvelope, ok, paged};
 use shared::http::{ApiJson, ApiPath, ApiQuery};
+use shared::ids::QuestionId;
 use shared::message::msg;
 use shared::services::questions::{
     self, AdminQuestion, BatchRequest, BatchResult, CreatedQuestion, Export, ExportQuery,
@@ -147,7 +148,7 @@ pub fn download(export: Export) -> Response {
 pub async fn get_question(
     State(state): State<AppState>,
     AdminUser(_admin): AdminUser,
-    ApiPath(id): ApiPath<String>,
+    ApiPath(id): ApiPath<QuestionId>,
 ) -> ApiResult<AdminQuestion> {
     Ok(ok(questions::get(&state.ctx, &id).await?))
 }
@@ -187,7 +188,7 @@ pub async fn create_question(
 pub async fn update_question(
     State(state): State<AppState>,
     AdminUser(admin): AdminUser,
-    ApiPath(id): ApiPath<String>,
+    ApiPath(id): ApiPath<QuestionId>,
     ApiJson(body): ApiJson<QuestionPatch>,
 ) -> ApiResult<AdminQuestion> {
     Ok(ok(questions::update(&state.ctx, &admin, &id, body).await?))
@@ -208,7 +209,7 @@ pub async fn update_question(
 pub async fn delete_question(
     State(state): State<AppState>,
     AdminUser(admin): AdminUser,
-    ApiPath(id): ApiPath<String>,
+    ApiPath(id): ApiPath<QuestionId>,
 ) -> ApiResult<()> {
     questions::delete(&state.ctx, &admin, &id).await?;
     Ok(ok(()))
@@ -230,7 +231,7 @@ pub async fn delete_question(
 pub async fn set_status(
     State(state): State<AppState>,
     AdminUser(admin): AdminUser,
-    ApiPath(id): ApiPath<String>,
+    ApiPath(id): ApiPath<QuestionId>,
     ApiJson(body): ApiJson<StatusRequest>,
 ) -> ApiResult<AdminQuestion> {
     Ok(ok(
@@ -253,7 +254,7 @@ pub async fn set_status(
 pub async fn list_versions(
     State(state): State<AppState>,
     AdminUser(_admin): AdminUser,
-    ApiPath(id): ApiPath<String>,
+    ApiPath(id): ApiPath<QuestionId>,
 ) -> ApiResult<Vec<QuestionVersionSummary>> {
     Ok(ok(questions::list_versions(&state.ctx, &id).await?))
 }
@@ -275,7 +276,7 @@ pub async fn list_versions(
 pub async fn get_version(
     State(state): State<AppState>,
     AdminUser(_admin): AdminUser,
-    ApiPath((id, version)): ApiPath<(String, i64)>,
+    ApiPath((id, version)): ApiPath<(QuestionId, i64)>,
 ) -> ApiResult<QuestionVersion> {
     Ok(ok(questions::get_version(&state.ctx, &id, version).await?))
 }
@@ -301,7 +302,7 @@ pub async fn get_version(
 pub async fn revert_question(
     State(state): State<AppState>,
     AdminUser(admin): AdminUser,
-    ApiPath((id, version)): ApiPath<(String, i64)>,
+    ApiPath((id, version)): ApiPath<(QuestionId, i64)>,
 ) -> ApiResult<AdminQuestion> {
     Ok(ok(
         questions::revert(&state.ctx, &admin, &id, version).await?

@@ -99,7 +99,7 @@ pub async fn fallback_card_shown(
 }
 
 /// Whether a question with this id exists.
-pub async fn question_exists(db: &Db, question_id: &str) -> sqlx::Result<bool> {
+pub async fn question_exists(db: &Db, question_id: &QuestionId) -> sqlx::Result<bool> {
     let n: i64 = read!(db, |ex| {
         sqlx::query_scalar("SELECT count(*) FROM questions WHERE id = $1")
             .bind(question_id)

@@ -3,6 +3,7 @@
 use super::paging::{self, Counted};
 use super::{Db, Tx, count_rows, in_tx, read};
 use crate::domain::category_status::CategoryStatus;
+use crate::ids::QuestionId;
 
 // ---------------------------------------------------------------------------------------
 // Categories
@@ -193,7 +194,7 @@ pub async fn update_category(tx: &mut Tx, c: &CategoryWrite<'_>) -> sqlx::Result
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct CardRow {
     pub id: String,
-    pub question_id: String,
+    pub question_id: QuestionId,
     pub title: Option<String>,
     pub summary: String,
     pub deep_dive: Option<String>,
@@ -216,7 +217,7 @@ pub async fn card_page(db: &Db, limit: i64, offset: i64) -> sqlx::Result<(Vec<Ca
 }
 
 /// The card of a question.
-pub async fn card_of_question(db: &Db, question_id: &str) -> sqlx::Result<Option<CardRow>> {
+pub async fn card_of_question(db: &Db, question_id: &QuestionId) -> sqlx::Result<Option<CardRow>> {
     Ok(read!(db, |ex| {
         sqlx::query_as::<_, CardRow>(
             "SELECT id, question_id, title, summary, deep_dive, source_ref, created_at, updated_at

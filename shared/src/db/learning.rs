@@ -7,7 +7,7 @@ use super::question_stats::Cursor;
 use super::{Db, Tx, in_tx, read};
 use crate::domain::irt::{IrtGuessing, IrtModel};
 use crate::domain::skill::Estimate;
-use crate::ids::PlayerId;
+use crate::ids::{PlayerId, QuestionId};
 
 /// A player's skill on one track.
 #[derive(Clone, Debug, sqlx::FromRow)]
@@ -58,7 +58,7 @@ pub async fn track_skill_sample(
 /// A published question's difficulty as a pick or a mastery reads it.
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct QuestionDifficulty {
-    pub id: String,
+    pub id: QuestionId,
     pub authored_difficulty: i64,
     pub estimated_difficulty: Option<f64>,
     pub difficulty_answers: Option<i64>,
@@ -270,7 +270,7 @@ pub async fn categories_due(db: &Db, before: i64, limit: i64) -> sqlx::Result<Ve
 /// A published question of a category to fit.
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct FitQuestion {
-    pub id: String,
+    pub id: QuestionId,
     /// JSON array of the distractors.
     pub distractors: String,
 }
@@ -300,7 +300,7 @@ pub async fn fit_questions(
 /// order (the same players for every question, so a fit sees them answer several).
 pub async fn first_answers_of(
     db: &Db,
-    question_id: &str,
+    question_id: &QuestionId,
     sample: i64,
 ) -> sqlx::Result<Vec<(String, bool)>> {
     Ok(read!(db, |ex| {
@@ -341,7 +341,7 @@ pub struct CalibrationRow {
 /// A question's calibrated parameters, as stored.
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct QuestionCalibrationRow {
-    pub question_id: String,
+    pub question_id: QuestionId,
     pub category_id: String,
     pub model: IrtModel,
     pub difficulty: f64,
@@ -459,7 +459,7 @@ pub async fn calibrated_questions(
 /// A question's calibrated parameters (None: uncalibrated).
 pub async fn question_calibration(
     db: &Db,
-    question_id: &str,
+    question_id: &QuestionId,
 ) -> sqlx::Result<Option<QuestionCalibrationRow>> {
     Ok(read!(db, |ex| {
         sqlx::query_as::<_, QuestionCalibrationRow>(

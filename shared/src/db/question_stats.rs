@@ -3,7 +3,7 @@
 //! counters it adds to, what it derives, and what the admin API and console read.
 
 use super::{Db, Tx, in_tx, read};
-use crate::ids::PlayerId;
+use crate::ids::{PlayerId, QuestionId};
 
 /// How far a job has read an ordered source: its last row's `(created_at, id)`.
 #[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
@@ -78,7 +78,7 @@ pub struct AnswerFact {
     pub created_at: i64,
     pub id: String,
     pub player_id: PlayerId,
-    pub question_id: String,
+    pub question_id: QuestionId,
     pub question_version: i64,
     pub is_correct: bool,
     pub selected_option_id: String,
@@ -320,7 +320,11 @@ pub struct StatsRow {
     pub players_read_at: i64,
 }
 
-pub async fn stats(db: &Db, question_id: &str, version: i64) -> sqlx::Result<Option<StatsRow>> {
+pub async fn stats(
+    db: &Db,
+    question_id: &QuestionId,
+    version: i64,
+) -> sqlx::Result<Option<StatsRow>> {
     Ok(read!(db, |ex| {
         sqlx::query_as::<_, StatsRow>(
             "SELECT attempts, correct, players, card_views, median_time_ms, discrimination,
@@ -338,7 +342,7 @@ pub async fn stats(db: &Db, question_id: &str, version: i64) -> sqlx::Result<Opt
 async fn version_rows<K>(
     db: &Db,
     sql: &'static str,
-    question_id: &str,
+    question_id: &QuestionId,
     version: i64,
 ) -> sqlx::Result<Vec<(K, i64)>>
 where
@@ -358,7 +362,7 @@ where
 /// Picks per option text of a version.
 pub async fn option_picks(
     db: &Db,
-    question_id: &str,
+    question_id: &QuestionId,
     version: i64,
 ) -> sqlx::Result<Vec<(String, i64)>> {
     version_rows(
@@ -374,7 +378,7 @@ pub async fn option_picks(
 /// The answer-time histogram of a version: (ms, answers).
 pub async fn answer_times(
     db: &Db,
-    question_id: &str,
+    question_id: &QuestionId,
     version: i64,
 ) -> sqlx::Result<Vec<(i64, i64)>> {
     version_rows(
@@ -402,7 +406,7 @@ pub struct PlayerRow {
 /// The players who answered a version (one index range, a probe each).
 pub async fn players(
     db: &Db,
-    question_id: &str,
+    question_id: &QuestionId,
     version: i64,
     card_id: &str,
 ) -> sqlx::Result<Vec<PlayerRow>> {
@@ -466,7 +470,7 @@ pub async fn due_versions(
 
 /// What the job derives for a version.
 pub struct Derived<'a> {
-    pub question_id: &'a str,
+    pub question_id: &'a QuestionId,
     pub version: i64,
     pub players: i64,
     pub card_views: i64,
@@ -577,7 +581,7 @@ pub async fn move_player(tx: &mut Tx, guest: &PlayerId, target: &PlayerId) -> sq
 /// Attempts and right answers of a version per Beijing day, from `from_day` on.
 pub async fn daily(
     db: &Db,
-    question_id: &str,
+    question_id: &QuestionId,
     version: i64,
     from_day: &str,
 ) -> sqlx::Result<Vec<(String, i64, i64)>> {
@@ -659,7 +663,7 @@ pub struct VersionContent {
 
 pub async fn version_content(
     db: &Db,
-    question_id: &str,
+    question_id: &QuestionId,
     version: i64,
 ) -> sqlx::Result<Option<VersionContent>> {
     Ok(read!(db, |ex| {
@@ -675,7 +679,7 @@ pub async fn version_content(
 }
 
 /// The question's current version; None when there is no such question.
-pub async fn current_version(db: &Db, question_id: &str) -> sqlx::Result<Option<i64>> {
+pub async fn current_version(db: &Db, question_id: &QuestionId) -> sqlx::Result<Option<i64>> {
     Ok(read!(db, |ex| {
         sqlx::query_scalar::<_, i64>("SELECT version FROM questions WHERE id = $1")
             .bind(question_id)
@@ -687,7 +691,7 @@ pub async fn current_version(db: &Db, question_id: &str) -> sqlx::Result<Option<
 /// A question's current version with its content and counted numbers.
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct CurrentStats {
-    pub question_id: String,
+    pub question_id: QuestionId,
     pub version: i64,
     #[sqlx(flatten)]
     pub content: VersionContent,

@@ -5,6 +5,7 @@
 use super::{Db, Tx, in_tx, read};
 use crate::domain::content_type::ContentType;
 use crate::domain::question_version::{CardContent, MediaContent, QuestionContent};
+use crate::ids::QuestionId;
 
 /// One version in a question's history (the list's row).
 #[derive(Clone, Debug, sqlx::FromRow)]
@@ -68,7 +69,7 @@ impl VersionRow {
 /// written the row (and advanced its version) first, so they hold its row lock.
 pub async fn snapshot(
     tx: &mut Tx,
-    question_id: &str,
+    question_id: &QuestionId,
     edited_by: &str,
     edited_at: i64,
     changed_fields_json: &str,
@@ -115,7 +116,7 @@ pub async fn snapshot(
 }
 
 /// A question's versions, newest first (a question has few: one per content edit).
-pub async fn list(db: &Db, question_id: &str) -> sqlx::Result<Vec<VersionSummary>> {
+pub async fn list(db: &Db, question_id: &QuestionId) -> sqlx::Result<Vec<VersionSummary>> {
     Ok(read!(db, |ex| {
         sqlx::query_as::<_, VersionSummary>(
             "SELECT version, edited_by, edited_at, changed_fields FROM question_versions
@@ -133,7 +134,11 @@ const ONE: &str = "SELECT version, edited_by, edited_at, changed_fields, categor
  FROM question_versions WHERE question_id = $1 AND version = $2";
 
 /// One version of a question.
-pub async fn get(db: &Db, question_id: &str, version: i64) -> sqlx::Result<Option<VersionRow>> {
+pub async fn get(
+    db: &Db,
+    question_id: &QuestionId,
+    version: i64,
+) -> sqlx::Result<Option<VersionRow>> {
     Ok(read!(db, |ex| {
         sqlx::query_as::<_, VersionRow>(ONE)
             .bind(question_id)
@@ -146,7 +151,7 @@ pub async fn get(db: &Db, question_id: &str, version: i64) -> sqlx::Result<Optio
 /// One version of a question, read inside a write transaction.
 pub async fn get_in_tx(
     tx: &mut Tx,
-    question_id: &str,
+    question_id: &QuestionId,
     version: i64,
 ) -> sqlx::Result<Option<VersionRow>> {
     Ok(in_tx!(tx, |ex| {

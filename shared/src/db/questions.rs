@@ -6,11 +6,12 @@ use super::{Db, Tx, in_tx, read};
 use crate::domain::content_type::ContentType;
 use crate::domain::question_source::QuestionSource;
 use crate::domain::question_status::QuestionStatus;
+use crate::ids::QuestionId;
 
 /// A question with its card (LEFT JOIN: the card columns are null when it has none).
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct QuestionRow {
-    pub id: String,
+    pub id: QuestionId,
     pub category_id: String,
     pub stem_text: String,
     #[sqlx(try_from = "String")]
@@ -48,7 +49,7 @@ const SELECT: &str = "SELECT q.id, q.category_id, q.stem_text, q.content_type, q
  FROM questions q LEFT JOIN knowledge_cards k ON k.question_id = q.id";
 
 /// One question with its card.
-pub async fn get(db: &Db, id: &str) -> sqlx::Result<Option<QuestionRow>> {
+pub async fn get(db: &Db, id: &QuestionId) -> sqlx::Result<Option<QuestionRow>> {
     Ok(read!(db, |ex| {
         sqlx::query_as::<_, QuestionRow>(sqlx::AssertSqlSafe(format!("{SELECT} WHERE q.id = $1")))
             .bind(id)
@@ -58,7 +59,7 @@ pub async fn get(db: &Db, id: &str) -> sqlx::Result<Option<QuestionRow>> {
 }
 
 /// One question with its card, read inside a write transaction.
-pub async fn get_in_tx(tx: &mut Tx, id: &str) -> sqlx::Result<Option<QuestionRow>> {
+pub async fn get_in_tx(tx: &mut Tx, id: &QuestionId) -> sqlx::Result<Option<QuestionRow>> {
     Ok(in_tx!(tx, |ex| {
         sqlx::query_as::<_, QuestionRow>(sqlx::AssertSqlSafe(format!("{SELECT} WHERE q.id = $1")))
             .bind(id)
@@ -316,7 +317,10 @@ pub async fn existing_category_ids(db: &Db, ids: &[String]) -> sqlx::Result<Vec<
 }
 
 /// The status of each of `ids` that exists, read inside the transaction.
-pub async fn statuses_in_tx(tx: &mut Tx, ids: &[String]) -> sqlx::Result<Vec<(String, String)>> {
+pub async fn statuses_in_tx(
+    tx: &mut Tx,
+    ids: &[QuestionId],
+) -> sqlx::Result<Vec<(QuestionId, String)>> {
     if ids.is_empty() {
         return Ok(Vec::new());
     }
@@ -325,9 +329,9 @@ pub async fn statuses_in_tx(tx: &mut Tx, ids: &[String]) -> sqlx::Result<Vec<(St
         super::placeholders(ids.len())
     );
     Ok(in_tx!(tx, |ex| {
-        let mut q = sqlx::query_as::<_, (String, String)>(sqlx::AssertSqlSafe(sql.clone()));
+        let mut q = sqlx::query_as::<_, (QuestionId, String)>(sqlx::AssertSqlSafe(sql.clone()));
         for id in ids {
-            q = q.bind(id.as_str());
+            q = q.bind(id);
         }
         q.fetch_all(ex).await?
     }))
@@ -335,7 +339,7 @@ pub async fn statuses_in_tx(tx: &mut Tx, ids: &[String]) -> sqlx::Result<Vec<(St
 
 /// A question's own columns that an insert and an update both write.
 pub struct QuestionFields<'a> {
-    pub id: &'a str,
+    pub id: &'a QuestionId,
     pub category_id: &'a str,
     pub stem_text: &'a str,
     pub content_type: ContentType,
@@ -394,7 +398,7 @@ pub async fn insert(tx: &mut Tx, q: &NewQuestion<'_>) -> sqlx::Result<bool> {
 
 pub struct NewCard<'a> {
     pub id: &'a str,
-    pub question_id: &'a str,
+    pub question_id: &'a QuestionId,
     pub title: Option<&'a str>,
     pub summary: &'a str,
     pub deep_dive: Option<&'a str>,
@@ -467,7 +471,7 @@ pub async fn update(tx: &mut Tx, u: &QuestionUpdate<'_>) -> sqlx::Result<bool> {
 /// `now_ms` (the `media_purge` job's clock).
 pub async fn set_media(
     tx: &mut Tx,
-    question_id: &str,
+    question_id: &QuestionId,
     media: Option<(&str, Option<&str>)>,
     old_media_id: Option<&str>,
     now_ms: i64,
@@ -508,7 +512,7 @@ pub async fn set_media(
 /// every other edit of the question.
 pub async fn advance_version(
     tx: &mut Tx,
-    id: &str,
+    id: &QuestionId,
     expected: i64,
     now_ms: i64,
 ) -> sqlx::Result<bool> {
@@ -528,7 +532,7 @@ pub async fn advance_version(
 }
 
 /// Removes a question's card (a revert to a version without one).
-pub async fn delete_card(tx: &mut Tx, question_id: &str) -> sqlx::Result<()> {
+pub async fn delete_card(tx: &mut Tx, question_id: &QuestionId) -> sqlx::Result<()> {
     in_tx!(tx, |ex| {
         sqlx::query("DELETE FROM knowledge_cards WHERE question_id = $1")
             .bind(question_id)
@@ -573,7 +577,7 @@ pub async fn update_card(tx: &mut Tx, c: &CardUpdate<'_>) -> sqlx::Result<()> {
 /// review, when it is a text question or has its media; true when it moved.
 pub async fn move_status(
     tx: &mut Tx,
-    id: &str,
+    id: &QuestionId,
     from: &[&str],
     to: &str,
     now_ms: i64,
@@ -609,7 +613,7 @@ pub async fn move_status(
 /// (numbers about an older version never move a newer one); true when it moved.
 pub async fn move_status_at_version(
     tx: &mut Tx,
-    id: &str,
+    id: &QuestionId,
     version: i64,
     from: &str,
     to: &str,

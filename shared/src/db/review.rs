@@ -248,7 +248,7 @@ pub const FIT_ANSWERS: i64 = 20_000;
 /// One judged answer as a fit reads it.
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct AnswerHistoryRow {
-    pub question_id: String,
+    pub question_id: QuestionId,
     pub is_correct: bool,
     pub created_at: i64,
 }
@@ -316,7 +316,7 @@ pub(crate) use parked_at;
 /// A question as the review job's pass reads it.
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct QuestionPass {
-    pub id: String,
+    pub id: QuestionId,
     pub published: bool,
     /// Its memory rows are parked (no row yet: not).
     pub parked: bool,
@@ -345,7 +345,7 @@ pub async fn questions_after(db: &Db, after: &str, limit: i64) -> sqlx::Result<V
 /// primary key.
 pub async fn park_question(
     db: &Db,
-    question_id: &str,
+    question_id: &QuestionId,
     park: bool,
     limit: i64,
 ) -> sqlx::Result<u64> {
@@ -388,7 +388,10 @@ pub async fn park_question(
 
 /// How many players remember question `question_id` (up to [`QUESTION_SAMPLE`]) and
 /// their mean stability.
-pub async fn question_stability(db: &Db, question_id: &str) -> sqlx::Result<(i64, Option<f64>)> {
+pub async fn question_stability(
+    db: &Db,
+    question_id: &QuestionId,
+) -> sqlx::Result<(i64, Option<f64>)> {
     Ok(read!(db, |ex| {
         sqlx::query_as::<_, (i64, Option<f64>)>(
             "SELECT COUNT(*), AVG(stability) FROM (SELECT stability FROM review_memory
@@ -405,7 +408,7 @@ pub async fn question_stability(db: &Db, question_id: &str) -> sqlx::Result<(i64
 /// Stores questions' `(id, players, mean stability)`.
 pub async fn store_question_memory(
     db: &Db,
-    rows: &[(String, i64, f64)],
+    rows: &[(QuestionId, i64, f64)],
     now_ms: i64,
 ) -> sqlx::Result<()> {
     let mut tx = db.begin().await?;
@@ -476,7 +479,7 @@ pub struct QuestionMemoryRow {
 
 pub async fn question_memory(
     db: &Db,
-    question_id: &str,
+    question_id: &QuestionId,
 ) -> sqlx::Result<Option<QuestionMemoryRow>> {
     Ok(read!(db, |ex| {
         sqlx::query_as::<_, QuestionMemoryRow>(

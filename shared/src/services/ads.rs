@@ -9,6 +9,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::clock::{beijing, from_ms};
+use crate::closed_set::Submitted;
 use crate::context::AppContext;
 use crate::db::progress::{PlayerProgress, Target, Update};
 use crate::db::{self, ads::NewAdSession};
@@ -31,12 +32,13 @@ const STREAK_PROTECTION: AdKind = AdKind::StreakProtection;
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionRequest {
-    /// hearts, bonusAttempts or streakProtection.
+    /// Another type is answered ineligible (`invalid_type`).
     #[serde(rename = "type")]
-    pub kind: String,
+    #[schema(value_type = AdKind)]
+    pub kind: Submitted<AdKind>,
     pub client_request_id: String,
-    /// ios, android, harmony or web.
-    pub platform: String,
+    #[schema(value_type = AdPlatform)]
+    pub platform: Submitted<AdPlatform>,
     /// `mock` (outside production).
     pub ad_provider: String,
 }
@@ -203,7 +205,7 @@ pub async fn open_session(
     req: &SessionRequest,
 ) -> Result<SessionAnswer> {
     check_input(ctx, &req.client_request_id, &req.ad_provider)?;
-    let Some(platform) = AdPlatform::parse(&req.platform) else {
+    let Some(platform) = req.platform.member() else {
         return Err(Error::validation(
             msg::PLATFORM_MUST_BE_IOS_ANDROID_HARMONY_OR_WEB,
         ));
@@ -214,7 +216,7 @@ pub async fn open_session(
         let remaining = remaining_today(ctx, &player.id, row.kind, now).await?;
         return Ok(eligible(&row, remaining));
     }
-    let Some(kind) = AdKind::parse(&req.kind) else {
+    let Some(kind) = req.kind.member() else {
         return Ok(SessionAnswer::ineligible(
             AdRefusal::InvalidType,
             None,

@@ -27,6 +27,7 @@ use crate::config::Settings;
 use crate::context::AppContext;
 use crate::db;
 use crate::domain::skill;
+use crate::ids::QuestionId;
 use crate::services::gameplay::{self, AnswerRequest};
 use crate::services::{player_auth, regions};
 use crate::{Error, Result};
@@ -203,11 +204,16 @@ fn normal<R: Rng>(rng: &mut R) -> f64 {
 /// difficulty (the author's, blurred once).
 #[derive(Default)]
 struct Truth {
-    questions: HashMap<String, (String, f64)>,
+    questions: HashMap<QuestionId, (String, f64)>,
 }
 
 impl Truth {
-    async fn of(&mut self, ctx: &AppContext, id: &str, rng: &mut StdRng) -> Result<(String, f64)> {
+    async fn of(
+        &mut self,
+        ctx: &AppContext,
+        id: &QuestionId,
+        rng: &mut StdRng,
+    ) -> Result<(String, f64)> {
         if let Some(known) = self.questions.get(id) {
             return Ok(known.clone());
         }
@@ -218,7 +224,7 @@ impl Truth {
             q.correct_answer,
             skill::authored_difficulty(q.difficulty) + 0.7 * normal(rng),
         );
-        self.questions.insert(id.to_string(), known.clone());
+        self.questions.insert(id.clone(), known.clone());
         Ok(known)
     }
 }
@@ -270,7 +276,7 @@ async fn try_session(
         {
             continue;
         }
-        let (right_text, difficulty) = truth.of(ctx, served.question.id.as_str(), rng).await?;
+        let (right_text, difficulty) = truth.of(ctx, &served.question.id, rng).await?;
         let options = &served.question.options;
         let floor = skill::guessing_floor(options.len());
         let right = player.bot

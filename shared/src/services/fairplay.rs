@@ -9,6 +9,7 @@ use serde_json::json;
 use utoipa::ToSchema;
 
 use crate::clock::{beijing, from_ms};
+use crate::closed_set::Submitted;
 use crate::context::AppContext;
 use crate::db::fairplay::{Added, Decision, Example, FairPlayRow, FairPlayScore, Scored};
 use crate::db::ledger::HIDDEN_FOR_GOOD;
@@ -279,7 +280,8 @@ pub struct DecisionRequest {
     /// `clear` (back on the boards; only signals after this count towards a new hold),
     /// `hold` (off the boards others see until cleared), or `ban` (as
     /// `PUT /users/{id}/ban` without an end).
-    pub decision: String,
+    #[schema(value_type = FairPlayDecision)]
+    pub decision: Submitted<FairPlayDecision>,
     /// Up to 500 characters.
     pub reason: Option<String>,
 }
@@ -293,7 +295,9 @@ pub async fn decide(
     req: &DecisionRequest,
 ) -> Result<FairPlayEntry> {
     let reason = moderation::staff_reason(req.reason.as_deref())?;
-    let decision = FairPlayDecision::parse(&req.decision)
+    let decision = req
+        .decision
+        .member()
         .ok_or_else(|| Error::validation(msg::DECISION_MUST_BE_CLEAR_HOLD_OR_BAN))?;
     let state = decision.state();
     let held = state == FairPlayState::Held;

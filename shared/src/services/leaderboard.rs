@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use crate::clock::beijing;
+use crate::closed_set::{Submitted, closed_set};
 use crate::context::AppContext;
 use crate::db;
 use crate::db::leaderboard::{BoardRow, EntryRow};
@@ -32,8 +33,9 @@ use crate::{Error, Result};
 #[serde(rename_all = "camelCase")]
 #[into_params(parameter_in = Query)]
 pub struct BoardQuery {
-    /// `region` (default), `topic` (all players) or `league` (the player's cohort).
-    pub scope: Option<String>,
+    /// Default `region`.
+    #[param(value_type = Option<BoardScope>)]
+    pub scope: Option<Submitted<BoardScope>>,
     /// Default: the player's selected region.
     pub region_code: Option<String>,
     /// Reserved; no effect.
@@ -42,8 +44,9 @@ pub struct BoardQuery {
     pub page: Option<i64>,
     /// 1-100, default 20.
     pub limit: Option<i64>,
-    /// `current` (default) or `previous`: the last ended week's final standings.
-    pub week: Option<String>,
+    /// Default `current`.
+    #[param(value_type = Option<BoardWeek>)]
+    pub week: Option<Submitted<BoardWeek>>,
     /// `/leaderboards/me` only: 0-10 (default 0) entries above and below the player, in
     /// `meta.around`.
     pub around: Option<i64>,
@@ -131,11 +134,23 @@ fn display_name(nickname: Option<String>) -> String {
 /// The largest `around`.
 const MAX_AROUND: i64 = 10;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Scope {
-    Region,
-    Topic,
-    League,
+closed_set! {
+    /// Which board: `region` (the player's region), `topic` (all players) or `league`
+    /// (the player's cohort).
+    pub enum BoardScope in "board-scope" {
+        Region = "region",
+        Topic = "topic",
+        League = "league",
+    }
+}
+
+closed_set! {
+    /// Which week of a board: `current`, or `previous` (the last ended week's final
+    /// standings).
+    pub enum BoardWeek in "board-week" {
+        Current = "current",
+        Previous = "previous",
+    }
 }
 
 /// A board query, checked (no database needed).
@@ -144,7 +159,7 @@ struct Choice {
     limit: i64,
     /// The page's first row (checked: see `envelope::page_offset`).
     offset: i64,
-    scope: Scope,
+    scope: BoardScope,
     /// The asked region (scope region); None: the player's own.
     view_region: Option<RegionEntry>,
     previous: bool,
@@ -165,19 +180,22 @@ fn choose(ctx: &AppContext, q: &BoardQuery) -> Result<Choice> {
     if !(0..=MAX_AROUND).contains(&around) {
         return Err(Error::validation(msg::AROUND_MUST_BE_0_10));
     }
-    let previous = match q.week.as_deref().map(str::trim) {
-        None | Some("") | Some("current") => false,
-        Some("previous") => true,
-        Some(_) => return Err(Error::validation(msg::WEEK_MUST_BE_CURRENT_OR_PREVIOUS)),
+    // a blank week is the default one; a week's spelling is read trimmed
+    let previous = match q.week.as_ref().map(|w| w.as_sent().trim()) {
+        None | Some("") => false,
+        Some(week) => match BoardWeek::parse(week) {
+            Some(week) => week == BoardWeek::Previous,
+            None => return Err(Error::validation(msg::WEEK_MUST_BE_CURRENT_OR_PREVIOUS)),
+        },
     };
-    let scope = match q.scope.as_deref().unwrap_or("region") {
-        "region" => Scope::Region,
-        "topic" => Scope::Topic,
-        "league" => Scope::League,
-        _ => return Err(Error::validation(msg::SCOPE_MUST_BE_REGION_TOPIC_OR_LEAGUE)),
+    let scope = match q.scope.as_ref() {
+        None => BoardScope::Region,
+        Some(scope) => scope
+            .member()
+            .ok_or_else(|| Error::validation(msg::SCOPE_MUST_BE_REGION_TOPIC_OR_LEAGUE))?,
     };
     let view_region = match (scope, q.region_code.as_deref().map(str::trim)) {
-        (Scope::Region, Some(code)) if !code.is_empty() => Some(
+        (BoardScope::Region, Some(code)) if !code.is_empty() => Some(
             ctx.regions
                 .enabled(code)
                 .ok_or_else(|| Error::validation(msg::REGIONCODE_IS_NOT_AN_ENABLED_REGION))?
@@ -287,7 +305,7 @@ async fn view(
     let week = beijing::day_key(week_day);
     let selected = regions::selected(ctx, &state);
     let view_region = match choice.scope {
-        Scope::Region => choice.view_region.clone().or_else(|| {
+        BoardScope::Region => choice.view_region.clone().or_else(|| {
             state
                 .region_code
                 .as_deref()
@@ -299,18 +317,18 @@ async fn view(
     let mut tier = None;
     let mut cohort_id = None;
     let (board, group) = match choice.scope {
-        Scope::Topic => (
+        BoardScope::Topic => (
             Some(BoardKey::all_players().to_string()),
             format!("{}:{week}", BoardKey::all_players()),
         ),
-        Scope::Region => match &view_region {
+        BoardScope::Region => match &view_region {
             Some(r) => (
                 Some(BoardKey::region(&r.code).to_string()),
                 format!("{}:{week}", BoardKey::region(&r.code)),
             ),
             None => (None, format!("region::{week}")),
         },
-        Scope::League => {
+        BoardScope::League => {
             let membership = league_membership(ctx, viewer_id, &week, choice.previous, now).await?;
             match membership {
                 Some(m) => {
@@ -336,7 +354,7 @@ async fn view(
         week_end: beijing::day_key(week_end),
         next_refresh_at: beijing::day_key(week_day + chrono::Duration::days(7)),
         group_id: group,
-        requires_region_selection: choice.scope == Scope::Region && view_region.is_none(),
+        requires_region_selection: choice.scope == BoardScope::Region && view_region.is_none(),
         selected_region: selected,
         view_region,
         reward_preview: vec![
@@ -408,7 +426,7 @@ async fn source_of(
     ctx: &AppContext,
     week: &str,
     board: String,
-    scope: Scope,
+    scope: BoardScope,
     ended: bool,
 ) -> Result<Source> {
     if ended
@@ -417,7 +435,7 @@ async fn source_of(
     {
         return Ok(Source::Frozen { board, counts });
     }
-    if scope != Scope::League {
+    if scope != BoardScope::League {
         return Ok(Source::Live { board });
     }
     let cohort = board.strip_prefix("league:").unwrap_or(&board);
@@ -822,11 +840,11 @@ pub async fn me(
     let now_ms = now.timestamp_millis();
     // This week's region or topic board without Redis: the player's region state,
     // their row and its SQL rank are one read.
-    let fast = ctx.ranks.is_none() && !choice.previous && choice.scope != Scope::League;
+    let fast = ctx.ranks.is_none() && !choice.previous && choice.scope != BoardScope::League;
     let (state, counted) = if fast {
         let week = beijing::day_key(beijing::week_start(now));
         let named = match choice.scope {
-            Scope::Topic => Some(BoardKey::all_players().to_string()),
+            BoardScope::Topic => Some(BoardKey::all_players().to_string()),
             _ => choice
                 .view_region
                 .as_ref()

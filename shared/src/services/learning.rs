@@ -21,6 +21,7 @@ use crate::db::{self};
 use crate::domain::irt::{self, Examinee, FitSettings};
 use crate::domain::irt::{IrtGuessing, IrtModel};
 use crate::domain::skill::{self, Estimate};
+use crate::ids::QuestionId;
 use crate::message::msg;
 use crate::services::job_clock::SETTLE_MS;
 use crate::services::player_auth::PlayerPrincipal;
@@ -185,7 +186,7 @@ async fn fit_category(ctx: &AppContext, category_id: &str, now: i64) -> Result<u
     loop {
         let page = store::fit_questions(&ctx.db, category_id, &after, QUESTION_PAGE).await?;
         let Some(last) = page.last() else { break };
-        after = last.id.clone();
+        after = last.id.to_string();
         let full = page.len() as i64 == QUESTION_PAGE;
         for q in page {
             let answers =
@@ -198,7 +199,7 @@ async fn fit_category(ctx: &AppContext, category_id: &str, now: i64) -> Result<u
             break;
         }
     }
-    let ids: Vec<String> = questions.iter().map(|(q, _)| q.id.clone()).collect();
+    let ids: Vec<QuestionId> = questions.iter().map(|(q, _)| q.id.clone()).collect();
     let floors: Vec<f64> = questions
         .iter()
         .map(|(q, _)| match settings.irt_guessing {
@@ -272,7 +273,7 @@ fn examinees_of<'a>(answers: impl Iterator<Item = &'a [(String, bool)]>) -> Vec<
 #[derive(Clone, Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CalibratedQuestion {
-    pub question_id: String,
+    pub question_id: QuestionId,
     /// b = −d/a.
     pub difficulty: f64,
     /// The slope a.
@@ -357,7 +358,7 @@ pub async fn category_calibration(
 /// A question's calibrated parameters (None while uncalibrated).
 pub async fn question_calibration(
     ctx: &AppContext,
-    question_id: &str,
+    question_id: &QuestionId,
 ) -> Result<Option<QuestionCalibration>> {
     Ok(store::question_calibration(&ctx.db, question_id)
         .await?

@@ -24,6 +24,7 @@ use tokio::io::AsyncWriteExt;
 use utoipa::{IntoParams, ToSchema};
 
 use crate::clock::from_ms;
+use crate::closed_set::Submitted;
 use crate::config::MAX_IMAGE_SIDE;
 use crate::context::AppContext;
 use crate::db::gameplay::MediaColumns;
@@ -72,10 +73,9 @@ pub struct MediaQuery {
     pub page: Option<i64>,
     /// 1-50, default 20.
     pub limit: Option<i64>,
-    /// `image`, `audio` or `video`.
     #[serde(rename = "type")]
-    #[param(rename = "type")]
-    pub kind: Option<String>,
+    #[param(rename = "type", value_type = Option<MediaKind>)]
+    pub kind: Option<Submitted<MediaKind>>,
     /// `true`: only files no question uses.
     pub unused: Option<bool>,
 }
@@ -464,7 +464,7 @@ where
             Write {
                 action: "media.upload",
                 target_type: "media",
-                target_id: Some(&id),
+                target_id: Some(id.as_str()),
                 before: None,
                 after: Some(serde_json::json!({
                     "type": format.kind().as_str(),
@@ -506,10 +506,10 @@ pub async fn list(ctx: &AppContext, q: &MediaQuery) -> Result<(Vec<MediaItem>, P
         limit: q.limit,
     }
     .resolve()?;
-    let kind = match q.kind.as_deref() {
+    let kind = match q.kind.as_ref() {
         None => None,
         Some(k) => Some(
-            MediaKind::parse(k)
+            k.member()
                 .ok_or_else(|| Error::validation(msg::TYPE_MUST_BE_IMAGE_AUDIO_OR_VIDEO))?,
         ),
     };
@@ -620,7 +620,7 @@ pub async fn purge_unused(ctx: &AppContext) -> Result<u64> {
             Write {
                 action: "media.purge",
                 target_type: "media",
-                target_id: Some(&id),
+                target_id: Some(id.as_str()),
                 before: Some(serde_json::json!({"mime": mime})),
                 after: None,
             },

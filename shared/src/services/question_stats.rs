@@ -25,6 +25,7 @@ use crate::domain::question_stats::{
     severity,
 };
 use crate::domain::question_status::QuestionStatus;
+use crate::ids::QuestionId;
 use crate::message::msg;
 use crate::services::audit;
 use crate::{Error, Result};
@@ -138,7 +139,12 @@ async fn derive_due(ctx: &AppContext) -> Result<u64> {
             if wrapped && !start.0.is_empty() && *version > start {
                 break 'pages;
             }
-            derive(ctx, &version.0, version.1).await?;
+            derive(
+                ctx,
+                &QuestionId::from_trusted(version.0.as_str()),
+                version.1,
+            )
+            .await?;
             derived += 1;
             after = version.clone();
             if derived >= DERIVES_PER_RUN {
@@ -188,7 +194,7 @@ async fn count_answers(tx: &mut Tx, facts: &[AnswerFact]) -> Result<()> {
         to[1] += i64::from(correct);
     };
     for f in facts {
-        let v: Version = (f.question_id.clone(), f.question_version);
+        let v: Version = (f.question_id.to_string(), f.question_version);
         let day = beijing::day_key(beijing::day(from_ms(f.created_at)));
         add(questions.entry(v.clone()).or_default(), f.is_correct);
         if let Some(text) = selected_text(f) {
@@ -296,7 +302,7 @@ async fn count_signups(ctx: &AppContext) -> Result<()> {
 /// Recomputes the derived numbers of one version from its counters; a published
 /// question newly flagged `likely_miskeyed` goes back to review when
 /// `QUESTION_AUTO_REVIEW` is on.
-async fn derive(ctx: &AppContext, question_id: &str, version: i64) -> Result<()> {
+async fn derive(ctx: &AppContext, question_id: &QuestionId, version: i64) -> Result<()> {
     let Some(content) = store::version_content(&ctx.db, question_id, version).await? else {
         return Ok(());
     };
@@ -397,7 +403,7 @@ async fn derive(ctx: &AppContext, question_id: &str, version: i64) -> Result<()>
             audit::Write {
                 action: "question.auto_review",
                 target_type: "question",
-                target_id: Some(question_id),
+                target_id: Some(question_id.as_str()),
                 before: Some(json!({ "status": QuestionStatus::Published.as_str() })),
                 after: Some(json!({
                     "status": QuestionStatus::Reviewing.as_str(),
@@ -443,7 +449,7 @@ pub struct DayAccuracy {
 #[derive(Clone, Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct QuestionStats {
-    pub question_id: String,
+    pub question_id: QuestionId,
     pub version: i64,
     pub attempts: i64,
     pub correct: i64,
@@ -520,7 +526,7 @@ fn days_shown(ctx: &AppContext) -> Vec<String> {
 /// `GET /v1/admin/questions/{id}/stats[?version=N]`.
 pub async fn question_stats(
     ctx: &AppContext,
-    question_id: &str,
+    question_id: &QuestionId,
     query: &StatsQuery,
 ) -> Result<QuestionStats> {
     let current = store::current_version(&ctx.db, question_id)
@@ -567,7 +573,7 @@ pub async fn question_stats(
 
 /// The statistics of a version as the API shows them.
 fn shown(
-    question_id: &str,
+    question_id: &QuestionId,
     version: i64,
     content: &store::VersionContent,
     counts: &store::StatsRow,
@@ -575,7 +581,7 @@ fn shown(
     daily: Vec<DayAccuracy>,
 ) -> QuestionStats {
     QuestionStats {
-        question_id: question_id.to_string(),
+        question_id: question_id.clone(),
         version,
         attempts: counts.attempts,
         correct: counts.correct,
@@ -602,7 +608,7 @@ pub async fn current_stats(ctx: &AppContext, question_ids: &[&str]) -> Result<Ve
         .map(|row| {
             let own: Vec<(String, i64)> = picks
                 .iter()
-                .filter(|(q, _, _)| *q == row.question_id)
+                .filter(|(q, _, _)| row.question_id == q.as_str())
                 .map(|(_, text, n)| (text.clone(), *n))
                 .collect();
             shown(

@@ -14,7 +14,7 @@ use crate::context::AppContext;
 use crate::db;
 use crate::db::question_stats::{self as cursors, Cursor};
 use crate::domain::memory::{self, Memory, PastAnswer, Schedule};
-use crate::ids::PlayerId;
+use crate::ids::{PlayerId, QuestionId};
 
 /// The schedule of a player with `parameters` (their fitted FSRS parameters as JSON,
 /// None before a fit): the defaults when none, or when the stored set is unreadable.
@@ -272,7 +272,7 @@ pub struct QuestionMemory {
 /// The question's memory statistics, once the review job has computed them.
 pub async fn question_memory(
     ctx: &AppContext,
-    question_id: &str,
+    question_id: &QuestionId,
 ) -> Result<Option<QuestionMemory>> {
     Ok(db::review::question_memory(&ctx.db, question_id)
         .await?

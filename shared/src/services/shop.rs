@@ -7,9 +7,10 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::clock::from_ms;
-use crate::closed_set::closed_set;
+use crate::closed_set::{Submitted, closed_set};
 use crate::context::AppContext;
 use crate::db;
+use crate::domain::ad_recovery::AdKind;
 use crate::domain::identity::Platform;
 use crate::domain::subscription::{SubscriptionStatus, Tier};
 use crate::ids::PlayerId;
@@ -22,9 +23,9 @@ use crate::{Error, Result};
 #[serde(rename_all = "camelCase")]
 pub struct Benefit {
     pub id: String,
-    /// The ad-recovery type it maps to: hearts, bonusAttempts or streakProtection.
+    /// The ad-recovery type it maps to.
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: AdKind,
     pub title: String,
     pub description: String,
     pub enabled: bool,
@@ -117,9 +118,9 @@ pub const ITEMS: [&str; 4] = [
 ];
 
 pub fn shop() -> Shop {
-    let benefit = |id: &str, kind: &str, title: &str, description: &str| Benefit {
+    let benefit = |id: &str, kind: AdKind, title: &str, description: &str| Benefit {
         id: id.into(),
-        kind: kind.into(),
+        kind,
         title: title.into(),
         description: description.into(),
         enabled: true,
@@ -136,19 +137,19 @@ pub fn shop() -> Shop {
         benefits: vec![
             benefit(
                 "ad-hearts",
-                "hearts",
+                AdKind::Hearts,
                 "Recover a heart",
                 "Watch a short video to get one heart back.",
             ),
             benefit(
                 "ad-bonus-attempts",
-                "bonusAttempts",
+                AdKind::BonusAttempts,
                 "Extra attempt",
                 "Watch a short video for one more attempt today.",
             ),
             benefit(
                 "ad-streak-protection",
-                "streakProtection",
+                AdKind::StreakProtection,
                 "Protect your streak",
                 "Watch a short video to keep your streak through tomorrow.",
             ),
@@ -267,25 +268,26 @@ pub fn use_item(req: &UseItemRequest) -> Result<()> {
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct VerifyRequest {
-    /// ios, android or harmony.
-    pub platform: String,
+    #[schema(value_type = Platform)]
+    pub platform: Submitted<Platform>,
     pub purchase_token: String,
     pub product_id: String,
     /// pro or proplus.
-    pub tier: String,
+    #[schema(value_type = Tier)]
+    pub tier: Submitted<Tier>,
 }
 
 /// `POST /v1/subscription/verify`.
 pub fn verify_subscription(req: &VerifyRequest) -> Result<()> {
-    if Platform::parse(&req.platform).is_none() {
+    if req.platform.member().is_none() {
         return Err(Error::UnsupportedPlatform(
             msg::subscriptions_are_not_sold_on_platform_platform(format_args!(
                 "{:?}",
-                req.platform
+                req.platform.as_sent()
             )),
         ));
     }
-    if !Tier::parse(&req.tier).is_some_and(Tier::is_paid) {
+    if !req.tier.member().is_some_and(Tier::is_paid) {
         return Err(Error::validation(msg::TIER_MUST_BE_PRO_OR_PROPLUS));
     }
     if req.purchase_token.trim().is_empty() || req.product_id.trim().is_empty() {

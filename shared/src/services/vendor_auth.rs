@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use crate::closed_set::closed_set;
 use crate::context::AppContext;
 use crate::db::{self, accounts::MergeCounts};
 use crate::domain::board::BoardKey;
@@ -112,13 +113,20 @@ pub struct LinkRequest {
     pub client_migration_id: String,
 }
 
+closed_set! {
+    /// The kind of guest data a merge could not move: a `reward` the account already
+    /// holds.
+    pub enum ConflictKind in "conflict-kind" {
+        Reward = "reward",
+    }
+}
+
 /// One item of guest data the account already had.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct MigrationConflict {
-    /// Data type, e.g. `reward`.
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: ConflictKind,
     /// The reward's idempotency key in the account's key space.
     pub key: String,
     pub xp: i64,
@@ -178,7 +186,7 @@ fn summary_of(c: &MergeCounts) -> MigrationSummary {
         .reward_conflicts
         .iter()
         .map(|r| MigrationConflict {
-            kind: "reward".into(),
+            kind: ConflictKind::Reward,
             key: r.idempotency_key.clone(),
             xp: r.xp_delta,
             reason: "the account already holds this reward".into(),

@@ -5,6 +5,7 @@
 use super::*;
 use crate::domain::question_limits as limits;
 use crate::domain::question_version::{CardContent, changed_card_fields};
+use crate::ids::QuestionId;
 use crate::message::{Message, msg};
 use crate::services::questions;
 
@@ -21,7 +22,7 @@ fn card_content(c: &CardRow) -> CardContent {
 #[serde(rename_all = "camelCase")]
 pub struct AdminKnowledgeCard {
     pub id: String,
-    pub question_id: String,
+    pub question_id: QuestionId,
     /// Optional; players see the question's category name when it is empty.
     pub title: Option<String>,
     pub summary: String,
@@ -81,7 +82,10 @@ pub async fn list_cards(
 }
 
 /// `GET /v1/admin/knowledge-cards/by-question/:questionId`.
-pub async fn card_of_question(ctx: &AppContext, question_id: &str) -> Result<AdminKnowledgeCard> {
+pub async fn card_of_question(
+    ctx: &AppContext,
+    question_id: &QuestionId,
+) -> Result<AdminKnowledgeCard> {
     if !db::cards::question_exists(&ctx.db, question_id).await? {
         return Err(Error::not_found(msg::QUESTION_NOT_FOUND));
     }

@@ -1,6 +1,7 @@
 //! Categories (`/v1/admin/categories`): the tracks and their sub-categories.
 
 use super::*;
+use crate::closed_set::Submitted;
 use crate::domain::category_status::CategoryStatus;
 use crate::message::msg;
 
@@ -61,8 +62,8 @@ pub struct UpdateCategory {
     #[schema(value_type = Option<String>)]
     pub parent_id: Option<Option<String>>,
     pub sort_order: Option<i64>,
-    /// `active` or `inactive`.
-    pub status: Option<String>,
+    #[schema(value_type = Option<CategoryStatus>)]
+    pub status: Option<Submitted<CategoryStatus>>,
     pub icon: Option<String>,
 }
 
@@ -191,10 +192,11 @@ pub async fn update_category(
     if let Some(slug) = &req.slug {
         check_key(slug, "slug")?;
     }
-    let status = match req.status.as_deref() {
+    let status = match req.status.as_ref() {
         None => None,
         Some(status) => Some(
-            CategoryStatus::parse(status)
+            status
+                .member()
                 .ok_or_else(|| Error::validation(msg::STATUS_MUST_BE_ACTIVE_OR_INACTIVE))?,
         ),
     };

@@ -16,6 +16,7 @@ use crate::db::questions::{NewCard, NewQuestion, QuestionFields};
 use crate::db::{self, Db};
 use crate::domain::content_type::ContentType;
 use crate::domain::media::MediaFormat;
+use crate::ids::QuestionId;
 use crate::media_store::MediaStore;
 use crate::services::media::key_of;
 use crate::tokens::sha256_hex;
@@ -218,7 +219,7 @@ pub async fn load(db: &Db, clock: &Clock, media: &MediaStore) -> anyhow::Result<
             parent = Some(id);
         }
         for (i, q) in track.questions.iter().enumerate() {
-            let id = question_id(&c.id, q);
+            let id = QuestionId::from_trusted(question_id(&c.id, q));
             let distractors = serde_json::to_string(&q.distractors)?;
             // Spread creation times so admin lists sorted by createdAt keep the file order.
             let created = now + i64::try_from(i).unwrap_or(0);
@@ -272,7 +273,7 @@ pub async fn load(db: &Db, clock: &Clock, media: &MediaStore) -> anyhow::Result<
             db::questions::insert_card(
                 &mut tx,
                 &NewCard {
-                    id: &derived_id("card", &[&id]),
+                    id: &derived_id("card", &[id.as_str()]),
                     question_id: &id,
                     title: Some(&card.title),
                     summary: &card.summary,

@@ -113,13 +113,13 @@ pub async fn view_card(
     let grants = [
         (
             format!("kcview:{}:{card_id}", player.id),
-            "review_explanation",
+            RewardSource::ReviewExplanation,
             rules.card_view_xp,
             "Knowledge card",
         ),
         (
             format!("kcfirst:{}", player.id),
-            "first_knowledge_card",
+            RewardSource::FirstKnowledgeCard,
             rules.first_card_xp,
             "First knowledge card",
         ),
@@ -131,7 +131,7 @@ pub async fn view_card(
             &player.id,
             region,
             key,
-            source,
+            source.as_str(),
             state.clone(),
             next,
             rules,

@@ -26,6 +26,16 @@ closed_set! {
     }
 }
 
+closed_set! {
+    /// What earned a reward: `review_explanation` (a knowledge card read),
+    /// `first_knowledge_card` (the player's first) or `inventory`.
+    pub enum RewardSource in "reward-source" {
+        ReviewExplanation = "review_explanation",
+        FirstKnowledgeCard = "first_knowledge_card",
+        Inventory = "inventory",
+    }
+}
+
 #[derive(Clone, Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RewardItem {
@@ -33,9 +43,8 @@ pub struct RewardItem {
     pub kind: RewardKind,
     pub amount: i64,
     pub title: String,
-    /// review_explanation, first_knowledge_card or inventory.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub source: Option<String>,
+    pub source: Option<RewardSource>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub item_id: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -43,12 +52,12 @@ pub struct RewardItem {
 }
 
 impl RewardItem {
-    fn xp(amount: i64, title: &str, source: Option<&str>) -> Self {
+    fn xp(amount: i64, title: &str, source: Option<RewardSource>) -> Self {
         Self {
             kind: RewardKind::Xp,
             amount,
             title: title.into(),
-            source: source.map(Into::into),
+            source,
             item_id: None,
             quantity: None,
         }

@@ -88,7 +88,7 @@ pub(super) async fn export(
         let rows = db::questions::export_batch(&ctx.db, &filter, key, EXPORT_BATCH).await?;
         let last = i64::try_from(rows.len()).unwrap_or(i64::MAX) < EXPORT_BATCH;
         if let Some(row) = rows.last() {
-            after = Some((row.created_at, row.id.clone()));
+            after = Some((row.created_at, row.id.to_string()));
         }
         used.extend(rows.iter().filter_map(|r| r.media_id.clone()));
         let (mut chunk, n) =

@@ -1,6 +1,7 @@
 //! The checks every new or edited question passes (the API, the CSV and JSON imports).
 
 use super::*;
+use crate::closed_set::Submitted;
 use crate::domain::question_limits as limits;
 use crate::message::{Message, msg};
 
@@ -45,8 +46,11 @@ pub(super) fn check_stem(stem: &Stem, errors: &mut Vec<Message>) -> String {
     text.to_string()
 }
 
-pub(super) fn check_content_type(ct: &str, errors: &mut Vec<Message>) -> ContentType {
-    ContentType::parse(ct).unwrap_or_else(|| {
+pub(super) fn check_content_type(
+    ct: &Submitted<ContentType>,
+    errors: &mut Vec<Message>,
+) -> ContentType {
+    ct.member().unwrap_or_else(|| {
         errors.push(msg::CONTENTTYPE_MUST_BE_TEXT_IMAGE_VIDEO_OR_AUDIO);
         ContentType::Text
     })
@@ -240,7 +244,7 @@ pub(super) fn check_item(input: &QuestionInput) -> std::result::Result<ValidItem
     let stem_text =
         check_required(input.stem.as_ref(), "stem", &mut errors, check_stem).unwrap_or_default();
     let content_type = check_required(
-        input.content_type.as_deref(),
+        input.content_type.as_ref(),
         "contentType",
         &mut errors,
         check_content_type,
@@ -391,8 +395,8 @@ pub(super) async fn insert_item(
     item: &ValidItem,
     edited_by: &str,
     now_ms: i64,
-) -> Result<String> {
-    let id = Uuid::new_v4().to_string();
+) -> Result<QuestionId> {
+    let id = QuestionId::generate();
     let distractors_json = serde_json::to_string(&item.distractors).map_err(Error::internal)?;
     db::questions::insert(
         tx,
@@ -443,8 +447,8 @@ pub(super) fn snapshot(q: &AdminQuestion) -> Option<serde_json::Value> {
     serde_json::to_value(q).ok()
 }
 
-pub(super) fn parse_status(s: &str) -> Result<QuestionStatus> {
-    QuestionStatus::parse(s)
+pub(super) fn parse_status(s: &Submitted<QuestionStatus>) -> Result<QuestionStatus> {
+    s.member()
         .ok_or_else(|| Error::validation(msg::STATUS_MUST_BE_DRAFT_REVIEWING_PUBLISHED_OR_ARCHIVED))
 }
 

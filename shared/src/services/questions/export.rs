@@ -59,9 +59,9 @@ pub struct ExportQuery {
     /// csv, json or zip (required: the bodies differ).
     #[param(inline)]
     pub format: ExportFormat,
-    /// draft, reviewing, published or archived.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub status: Option<String>,
+    #[param(value_type = Option<QuestionStatus>)]
+    pub status: Option<Submitted<QuestionStatus>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub category_id: Option<String>,
     /// Case-insensitive match in the stem or the distractors.
@@ -70,9 +70,9 @@ pub struct ExportQuery {
     /// 1-5, exact.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub difficulty: Option<i64>,
-    /// system or ugc.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub source: Option<String>,
+    #[param(value_type = Option<QuestionSource>)]
+    pub source: Option<Submitted<QuestionSource>>,
     /// `true`: only questions whose current version has flags.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub flagged: Option<bool>,
@@ -177,11 +177,11 @@ pub async fn export(ctx: &AppContext, admin: &AdminPrincipal, q: &ExportQuery) -
     // Taken before any await: the request's span, whatever a driver enters meanwhile.
     let span = tracing::Span::current();
     let filter = list_filter(&FilterParams {
-        status: q.status.as_deref(),
+        status: q.status.as_ref(),
         category_id: q.category_id.as_deref(),
         keyword: q.keyword.as_deref(),
         difficulty: q.difficulty,
-        source: q.source.as_deref(),
+        source: q.source.as_ref(),
         flagged: q.flagged,
     })?;
     // A zip is one per process at a time: its turn is taken before it is recorded.
@@ -242,7 +242,7 @@ async fn next_chunk(mut c: Cursor) -> Option<(Result<Vec<u8>>, Cursor)> {
     // The cursor moves with every row written, so it is unset only before the first.
     let first_chunk = c.after.is_none();
     if let Some(row) = rows.last() {
-        c.after = Some((row.created_at, row.id.clone()));
+        c.after = Some((row.created_at, row.id.to_string()));
     }
     let encoded = encode(c.format, rows, first_chunk, c.written, c.media_columns);
     let mut chunk = match encoded {
@@ -433,7 +433,10 @@ mod tests {
             ["B", "C\nc", "D", "E", "F"],
             "five columns"
         );
-        assert_eq!(first.content_type.as_deref(), Some("image"));
+        assert_eq!(
+            first.content_type.as_ref().map(Submitted::as_sent),
+            Some("image")
+        );
         assert_eq!(first.difficulty, Some(3));
         let card = first.knowledge_card.as_ref().unwrap();
         assert_eq!(card.summary.as_deref(), Some("S, s"));

@@ -136,7 +136,7 @@ fn csv_item(r: &csv::StringRecord) -> std::result::Result<QuestionInput, Message
     });
     Ok(QuestionInput {
         category_id: Some(col(0).to_string()),
-        content_type: Some(col(1).trim().to_string()),
+        content_type: Some(col(1).trim().to_string().into()),
         difficulty,
         stem: Some(Stem {
             text: col(3).to_string(),

@@ -13,6 +13,7 @@ use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
 use crate::clock::from_ms;
+use crate::closed_set::Submitted;
 use crate::context::AppContext;
 use crate::db::questions::{
     CardUpdate, ListFilter, NewCard, NewQuestion, QuestionFields, QuestionRow, QuestionUpdate,
@@ -26,6 +27,7 @@ use crate::domain::question_status::{BatchAction, QuestionStatus, can_move};
 use crate::domain::question_version::{self, CardContent, MediaContent, QuestionContent};
 use crate::envelope::Pagination;
 use crate::error::ItemFailure;
+use crate::ids::QuestionId;
 use crate::message::Message;
 use crate::services::admin_auth::AdminPrincipal;
 use crate::services::audit::{self, PageQuery};
@@ -125,7 +127,7 @@ pub struct QuestionCard {
 #[derive(Clone, Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AdminQuestion {
-    pub id: String,
+    pub id: QuestionId,
     pub stem: Stem,
     pub content_type: ContentType,
     pub correct_answer: String,
@@ -229,7 +231,7 @@ impl From<QuestionRow> for AdminQuestion {
 /// The answer of `POST /questions`.
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct CreatedQuestion {
-    pub id: String,
+    pub id: QuestionId,
     /// Always `draft`.
     pub status: QuestionStatus,
 }
@@ -237,7 +239,7 @@ pub struct CreatedQuestion {
 /// One id a batch did not move.
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct BatchFailure {
-    pub id: String,
+    pub id: QuestionId,
     /// `not found`, or the refused move.
     #[schema(value_type = String)]
     #[serde(serialize_with = "crate::message::english")]
@@ -257,7 +259,7 @@ pub struct ImportResult {
     pub total: usize,
     pub succeeded: usize,
     /// Ids of the new questions, in input order.
-    pub ids: Vec<String>,
+    pub ids: Vec<QuestionId>,
 }
 
 /// Stores a question's card as an edit left it, when it changed (`changed` names the
@@ -265,7 +267,7 @@ pub struct ImportResult {
 /// id), or removed. A card another edit created meanwhile is a 409.
 async fn store_card(
     tx: &mut Tx,
-    question_id: &str,
+    question_id: &QuestionId,
     before: Option<&QuestionCard>,
     after: Option<&CardContent>,
     changed: &[&str],
@@ -335,8 +337,8 @@ pub struct CardInput {
 #[serde(rename_all = "camelCase")]
 pub struct QuestionInput {
     pub stem: Option<Stem>,
-    /// text, image, video or audio.
-    pub content_type: Option<String>,
+    #[schema(value_type = Option<ContentType>)]
+    pub content_type: Option<Submitted<ContentType>>,
     /// 1-200 characters.
     pub correct_answer: Option<String>,
     /// 2-5 non-empty strings of up to 200 characters each.
@@ -354,7 +356,8 @@ pub struct QuestionInput {
 #[serde(rename_all = "camelCase")]
 pub struct QuestionPatch {
     pub stem: Option<Stem>,
-    pub content_type: Option<String>,
+    #[schema(value_type = Option<ContentType>)]
+    pub content_type: Option<Submitted<ContentType>>,
     pub correct_answer: Option<String>,
     pub distractors: Option<Vec<String>>,
     pub category_id: Option<String>,
@@ -366,7 +369,8 @@ pub struct QuestionPatch {
     /// Updates the card, or creates it (then `summary` is required).
     pub knowledge_card: Option<CardInput>,
     /// A move by the transition table.
-    pub status: Option<String>,
+    #[schema(value_type = Option<QuestionStatus>)]
+    pub status: Option<Submitted<QuestionStatus>>,
 }
 
 /// A field that may be sent as `null`: absent is `None`, `null` is `Some(None)`.
@@ -380,8 +384,8 @@ where
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 pub struct StatusRequest {
-    /// draft, reviewing, published or archived.
-    pub status: String,
+    #[schema(value_type = QuestionStatus)]
+    pub status: Submitted<QuestionStatus>,
 }
 
 #[derive(Clone, Debug, Deserialize, ToSchema)]
@@ -405,15 +409,15 @@ pub struct ListQuery {
     pub page: Option<i64>,
     /// 1-50, default 20.
     pub limit: Option<i64>,
-    /// draft, reviewing, published or archived.
-    pub status: Option<String>,
+    #[param(value_type = Option<QuestionStatus>)]
+    pub status: Option<Submitted<QuestionStatus>>,
     pub category_id: Option<String>,
     /// Case-insensitive match in the stem or the distractors.
     pub keyword: Option<String>,
     /// 1-5, exact.
     pub difficulty: Option<i64>,
-    /// system or ugc.
-    pub source: Option<String>,
+    #[param(value_type = Option<QuestionSource>)]
+    pub source: Option<Submitted<QuestionSource>>,
     /// `true`: only questions whose current version has flags.
     pub flagged: Option<bool>,
     /// createdAt (default), updatedAt, difficulty, accuracy, attempts or severity (how

@@ -1,6 +1,7 @@
 //! The question list and one question.
 
 use super::*;
+use crate::closed_set::Submitted;
 use crate::message::msg;
 
 // ---------------------------------------------------------------------------------------
@@ -14,11 +15,11 @@ pub async fn list(ctx: &AppContext, q: &ListQuery) -> Result<(Vec<AdminQuestion>
     }
     .resolve()?;
     let filter = list_filter(&FilterParams {
-        status: q.status.as_deref(),
+        status: q.status.as_ref(),
         category_id: q.category_id.as_deref(),
         keyword: q.keyword.as_deref(),
         difficulty: q.difficulty,
-        source: q.source.as_deref(),
+        source: q.source.as_ref(),
         flagged: q.flagged,
     })?;
     let sort = match q.sort_by.as_deref() {
@@ -49,11 +50,11 @@ pub async fn list(ctx: &AppContext, q: &ListQuery) -> Result<(Vec<AdminQuestion>
 
 /// The filters of the list and the export, as the query gave them.
 pub(super) struct FilterParams<'a> {
-    pub(super) status: Option<&'a str>,
+    pub(super) status: Option<&'a Submitted<QuestionStatus>>,
     pub(super) category_id: Option<&'a str>,
     pub(super) keyword: Option<&'a str>,
     pub(super) difficulty: Option<i64>,
-    pub(super) source: Option<&'a str>,
+    pub(super) source: Option<&'a Submitted<QuestionSource>>,
     pub(super) flagged: Option<bool>,
 }
 
@@ -69,10 +70,10 @@ pub(super) fn list_filter(p: &FilterParams<'_>) -> Result<ListFilter> {
     {
         return Err(Error::validation(msg::DIFFICULTY_MUST_BE_1_5));
     }
-    let source = match p.source {
+    let source = match p.source.map(Submitted::member) {
         None => None,
-        Some(s @ ("system" | "ugc")) => Some(s.to_string()),
-        Some(_) => return Err(Error::validation(msg::SOURCE_MUST_BE_SYSTEM_OR_UGC)),
+        Some(Some(source)) => Some(source.as_str().to_string()),
+        Some(None) => return Err(Error::validation(msg::SOURCE_MUST_BE_SYSTEM_OR_UGC)),
     };
     let keyword = p
         .keyword
@@ -90,7 +91,7 @@ pub(super) fn list_filter(p: &FilterParams<'_>) -> Result<ListFilter> {
 }
 
 /// `GET /v1/admin/questions/{id}`.
-pub async fn get(ctx: &AppContext, id: &str) -> Result<AdminQuestion> {
+pub async fn get(ctx: &AppContext, id: &QuestionId) -> Result<AdminQuestion> {
     db::questions::get(&ctx.db, id)
         .await?
         .map(AdminQuestion::from)

@@ -94,7 +94,7 @@ impl From<VersionRow> for QuestionVersion {
 /// question): 409 when a concurrent edit claimed that number first.
 pub(crate) async fn record_version(
     tx: &mut Tx,
-    question_id: &str,
+    question_id: &QuestionId,
     edited_by: &str,
     now_ms: i64,
     changed: &[&str],
@@ -120,7 +120,10 @@ fn version_number(version: i64) -> Result<i64> {
 }
 
 /// `GET /v1/admin/questions/{id}/versions`: newest first.
-pub async fn list_versions(ctx: &AppContext, id: &str) -> Result<Vec<QuestionVersionSummary>> {
+pub async fn list_versions(
+    ctx: &AppContext,
+    id: &QuestionId,
+) -> Result<Vec<QuestionVersionSummary>> {
     let rows = db::question_versions::list(&ctx.db, id).await?;
     // every question has its version 1, so only an unknown one lists none
     if rows.is_empty() && !db::cards::question_exists(&ctx.db, id).await? {
@@ -130,7 +133,11 @@ pub async fn list_versions(ctx: &AppContext, id: &str) -> Result<Vec<QuestionVer
 }
 
 /// `GET /v1/admin/questions/{id}/versions/{version}`.
-pub async fn get_version(ctx: &AppContext, id: &str, version: i64) -> Result<QuestionVersion> {
+pub async fn get_version(
+    ctx: &AppContext,
+    id: &QuestionId,
+    version: i64,
+) -> Result<QuestionVersion> {
     let version = version_number(version)?;
     db::question_versions::get(&ctx.db, id, version)
         .await?
@@ -146,7 +153,7 @@ pub async fn get_version(ctx: &AppContext, id: &str, version: i64) -> Result<Que
 pub async fn revert(
     ctx: &AppContext,
     admin: &AdminPrincipal,
-    id: &str,
+    id: &QuestionId,
     version: i64,
 ) -> Result<AdminQuestion> {
     let version = version_number(version)?;
@@ -223,7 +230,7 @@ pub async fn revert(
         audit::Write {
             action: "question.revert",
             target_type: "question",
-            target_id: Some(id),
+            target_id: Some(id.as_str()),
             before: snapshot(&before),
             after: after_state,
         },

@@ -22,10 +22,11 @@ pub async fn create(
     };
     let now = ctx.clock.now_ms();
     let mut tx = ctx.db.begin().await?;
-    let mut id = String::new();
+    let mut id = None;
     for item in &items {
-        id = insert_item(&mut tx, item, &admin.username, now).await?;
+        id = Some(insert_item(&mut tx, item, &admin.username, now).await?);
     }
+    let id = id.ok_or_else(|| Error::internal("a create without its question"))?;
     let after = db::questions::get_in_tx(&mut tx, &id)
         .await?
         .map(AdminQuestion::from);
@@ -36,7 +37,7 @@ pub async fn create(
         audit::Write {
             action: "question.create",
             target_type: "question",
-            target_id: Some(&id),
+            target_id: Some(id.as_str()),
             before: None,
             after: after.as_ref().and_then(snapshot),
         },
@@ -53,14 +54,14 @@ pub async fn create(
 pub async fn update(
     ctx: &AppContext,
     admin: &AdminPrincipal,
-    id: &str,
+    id: &QuestionId,
     patch: QuestionPatch,
 ) -> Result<AdminQuestion> {
     let mut errors = Vec::new();
     let stem_text = patch.stem.as_ref().map(|s| check_stem(s, &mut errors));
     let content_type = patch
         .content_type
-        .as_deref()
+        .as_ref()
         .map(|c| check_content_type(c, &mut errors));
     let correct_answer = patch
         .correct_answer
@@ -75,8 +76,8 @@ pub async fn update(
         .as_deref()
         .map(|c| check_category_id(c, &mut errors));
     let difficulty = patch.difficulty.map(|d| check_difficulty(d, &mut errors));
-    let status = match patch.status.as_deref() {
-        Some(s) => match QuestionStatus::parse(s) {
+    let status = match patch.status.as_ref() {
+        Some(s) => match s.member() {
             Some(s) => Some(s),
             None => {
                 errors.push(msg::STATUS_MUST_BE_DRAFT_REVIEWING_PUBLISHED_OR_ARCHIVED);
@@ -241,7 +242,7 @@ pub async fn update(
         audit::Write {
             action: "question.update",
             target_type: "question",
-            target_id: Some(id),
+            target_id: Some(id.as_str()),
             before: snapshot(&before),
             after: snapshot(&after),
         },
@@ -255,7 +256,7 @@ pub async fn update(
 pub(super) async fn move_one(
     ctx: &AppContext,
     admin: &AdminPrincipal,
-    id: &str,
+    id: &QuestionId,
     to: QuestionStatus,
     action: Option<BatchAction>,
     audit_action: &str,
@@ -292,7 +293,7 @@ pub(super) async fn move_one(
         audit::Write {
             action: audit_action,
             target_type: "question",
-            target_id: Some(id),
+            target_id: Some(id.as_str()),
             before: Some(json!({ "status": before.status })),
             after: Some(json!({ "status": after.status })),
         },
@@ -305,7 +306,7 @@ pub(super) async fn move_one(
 pub async fn set_status(
     ctx: &AppContext,
     admin: &AdminPrincipal,
-    id: &str,
+    id: &QuestionId,
     req: &StatusRequest,
 ) -> Result<AdminQuestion> {
     let to = parse_status(&req.status)?;
@@ -313,7 +314,7 @@ pub async fn set_status(
 }
 
 /// `DELETE /v1/admin/questions/{id}`: archives from draft, reviewing or published.
-pub async fn delete(ctx: &AppContext, admin: &AdminPrincipal, id: &str) -> Result<()> {
+pub async fn delete(ctx: &AppContext, admin: &AdminPrincipal, id: &QuestionId) -> Result<()> {
     move_one(
         ctx,
         admin,
@@ -328,7 +329,7 @@ pub async fn delete(ctx: &AppContext, admin: &AdminPrincipal, id: &str) -> Resul
 
 /// The batch ids: 1-200 uuids, duplicates dropped (first occurrence kept), in canonical
 /// lower-case form.
-pub(super) fn batch_ids(req: &BatchRequest) -> Result<Vec<String>> {
+pub(super) fn batch_ids(req: &BatchRequest) -> Result<Vec<QuestionId>> {
     if req.ids.is_empty() || req.ids.len() > MAX_BATCH {
         return Err(Error::validation(msg::ids_must_hold_1_max_question_ids(
             MAX_BATCH,
@@ -338,8 +339,8 @@ pub(super) fn batch_ids(req: &BatchRequest) -> Result<Vec<String>> {
     let mut ids = Vec::with_capacity(req.ids.len());
     for raw in &req.ids {
         let id = Uuid::parse_str(raw.trim())
-            .map_err(|_| Error::validation(msg::raw_is_not_a_uuid(raw)))?
-            .to_string();
+            .map(QuestionId::from_uuid)
+            .map_err(|_| Error::validation(msg::raw_is_not_a_uuid(raw)))?;
         if seen.insert(id.clone()) {
             ids.push(id);
         }
@@ -369,7 +370,7 @@ pub async fn batch(
             not_moved.push(id.clone());
         }
     }
-    let statuses: std::collections::HashMap<String, String> =
+    let statuses: std::collections::HashMap<QuestionId, String> =
         db::questions::statuses_in_tx(&mut tx, &not_moved)
             .await?
             .into_iter()
@@ -432,7 +433,7 @@ pub(super) async fn commit_many_questions_write(
 /// library since it was checked is a 409 (the foreign key refuses it).
 pub(super) async fn store_media(
     tx: &mut Tx,
-    id: &str,
+    id: &QuestionId,
     old: Option<&str>,
     media: Option<&MediaContent>,
     now_ms: i64,
@@ -456,7 +457,7 @@ pub(super) async fn store_media(
 
 /// One question as the API shows it, read inside the write transaction; not found is a
 /// 404.
-pub(super) async fn question_in_tx(tx: &mut Tx, id: &str) -> Result<AdminQuestion> {
+pub(super) async fn question_in_tx(tx: &mut Tx, id: &QuestionId) -> Result<AdminQuestion> {
     db::questions::get_in_tx(tx, id)
         .await?
         .map(AdminQuestion::from)
