@@ -248,12 +248,14 @@ mod tests {
         // the 3,000 rows of 4,000 bytes themselves (about 35 MB measured, with the
         // index pages). Restarts past 64 frames (256 KiB) keep it to a small part of
         // that; how small depends on how often the checkpointer gets the CPU (about
-        // 1 MB alone, 5 MB beside the whole suite), so the bound is the data itself.
+        // 1 MB alone, 5 MB beside the whole suite, once past 12 MB on a loaded CI
+        // machine), so the bound is twice the data: still below a WAL that never
+        // restarts.
         let rows = 3000;
         let largest = largest_wal_under_load(64, rows).await;
         let data = u64::try_from(rows * 4000).unwrap();
         assert!(
-            largest < data,
+            largest < 2 * data,
             "the WAL grew to {largest} bytes for {data} bytes of rows"
         );
     }
