@@ -66,10 +66,12 @@ run_engine() {
     -c not_a_server_error,response_schema_conformance "${common[@]}" \
     --include-path-regex "$session_enders"
   echo "== $engine: admin API"
-  # A password reset of the fuzzing admin's own account (its id is in the listings the
-  # fuzzer reads), a password change or turning MFA on ends its tokens: those routes run
+  # A change of the fuzzing admin's own account ends its tokens: a password reset, a
+  # deactivation, a demotion or a deletion (its id is in the listings and in the sign-in
+  # answer, and the stateful phase follows the documents' AdminId from those to
+  # `/admins/{id}`), an MFA reset, a password change or turning MFA on. Those routes run
   # last too.
-  local admin_session_enders='^/v1/admin/(admins/[^/]+/reset-password|change-password|mfa/enable)$'
+  local admin_session_enders='^/v1/admin/(admins/[^/]+(/reset-password|/mfa)?|change-password|mfa/enable)$'
   st_signed_in "$admin/v1/admin/openapi.json" --url "$admin" -H "Authorization: Bearer $atoken" \
     -c not_a_server_error,response_schema_conformance "${common[@]}" \
     --exclude-path-regex "$admin_session_enders"
