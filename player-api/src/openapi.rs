@@ -17,6 +17,11 @@ use crate::AppState;
         version = "1.0.0"
     ),
     modifiers(&BearerAuth),
+    // sets named only by query parameters (their refs need the components)
+    components(schemas(
+        shared::services::leaderboard::BoardScope,
+        shared::services::leaderboard::BoardWeek
+    )),
     tags(
         (name = "health", description = "Liveness and readiness"),
         (name = "auth", description = "Sign-in and tokens"),

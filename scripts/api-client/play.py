@@ -58,7 +58,9 @@ from admin_client.models import (
     MediaUpload,
     EnvelopeVecQuestionVersionSummary,
     LoginRequest,
+    MediaKind,
     QuestionExport,
+    QuestionStatus,
     StatusRequest,
 )
 from admin_client.models import ErrorEnvelope as AdminErrorEnvelope
@@ -79,6 +81,7 @@ from player_client.api.tracks import list_tracks
 from player_client.api.users import change_my_region
 from player_client.models import (
     AnswerRequest,
+    BoardScope,
     CardViewRequest,
     CheckInBody,
     EnvelopeAnswerResult,
@@ -303,7 +306,7 @@ def play_player(base_url: str) -> None:
         fail(f"summary: xp {summary.xp}, the check-in said {checked.xp}")
 
     board = expect(
-        list_leaderboard.sync_detailed(client=player, scope="region", page=1, limit=20),
+        list_leaderboard.sync_detailed(client=player, scope=BoardScope.REGION, page=1, limit=20),
         200,
         EnvelopeVecLeaderboardEntry,
         "leaderboard",
@@ -313,7 +316,7 @@ def play_player(base_url: str) -> None:
     if isinstance(board.data, Unset) or not any(e.user_id == me.id for e in board.data):
         fail(f"leaderboard: the player is not on its region's board: {board.data!r}")
     mine = expect(
-        get_my_leaderboard_entry.sync_detailed(client=player, scope="region"),
+        get_my_leaderboard_entry.sync_detailed(client=player, scope=BoardScope.REGION),
         200,
         EnvelopeOptionLeaderboardEntry,
         "own rank",
@@ -401,7 +404,7 @@ def play_admin(base_url: str, username: str, password: str) -> AdminAuthClient:
     drafts = data_of(
         expect(
             admin_list_questions.sync_detailed(
-                client=admin, status="draft", keyword=tag, page=1, limit=50
+                client=admin, status=QuestionStatus.DRAFT, keyword=tag, page=1, limit=50
             ),
             200,
             EnvelopeVecAdminQuestion,
@@ -415,7 +418,7 @@ def play_admin(base_url: str, username: str, password: str) -> AdminAuthClient:
     reviewing = data_of(
         expect(
             admin_set_question_status.sync_detailed(
-                question, client=admin, body=StatusRequest(status="reviewing")
+                question, client=admin, body=StatusRequest(status=QuestionStatus.REVIEWING)
             ),
             200,
             EnvelopeAdminQuestion,
@@ -595,7 +598,7 @@ def play_media(admin: AdminAuthClient, player_base: str) -> None:
 
     listed = data_of(
         expect(
-            admin_list_media.sync_detailed(client=admin, type_="image", unused=True),
+            admin_list_media.sync_detailed(client=admin, type_=MediaKind.IMAGE, unused=True),
             200,
             EnvelopeVecMediaItem,
             "media list",
