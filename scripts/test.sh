@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every test, on a fresh machine: starts PostgreSQL and Redis when they are down,
-# installs Debian's Chromium, ChromeDriver and a Chinese font for the browser tests and
+# installs Debian's Chromium, ChromeDriver and a Chinese font for the browser tests,
+# PgBouncer for the pooler tests (scripts/pgbouncer-install.sh) and
 # moto (an S3-protocol server for the media store's tests) when missing, then runs
 # `cargo test --workspace` (unit tests, both engines' end-to-end tests, the browser
 # test). Extra arguments go to cargo test (e.g. `bash scripts/test.sh -p tests -- leagues::`).
@@ -29,6 +30,9 @@ if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null \
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver \
     fonts-wqy-microhei >/dev/null
 fi
+
+# The pooler tests put the service behind PgBouncer (1.21 or later) in transaction mode.
+bash scripts/pgbouncer-install.sh
 
 # The media store's S3 tests talk to a real S3-protocol server: moto in server mode.
 MOTO_VERSION=5.2.1

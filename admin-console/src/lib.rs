@@ -91,6 +91,22 @@ async fn play_demo_history(settings: Settings, now: chrono::DateTime<chrono::Utc
     }
 }
 
+/// `admin-console backup PATH`: a consistent copy of the SQLite database of
+/// `DATABASE_URL`, taken while the game runs, written to `PATH` (which must not exist).
+pub async fn backup(settings: Settings, target: &std::path::Path) -> anyhow::Result<()> {
+    if let shared::config::DatabaseUrl::Sqlite(path) = &settings.database_url
+        && !path.exists()
+    {
+        anyhow::bail!("no SQLite database at {}", path.display());
+    }
+    let db = shared::db::Db::connect_with(&settings.database_url, &settings.database_pool).await?;
+    let copied = shared::services::backup::copy_to(&db, target).await;
+    db.close().await;
+    copied.map_err(|e| anyhow::anyhow!("{e}"))?;
+    tracing::info!(path = %target.display(), "backup written");
+    Ok(())
+}
+
 /// Starts the service with `settings` until SIGINT/SIGTERM.
 pub async fn run(settings: Settings) -> anyhow::Result<()> {
     let clock = AppContext::clock_for(&settings);
@@ -122,25 +138,16 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
     }
     let metrics = Metrics::new(db.clone());
     let jobs = shared::services::jobs::spawn(Arc::clone(&ctx), metrics.jobs());
-    let scrapes = tokio::spawn(shared::http::serve(
-        metrics_listener,
-        shared::http::metrics_router(Arc::clone(&metrics)),
-        connections,
-        std::future::pending(),
-    ));
-    let served = shared::http::serve(
+    shared::services::startup::serve_until_signal(
         listener,
-        app(AppState { ctx }, metrics),
+        app(AppState { ctx }, Arc::clone(&metrics)),
+        metrics_listener,
+        Arc::clone(&metrics),
+        jobs,
+        db,
         connections,
-        shared::http::shutdown_signal(),
     )
-    .await;
-    scrapes.abort();
-    if let Some(jobs) = jobs {
-        jobs.stop().await;
-    }
-    served?;
-    db.close().await;
+    .await?;
     tracing::info!("admin-console stopped");
     Ok(())
 }

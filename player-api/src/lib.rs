@@ -96,25 +96,16 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
     });
     let metrics = Metrics::with_answers(db.clone(), answers_judged);
     let jobs = shared::services::jobs::spawn(job_ctx, metrics.jobs());
-    let scrapes = tokio::spawn(shared::http::serve(
-        metrics_listener,
-        shared::http::metrics_router(Arc::clone(&metrics)),
-        connections,
-        std::future::pending(),
-    ));
-    let served = shared::http::serve(
+    shared::services::startup::serve_until_signal(
         listener,
-        app(state, metrics),
+        app(state, Arc::clone(&metrics)),
+        metrics_listener,
+        Arc::clone(&metrics),
+        jobs,
+        db,
         connections,
-        shared::http::shutdown_signal(),
     )
-    .await;
-    scrapes.abort();
-    if let Some(jobs) = jobs {
-        jobs.stop().await;
-    }
-    served?;
-    db.close().await;
+    .await?;
     tracing::info!("player-api stopped");
     Ok(())
 }

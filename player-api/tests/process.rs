@@ -16,6 +16,7 @@ both_engines_raw!(
     serves_and_stops_gracefully_on_sigterm,
     serves_metrics_on_metrics_addr_only,
     sigterm_hands_the_job_leases_back,
+    sigterm_frees_the_leases_at_once_and_the_grace_bounds_the_drain,
     stops_gracefully_with_connections_open
 );
 
@@ -132,10 +133,28 @@ async fn sigterm_hands_the_job_leases_back(engine: Engine) {
     let db = Db::connect(&DatabaseUrl::parse(&database.url).unwrap())
         .await
         .unwrap();
-    // its job loop runs every job at once when it starts, taking every lease
+    every_lease_is_taken(&db).await;
+    proc.signal("TERM");
+    let status = proc.wait_exit(Duration::from_secs(15));
+    assert_eq!(status.code(), Some(0), "{}", proc.stderr());
+    for job in Job::ALL {
+        assert!(
+            db::jobs::take_lease(&db, job.name(), "next-process", 60_000)
+                .await
+                .unwrap(),
+            "{} still held after SIGTERM",
+            job.name()
+        );
+    }
+    db.close().await;
+}
+
+/// Waits until the process's job loop has run every job (it does at once when it
+/// starts), taking every lease, and checks that no other holder gets one.
+async fn every_lease_is_taken(db: &Db) {
     let mut ran = 0;
     for _ in 0..300 {
-        ran = shared::read!(&db, |ex| {
+        ran = shared::read!(db, |ex| {
             sqlx::query_scalar::<_, i64>(
                 "SELECT count(*) FROM job_leases WHERE last_run_at IS NOT NULL",
             )
@@ -151,25 +170,84 @@ async fn sigterm_hands_the_job_leases_back(engine: Engine) {
     assert_eq!(ran, Job::ALL.len() as i64, "every job ran");
     for job in Job::ALL {
         assert!(
-            !db::jobs::take_lease(&db, job.name(), "next-process", 60_000)
+            !db::jobs::take_lease(db, job.name(), "next-process", 60_000)
                 .await
                 .unwrap(),
             "{} is the process's while it runs",
             job.name()
         );
     }
+}
+
+/// The leases go back as soon as SIGTERM arrives, while a request is still under way,
+/// not after it; and a request that does not finish within `SHUTDOWN_GRACE_SECONDS`
+/// does not hold the exit (here its body never comes: the body timeout is a minute).
+async fn sigterm_frees_the_leases_at_once_and_the_grace_bounds_the_drain(engine: Engine) {
+    use tests::raw_http::{connect, until_closed};
+    use tokio::io::AsyncWriteExt as _;
+
+    let database = TestDatabase::create(engine).await;
+    let port = free_port();
+    let mut proc = Proc::start(
+        EXE,
+        &[
+            ("DATABASE_URL", database.url.clone()),
+            ("PLAYER_API_ADDR", format!("127.0.0.1:{port}")),
+            ("SHUTDOWN_GRACE_SECONDS", "3".to_string()),
+            ("HTTP_BODY_TIMEOUT_SECONDS", "60".to_string()),
+        ],
+        port,
+    )
+    .await;
+    let db = Db::connect(&DatabaseUrl::parse(&database.url).unwrap())
+        .await
+        .unwrap();
+    every_lease_is_taken(&db).await;
+    let mut in_flight = connect(&proc.base_url).await;
+    in_flight
+        .write_all(
+            b"POST /v1/auth/guest HTTP/1.1\r\nHost: localhost\r\n\
+              Content-Type: application/json\r\nContent-Length: 40\r\n\r\n{\"deviceId\"",
+        )
+        .await
+        .unwrap();
+    // the request has reached its handler, which waits for the rest of the body
+    tokio::time::sleep(Duration::from_millis(300)).await;
+
     proc.signal("TERM");
-    let status = proc.wait_exit(Duration::from_secs(15));
-    assert_eq!(status.code(), Some(0), "{}", proc.stderr());
+    let signalled = std::time::Instant::now();
     for job in Job::ALL {
-        assert!(
-            db::jobs::take_lease(&db, job.name(), "next-process", 60_000)
+        let mut taken = false;
+        while !taken && signalled.elapsed() < Duration::from_secs(2) {
+            taken = db::jobs::take_lease(&db, job.name(), "next-process", 60_000)
                 .await
-                .unwrap(),
-            "{} still held after SIGTERM",
-            job.name()
-        );
+                .unwrap();
+            if !taken {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        }
+        assert!(taken, "{} still held 2 s after SIGTERM", job.name());
     }
+    assert!(
+        proc.child.try_wait().unwrap().is_none(),
+        "exited before the grace was over: {}",
+        proc.stderr()
+    );
+
+    let status = proc.wait_exit(Duration::from_secs(15));
+    let stopped_after = signalled.elapsed();
+    assert_eq!(status.code(), Some(0), "{}", proc.stderr());
+    assert!(
+        stopped_after >= Duration::from_secs(3) && stopped_after < Duration::from_secs(10),
+        "stopped {stopped_after:?} after SIGTERM, with a grace of 3 s"
+    );
+    let log = proc.stdout();
+    assert!(log.contains("shutdown grace over"), "{log}");
+    let (_, closed) = until_closed(&mut in_flight, Duration::from_secs(5)).await;
+    assert!(
+        closed.is_some(),
+        "the unfinished request's connection is open"
+    );
     db.close().await;
 }
 

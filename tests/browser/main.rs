@@ -34,7 +34,7 @@ async fn editor_workflow(engine: Engine, lang: Lang) {
     let app = TestApp::spawn_demo(engine).await;
     let name = match engine {
         Engine::Sqlite => "sqlite",
-        Engine::Postgres => "postgres",
+        Engine::Postgres | Engine::Pooled => "postgres",
     };
     let b = Browser::start(
         &app.admin_url,

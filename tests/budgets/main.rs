@@ -29,7 +29,7 @@ impl Budget {
     fn on(self, engine: Engine) -> usize {
         match engine {
             Engine::Sqlite => self.sqlite,
-            Engine::Postgres => self.postgres,
+            Engine::Postgres | Engine::Pooled => self.postgres,
         }
     }
 }

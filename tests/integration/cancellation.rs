@@ -15,7 +15,9 @@ async fn a_dropped_begin_leaves_no_transaction_open(engine: Engine) {
     let app_name = format!("cancel-{}", uuid::Uuid::new_v4().simple());
     let url = match engine {
         // Names this test's connections, to find them in pg_stat_activity.
-        Engine::Postgres => format!("{}&application_name={app_name}", database.url),
+        Engine::Postgres | Engine::Pooled => {
+            format!("{}&application_name={app_name}", database.url)
+        }
         Engine::Sqlite => database.url.clone(),
     };
     let db = Db::connect(&shared::config::DatabaseUrl::parse(&url).unwrap())
@@ -27,7 +29,7 @@ async fn a_dropped_begin_leaves_no_transaction_open(engine: Engine) {
     for polls in 1..=60 {
         db.begin().await.unwrap().commit().await.unwrap();
         let dropped = !poll_then_drop(db.begin(), polls).await;
-        if dropped && engine == Engine::Postgres {
+        if dropped && engine.is_postgres() {
             // Before anything else begins on that connection (a later BEGIN would
             // join the leaked transaction and its COMMIT end it, hiding the leak).
             assert_eq!(

@@ -30,12 +30,12 @@ async fn two_hearts_a_wrong_answer(engine: Engine) -> TestApp {
     .await
 }
 
-both_engines_with!(two_hearts_a_wrong_answer; a_wrong_answer_costs_the_configured_hearts,);
+both_engines_with!(with_pgbouncer; two_hearts_a_wrong_answer; a_wrong_answer_costs_the_configured_hearts,);
 
 mod without_memory {
     use super::*;
 
-    both_engines_with!(
+    both_engines_with!(with_pgbouncer;
         without_answer_memory;
         full_play_through_with_exact_resources,
         answers_are_idempotent_sequentially_and_concurrently,
@@ -43,7 +43,7 @@ mod without_memory {
     );
 }
 
-both_engines_demo!(
+both_engines_demo!(with_pgbouncer;
     tracks_show_nodes_and_progress,
     full_play_through_with_exact_resources,
     unfinished_session_is_returned_again,

@@ -15,7 +15,7 @@ use tests::{Engine, Resp, TestApp, both_engines_raw};
 
 use crate::fair_play::{Player, demo, held_board};
 
-both_engines_raw!(
+both_engines_raw!(with_pgbouncer;
     a_week_is_settled_once_and_read_as_previous,
     a_killed_settler_is_taken_over,
     cohorts_fill_in_arrival_order_under_concurrency,
@@ -26,7 +26,7 @@ both_engines_raw!(
 
 mod with_redis {
     use super::*;
-    both_engines_raw!(around_with_the_rank_index);
+    both_engines_raw!(with_pgbouncer; around_with_the_rank_index);
 
     async fn around_with_the_rank_index(engine: Engine) {
         let prefix = format!("test-{}", uuid::Uuid::new_v4().simple());

@@ -33,6 +33,7 @@ mod outage;
 mod paging;
 mod phone;
 mod picking;
+mod pooler;
 mod question_limits;
 mod question_stats;
 mod question_versions;

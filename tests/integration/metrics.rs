@@ -101,7 +101,7 @@ async fn player_metrics_count_routes_errors_and_pools(app: TestApp) {
     assert!(!text.contains(r#"route="/metrics""#), "{text}");
     let pool = match app.engine {
         Engine::Sqlite => "sqlite_reader",
-        Engine::Postgres => "postgres",
+        Engine::Postgres | Engine::Pooled => "postgres",
     };
     assert!(value(&text, &format!(r#"db_pool_connections{{pool="{pool}"}} "#)) >= 1.0);
     assert!(text.contains("db_pool_idle_connections"));

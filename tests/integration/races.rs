@@ -23,14 +23,14 @@ use tests::{Engine, Resp, TestApp, both_engines_demo, both_engines_raw};
 const RACE: usize = 200;
 const TRACK: &str = "world-geography";
 
-both_engines_demo!(
+both_engines_demo!(with_pgbouncer;
     first_answers_deduct_one_attempt,
     answers_keep_concurrent_rewards,
     card_views_grant_once,
     ad_completions_grant_once,
     check_ins_count_once,
 );
-both_engines_raw!(link_replays_merge_once);
+both_engines_raw!(with_pgbouncer; link_replays_merge_once);
 
 struct Player<'a> {
     app: &'a TestApp,

@@ -177,7 +177,7 @@ async fn players_banned_before_the_upgrade_leave_the_boards(engine: Engine) {
     let db = Db::connect(&url).await.unwrap();
     let folder = match engine {
         Engine::Sqlite => "sqlite",
-        Engine::Postgres => "postgres",
+        Engine::Postgres | Engine::Pooled => "postgres",
     };
     let dir = format!("{}/../migrations/{folder}", env!("CARGO_MANIFEST_DIR"));
     let mut before = sqlx::migrate::Migrator::new(std::path::Path::new(&dir))

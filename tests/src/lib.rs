@@ -12,6 +12,7 @@ pub mod console;
 pub mod learning_sim;
 pub mod memory_sim;
 pub mod pg_cluster;
+pub mod pgbouncer;
 pub mod process;
 pub mod raw_http;
 pub mod s3;
@@ -35,6 +36,17 @@ use tokio::sync::oneshot;
 pub enum Engine {
     Sqlite,
     Postgres,
+    /// PostgreSQL through a PgBouncer of the test's own in transaction mode, on a
+    /// database of the test's own (PgBouncer cannot pass the schema-selecting
+    /// `search_path` on to the server connections it shares).
+    Pooled,
+}
+
+impl Engine {
+    /// PostgreSQL, directly or through the pooler.
+    pub fn is_postgres(self) -> bool {
+        matches!(self, Self::Postgres | Self::Pooled)
+    }
 }
 
 /// The PostgreSQL server tests use.
@@ -48,6 +60,8 @@ pub struct TestDatabase {
     pub engine: Engine,
     /// The `DATABASE_URL` that reaches it.
     pub url: String,
+    /// The `DATABASE_DIRECT_URL` past the pooler ([`Engine::Pooled`]).
+    pub direct_url: Option<String>,
     /// `MEDIA_FS_DIR` of apps on it: a folder of its own, removed with it.
     pub media_dir: PathBuf,
     cleanup: Cleanup,
@@ -59,6 +73,12 @@ enum Cleanup {
         base_url: String,
         schema: String,
     },
+    /// A database of its own (behind a PgBouncer of its own, for [`Engine::Pooled`]).
+    Database {
+        base_url: String,
+        name: String,
+        bouncer: Option<pgbouncer::Bouncer>,
+    },
     /// Someone else's (a [`pg_cluster::Cluster`] removes itself).
     None,
 }
@@ -69,6 +89,7 @@ impl TestDatabase {
         Self {
             engine,
             url,
+            direct_url: None,
             media_dir: fresh_media_dir(),
             cleanup: Cleanup::None,
         }
@@ -84,6 +105,7 @@ impl TestDatabase {
                 Self {
                     engine,
                     url,
+                    direct_url: None,
                     media_dir: fresh_media_dir(),
                     cleanup: Cleanup::Dir(dir),
                 }
@@ -108,12 +130,75 @@ impl TestDatabase {
                 Self {
                     engine,
                     url,
+                    direct_url: None,
                     media_dir: fresh_media_dir(),
                     cleanup: Cleanup::Schema { base_url, schema },
                 }
             }
+            Engine::Pooled => {
+                let (base_url, name) = create_postgres_database(&tag).await;
+                let options: sqlx::postgres::PgConnectOptions = base_url.parse().unwrap();
+                let (host, port, user) = (
+                    options.get_host().to_string(),
+                    options.get_port(),
+                    options.get_username().to_string(),
+                );
+                let bouncer = pgbouncer::Bouncer::start(&host, port, &user);
+                Self {
+                    engine,
+                    url: format!("postgres://{user}@127.0.0.1:{}/{name}", bouncer.port),
+                    direct_url: Some(format!("postgres://{user}@{host}:{port}/{name}")),
+                    media_dir: fresh_media_dir(),
+                    cleanup: Cleanup::Database {
+                        base_url,
+                        name,
+                        bouncer: Some(bouncer),
+                    },
+                }
+            }
         }
     }
+
+    /// Like [`TestDatabase::create`], on PostgreSQL a database of its own rather than a
+    /// schema (what `pg_dump` of a database takes whole, extensions included).
+    pub async fn create_own(engine: Engine) -> Self {
+        if engine != Engine::Postgres {
+            return Self::create(engine).await;
+        }
+        let tag = uuid::Uuid::new_v4().simple().to_string();
+        let (base_url, name) = create_postgres_database(&tag).await;
+        let options: sqlx::postgres::PgConnectOptions = base_url.parse().unwrap();
+        let url = format!(
+            "postgres://{}@{}:{}/{name}",
+            options.get_username(),
+            options.get_host(),
+            options.get_port()
+        );
+        Self {
+            engine,
+            url,
+            direct_url: None,
+            media_dir: fresh_media_dir(),
+            cleanup: Cleanup::Database {
+                base_url,
+                name,
+                bouncer: None,
+            },
+        }
+    }
+}
+
+/// Creates the database `t_{tag}` on the tests' PostgreSQL server; answers the server's
+/// base URL and the name.
+async fn create_postgres_database(tag: &str) -> (String, String) {
+    let base_url = postgres_base_url();
+    let name = format!("t_{tag}");
+    let mut conn = sqlx::PgConnection::connect(&base_url).await.unwrap();
+    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    (base_url, name)
 }
 
 /// A new folder for a test's media store.
@@ -124,35 +209,50 @@ fn fresh_media_dir() -> PathBuf {
 impl Drop for TestDatabase {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.media_dir);
-        match &self.cleanup {
+        match &mut self.cleanup {
             Cleanup::None => {}
             Cleanup::Dir(dir) => {
                 let _ = std::fs::remove_dir_all(dir);
             }
-            Cleanup::Schema { base_url, schema } => {
-                let (base_url, schema) = (base_url.clone(), schema.clone());
-                // Drop runs inside the test's runtime; use a thread with its own.
-                let _ = std::thread::spawn(move || {
-                    let Ok(rt) = tokio::runtime::Builder::new_current_thread()
-                        .enable_all()
-                        .build()
-                    else {
-                        return;
-                    };
-                    rt.block_on(async {
-                        if let Ok(mut conn) = sqlx::PgConnection::connect(&base_url).await {
-                            let _ = sqlx::query(sqlx::AssertSqlSafe(format!(
-                                "DROP SCHEMA IF EXISTS {schema} CASCADE"
-                            )))
-                            .execute(&mut conn)
-                            .await;
-                        }
-                    });
-                })
-                .join();
+            Cleanup::Database {
+                base_url,
+                name,
+                bouncer,
+            } => {
+                // The pooler's server connections go with it; FORCE ends any left.
+                drop(bouncer.take());
+                run_on_own_runtime(
+                    base_url.clone(),
+                    format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"),
+                );
             }
+            Cleanup::Schema { base_url, schema } => run_on_own_runtime(
+                base_url.clone(),
+                format!("DROP SCHEMA IF EXISTS {schema} CASCADE"),
+            ),
         }
     }
+}
+
+/// Runs `sql` on `base_url`, ignoring failure. Drop runs inside the test's runtime, so
+/// this uses a thread with its own.
+fn run_on_own_runtime(base_url: String, sql: String) {
+    let _ = std::thread::spawn(move || {
+        let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        else {
+            return;
+        };
+        rt.block_on(async {
+            if let Ok(mut conn) = sqlx::PgConnection::connect(&base_url).await {
+                let _ = sqlx::query(sqlx::AssertSqlSafe(sql))
+                    .execute(&mut conn)
+                    .await;
+            }
+        });
+    })
+    .join();
 }
 
 /// Builds settings for a test from variables (nothing is read from the real environment).
@@ -290,6 +390,9 @@ impl TestApp {
             ("RATE_LIMIT_SEND_CODE_PER_MINUTE", "100000".to_string()),
             ("JWKS_MIN_REFETCH_SECONDS", "0".to_string()),
         ];
+        if let Some(direct_url) = &database.direct_url {
+            vars.push(("DATABASE_DIRECT_URL", direct_url.clone()));
+        }
         vars.extend(extra.iter().cloned());
         let settings = settings_with(&vars);
         let clock = Clock::starting_at(
@@ -534,9 +637,28 @@ async fn serve(
 
 /// Runs each `async fn(TestApp)` named as a test on SQLite and on PostgreSQL:
 /// `both_engines!(guest_sign_in)` makes `guest_sign_in::sqlite` and
-/// `guest_sign_in::postgres`.
+/// `guest_sign_in::postgres`. Each of these macros takes a leading `with_pgbouncer;` to
+/// add a third, `::pgbouncer`, on [`Engine::Pooled`].
 #[macro_export]
 macro_rules! both_engines {
+    (with_pgbouncer; $($name:ident),* $(,)?) => {
+        $(
+            mod $name {
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn sqlite() {
+                    super::$name($crate::TestApp::spawn($crate::Engine::Sqlite).await).await
+                }
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn postgres() {
+                    super::$name($crate::TestApp::spawn($crate::Engine::Postgres).await).await
+                }
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn pgbouncer() {
+                    super::$name($crate::TestApp::spawn($crate::Engine::Pooled).await).await
+                }
+            }
+        )*
+    };
     ($($name:ident),* $(,)?) => {
         $(
             mod $name {
@@ -556,6 +678,24 @@ macro_rules! both_engines {
 /// Like [`both_engines!`], with the demo content loaded.
 #[macro_export]
 macro_rules! both_engines_demo {
+    (with_pgbouncer; $($name:ident),* $(,)?) => {
+        $(
+            mod $name {
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn sqlite() {
+                    super::$name($crate::TestApp::spawn_demo($crate::Engine::Sqlite).await).await
+                }
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn postgres() {
+                    super::$name($crate::TestApp::spawn_demo($crate::Engine::Postgres).await).await
+                }
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn pgbouncer() {
+                    super::$name($crate::TestApp::spawn_demo($crate::Engine::Pooled).await).await
+                }
+            }
+        )*
+    };
     ($($name:ident),* $(,)?) => {
         $(
             mod $name {
@@ -576,6 +716,24 @@ macro_rules! both_engines_demo {
 /// set up their own database and processes.
 #[macro_export]
 macro_rules! both_engines_raw {
+    (with_pgbouncer; $($name:ident),* $(,)?) => {
+        $(
+            mod $name {
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn sqlite() {
+                    super::$name($crate::Engine::Sqlite).await
+                }
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn postgres() {
+                    super::$name($crate::Engine::Postgres).await
+                }
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn pgbouncer() {
+                    super::$name($crate::Engine::Pooled).await
+                }
+            }
+        )*
+    };
     ($($name:ident),* $(,)?) => {
         $(
             mod $name {
@@ -597,6 +755,24 @@ macro_rules! both_engines_raw {
 /// name)` makes `name::sqlite` and `name::postgres` running `name(forwarded(engine))`.
 #[macro_export]
 macro_rules! both_engines_with {
+    (with_pgbouncer; $spawn:ident; $($name:ident),* $(,)?) => {
+        $(
+            mod $name {
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn sqlite() {
+                    super::$name(super::$spawn($crate::Engine::Sqlite).await).await
+                }
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn postgres() {
+                    super::$name(super::$spawn($crate::Engine::Postgres).await).await
+                }
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn pgbouncer() {
+                    super::$name(super::$spawn($crate::Engine::Pooled).await).await
+                }
+            }
+        )*
+    };
     ($spawn:ident; $($name:ident),* $(,)?) => {
         $(
             mod $name {

@@ -85,6 +85,15 @@ impl Proc {
         }
     }
 
+    /// What the process wrote to its standard output (its log) so far, once it exited.
+    pub fn stdout(&mut self) -> String {
+        let mut out = String::new();
+        if let Some(mut o) = self.child.stdout.take() {
+            let _ = o.read_to_string(&mut out);
+        }
+        out
+    }
+
     pub fn stderr(&mut self) -> String {
         let mut out = String::new();
         if let Some(mut e) = self.child.stderr.take() {

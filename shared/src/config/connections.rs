@@ -1,6 +1,6 @@
 //! How long either binary waits for a slow client (slowloris: a client that sends its
 //! request a byte at a time, opens connections and sends nothing, or asks and never reads,
-//! to hold them open).
+//! to hold them open), and for requests under way when it is told to stop.
 
 use std::time::Duration;
 
@@ -23,6 +23,10 @@ pub struct ConnectionLimits {
     /// `HTTP_WRITE_TIMEOUT_SECONDS`: a response the client takes no byte of for this
     /// long closes the connection (a client that asks and never reads holds it open).
     pub write_timeout: Duration,
+    /// `SHUTDOWN_GRACE_SECONDS`: after SIGTERM, how long requests under way may take to
+    /// finish; the connections still busy then are closed and the process exits. Below
+    /// the orchestrator's own wait before SIGKILL (Kubernetes: 30 s, systemd: 90 s).
+    pub shutdown_grace: Duration,
 }
 
 impl Default for ConnectionLimits {
@@ -32,6 +36,7 @@ impl Default for ConnectionLimits {
             idle_timeout: Duration::from_secs(75),
             body_timeout: Duration::from_secs(60),
             write_timeout: Duration::from_secs(60),
+            shutdown_grace: Duration::from_secs(25),
         }
     }
 }
@@ -53,6 +58,7 @@ impl ConnectionLimits {
             idle_timeout: seconds("HTTP_IDLE_TIMEOUT_SECONDS", d.idle_timeout),
             body_timeout: seconds("HTTP_BODY_TIMEOUT_SECONDS", d.body_timeout),
             write_timeout: seconds("HTTP_WRITE_TIMEOUT_SECONDS", d.write_timeout),
+            shutdown_grace: seconds("SHUTDOWN_GRACE_SECONDS", d.shutdown_grace),
         }
     }
 }

@@ -15,14 +15,18 @@ use crate::domain::league::LeagueRules;
 use crate::domain::question_stats::QualityRules;
 use crate::domain::rules::GameRules;
 
+mod backup;
 mod connections;
+mod database;
 mod jobs;
 mod learning;
 mod media;
 mod reader;
 mod rules;
 
+pub use backup::BackupSettings;
 pub use connections::ConnectionLimits;
+pub use database::DatabasePool;
 pub use jobs::JobSettings;
 pub use learning::LearningSettings;
 pub use media::{
@@ -160,6 +164,8 @@ pub struct Settings {
     pub metrics_addr: Option<SocketAddr>,
     /// `DATABASE_URL`; default the SQLite file `data/quiz.db`.
     pub database_url: DatabaseUrl,
+    /// `DATABASE_MAX_CONNECTIONS` and `DATABASE_DIRECT_URL`.
+    pub database_pool: DatabasePool,
     /// `JWT_SECRET`; outside production, generated once and stored in the database.
     pub jwt_secret: Option<Secret>,
     /// `ADMIN_JWT_SECRET`; as above.
@@ -211,6 +217,8 @@ pub struct Settings {
     pub connections: ConnectionLimits,
     /// The background jobs: statistics, retention.
     pub jobs: JobSettings,
+    /// `BACKUP_DIR`, `BACKUP_INTERVAL`, `BACKUP_KEEP`: the SQLite database's copies.
+    pub backup: BackupSettings,
     /// `ANSWER_MEMORY`: judge a challenge's answers from what this process remembers
     /// (`answer_cache`); off behind a round-robin balancer.
     pub answer_memory: bool,
@@ -268,6 +276,8 @@ impl Settings {
                 DatabaseUrl::Sqlite(PathBuf::from("data/quiz.db"))
             }),
         };
+
+        let database_pool = DatabasePool::from_reader(&mut r, &database_url);
 
         let jwt_secret = r.string("JWT_SECRET").map(Secret::new);
         let admin_jwt_secret = r.string("ADMIN_JWT_SECRET").map(Secret::new);
@@ -451,6 +461,7 @@ impl Settings {
         let limits = Limits::from_reader(&mut r);
         let connections = ConnectionLimits::from_reader(&mut r);
         let jobs = JobSettings::from_reader(&mut r);
+        let backup = BackupSettings::from_reader(&mut r, &database_url);
         let answer_memory = r.flag("ANSWER_MEMORY", true);
         let quality = rules::quality_rules(&mut r);
         let fairplay = rules::fairplay_rules(&mut r);
@@ -465,6 +476,7 @@ impl Settings {
                 admin_console_addr,
                 metrics_addr,
                 database_url,
+                database_pool,
                 jwt_secret,
                 admin_jwt_secret,
                 secrets_key,
@@ -487,6 +499,7 @@ impl Settings {
                 limits,
                 connections,
                 jobs,
+                backup,
                 answer_memory,
                 quality,
                 fairplay,
@@ -756,6 +769,62 @@ mod tests {
         let lite =
             settings(&[("DATABASE_URL", "sqlite:///tmp/x.db")]).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(lite.database_url, DatabaseUrl::Sqlite("/tmp/x.db".into()));
+    }
+
+    #[test]
+    fn backups_are_for_sqlite_at_an_interval_and_a_count() {
+        let s = settings(&[
+            ("BACKUP_DIR", "/var/backups/quiz"),
+            ("BACKUP_INTERVAL", "6h"),
+            ("BACKUP_KEEP", "3"),
+        ])
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(s.backup.dir, Some("/var/backups/quiz".into()));
+        assert_eq!(s.backup.interval, std::time::Duration::from_secs(6 * 3600));
+        assert_eq!(s.backup.keep, 3);
+        assert!(errors(&[("BACKUP_INTERVAL", "10s")]).contains("BACKUP_INTERVAL"));
+        assert!(errors(&[("BACKUP_INTERVAL", "daily")]).contains("BACKUP_INTERVAL"));
+        assert!(errors(&[("BACKUP_KEEP", "0")]).contains("BACKUP_KEEP=0"));
+        assert!(
+            errors(&[
+                ("DATABASE_URL", "postgres://u@h/quiz"),
+                ("BACKUP_DIR", "/var/backups/quiz"),
+            ])
+            .contains("back PostgreSQL up")
+        );
+    }
+
+    #[test]
+    fn the_pool_is_sized_and_migrations_may_bypass_a_pooler() {
+        let pooled = settings(&[
+            ("DATABASE_URL", "postgres://u@pgbouncer:6432/quiz"),
+            ("DATABASE_DIRECT_URL", "postgres://u@primary:5432/quiz"),
+            ("DATABASE_MAX_CONNECTIONS", "4"),
+        ])
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(pooled.database_pool.max_connections, 4);
+        assert_eq!(
+            pooled.database_pool.direct_url,
+            Some(DatabaseUrl::Postgres(
+                "postgres://u@primary:5432/quiz".into()
+            ))
+        );
+        let defaults = settings(&[]).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(defaults.database_pool, DatabasePool::default());
+
+        assert!(errors(&[("DATABASE_MAX_CONNECTIONS", "0")]).contains("must be 1-1000"));
+        // A direct URL means nothing beside SQLite, and must itself be PostgreSQL.
+        assert!(
+            errors(&[("DATABASE_DIRECT_URL", "postgres://u@primary/quiz")])
+                .contains("DATABASE_DIRECT_URL")
+        );
+        assert!(
+            errors(&[
+                ("DATABASE_URL", "postgres://u@pgbouncer/quiz"),
+                ("DATABASE_DIRECT_URL", "sqlite:x.db"),
+            ])
+            .contains("DATABASE_DIRECT_URL")
+        );
     }
 
     #[test]

@@ -33,6 +33,7 @@ pub mod admins;
 pub mod ads;
 pub mod answers;
 pub mod audit;
+pub mod backup;
 pub mod cards;
 pub mod catalog;
 pub mod console_sessions;
@@ -80,7 +81,7 @@ use sqlx::sqlite::{
 use sqlx::{Postgres, Sqlite, Transaction};
 use tracing::Instrument as _;
 
-use crate::config::DatabaseUrl;
+use crate::config::{DatabasePool, DatabaseUrl};
 
 static SQLITE_MIGRATIONS: Migrator = sqlx::migrate!("../migrations/sqlite");
 static POSTGRES_MIGRATIONS: Migrator = sqlx::migrate!("../migrations/postgres");
@@ -257,6 +258,19 @@ impl Db {
     /// Opens the database named by `url`: the SQLite file (and its folder) is created
     /// when missing, in WAL mode with foreign keys on.
     pub async fn connect(url: &DatabaseUrl) -> anyhow::Result<Self> {
+        Self::connect_with(url, &DatabasePool::default()).await
+    }
+
+    /// [`Db::connect`] with the PostgreSQL pool sized by `pool`.
+    ///
+    /// Nothing here depends on the server connection a statement lands on between
+    /// transactions (no session settings, session advisory locks, `LISTEN` or temporary
+    /// tables), so the pool may reach PostgreSQL through PgBouncer in transaction mode.
+    /// sqlx prepares every statement by name and caches it per connection; PgBouncer
+    /// 1.21 and later keeps such statements across its server connections
+    /// (`max_prepared_statements`), older ones cannot (see the README's deployment
+    /// section).
+    pub async fn connect_with(url: &DatabaseUrl, pool: &DatabasePool) -> anyhow::Result<Self> {
         match url {
             DatabaseUrl::Sqlite(path) => {
                 if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -291,7 +305,7 @@ impl Db {
             DatabaseUrl::Postgres(url) => {
                 let options = PgConnectOptions::from_str(url).context("parsing DATABASE_URL")?;
                 let pool = PgPoolOptions::new()
-                    .max_connections(16)
+                    .max_connections(pool.max_connections)
                     .test_before_acquire(false)
                     .acquire_timeout(PG_ACQUIRE_TIMEOUT)
                     .connect_with(options)

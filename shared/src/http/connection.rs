@@ -49,7 +49,9 @@ use crate::config::ConnectionLimits;
 
 /// Serves `router` on `listener` until `shutdown` resolves, then stops accepting, lets
 /// in-flight requests finish and returns once every connection has closed (an idle one,
-/// or one on which nothing has arrived yet, closes at once).
+/// or one on which nothing has arrived yet, closes at once), or when
+/// `limits.shutdown_grace` has passed with some still busy: their tasks end with the
+/// process.
 pub async fn serve(
     listener: TcpListener,
     router: Router,
@@ -77,7 +79,16 @@ pub async fn serve(
     drop(listener);
     // With no connection open there is no receiver, which is no error.
     let _ = stop.send(());
-    stop.closed().await;
+    if tokio::time::timeout(limits.shutdown_grace, stop.closed())
+        .await
+        .is_err()
+    {
+        tracing::warn!(
+            busy_connections = stop.receiver_count(),
+            grace_seconds = limits.shutdown_grace.as_secs(),
+            "shutdown grace over; the connections still busy are closed"
+        );
+    }
     Ok(())
 }
 

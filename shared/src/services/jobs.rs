@@ -21,6 +21,7 @@ use crate::db::moderation::StatsRow;
 use crate::db::retention::{Age, Cutoff, PURGES};
 use crate::db::{self};
 use crate::metrics::JobMetrics;
+use crate::services::backup;
 use crate::services::job_clock::cautious_now_ms;
 use crate::services::learning::{self, Calibrated};
 use crate::services::media;
@@ -48,10 +49,13 @@ pub enum Job {
     /// Media no question has used for `MEDIA_UNUSED_DAYS` removed
     /// ([`crate::services::media::purge_unused`]).
     MediaPurge,
+    /// A copy of the SQLite database into `BACKUP_DIR` when one is due
+    /// ([`crate::services::backup::scheduled`]).
+    Backup,
 }
 
 impl Job {
-    pub const ALL: [Job; 7] = [
+    pub const ALL: [Job; 8] = [
         Job::Stats,
         Job::Retention,
         Job::QuestionStats,
@@ -59,6 +63,7 @@ impl Job {
         Job::Calibration,
         Job::ReviewFit,
         Job::MediaPurge,
+        Job::Backup,
     ];
 
     /// Its lease's key and its `job` label in the metrics.
@@ -71,6 +76,7 @@ impl Job {
             Self::Calibration => "calibration",
             Self::ReviewFit => "review_fit",
             Self::MediaPurge => "media_purge",
+            Self::Backup => "backup",
         }
     }
 
@@ -87,6 +93,7 @@ impl Job {
             }
             Self::ReviewFit => REVIEW_FIT_EVERY_MS,
             Self::MediaPurge => MEDIA_PURGE_EVERY_MS,
+            Self::Backup => BACKUP_CHECK_EVERY_MS,
         }
     }
 
@@ -107,6 +114,9 @@ const SETTLEMENT_EVERY_MS: i64 = 60_000;
 const CALIBRATION_EVERY_MS: i64 = 60_000;
 /// How often the fitting job looks at the next players.
 const REVIEW_FIT_EVERY_MS: i64 = 60_000;
+/// How often the backup job looks at the age of the newest copy (a copy is taken when
+/// it is `BACKUP_INTERVAL` old, so a restart never takes one early).
+const BACKUP_CHECK_EVERY_MS: i64 = 60_000;
 /// How often unused media are looked for (they go after days, so an hour is exact enough).
 const MEDIA_PURGE_EVERY_MS: i64 = 3_600_000;
 /// At most this many batches per table and run, so one run stays short and leaves the
@@ -222,6 +232,9 @@ pub async fn run(ctx: &AppContext, holder: &str, job: Job, metrics: &JobMetrics)
         Job::MediaPurge => media::purge_unused(ctx)
             .await
             .map(|removed| (removed > 0).then(|| format!("removed {removed}"))),
+        Job::Backup => backup::scheduled(ctx)
+            .await
+            .map(|copy| copy.map(|path| format!("copied to {}", path.display()))),
         Job::Settlement => settlement::settle(ctx).await.map(|done| {
             (done != Settled::default()).then(|| {
                 format!(

@@ -10,6 +10,7 @@ pub mod admin_mfa;
 pub mod admin_throttle;
 pub mod ads;
 pub mod audit;
+pub mod backup;
 pub mod board_visibility;
 pub mod bootstrap;
 pub mod catalog;
