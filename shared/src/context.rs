@@ -19,6 +19,9 @@ pub struct AppContext {
     pub settings: Settings,
     /// The database of either engine.
     pub db: Db,
+    /// PostgreSQL's read replicas, when `DATABASE_REPLICA_URL` is set (read through
+    /// [`crate::lagging_read!`]).
+    pub replicas: Option<std::sync::Arc<crate::db::replicas::Replicas>>,
     /// The service clock; every time rule reads it.
     pub clock: Clock,
     /// Signing keys of player and admin tokens.
@@ -45,6 +48,16 @@ pub struct AppContext {
 }
 
 impl AppContext {
+    /// A fresh replica's database for a read that tolerates lag and outlives one call
+    /// (an export's cursor), else the primary's. Single reads use
+    /// [`crate::lagging_read!`], which also falls back when the replica fails.
+    pub fn lagging_db(&self) -> Db {
+        self.replicas
+            .as_ref()
+            .and_then(|r| r.pick())
+            .map_or_else(|| self.db.clone(), |r| r.db().clone())
+    }
+
     /// Mirrors committed weekly rows into the rank index (no-op without Redis).
     pub async fn publish_ranks(&self, updates: &[RankUpdate]) {
         if !updates.is_empty() {

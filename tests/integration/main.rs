@@ -38,6 +38,7 @@ mod question_limits;
 mod question_stats;
 mod question_versions;
 mod races;
+mod replica;
 mod review;
 mod security;
 mod social;

@@ -14,7 +14,16 @@ pub struct Cluster {
     bin: PathBuf,
     pub port: u16,
     as_postgres: bool,
+    /// Server options beyond the port and the socket folder.
+    options: &'static str,
 }
+
+/// A test server's options: no fsync (nothing needs to survive the machine).
+const FAST: &str = "-c fsync=off -c full_page_writes=off";
+/// A primary that replicas are made from (`pg_basebackup` needs full-page writes) and
+/// that counts statements (`pg_stat_statements`, also on its replicas).
+const REPLICATED: &str =
+    "-c fsync=off -c shared_preload_libraries=pg_stat_statements -c hot_standby=on";
 
 /// How `pg_ctl stop` ends the server.
 #[derive(Clone, Copy, Debug)]
@@ -55,6 +64,43 @@ fn is_root() -> bool {
 impl Cluster {
     /// `initdb` and start a server.
     pub fn start_new() -> Self {
+        Self::init(FAST)
+    }
+
+    /// `initdb` and start a server that streaming replicas can be made from
+    /// ([`Cluster::replica_of`]), counting statements with `pg_stat_statements`.
+    pub fn start_new_primary() -> Self {
+        Self::init(REPLICATED)
+    }
+
+    /// A streaming replica of `primary` (`pg_basebackup -R`), started on a port of its
+    /// own.
+    pub fn replica_of(primary: &Cluster) -> Self {
+        let replica = Self::empty(REPLICATED);
+        let (port, data) = (primary.port.to_string(), replica.data());
+        replica.run(
+            "pg_basebackup",
+            &[
+                "-h",
+                "127.0.0.1",
+                "-p",
+                &port,
+                "-U",
+                "postgres",
+                "-D",
+                &data,
+                "-R",
+                "-X",
+                "stream",
+                "--no-sync",
+            ],
+        );
+        replica.start();
+        replica
+    }
+
+    /// A folder for a server, owned by the user it runs as.
+    fn empty(options: &'static str) -> Self {
         let dir = std::env::temp_dir().join(format!("quiz-pg-{}", uuid::Uuid::new_v4().simple()));
         std::fs::create_dir_all(&dir).unwrap();
         let as_postgres = is_root();
@@ -63,6 +109,7 @@ impl Cluster {
             bin: postgres_bin(),
             port: free_port(),
             as_postgres,
+            options,
         };
         if as_postgres {
             cluster.expect_ok(
@@ -73,6 +120,11 @@ impl Cluster {
                     .output(),
             );
         }
+        cluster
+    }
+
+    fn init(options: &'static str) -> Self {
+        let cluster = Self::empty(options);
         let data = cluster.data();
         cluster.run(
             "initdb",
@@ -100,9 +152,10 @@ impl Cluster {
     /// Starts the server and waits until it accepts connections.
     pub fn start(&self) {
         let options = format!(
-            "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off",
+            "-p {} -k {} -c listen_addresses=127.0.0.1 {}",
             self.port,
-            self.dir.display()
+            self.dir.display(),
+            self.options
         );
         let (data, log) = (self.data(), self.dir.join("server.log"));
         self.run(

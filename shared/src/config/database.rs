@@ -1,5 +1,8 @@
-//! How the service holds its PostgreSQL connections: the pool's size and, behind a
-//! transaction pooler, the direct connection the schema migrations take.
+//! How the service holds its PostgreSQL connections: the pool's size, behind a
+//! transaction pooler the direct connection the schema migrations take, and the read
+//! replicas.
+
+use std::time::Duration;
 
 use super::DatabaseUrl;
 use super::reader::Reader;
@@ -19,6 +22,12 @@ pub struct DatabasePool {
     /// whichever server connection is free, so that lock would be taken on one and
     /// released (or not) on another. Unset: the migrations use `DATABASE_URL`.
     pub direct_url: Option<DatabaseUrl>,
+    /// `DATABASE_REPLICA_URL`: streaming replicas (comma-separated) that reads
+    /// tolerating [`Self::replica_max_lag`] go to (`db::replicas`).
+    pub replica_urls: Vec<DatabaseUrl>,
+    /// `REPLICA_MAX_LAG_MS`: a replica further behind than this is skipped for the
+    /// primary.
+    pub replica_max_lag: Duration,
 }
 
 impl Default for DatabasePool {
@@ -26,6 +35,8 @@ impl Default for DatabasePool {
         Self {
             max_connections: 16,
             direct_url: None,
+            replica_urls: Vec::new(),
+            replica_max_lag: Duration::from_millis(2000),
         }
     }
 }
@@ -55,9 +66,41 @@ impl DatabasePool {
                 }
             }
         });
+        let replica_urls: Vec<DatabaseUrl> = r
+            .string("DATABASE_REPLICA_URL")
+            .map(|raw| {
+                raw.split(',')
+                    .map(str::trim)
+                    .filter(|u| !u.is_empty())
+                    .filter_map(|u| match (DatabaseUrl::parse(u), database_url) {
+                        (Some(url @ DatabaseUrl::Postgres(_)), DatabaseUrl::Postgres(_)) => {
+                            Some(url)
+                        }
+                        _ => {
+                            r.errors.push(
+                                "DATABASE_REPLICA_URL: expected postgres://… (comma-separated), \
+                                 beside a PostgreSQL DATABASE_URL"
+                                    .into(),
+                            );
+                            None
+                        }
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let lag_ms: u64 = r.parsed("REPLICA_MAX_LAG_MS", 2000);
+        let replica_max_lag = if (100..=60_000).contains(&lag_ms) {
+            Duration::from_millis(lag_ms)
+        } else {
+            r.errors
+                .push(format!("REPLICA_MAX_LAG_MS={lag_ms}: must be 100-60000"));
+            d.replica_max_lag
+        };
         Self {
             max_connections,
             direct_url,
+            replica_urls,
+            replica_max_lag,
         }
     }
 }

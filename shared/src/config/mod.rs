@@ -813,6 +813,26 @@ mod tests {
         assert_eq!(defaults.database_pool, DatabasePool::default());
 
         assert!(errors(&[("DATABASE_MAX_CONNECTIONS", "0")]).contains("must be 1-1000"));
+
+        let replicated = settings(&[
+            ("DATABASE_URL", "postgres://u@primary/quiz"),
+            (
+                "DATABASE_REPLICA_URL",
+                "postgres://u@replica-1/quiz, postgres://u@replica-2/quiz",
+            ),
+            ("REPLICA_MAX_LAG_MS", "500"),
+        ])
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(replicated.database_pool.replica_urls.len(), 2);
+        assert_eq!(
+            replicated.database_pool.replica_max_lag,
+            std::time::Duration::from_millis(500)
+        );
+        assert!(
+            errors(&[("DATABASE_REPLICA_URL", "postgres://u@replica/quiz")])
+                .contains("DATABASE_REPLICA_URL")
+        );
+        assert!(errors(&[("REPLICA_MAX_LAG_MS", "10")]).contains("must be 100-60000"));
         // A direct URL means nothing beside SQLite, and must itself be PostgreSQL.
         assert!(
             errors(&[("DATABASE_DIRECT_URL", "postgres://u@primary/quiz")])

@@ -57,6 +57,7 @@ pub mod question_versions;
 pub mod questions;
 pub mod refresh_tokens;
 pub mod regions;
+pub mod replicas;
 pub mod request_counters;
 pub mod retention;
 pub mod review;

@@ -123,7 +123,7 @@ pub struct AuditEntry {
 /// `GET /v1/admin/audit-log`.
 pub async fn list(ctx: &AppContext, q: &PageQuery) -> Result<(Vec<AuditEntry>, Pagination)> {
     let (page, limit, offset) = q.resolve()?;
-    let (rows, total) = db::audit::page(&ctx.db, limit, offset).await?;
+    let (rows, total) = crate::lagging_read!(ctx, |db| db::audit::page(db, limit, offset).await)?;
     let parse = |s: Option<String>| s.and_then(|s| serde_json::from_str(&s).ok());
     let entries = rows
         .into_iter()

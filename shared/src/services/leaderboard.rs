@@ -785,10 +785,11 @@ async fn board_page(
     if let Some(rows) = ctx.board_cache.page(week, board, limit, offset) {
         return Ok(rows);
     }
-    let rows: Arc<[EntryRow]> =
-        db::leaderboard::page(&ctx.db, week, board, limit, offset, ctx.clock.now_ms())
-            .await?
-            .into();
+    let now_ms = ctx.clock.now_ms();
+    let rows: Arc<[EntryRow]> = crate::lagging_read!(ctx, |db| {
+        db::leaderboard::page(db, week, board, limit, offset, now_ms).await
+    })?
+    .into();
     ctx.board_cache
         .remember_page(week, board, limit, offset, rows.clone());
     Ok(rows)
@@ -810,7 +811,10 @@ pub async fn rank_of(ctx: &AppContext, week: &str, board: &str, row: &BoardRow) 
             Err(e) => tracing::warn!(error = %e, "rank index unavailable; counting"),
         }
     }
-    Ok(db::leaderboard::rank(&ctx.db, week, board, row, ctx.clock.now_ms()).await?)
+    let now_ms = ctx.clock.now_ms();
+    Ok(crate::lagging_read!(ctx, |db| {
+        db::leaderboard::rank(db, week, board, row, now_ms).await
+    })?)
 }
 
 /// A live board's size (the pagination total): counted at most once a second per
@@ -819,7 +823,10 @@ async fn board_size(ctx: &AppContext, week: &str, board: &str) -> Result<i64> {
     if let Some(size) = ctx.board_cache.size(week, board) {
         return Ok(size);
     }
-    let size = db::leaderboard::count(&ctx.db, week, board, ctx.clock.now_ms()).await?;
+    let now_ms = ctx.clock.now_ms();
+    let size = crate::lagging_read!(ctx, |db| {
+        db::leaderboard::count(db, week, board, now_ms).await
+    })?;
     ctx.board_cache.remember_size(week, board, size);
     Ok(size)
 }
@@ -850,15 +857,11 @@ pub async fn me(
                 .as_ref()
                 .map(|r| BoardKey::region(&r.code).to_string()),
         };
-        match db::leaderboard::viewer_row_and_rank(
-            &ctx.db,
-            player_id,
-            &week,
-            named.as_deref(),
-            now_ms,
-        )
-        .await?
-        {
+        let read = crate::lagging_read!(ctx, |db| {
+            db::leaderboard::viewer_row_and_rank(db, player_id, &week, named.as_deref(), now_ms)
+                .await
+        })?;
+        match read {
             Some((state, row)) => (Some(state), Some(row)),
             None => (None, None),
         }

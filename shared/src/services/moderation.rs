@@ -107,7 +107,9 @@ pub async fn players(
             msg::SEARCH_MUST_BE_AT_MOST_100_CHARACTERS,
         ));
     }
-    let (rows, total) = db::moderation::players(&ctx.db, search, limit, offset).await?;
+    let (rows, total) = crate::lagging_read!(ctx, |db| {
+        db::moderation::players(db, search, limit, offset).await
+    })?;
     let now = ctx.clock.now_ms();
     Ok((
         rows.into_iter().map(|r| record(r, now)).collect(),
@@ -280,7 +282,8 @@ pub struct Statistics {
 /// intervals (a first start, or every process has `JOBS_ENABLED=false`).
 pub async fn stats(ctx: &AppContext) -> Result<Statistics> {
     let max_age_ms = 2 * ctx.settings.jobs.stats_refresh_seconds * 1000;
-    let s = match db::jobs::stats_snapshot(&ctx.db).await? {
+    let snapshot = crate::lagging_read!(ctx, |db| db::jobs::stats_snapshot(db).await)?;
+    let s = match snapshot {
         Some((s, age_ms)) if age_ms <= max_age_ms => s,
         _ => super::jobs::refresh_stats(ctx).await?,
     };

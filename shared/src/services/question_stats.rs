@@ -543,13 +543,15 @@ pub async fn question_stats(
     let content = store::version_content(&ctx.db, question_id, version)
         .await?
         .ok_or_else(|| Error::not_found(msg::QUESTION_VERSION_NOT_FOUND))?;
-    let counts = store::stats(&ctx.db, question_id, version)
-        .await?
+    // the counts are minutes old by design: a replica's lag does not matter
+    let counts = crate::lagging_read!(ctx, |db| store::stats(db, question_id, version).await)?
         .unwrap_or_default();
-    let picks = store::option_picks(&ctx.db, question_id, version).await?;
+    let picks = crate::lagging_read!(ctx, |db| store::option_picks(db, question_id, version)
+        .await)?;
     let days = days_shown(ctx);
     let first = days.first().cloned().unwrap_or_default();
-    let rows = store::daily(&ctx.db, question_id, version, &first).await?;
+    let rows = crate::lagging_read!(ctx, |db| store::daily(db, question_id, version, &first)
+        .await)?;
     let daily = days
         .into_iter()
         .map(|day| {
@@ -602,7 +604,8 @@ fn shown(
 /// The statistics of the current versions of many questions (a screen's worth), without
 /// their days, in two reads; a question that does not exist is left out.
 pub async fn current_stats(ctx: &AppContext, question_ids: &[&str]) -> Result<Vec<QuestionStats>> {
-    let (rows, picks) = store::current_stats(&ctx.db, question_ids).await?;
+    let (rows, picks) =
+        crate::lagging_read!(ctx, |db| store::current_stats(db, question_ids).await)?;
     Ok(rows
         .iter()
         .map(|row| {
@@ -643,7 +646,7 @@ pub struct DayActivity {
 pub async fn daily_activity(ctx: &AppContext) -> Result<Vec<DayActivity>> {
     let days = days_shown(ctx);
     let first = days.first().cloned().unwrap_or_default();
-    let rows = store::activity(&ctx.db, &first).await?;
+    let rows = crate::lagging_read!(ctx, |db| store::activity(db, &first).await)?;
     Ok(days
         .into_iter()
         .map(|day| {

@@ -14,6 +14,7 @@ use crate::clock::Clock;
 use crate::config::{ConnectionLimits, DatabasePool, Settings};
 use crate::context::AppContext;
 use crate::db::Db;
+use crate::db::replicas::Replicas;
 use crate::media_store::MediaStore;
 use crate::metrics::Metrics;
 use crate::providers::ProviderClients;
@@ -35,7 +36,7 @@ impl AppContext {
                     direct_url,
                     &DatabasePool {
                         max_connections: 1,
-                        direct_url: None,
+                        ..DatabasePool::default()
                     },
                 )
                 .await?;
@@ -45,6 +46,17 @@ impl AppContext {
             }
             None => db.migrate().await?,
         }
+        let replicas = if settings.database_pool.replica_urls.is_empty() {
+            None
+        } else {
+            let replicas = Arc::new(Replicas::connect(
+                &settings.database_pool.replica_urls,
+                &settings.database_pool,
+                settings.database_pool.replica_max_lag,
+            )?);
+            replicas.watch(db.clone());
+            Some(replicas)
+        };
         let (player_secret, admin_secret) = secrets::jwt_secrets(&settings, &db, &clock).await?;
         let secrets_key = secrets::secrets_key(&settings, &db, &clock).await?;
         let media = MediaStore::from_settings(&settings.media)?;
@@ -66,6 +78,7 @@ impl AppContext {
             secrets_key,
             settings,
             db,
+            replicas,
             clock,
             regions,
             board_cache: BoardCache::default(),

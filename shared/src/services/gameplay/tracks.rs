@@ -85,8 +85,9 @@ fn build_track(ctx: &AppContext, t: TrackRow, nodes: &[NodeRow], done: &HashSet<
 
 /// `GET /v1/tracks`: three queries whatever the number of tracks and nodes.
 pub async fn tracks(ctx: &AppContext, player: &PlayerPrincipal) -> Result<Vec<Track>> {
-    let tracks = db::tracks::tracks(&ctx.db).await?;
-    let nodes = db::tracks::all_nodes(&ctx.db).await?;
+    // the catalogue may lag; the player's own progress comes from the primary
+    let tracks = crate::lagging_read!(ctx, |db| db::tracks::tracks(db).await)?;
+    let nodes = crate::lagging_read!(ctx, |db| db::tracks::all_nodes(db).await)?;
     let done: HashSet<String> = db::tracks::done_nodes(&ctx.db, &player.id)
         .await?
         .into_iter()
@@ -99,10 +100,10 @@ pub async fn tracks(ctx: &AppContext, player: &PlayerPrincipal) -> Result<Vec<Tr
 
 /// `GET /v1/tracks/:trackId` (id or slug); None when there is no such track.
 pub async fn track(ctx: &AppContext, player: &PlayerPrincipal, key: &str) -> Result<Option<Track>> {
-    let Some(t) = db::tracks::track(&ctx.db, key).await? else {
+    let Some(t) = crate::lagging_read!(ctx, |db| db::tracks::track(db, key).await)? else {
         return Ok(None);
     };
-    let nodes = db::tracks::nodes_of(&ctx.db, &t.id).await?;
+    let nodes = crate::lagging_read!(ctx, |db| db::tracks::nodes_of(db, &t.id).await)?;
     let done: HashSet<String> = db::tracks::done_nodes(&ctx.db, &player.id)
         .await?
         .into_iter()

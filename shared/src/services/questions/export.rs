@@ -207,11 +207,20 @@ pub async fn export(ctx: &AppContext, admin: &AdminPrincipal, q: &ExportQuery) -
     if let Some(turn) = zip_turn {
         return super::bundle::export(ctx, filter, turn).await;
     }
+    // An export may lag as a list does; a replica that fails before the first rows
+    // leaves it to the primary.
+    let mut db = ctx.lagging_db();
+    let first = match db::questions::export_batch(&db, &filter, None, EXPORT_BATCH).await {
+        Err(e) if crate::error::is_database_unreachable(&e) && ctx.replicas.is_some() => {
+            db = ctx.db.clone();
+            db::questions::export_batch(&db, &filter, None, EXPORT_BATCH).await?
+        }
+        read => read?,
+    };
     let media_columns =
-        q.format == ExportFormat::Csv && db::questions::any_with_media(&ctx.db, &filter).await?;
-    let first = db::questions::export_batch(&ctx.db, &filter, None, EXPORT_BATCH).await?;
+        q.format == ExportFormat::Csv && db::questions::any_with_media(&db, &filter).await?;
     let cursor = Cursor {
-        db: ctx.db.clone(),
+        db,
         filter,
         format: q.format,
         after: None,

@@ -40,8 +40,9 @@ pub async fn list(ctx: &AppContext, q: &ListQuery) -> Result<(Vec<AdminQuestion>
         Some("asc") => false,
         Some(_) => return Err(Error::validation(msg::SORTORDER_MUST_BE_ASC_OR_DESC)),
     };
-    let (rows, total) =
-        db::questions::page(&ctx.db, &filter, sort, descending, limit, offset).await?;
+    let (rows, total) = crate::lagging_read!(ctx, |db| {
+        db::questions::page(db, &filter, sort, descending, limit, offset).await
+    })?;
     Ok((
         rows.into_iter().map(AdminQuestion::from).collect(),
         Pagination { total, page, limit },
