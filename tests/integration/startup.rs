@@ -16,8 +16,76 @@ both_engines_raw!(
     generated_secrets_are_shared_by_every_process,
     concurrent_bootstrap_creates_one_admin,
     demo_content_loads_idempotently,
+    a_process_of_the_previous_release_starts_on_a_newer_schema,
 );
 both_engines!(bootstrap_admin_can_sign_in);
+
+/// A rolling deploy: the new release has migrated, a process of the previous one (which
+/// knows every migration but the newest) starts on that schema, as the binaries'
+/// migrator is set to; one that refused unknown applied migrations would not.
+async fn a_process_of_the_previous_release_starts_on_a_newer_schema(engine: Engine) {
+    let database = TestDatabase::create(engine).await;
+    let url = shared::config::DatabaseUrl::parse(&database.url).unwrap();
+    let db = Db::connect(&url).await.unwrap();
+    db.migrate().await.unwrap();
+    let mut previous = db.migrator();
+    let known = previous.migrations.len() - 1;
+    previous.migrations = previous.migrations[..known].to_vec().into();
+    let run = |m: sqlx::migrate::Migrator| {
+        let db = db.clone();
+        async move {
+            match &db {
+                Db::Sqlite(s) => m.run(&s.writer).await,
+                Db::Postgres(p) => m.run(p).await,
+            }
+        }
+    };
+    let strict = {
+        let mut strict = db.migrator();
+        strict.migrations = previous.migrations.clone();
+        strict.set_ignore_missing(false);
+        strict
+    };
+    run(previous).await.unwrap();
+    assert!(matches!(
+        run(strict).await,
+        Err(sqlx::migrate::MigrateError::VersionMissing(_))
+    ));
+}
+
+/// Every migration of both engines says which phase it is (`migrations/PHASES.md`), and
+/// none since the rule is breaking.
+#[test]
+fn every_migration_is_an_expand_or_a_contract() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../migrations");
+    let phases: std::collections::HashMap<String, String> =
+        std::fs::read_to_string(root.join("PHASES.md"))
+            .unwrap()
+            .lines()
+            .filter_map(|l| {
+                let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+                (cells.len() > 3 && cells[1].chars().next().is_some_and(|c| c.is_ascii_digit()))
+                    .then(|| (cells[1].to_string(), cells[2].to_string()))
+            })
+            .collect();
+    for engine in ["sqlite", "postgres"] {
+        for file in std::fs::read_dir(root.join(engine)).unwrap() {
+            let name = file.unwrap().file_name().into_string().unwrap();
+            let Some(migration) = name.strip_suffix(".sql") else {
+                continue;
+            };
+            let phase = phases
+                .get(migration)
+                .unwrap_or_else(|| panic!("{engine}/{name} is not in migrations/PHASES.md"));
+            let number: u32 = migration[..4].parse().unwrap();
+            match phase.as_str() {
+                "expand" | "contract" => {}
+                "breaking" => assert!(number <= 28, "{migration} is breaking"),
+                other => panic!("{migration}: unknown phase {other}"),
+            }
+        }
+    }
+}
 
 async fn concurrent_migrations_apply_once(engine: Engine) {
     let database = TestDatabase::create(engine).await;

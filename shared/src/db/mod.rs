@@ -84,9 +84,6 @@ use tracing::Instrument as _;
 
 use crate::config::{DatabasePool, DatabaseUrl};
 
-static SQLITE_MIGRATIONS: Migrator = sqlx::migrate!("../migrations/sqlite");
-static POSTGRES_MIGRATIONS: Migrator = sqlx::migrate!("../migrations/postgres");
-
 /// How long a request waits for a PostgreSQL connection (a free one, or a new one the
 /// pool makes) before it is refused with 503: with the server down the pool retries its
 /// connects until then, and sqlx's default would hold each request 30 s. 3 s rides out
@@ -344,18 +341,34 @@ impl Db {
         }
     }
 
+    /// The migrations of this engine, as [`Db::migrate`] applies them. Migrations are
+    /// backward compatible for one release (expand, then contract a release later:
+    /// `migrations/PHASES.md`), so a process of the previous release starts on a schema
+    /// a newer one migrated: applied migrations it does not know are no error
+    /// (`ignore_missing`), which a rolling deploy needs while old and new processes
+    /// run side by side.
+    pub fn migrator(&self) -> Migrator {
+        let mut migrator = match self {
+            Self::Postgres(_) => sqlx::migrate!("../migrations/postgres"),
+            Self::Sqlite(_) => sqlx::migrate!("../migrations/sqlite"),
+        };
+        migrator.set_ignore_missing(true);
+        migrator
+    }
+
     /// Applies pending migrations. Safe when several processes start at once:
     /// PostgreSQL serialises them with the migrator's advisory lock, SQLite with an
     /// exclusive lock on a file beside the database.
     pub async fn migrate(&self) -> anyhow::Result<()> {
+        let migrator = self.migrator();
         match self {
-            Self::Postgres(pool) => POSTGRES_MIGRATIONS
+            Self::Postgres(pool) => migrator
                 .run(pool)
                 .await
                 .context("applying PostgreSQL migrations"),
             Self::Sqlite(s) => {
                 let lock = lock_file(&s.path).await?;
-                let result = SQLITE_MIGRATIONS
+                let result = migrator
                     .run(&s.writer)
                     .await
                     .context("applying SQLite migrations");
@@ -506,7 +519,10 @@ async fn lock_file(db_path: &Path) -> anyhow::Result<std::fs::File> {
 /// The version numbers of the embedded migrations of each engine (they must match).
 pub fn migration_versions() -> (Vec<i64>, Vec<i64>) {
     let versions = |m: &Migrator| m.iter().map(|m| m.version).collect::<Vec<_>>();
-    (versions(&SQLITE_MIGRATIONS), versions(&POSTGRES_MIGRATIONS))
+    (
+        versions(&sqlx::migrate!("../migrations/sqlite")),
+        versions(&sqlx::migrate!("../migrations/postgres")),
+    )
 }
 
 /// True when `e` is a unique-constraint violation (either engine).
