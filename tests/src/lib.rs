@@ -635,6 +635,24 @@ async fn serve(
     format!("http://{addr}")
 }
 
+/// Makes `mod $name` with one test per engine listed (`test_fn => Variant`), each
+/// running `$call` with `$engine` bound to that engine: what the macros below expand to.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! engine_tests {
+    ([$($test:ident => $variant:ident),*] $name:ident, |$engine:ident| $call:expr) => {
+        mod $name {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $test() {
+                    let $engine = $crate::Engine::$variant;
+                    $call
+                }
+            )*
+        }
+    };
+}
+
 /// Runs each `async fn(TestApp)` named as a test on SQLite and on PostgreSQL:
 /// `both_engines!(guest_sign_in)` makes `guest_sign_in::sqlite` and
 /// `guest_sign_in::postgres`. Each of these macros takes a leading `with_pgbouncer;` to
@@ -642,36 +660,12 @@ async fn serve(
 #[macro_export]
 macro_rules! both_engines {
     (with_pgbouncer; $($name:ident),* $(,)?) => {
-        $(
-            mod $name {
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn sqlite() {
-                    super::$name($crate::TestApp::spawn($crate::Engine::Sqlite).await).await
-                }
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn postgres() {
-                    super::$name($crate::TestApp::spawn($crate::Engine::Postgres).await).await
-                }
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn pgbouncer() {
-                    super::$name($crate::TestApp::spawn($crate::Engine::Pooled).await).await
-                }
-            }
-        )*
+        $($crate::engine_tests!([sqlite => Sqlite, postgres => Postgres, pgbouncer => Pooled]
+            $name, |engine| super::$name($crate::TestApp::spawn(engine).await).await);)*
     };
     ($($name:ident),* $(,)?) => {
-        $(
-            mod $name {
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn sqlite() {
-                    super::$name($crate::TestApp::spawn($crate::Engine::Sqlite).await).await
-                }
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn postgres() {
-                    super::$name($crate::TestApp::spawn($crate::Engine::Postgres).await).await
-                }
-            }
-        )*
+        $($crate::engine_tests!([sqlite => Sqlite, postgres => Postgres]
+            $name, |engine| super::$name($crate::TestApp::spawn(engine).await).await);)*
     };
 }
 
@@ -679,36 +673,12 @@ macro_rules! both_engines {
 #[macro_export]
 macro_rules! both_engines_demo {
     (with_pgbouncer; $($name:ident),* $(,)?) => {
-        $(
-            mod $name {
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn sqlite() {
-                    super::$name($crate::TestApp::spawn_demo($crate::Engine::Sqlite).await).await
-                }
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn postgres() {
-                    super::$name($crate::TestApp::spawn_demo($crate::Engine::Postgres).await).await
-                }
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn pgbouncer() {
-                    super::$name($crate::TestApp::spawn_demo($crate::Engine::Pooled).await).await
-                }
-            }
-        )*
+        $($crate::engine_tests!([sqlite => Sqlite, postgres => Postgres, pgbouncer => Pooled]
+            $name, |engine| super::$name($crate::TestApp::spawn_demo(engine).await).await);)*
     };
     ($($name:ident),* $(,)?) => {
-        $(
-            mod $name {
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn sqlite() {
-                    super::$name($crate::TestApp::spawn_demo($crate::Engine::Sqlite).await).await
-                }
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn postgres() {
-                    super::$name($crate::TestApp::spawn_demo($crate::Engine::Postgres).await).await
-                }
-            }
-        )*
+        $($crate::engine_tests!([sqlite => Sqlite, postgres => Postgres]
+            $name, |engine| super::$name($crate::TestApp::spawn_demo(engine).await).await);)*
     };
 }
 
@@ -717,36 +687,12 @@ macro_rules! both_engines_demo {
 #[macro_export]
 macro_rules! both_engines_raw {
     (with_pgbouncer; $($name:ident),* $(,)?) => {
-        $(
-            mod $name {
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn sqlite() {
-                    super::$name($crate::Engine::Sqlite).await
-                }
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn postgres() {
-                    super::$name($crate::Engine::Postgres).await
-                }
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn pgbouncer() {
-                    super::$name($crate::Engine::Pooled).await
-                }
-            }
-        )*
+        $($crate::engine_tests!([sqlite => Sqlite, postgres => Postgres, pgbouncer => Pooled]
+            $name, |engine| super::$name(engine).await);)*
     };
     ($($name:ident),* $(,)?) => {
-        $(
-            mod $name {
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn sqlite() {
-                    super::$name($crate::Engine::Sqlite).await
-                }
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn postgres() {
-                    super::$name($crate::Engine::Postgres).await
-                }
-            }
-        )*
+        $($crate::engine_tests!([sqlite => Sqlite, postgres => Postgres]
+            $name, |engine| super::$name(engine).await);)*
     };
 }
 
@@ -756,35 +702,11 @@ macro_rules! both_engines_raw {
 #[macro_export]
 macro_rules! both_engines_with {
     (with_pgbouncer; $spawn:ident; $($name:ident),* $(,)?) => {
-        $(
-            mod $name {
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn sqlite() {
-                    super::$name(super::$spawn($crate::Engine::Sqlite).await).await
-                }
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn postgres() {
-                    super::$name(super::$spawn($crate::Engine::Postgres).await).await
-                }
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn pgbouncer() {
-                    super::$name(super::$spawn($crate::Engine::Pooled).await).await
-                }
-            }
-        )*
+        $($crate::engine_tests!([sqlite => Sqlite, postgres => Postgres, pgbouncer => Pooled]
+            $name, |engine| super::$name(super::$spawn(engine).await).await);)*
     };
     ($spawn:ident; $($name:ident),* $(,)?) => {
-        $(
-            mod $name {
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn sqlite() {
-                    super::$name(super::$spawn($crate::Engine::Sqlite).await).await
-                }
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn postgres() {
-                    super::$name(super::$spawn($crate::Engine::Postgres).await).await
-                }
-            }
-        )*
+        $($crate::engine_tests!([sqlite => Sqlite, postgres => Postgres]
+            $name, |engine| super::$name(super::$spawn(engine).await).await);)*
     };
 }
