@@ -218,37 +218,6 @@ impl Unreachable for crate::Error {
     }
 }
 
-/// Runs `$body` (an expression that awaits a `Result`) with `$db` bound to a fresh
-/// replica's [`Db`] when `$ctx` (an `AppContext`) has one, else to the primary; a read
-/// a replica fails to answer for want of a connection runs again on the primary. For
-/// reads that tolerate `REPLICA_MAX_LAG_MS` of lag only.
-#[macro_export]
-macro_rules! lagging_read {
-    ($ctx:expr, |$db:ident| $body:expr) => {{
-        let ctx: &$crate::context::AppContext = $ctx;
-        match ctx.replicas.as_ref().and_then(|r| r.pick()) {
-            Some(replica) => {
-                let result = {
-                    let $db: &$crate::db::Db = replica.db();
-                    $body
-                };
-                match result {
-                    Err(e) if $crate::db::replicas::Unreachable::is_unreachable(&e) => {
-                        replica.mark_down();
-                        let $db: &$crate::db::Db = &ctx.db;
-                        $body
-                    }
-                    other => other,
-                }
-            }
-            None => {
-                let $db: &$crate::db::Db = &ctx.db;
-                $body
-            }
-        }
-    }};
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
