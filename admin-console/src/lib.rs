@@ -94,15 +94,9 @@ async fn play_demo_history(settings: Settings, now: chrono::DateTime<chrono::Utc
 /// `admin-console backup PATH`: a consistent copy of the SQLite database of
 /// `DATABASE_URL`, taken while the game runs, written to `PATH` (which must not exist).
 pub async fn backup(settings: Settings, target: &std::path::Path) -> anyhow::Result<()> {
-    if let shared::config::DatabaseUrl::Sqlite(path) = &settings.database_url
-        && !path.exists()
-    {
-        anyhow::bail!("no SQLite database at {}", path.display());
-    }
-    let db = shared::db::Db::connect_with(&settings.database_url, &settings.database_pool).await?;
-    let copied = shared::services::backup::copy_to(&db, target).await;
-    db.close().await;
-    copied.map_err(|e| anyhow::anyhow!("{e}"))?;
+    shared::services::backup::back_up_database(&settings, target)
+        .await
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
     tracing::info!(path = %target.display(), "backup written");
     Ok(())
 }

@@ -153,18 +153,7 @@ async fn a_backup_taken_under_load_restores_every_acknowledged_answer(engine: En
     let page = restored
         .get("/v1/leaderboards?scope=topic&limit=50", Some(token))
         .await;
-    let listed: HashMap<String, i64> = page
-        .ok()
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| {
-            (
-                e["userId"].as_str().unwrap().to_string(),
-                e["xp"].as_i64().unwrap(),
-            )
-        })
-        .collect();
+    let listed: HashMap<String, i64> = tests::ids_with(page.ok(), "xp");
     assert_eq!(listed, board_xp, "{}", page.body);
 }
 

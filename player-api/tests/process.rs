@@ -93,17 +93,7 @@ async fn a_metrics_addr_in_use_stops_the_process() {
 
 async fn serves_and_stops_gracefully_on_sigterm(engine: Engine) {
     let database = TestDatabase::create(engine).await;
-    let port = free_port();
-    let mut proc = Proc::start(
-        EXE,
-        &[
-            ("DATABASE_URL", database.url.clone()),
-            ("PLAYER_API_ADDR", format!("127.0.0.1:{port}")),
-            ("LOG_FORMAT", "json".to_string()),
-        ],
-        port,
-    )
-    .await;
+    let mut proc = start_player_api(&database, &[("LOG_FORMAT", "json".to_string())]).await;
     let body: serde_json::Value = reqwest::get(format!("{}/v1/app/regions", proc.base_url))
         .await
         .unwrap()
@@ -120,16 +110,7 @@ async fn serves_and_stops_gracefully_on_sigterm(engine: Engine) {
 /// takes each job at once, not after the takeover time (minutes).
 async fn sigterm_hands_the_job_leases_back(engine: Engine) {
     let database = TestDatabase::create(engine).await;
-    let port = free_port();
-    let mut proc = Proc::start(
-        EXE,
-        &[
-            ("DATABASE_URL", database.url.clone()),
-            ("PLAYER_API_ADDR", format!("127.0.0.1:{port}")),
-        ],
-        port,
-    )
-    .await;
+    let mut proc = start_player_api(&database, &[]).await;
     let db = Db::connect(&DatabaseUrl::parse(&database.url).unwrap())
         .await
         .unwrap();
@@ -187,16 +168,12 @@ async fn sigterm_frees_the_leases_at_once_and_the_grace_bounds_the_drain(engine:
     use tokio::io::AsyncWriteExt as _;
 
     let database = TestDatabase::create(engine).await;
-    let port = free_port();
-    let mut proc = Proc::start(
-        EXE,
+    let mut proc = start_player_api(
+        &database,
         &[
-            ("DATABASE_URL", database.url.clone()),
-            ("PLAYER_API_ADDR", format!("127.0.0.1:{port}")),
             ("SHUTDOWN_GRACE_SECONDS", "3".to_string()),
             ("HTTP_BODY_TIMEOUT_SECONDS", "60".to_string()),
         ],
-        port,
     )
     .await;
     let db = Db::connect(&DatabaseUrl::parse(&database.url).unwrap())
@@ -311,4 +288,15 @@ fn production_refuses_provider_urls_over_plain_http() {
         stderr.contains("APPLE_JWKS_URL must be an https:// URL when APP_ENV=production"),
         "{stderr}"
     );
+}
+
+/// The player-api binary on `database` and a free port, with `extra` settings.
+async fn start_player_api(database: &TestDatabase, extra: &[(&str, String)]) -> Proc {
+    let port = free_port();
+    let mut env = vec![
+        ("DATABASE_URL", database.url.clone()),
+        ("PLAYER_API_ADDR", format!("127.0.0.1:{port}")),
+    ];
+    env.extend(extra.iter().cloned());
+    Proc::start(EXE, &env, port).await
 }

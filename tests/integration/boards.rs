@@ -366,17 +366,7 @@ async fn a_ban_after_settlement_closes_up_last_weeks_boards(engine: Engine) {
             ))
             .await;
         assert_eq!(me.ok()["rank"], 3, "{scope}");
-        let around: Vec<(String, i64)> = me.body["meta"]["around"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|e| {
-                (
-                    e["userId"].as_str().unwrap().to_string(),
-                    e["rank"].as_i64().unwrap(),
-                )
-            })
-            .collect();
+        let around: Vec<(String, i64)> = tests::ids_with(&me.body["meta"]["around"], "rank");
         assert_eq!(
             around,
             vec![(ids[1].clone(), 1), (ids[2].clone(), 2)],
@@ -408,18 +398,7 @@ async fn a_ban_after_settlement_closes_up_last_weeks_boards(engine: Engine) {
             Some(&admin),
         )
         .await;
-    let history: Vec<(String, i64)> = h
-        .ok()
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| {
-            (
-                e["userId"].as_str().unwrap().to_string(),
-                e["rank"].as_i64().unwrap(),
-            )
-        })
-        .collect();
+    let history: Vec<(String, i64)> = tests::ids_with(h.ok(), "rank");
     assert_eq!(
         history,
         vec![

@@ -51,17 +51,7 @@ fn run_as<'a>(app: &'a TestApp, holder: &'a str) -> impl std::future::Future<Out
 }
 
 fn ids_ranks(r: &Resp) -> Vec<(String, i64)> {
-    r.ok()
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| {
-            (
-                e["userId"].as_str().unwrap().to_string(),
-                e["rank"].as_i64().unwrap(),
-            )
-        })
-        .collect()
+    tests::ids_with(r.ok(), "rank")
 }
 
 async fn results(app: &TestApp) -> (i64, i64) {
@@ -571,17 +561,7 @@ async fn around_on(engine: Engine, extra: &[(&str, String)]) {
     let r = viewer
         .get("/v1/leaderboards/me?scope=topic&week=previous&around=2")
         .await;
-    let around: Vec<(String, i64)> = r.body["meta"]["around"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| {
-            (
-                e["userId"].as_str().unwrap().to_string(),
-                e["rank"].as_i64().unwrap(),
-            )
-        })
-        .collect();
+    let around: Vec<(String, i64)> = tests::ids_with(&r.body["meta"]["around"], "rank");
     assert_eq!(
         around,
         order[3..8]
@@ -597,17 +577,7 @@ async fn check_around(viewer: &Player<'_>, n: usize, expected: Vec<(String, i64)
     let r = viewer
         .get(&format!("/v1/leaderboards/me?scope=topic&around={n}"))
         .await;
-    let around: Vec<(String, i64)> = r.body["meta"]["around"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| {
-            (
-                e["userId"].as_str().unwrap().to_string(),
-                e["rank"].as_i64().unwrap(),
-            )
-        })
-        .collect();
+    let around: Vec<(String, i64)> = tests::ids_with(&r.body["meta"]["around"], "rank");
     assert_eq!(around, expected, "{}", viewer.id);
 }
 

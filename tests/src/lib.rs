@@ -710,3 +710,17 @@ macro_rules! both_engines_with {
             $name, |engine| super::$name(super::$spawn(engine).await).await);)*
     };
 }
+
+/// `(userId, entry[field])` of each entry of a board's JSON array (a page, a
+/// `meta.around`, a history), as a `Vec` in order or a map.
+pub fn ids_with<C: FromIterator<(String, i64)>>(entries: &serde_json::Value, field: &str) -> C {
+    entries
+        .as_array()
+        .expect("an array of entries")
+        .iter()
+        .map(|e| {
+            let id = e["userId"].as_str().expect("a userId").to_string();
+            (id, e[field].as_i64().expect("a number"))
+        })
+        .collect()
+}

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, NaiveDateTime, Utc};
 
 use crate::Result;
+use crate::config::{DatabaseUrl, Settings};
 use crate::context::AppContext;
 use crate::db::{self, Db};
 use crate::error::Error;
@@ -77,6 +78,25 @@ pub async fn copy_to(db: &Db, target: &Path) -> Result<()> {
     }
     std::fs::rename(&partial, target)
         .map_err(|e| Error::internal(format!("renaming the backup to {}: {e}", target.display())))
+}
+
+/// `admin-console backup PATH`: connects to the SQLite database of `settings` (which
+/// must exist: connecting would create an empty one), copies it to `target`, closes.
+pub async fn back_up_database(settings: &Settings, target: &Path) -> Result<()> {
+    if let DatabaseUrl::Sqlite(path) = &settings.database_url
+        && !path.exists()
+    {
+        return Err(Error::internal(format!(
+            "no SQLite database at {}",
+            path.display()
+        )));
+    }
+    let db = Db::connect_with(&settings.database_url, &settings.database_pool)
+        .await
+        .map_err(|e| Error::internal(format!("connecting to the database: {e:#}")))?;
+    let copied = copy_to(&db, target).await;
+    db.close().await;
+    copied
 }
 
 fn partial_name(target: &Path) -> PathBuf {
