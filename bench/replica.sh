@@ -6,8 +6,9 @@
 # Makes a PostgreSQL primary and a streaming replica of its own (initdb, then
 # `pg_basebackup -R`, each on a free port, in $RUN_DIR), builds the release player-api,
 # seeds $READERS players through the API (guest, region, one challenge each: rows on
-# the region and topic boards), then measures GET /v1/leaderboards (each request with a
-# random player's token, so the 31 region boards and their pages mix) twice: the service
+# the benchmark region's board and the topic board), then measures GET /v1/leaderboards
+# (each request with a random player's token: the first page of the board they are on,
+# one board, as in a region's evening rush) twice: the service
 # on the primary alone, then with DATABASE_REPLICA_URL. Each: a ${WARM_S:-3} s warm-up and
 # a ${RUN_S:-10} s wrk run at $CONNS connections, and the board-page statements each
 # server ran in it (pg_stat_statements). Prints a Markdown table; raw output in $RUN_DIR.
@@ -112,7 +113,7 @@ for mode in primary replica; do
 done
 
 echo
-echo "Board pages (GET /v1/leaderboards), $READERS players on 31 region boards, $(nproc) cores, $(date -u +%F):"
+echo "Board pages (GET /v1/leaderboards), $READERS players on one region's board, $(nproc) cores, $(date -u +%F):"
 echo
 echo "| reads on | connections | req/s | p50 | p99 | non-2xx | page reads/s on the primary | page reads/s on the replica |"
 echo "|---|---|---|---|---|---|---|---|"

@@ -4,11 +4,19 @@
 //! forgets everything as soon as it writes weekly rows, moves a player's region, merges
 //! or deletes a player, so its own changes show at once; changes other processes make
 //! show within `MAX_AGE`. Own ranks (`GET /v1/leaderboards/me`) are never cached.
+//!
+//! A value is refilled once when it expires: the requests that miss meanwhile wait for
+//! that one read ([`BoardCache::page_or_read`], [`BoardCache::size_or_count`]) instead
+//! of each reading it too, which at thousands of views a second would be as many reads
+//! as arrive during one read's latency.
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::hash::Hash;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
+
+use tokio::sync::Mutex as AsyncMutex;
 
 use crate::db::leaderboard::EntryRow;
 
@@ -21,34 +29,34 @@ type PageKey = (String, String, i64, i64);
 pub struct BoardCache {
     sizes: Recent<BoardKey, i64>,
     pages: Recent<PageKey, Arc<[EntryRow]>>,
+    size_refills: Refills<BoardKey>,
+    page_refills: Refills<PageKey>,
 }
 
 impl BoardCache {
     pub const MAX_AGE: Duration = Duration::from_secs(1);
 
     /// The remembered size of `board` in `week`, if counted less than `MAX_AGE` ago.
-    pub fn size(&self, week: &str, board: &str) -> Option<i64> {
+    #[cfg(test)]
+    fn size(&self, week: &str, board: &str) -> Option<i64> {
         self.sizes.get(&(week.to_string(), board.to_string()))
     }
 
-    pub fn remember_size(&self, week: &str, board: &str, size: i64) {
+    #[cfg(test)]
+    fn remember_size(&self, week: &str, board: &str, size: i64) {
         self.sizes
             .remember((week.to_string(), board.to_string()), size);
     }
 
     /// The remembered page, if read less than `MAX_AGE` ago.
-    pub fn page(
-        &self,
-        week: &str,
-        board: &str,
-        limit: i64,
-        offset: i64,
-    ) -> Option<Arc<[EntryRow]>> {
+    #[cfg(test)]
+    fn page(&self, week: &str, board: &str, limit: i64, offset: i64) -> Option<Arc<[EntryRow]>> {
         self.pages
             .get(&(week.to_string(), board.to_string(), limit, offset))
     }
 
-    pub fn remember_page(
+    #[cfg(test)]
+    fn remember_page(
         &self,
         week: &str,
         board: &str,
@@ -58,6 +66,31 @@ impl BoardCache {
     ) {
         self.pages
             .remember((week.to_string(), board.to_string(), limit, offset), rows);
+    }
+
+    /// The size of `board` in `week`: remembered, or counted by `count` and
+    /// remembered. Of the requests that miss at once, one counts; the rest wait for it.
+    pub async fn size_or_count<E>(
+        &self,
+        week: &str,
+        board: &str,
+        count: impl Future<Output = Result<i64, E>>,
+    ) -> Result<i64, E> {
+        let key = (week.to_string(), board.to_string());
+        get_or_read(&self.sizes, &self.size_refills, key, count).await
+    }
+
+    /// A page: remembered, or read by `read` and remembered. Of the requests that miss
+    /// at once, one reads; the rest wait for it.
+    pub async fn page_or_read<E>(
+        &self,
+        (week, board): (&str, &str),
+        limit: i64,
+        offset: i64,
+        read: impl Future<Output = Result<Arc<[EntryRow]>, E>>,
+    ) -> Result<Arc<[EntryRow]>, E> {
+        let key = (week.to_string(), board.to_string(), limit, offset);
+        get_or_read(&self.pages, &self.page_refills, key, read).await
     }
 
     /// After this process changed weekly rows or the players on them: read everything
@@ -98,6 +131,53 @@ impl<K: Eq + Hash, V: Clone> Recent<K, V> {
 
     fn clear(&self) {
         self.lock().clear();
+    }
+}
+
+/// The value of `key`: remembered, or read by `read`. One request refills a key at a
+/// time; who arrives meanwhile waits for it and finds the value remembered. If that
+/// read failed, each waiter reads on its own (at once, side by side), so an outage
+/// costs a waiter one failed read, not one per request queued before it.
+async fn get_or_read<K: Eq + Hash + Clone, V: Clone, E>(
+    recent: &Recent<K, V>,
+    refills: &Refills<K>,
+    key: K,
+    read: impl Future<Output = Result<V, E>>,
+) -> Result<V, E> {
+    if let Some(value) = recent.get(&key) {
+        return Ok(value);
+    }
+    let lock = refills.lock_for(key.clone());
+    let _refilling = match lock.clone().try_lock_owned() {
+        Ok(guard) => Some(guard),
+        Err(_) => {
+            drop(lock.lock_owned().await);
+            if let Some(value) = recent.get(&key) {
+                return Ok(value);
+            }
+            None
+        }
+    };
+    let value = read.await?;
+    recent.remember(key, value.clone());
+    Ok(value)
+}
+
+/// One lock per key being refilled. A lock no request holds or waits for is dropped
+/// whenever another is made, so the map is as large as the refills under way.
+struct Refills<K>(Mutex<HashMap<K, Arc<AsyncMutex<()>>>>);
+
+impl<K> Default for Refills<K> {
+    fn default() -> Self {
+        Self(Mutex::default())
+    }
+}
+
+impl<K: Eq + Hash> Refills<K> {
+    fn lock_for(&self, key: K) -> Arc<AsyncMutex<()>> {
+        let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        map.retain(|_, lock| Arc::strong_count(lock) > 1);
+        map.entry(key).or_default().clone()
     }
 }
 
@@ -142,5 +222,78 @@ mod tests {
         }
         cache.forget_all();
         assert!(cache.page("2026-11-16", "region:310000", 20, 0).is_none());
+    }
+
+    #[tokio::test]
+    async fn misses_at_once_read_a_page_once_and_leave_no_lock_behind() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        use std::time::Duration;
+
+        let cache = Arc::new(BoardCache::default());
+        let reads = Arc::new(AtomicUsize::new(0));
+        let mut views = tokio::task::JoinSet::new();
+        for _ in 0..50 {
+            let (cache, reads) = (cache.clone(), reads.clone());
+            views.spawn(async move {
+                let read = async {
+                    reads.fetch_add(1, Ordering::SeqCst);
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                    Ok::<_, ()>(Arc::<[EntryRow]>::from(Vec::new()))
+                };
+                cache
+                    .page_or_read(("2026-11-16", "topic:all"), 20, 0, read)
+                    .await
+            });
+        }
+        while let Some(view) = views.join_next().await {
+            assert!(view.unwrap().is_ok());
+        }
+        assert_eq!(reads.load(Ordering::SeqCst), 1);
+        // a failed read is remembered by nobody: the next view reads again
+        let failed = cache
+            .size_or_count("2026-11-16", "topic:all", async { Err("down") })
+            .await;
+        assert_eq!(failed, Err("down"));
+        let counted = cache
+            .size_or_count("2026-11-16", "topic:all", async { Ok::<_, &str>(4) })
+            .await;
+        assert_eq!(counted, Ok(4));
+        drop(cache.page_refills.lock_for(("w".into(), "b".into(), 1, 0)));
+        assert_eq!(
+            cache.page_refills.0.lock().unwrap().len(),
+            1,
+            "only the last one"
+        );
+    }
+
+    #[tokio::test]
+    async fn when_the_refill_fails_its_waiters_read_side_by_side() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        use std::time::Duration;
+
+        let cache = Arc::new(BoardCache::default());
+        let (reading, most_at_once) =
+            (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+        let mut views = tokio::task::JoinSet::new();
+        for _ in 0..10 {
+            let (cache, reading, most_at_once) =
+                (cache.clone(), reading.clone(), most_at_once.clone());
+            views.spawn(async move {
+                let count = async {
+                    let now = reading.fetch_add(1, Ordering::SeqCst) + 1;
+                    most_at_once.fetch_max(now, Ordering::SeqCst);
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    reading.fetch_sub(1, Ordering::SeqCst);
+                    Err::<i64, _>("down")
+                };
+                cache.size_or_count("2026-11-16", "topic:all", count).await
+            });
+        }
+        while let Some(view) = views.join_next().await {
+            assert_eq!(view.unwrap(), Err("down"));
+        }
+        // one refill failed alone; the nine that waited for it then read at once, not
+        // one after another
+        assert_eq!(most_at_once.load(Ordering::SeqCst), 9);
     }
 }

@@ -782,17 +782,17 @@ async fn board_page(
     limit: i64,
     offset: i64,
 ) -> Result<Arc<[EntryRow]>> {
-    if let Some(rows) = ctx.board_cache.page(week, board, limit, offset) {
-        return Ok(rows);
-    }
-    let now_ms = ctx.clock.now_ms();
-    let rows: Arc<[EntryRow]> = crate::lagging_read!(ctx, |db| {
-        db::leaderboard::page(db, week, board, limit, offset, now_ms).await
-    })?
-    .into();
+    let read = async {
+        let now_ms = ctx.clock.now_ms();
+        crate::lagging_read!(ctx, |db| {
+            db::leaderboard::page(db, week, board, limit, offset, now_ms).await
+        })
+        .map(Arc::<[EntryRow]>::from)
+        .map_err(Error::from)
+    };
     ctx.board_cache
-        .remember_page(week, board, limit, offset, rows.clone());
-    Ok(rows)
+        .page_or_read((week, board), limit, offset, read)
+        .await
 }
 
 /// The rank of a shown row: from the Redis index when configured, else the exact SQL
@@ -820,15 +820,14 @@ pub async fn rank_of(ctx: &AppContext, week: &str, board: &str, row: &BoardRow) 
 /// A live board's size (the pagination total): counted at most once a second per
 /// process (see [`crate::board_cache`]).
 async fn board_size(ctx: &AppContext, week: &str, board: &str) -> Result<i64> {
-    if let Some(size) = ctx.board_cache.size(week, board) {
-        return Ok(size);
-    }
-    let now_ms = ctx.clock.now_ms();
-    let size = crate::lagging_read!(ctx, |db| {
-        db::leaderboard::count(db, week, board, now_ms).await
-    })?;
-    ctx.board_cache.remember_size(week, board, size);
-    Ok(size)
+    let count = async {
+        let now_ms = ctx.clock.now_ms();
+        crate::lagging_read!(ctx, |db| {
+            db::leaderboard::count(db, week, board, now_ms).await
+        })
+        .map_err(Error::from)
+    };
+    ctx.board_cache.size_or_count(week, board, count).await
 }
 
 /// `GET /v1/leaderboards/me` for the subject of a verified access token: the player's
