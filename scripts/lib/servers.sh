@@ -41,11 +41,10 @@ wait_healthy() {
 
 json_field() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 
-# start_servers ENGINE (sqlite or postgres): a fresh database (a file, or a schema of
-# the `test` database), then admin-console (which creates the super_admin) and
-# player-api, with the demo content, console SMS and sign-in limits out of the way.
-# Sets PLAYER_URL and ADMIN_URL; logs go to $work/{admin,player}-ENGINE.log.
-start_servers() {
+# new_database ENGINE (sqlite or postgres): a fresh database (a file, or a schema of the
+# `test` database) and the settings both binaries share: the demo content, console SMS,
+# sign-in limits out of the way. Exports DATABASE_URL and the rest.
+new_database() {
   local engine=$1 db_url
   if [ "$engine" = postgres ]; then
     schema="st_$(date +%s)_$$"
@@ -55,17 +54,34 @@ start_servers() {
     rm -f "$work/$engine.db"*
     db_url="sqlite:$work/$engine.db"
   fi
-  local pport aport
-  pport=$(free_port); aport=$(free_port)
   export DATABASE_URL="$db_url" DEMO_CONTENT=true SMS_PROVIDER=console RUST_LOG=off \
     ADMIN_BOOTSTRAP_USERNAME="$ADMIN_USERNAME" ADMIN_BOOTSTRAP_PASSWORD="$ADMIN_PASSWORD" \
-    PLAYER_API_ADDR=127.0.0.1:$pport ADMIN_CONSOLE_ADDR=127.0.0.1:$aport \
     METRICS_ADDR=127.0.0.1:0 MEDIA_FS_DIR="$work/media" \
     RATE_LIMIT_AUTH_PER_MINUTE=1000000 RATE_LIMIT_SEND_CODE_PER_MINUTE=1000000
-  "$target_dir/debug/admin-console" >"$work/admin-$engine.log" 2>&1 & pids+=($!)
-  ADMIN_URL="http://127.0.0.1:$aport"
-  wait_healthy "$ADMIN_URL"
-  "$target_dir/debug/player-api" >"$work/player-$engine.log" 2>&1 & pids+=($!)
-  PLAYER_URL="http://127.0.0.1:$pport"
-  wait_healthy "$PLAYER_URL"
+}
+
+# start_binary EXE LOG: EXE (admin-console or player-api, of any build) on a free port
+# with the settings of new_database, once healthy. Sets STARTED_URL.
+start_binary() {
+  local exe=$1 log=$2 port
+  port=$(free_port)
+  case "$(basename "$exe")" in
+    admin-console) ADMIN_CONSOLE_ADDR=127.0.0.1:$port "$exe" >"$log" 2>&1 & pids+=($!) ;;
+    player-api) PLAYER_API_ADDR=127.0.0.1:$port "$exe" >"$log" 2>&1 & pids+=($!) ;;
+    *) echo "start_binary: unknown binary $exe" >&2; return 1 ;;
+  esac
+  STARTED_URL="http://127.0.0.1:$port"
+  wait_healthy "$STARTED_URL"
+}
+
+# start_servers ENGINE: a new database, then admin-console (which migrates it and
+# creates the super_admin) and player-api of this build. Sets PLAYER_URL and ADMIN_URL;
+# logs go to $work/{admin,player}-ENGINE.log.
+start_servers() {
+  local engine=$1
+  new_database "$engine"
+  start_binary "$target_dir/debug/admin-console" "$work/admin-$engine.log"
+  ADMIN_URL=$STARTED_URL
+  start_binary "$target_dir/debug/player-api" "$work/player-$engine.log"
+  PLAYER_URL=$STARTED_URL
 }
