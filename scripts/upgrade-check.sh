@@ -8,9 +8,10 @@
 #      generated from the documents its binaries serve) plays through them.
 #   3. This build's player-api joins. Each API is served through a round-robin proxy
 #      over a process of each release (scripts/upgrade/round_robin.py), as a load
-#      balancer without sticky sessions does mid-deploy, and the smoke test plays again:
-#      its requests alternate between the releases. No answer may be a 5xx, and each
-#      process must have served some.
+#      balancer without sticky sessions does mid-deploy, and the smoke test plays twice,
+#      the releases' turns swapped, so each of its calls reaches both. No answer may be
+#      a 5xx, each process must have served some, none may stop or log an error or a
+#      panic.
 # On PostgreSQL: a rolling upgrade runs processes of two releases on one database; the
 # SQLite set-up (one process) is stopped and started instead.
 # The previous release is built once per commit, from `git archive` of it, in a target
@@ -61,7 +62,7 @@ logs_on_failure() {
 trap 'logs_on_failure' ERR
 
 new_database postgres
-export RUST_LOG=warn
+export RUST_LOG=warn LOG_FORMAT=json
 start_binary "$current/admin-console" "$work/admin-current.log"
 current_admin=$STARTED_URL
 start_binary "$previous/bin/admin-console" "$work/admin-previous.log"
@@ -80,31 +81,60 @@ smoke "$previous_player" "$previous_admin"
 echo "== side by side: every request alternates between a process of each release"
 start_binary "$current/player-api" "$work/player-current.log"
 current_player=$STARTED_URL
-player_port=$(free_port)
-admin_port=$(free_port)
-python3 scripts/upgrade/round_robin.py "$player_port" "$work/proxied.txt" \
-  "$previous_player" "$current_player" &
-pids+=($!)
-python3 scripts/upgrade/round_robin.py "$admin_port" "$work/proxied.txt" \
-  "$previous_admin" "$current_admin" &
-pids+=($!)
-wait_healthy "http://127.0.0.1:$player_port"
-wait_healthy "http://127.0.0.1:$admin_port"
+binaries=("${pids[@]}")
+
+# start_proxy BACKEND...: a round-robin proxy over BACKENDs on a free port, once it
+# listens (checked by a TCP connect: an HTTP request would take a turn). Sets PROXY_URL
+# and PROXY_PID.
+start_proxy() {
+  local port
+  port=$(free_port)
+  python3 scripts/upgrade/round_robin.py "$port" "$work/proxied.txt" "$@" &
+  PROXY_PID=$!
+  pids+=("$PROXY_PID")
+  PROXY_URL="http://127.0.0.1:$port"
+  for _ in $(seq 1 100); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && return 0
+    kill -0 "$PROXY_PID" 2>/dev/null || break
+    sleep 0.1
+  done
+  echo "upgrade-check: the proxy on $port did not start" >&2
+  return 1
+}
+
+# side_by_side FIRST_PLAYER SECOND_PLAYER FIRST_ADMIN SECOND_ADMIN: the smoke test
+# through a proxy over each pair, its first request to the first of each.
+side_by_side() {
+  local player_proxy player_pid
+  start_proxy "$1" "$2"
+  player_proxy=$PROXY_URL player_pid=$PROXY_PID
+  start_proxy "$3" "$4"
+  smoke "$player_proxy" "$PROXY_URL"
+  kill "$player_pid" "$PROXY_PID"
+}
+
+fail() {
+  echo "upgrade-check: $*" >&2
+  logs_on_failure
+  exit 1
+}
+
 : >"$work/proxied.txt"
-smoke "http://127.0.0.1:$player_port" "http://127.0.0.1:$admin_port"
+# Twice, the releases' turns swapped: each call of the smoke test reaches both.
+side_by_side "$previous_player" "$current_player" "$previous_admin" "$current_admin"
+side_by_side "$current_player" "$previous_player" "$current_admin" "$previous_admin"
 
 failed=$(awk '$2 >= 500' "$work/proxied.txt")
-if [ -n "$failed" ]; then
-  echo "upgrade-check: answers of 500 or more while both releases served:" >&2
-  echo "$failed" >&2
-  exit 1
-fi
+[ -z "$failed" ] || fail "answers of 500 or more while both releases served:"$'\n'"$failed"
 for backend in "$previous_player" "$current_player" "$previous_admin" "$current_admin"; do
   served=$(awk -v b="$backend" '$1 == b' "$work/proxied.txt" | wc -l)
-  if [ "$served" -eq 0 ]; then
-    echo "upgrade-check: $backend served none of the game" >&2
-    exit 1
-  fi
+  [ "$served" -gt 0 ] || fail "$backend served none of the game"
 done
+for pid in "${binaries[@]}"; do
+  kill -0 "$pid" 2>/dev/null || fail "a process (pid $pid) stopped during the game"
+done
+if grep -l -E 'panicked|"level":"ERROR"' "$work"/*-previous.log "$work"/*-current.log >/dev/null; then
+  fail "a process logged an error or a panic"
+fi
 echo "upgrade-check: the previous release ${commit:0:12} plays on this schema, and beside" \
-  "this build ($(wc -l <"$work/proxied.txt") requests alternated)"
+  "this build ($(wc -l <"$work/proxied.txt") requests alternated, both ways)"

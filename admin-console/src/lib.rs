@@ -94,9 +94,7 @@ async fn play_demo_history(settings: Settings, now: chrono::DateTime<chrono::Utc
 /// `admin-console backup PATH`: a consistent copy of the SQLite database of
 /// `DATABASE_URL`, taken while the game runs, written to `PATH` (which must not exist).
 pub async fn backup(settings: Settings, target: &std::path::Path) -> anyhow::Result<()> {
-    shared::services::backup::back_up_database(&settings, target)
-        .await
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    shared::services::backup::back_up_database(&settings, target).await?;
     tracing::info!(path = %target.display(), "backup written");
     Ok(())
 }

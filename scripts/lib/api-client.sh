@@ -38,7 +38,7 @@ CONFIG
   }
   # The generator (0.29.1) types a body of several content types (the media upload: a
   # form or the raw file) as `A | B | Unset` without importing `Unset`; import it.
-  grep -rl --include='*.py' '| Unset = UNSET' "$work/clients/$name/api" | while read -r file; do
+  { grep -rl --include='*.py' '| Unset = UNSET' "$work/clients/$name/api" || true; } | while read -r file; do
     grep -q 'import.*\bUnset\b' "$file" || sed -i 's/^from \.\.\.types import UNSET, /from ...types import UNSET, Unset, /' "$file"
   done
 }

@@ -102,42 +102,73 @@ impl BoardCache {
 }
 
 /// Values and when they were stored; a value older than [`BoardCache::MAX_AGE`] is gone.
-struct Recent<K, V>(Mutex<HashMap<K, (V, Instant)>>);
+struct Recent<K, V>(Mutex<Entries<K, V>>);
+
+struct Entries<K, V> {
+    values: HashMap<K, (V, Instant)>,
+    /// How many times the values were cleared: a read that began before a clear is
+    /// not remembered after it.
+    generation: u64,
+}
 
 impl<K, V> Default for Recent<K, V> {
     fn default() -> Self {
-        Self(Mutex::default())
+        Self(Mutex::new(Entries {
+            values: HashMap::new(),
+            generation: 0,
+        }))
     }
 }
 
 impl<K: Eq + Hash, V: Clone> Recent<K, V> {
-    fn lock(&self) -> MutexGuard<'_, HashMap<K, (V, Instant)>> {
+    fn lock(&self) -> MutexGuard<'_, Entries<K, V>> {
         self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn get(&self, key: &K) -> Option<V> {
         self.lock()
+            .values
             .get(key)
             .filter(|(_, at)| at.elapsed() < BoardCache::MAX_AGE)
             .map(|(value, _)| value.clone())
     }
 
-    fn remember(&self, key: K, value: V) {
-        let mut map = self.lock();
+    fn generation(&self) -> u64 {
+        self.lock().generation
+    }
+
+    /// Remembers `value`, read since `generation`, unless the values were cleared since.
+    fn remember_since(&self, generation: u64, key: K, value: V) {
+        let mut entries = self.lock();
+        if entries.generation != generation {
+            return;
+        }
         // Old weeks and boards nobody views drop out whenever the map is written.
-        map.retain(|_, (_, at)| at.elapsed() < BoardCache::MAX_AGE);
-        map.insert(key, (value, Instant::now()));
+        entries
+            .values
+            .retain(|_, (_, at)| at.elapsed() < BoardCache::MAX_AGE);
+        entries.values.insert(key, (value, Instant::now()));
+    }
+
+    #[cfg(test)]
+    fn remember(&self, key: K, value: V) {
+        let generation = self.generation();
+        self.remember_since(generation, key, value);
     }
 
     fn clear(&self) {
-        self.lock().clear();
+        let mut entries = self.lock();
+        entries.values.clear();
+        entries.generation += 1;
     }
 }
 
 /// The value of `key`: remembered, or read by `read`. One request refills a key at a
 /// time; who arrives meanwhile waits for it and finds the value remembered. If that
 /// read failed, each waiter reads on its own (at once, side by side), so an outage
-/// costs a waiter one failed read, not one per request queued before it.
+/// costs a waiter one failed read, not one per request queued before it. A read that
+/// began before [`BoardCache::forget_all`] is not remembered: who views after a write
+/// reads again.
 async fn get_or_read<K: Eq + Hash + Clone, V: Clone, E>(
     recent: &Recent<K, V>,
     refills: &Refills<K>,
@@ -158,8 +189,9 @@ async fn get_or_read<K: Eq + Hash + Clone, V: Clone, E>(
             None
         }
     };
+    let generation = recent.generation();
     let value = read.await?;
-    recent.remember(key, value.clone());
+    recent.remember_since(generation, key, value.clone());
     Ok(value)
 }
 
@@ -295,5 +327,29 @@ mod tests {
         // one refill failed alone; the nine that waited for it then read at once, not
         // one after another
         assert_eq!(most_at_once.load(Ordering::SeqCst), 9);
+    }
+
+    #[tokio::test]
+    async fn a_page_read_before_a_write_is_not_remembered_after_it() {
+        let cache = Arc::new(BoardCache::default());
+        let (release, released) = tokio::sync::oneshot::channel::<()>();
+        let refill = tokio::spawn({
+            let cache = cache.clone();
+            async move {
+                let read = async {
+                    released.await.ok();
+                    Ok::<_, ()>(Arc::<[EntryRow]>::from(Vec::new()))
+                };
+                cache
+                    .page_or_read(("2026-11-16", "topic:all"), 20, 0, read)
+                    .await
+            }
+        });
+        tokio::task::yield_now().await;
+        // this process writes weekly rows while the page is being read
+        cache.forget_all();
+        release.send(()).unwrap();
+        assert!(refill.await.unwrap().is_ok());
+        assert!(cache.page("2026-11-16", "topic:all", 20, 0).is_none());
     }
 }
