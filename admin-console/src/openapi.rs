@@ -33,6 +33,7 @@ use crate::AppState;
         (name = "auth-providers", description = "Sign-in provider toggles"),
         (name = "audit", description = "The audit log of admin writes"),
         (name = "media", description = "The media library: questions' images, audio and video"),
+        (name = "compliance", description = "The licensed-game profile's statutory holiday calendar"),
     )
 )]
 pub struct ApiDoc;

@@ -305,3 +305,27 @@ err-the-request-was-refused-detail = { $detail }
 err-difficulty-must-be-an-integer-1-5 = difficulty must be an integer 1-5
 err-item-must-be-an-object = item must be an object
 err-invalid-item-detail = invalid item: { $detail }
+# minor mode and the player's copy of their data
+err-minor-protection-daily-limit = minor mode: today's play time is used up
+err-minor-protection-curfew = minor mode: no play between 22:00 and 06:00 Beijing time
+err-minor-protection-ads-unavailable = minor mode: rewarded ads are not offered
+err-minor-protection-window = minors may play only in the permitted hours
+err-agebandmust-be-one-of-bands = ageBand must be one of { $bands }
+err-a-minor-s-age-band-needs-a-4-digit-guardian-pin = a minor's age band needs a 4-digit guardian PIN (pin)
+err-the-guardian-pin-is-wrong = the guardian PIN is wrong
+err-the-guardian-pin-is-locked-after-too-many-wrong-tries = the guardian PIN is locked after too many wrong tries; retry later
+err-one-copy-of-your-data-a-day-the-next-one-is-ready-later = one copy of your data a day; the next one can be made later
+err-data-exports-are-busy-retry-shortly = copies of player data are being made for others; retry shortly
+# the licensed-game profile: NPPA real-name verification
+err-the-real-name-service-is-unavailable-retry-shortly = the real-name verification service is unavailable; retry shortly
+err-idnumber-is-not-a-valid-resident-id-number = idNumber is not a valid resident ID number
+err-name-must-be-1-32-characters = name must be 1-32 characters
+err-the-name-and-id-number-did-not-verify = the name and ID number did not verify
+err-real-name-verification-is-required-first = real-name verification is required first (POST /v1/users/me/real-name)
+err-real-name-verification-is-not-configured = real-name verification is not configured
+err-this-account-is-verified-already = this account is verified already
+err-guest-mode-is-not-offered-sign-in-and-verify-your-real-name = guest mode is not offered: sign in and verify your real name
+# the statutory holiday calendar
+err-day-must-be-a-date-yyyy-mm-dd = day must be a date, YYYY-MM-DD
+err-name-must-be-1-50-characters = name must be 1-50 characters
+err-no-holiday-on-this-day = no holiday on this day

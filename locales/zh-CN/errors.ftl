@@ -304,3 +304,27 @@ err-the-request-was-refused-detail = 请求无效：{ $detail }
 err-difficulty-must-be-an-integer-1-5 = difficulty 须为 1-5 的整数
 err-item-must-be-an-object = 每一项须为对象
 err-invalid-item-detail = 无效的题目：{ $detail }
+# 未成年人模式与个人信息副本
+err-minor-protection-daily-limit = 未成年人模式：今日游戏时长已用完
+err-minor-protection-curfew = 未成年人模式：北京时间 22:00 至次日 06:00 不提供服务
+err-minor-protection-ads-unavailable = 未成年人模式：不提供激励广告
+err-minor-protection-window = 未成年人仅可在规定时段游戏
+err-agebandmust-be-one-of-bands = ageBand 须为以下之一：{ $bands }
+err-a-minor-s-age-band-needs-a-4-digit-guardian-pin = 未成年人年龄段须设置 4 位数字的监护人密码（pin）
+err-the-guardian-pin-is-wrong = 监护人密码错误
+err-the-guardian-pin-is-locked-after-too-many-wrong-tries = 监护人密码错误次数过多，已暂时锁定，请稍后再试
+err-one-copy-of-your-data-a-day-the-next-one-is-ready-later = 每天只能导出一份个人数据，请稍后再试
+err-data-exports-are-busy-retry-shortly = 正在为其他玩家导出数据，请稍后重试
+# 网络游戏版号：国家新闻出版署实名认证
+err-the-real-name-service-is-unavailable-retry-shortly = 实名认证服务暂不可用，请稍后重试
+err-idnumber-is-not-a-valid-resident-id-number = idNumber 不是有效的居民身份证号码
+err-name-must-be-1-32-characters = name 须为 1-32 个字符
+err-the-name-and-id-number-did-not-verify = 姓名与身份证号码未通过实名认证
+err-real-name-verification-is-required-first = 请先完成实名认证（POST /v1/users/me/real-name）
+err-real-name-verification-is-not-configured = 未配置实名认证服务
+err-this-account-is-verified-already = 此帐号已完成实名认证
+err-guest-mode-is-not-offered-sign-in-and-verify-your-real-name = 不提供游客模式：请登录并完成实名认证
+# 法定节假日日历
+err-day-must-be-a-date-yyyy-mm-dd = day 须为日期，格式 YYYY-MM-DD
+err-name-must-be-1-50-characters = name 须为 1-50 个字符
+err-no-holiday-on-this-day = 该日不是法定节假日

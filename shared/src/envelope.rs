@@ -225,7 +225,9 @@ impl crate::Error {
             crate::Error::Unauthorized(_)
             | crate::Error::MfaRequired(_)
             | crate::Error::InvalidVerifyCode(_) => StatusCode::UNAUTHORIZED,
-            crate::Error::Forbidden(_) => StatusCode::FORBIDDEN,
+            crate::Error::Forbidden(_)
+            | crate::Error::MinorProtection(_)
+            | crate::Error::RealNameRequired(_) => StatusCode::FORBIDDEN,
             crate::Error::NotFound(_) => StatusCode::NOT_FOUND,
             crate::Error::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             crate::Error::Conflict(_) => StatusCode::CONFLICT,
@@ -246,7 +248,47 @@ impl crate::Error {
 #[derive(Clone, Debug)]
 pub struct ErrorText {
     pub message: crate::message::Message,
-    pub details: Option<Vec<crate::error::ItemFailure>>,
+    pub details: Option<DetailsText>,
+}
+
+/// What an error's `details` say before they are put in a language.
+#[derive(Clone, Debug)]
+pub enum DetailsText {
+    /// The failed items of a bulk import (their messages).
+    Items(Vec<crate::error::ItemFailure>),
+    /// A minor-protection refusal (no text to translate).
+    Minor(MinorProtectionDetails),
+}
+
+impl DetailsText {
+    /// As the envelope shows them, in `lang`.
+    pub fn render(&self, lang: crate::i18n::Lang) -> ErrorDetails {
+        match self {
+            Self::Items(items) => {
+                ErrorDetails::Items(items.iter().map(|item| item.render(lang)).collect())
+            }
+            Self::Minor(details) => ErrorDetails::MinorProtection(details.clone()),
+        }
+    }
+}
+
+/// `error.details`: per-item failures of a bulk import (VALIDATION_FAILED), or why
+/// minor protection refused and when play is allowed again (MINOR_PROTECTION).
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
+#[serde(untagged)]
+pub enum ErrorDetails {
+    Items(Vec<ItemErrors>),
+    MinorProtection(MinorProtectionDetails),
+}
+
+/// `error.details` of MINOR_PROTECTION.
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MinorProtectionDetails {
+    /// `daily_limit`, `curfew`, `ads_unavailable` or `window`.
+    pub reason: crate::domain::minor::MinorReason,
+    /// When the player may play again; null when not while minor mode is on (ads).
+    pub next_allowed_at: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 /// The error half of the envelope.
@@ -256,9 +298,10 @@ pub struct ErrorBody {
     pub code: &'static str,
     /// Human-readable text.
     pub message: String,
-    /// Per-item failures of a bulk import (VALIDATION_FAILED only).
+    /// Per-item failures of a bulk import (VALIDATION_FAILED), or the reason and next
+    /// allowed time of a MINOR_PROTECTION refusal.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub details: Option<Vec<ItemErrors>>,
+    pub details: Option<ErrorDetails>,
 }
 
 impl IntoResponse for crate::Error {
@@ -274,15 +317,16 @@ impl IntoResponse for crate::Error {
             tracing::debug!(code = self.code(), message = %self, "request refused");
         }
         let failures = match &self {
-            crate::Error::ValidationFailed(items) => Some(items.clone()),
+            crate::Error::ValidationFailed(items) => Some(DetailsText::Items(items.clone())),
+            crate::Error::MinorProtection(refusal) => {
+                Some(DetailsText::Minor(MinorProtectionDetails {
+                    reason: refusal.reason,
+                    next_allowed_at: refusal.next_allowed_at,
+                }))
+            }
             _ => None,
         };
-        let details = failures.as_ref().map(|items| {
-            items
-                .iter()
-                .map(|item| item.render(crate::i18n::Lang::En))
-                .collect()
-        });
+        let details = failures.as_ref().map(|d| d.render(crate::i18n::Lang::En));
         let retry_after = self.retry_after_secs();
         let message = self.public_message();
         let body = ErrorEnvelope {

@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 
+use crate::domain::minor::{MinorReason, MinorRefusal};
 use crate::message::{Message, msg};
 
 /// One failed item of a bulk import: its position and the messages of its failed checks.
@@ -68,6 +69,14 @@ pub enum Error {
     /// Authenticated but not allowed (403).
     #[error("{0}")]
     Forbidden(Message),
+    /// Minor mode (or the licensed-game profile's windows) refused play or an ad (403
+    /// MINOR_PROTECTION); `error.details` give the reason and the next allowed time.
+    #[error("{}", minor_message(.0.reason))]
+    MinorProtection(MinorRefusal),
+    /// The licensed-game profile serves no play before real-name verification (403
+    /// REAL_NAME_REQUIRED).
+    #[error("{0}")]
+    RealNameRequired(Message),
     #[error("{0}")]
     NotFound(Message),
     /// The route exists, not with this method (405, `Allow` lists the methods).
@@ -110,6 +119,16 @@ pub enum Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The message of a minor-protection refusal, by its reason.
+fn minor_message(reason: MinorReason) -> Message {
+    match reason {
+        MinorReason::DailyLimit => msg::MINOR_PROTECTION_DAILY_LIMIT,
+        MinorReason::Curfew => msg::MINOR_PROTECTION_CURFEW,
+        MinorReason::AdsUnavailable => msg::MINOR_PROTECTION_ADS_UNAVAILABLE,
+        MinorReason::Window => msg::MINOR_PROTECTION_WINDOW,
+    }
+}
 
 /// `Retry-After` of a request refused because the database cannot be reached: long
 /// enough for a restart or a failover to get under way, short enough that a client
@@ -167,6 +186,8 @@ impl Error {
             Self::MfaRequired(_) => "MFA_REQUIRED",
             Self::InvalidVerifyCode(_) => "INVALID_VERIFY_CODE",
             Self::Forbidden(_) => "FORBIDDEN",
+            Self::MinorProtection(_) => "MINOR_PROTECTION",
+            Self::RealNameRequired(_) => "REAL_NAME_REQUIRED",
             Self::NotFound(_) => "NOT_FOUND",
             Self::MethodNotAllowed { .. } => "METHOD_NOT_ALLOWED",
             Self::Conflict(_) => "CONFLICT",
@@ -193,6 +214,7 @@ impl Error {
                 msg::cannot_move_a_question_from_from_to_to(from, to)
             }
             Self::MethodNotAllowed { method } => msg::method_method_is_not_allowed_here(method),
+            Self::MinorProtection(refusal) => minor_message(refusal.reason),
             Self::RateLimited { message, .. } | Self::Overloaded { message, .. } => message.clone(),
             Self::Validation(message)
             | Self::CsvParse(message)
@@ -204,6 +226,7 @@ impl Error {
             | Self::MfaRequired(message)
             | Self::InvalidVerifyCode(message)
             | Self::Forbidden(message)
+            | Self::RealNameRequired(message)
             | Self::NotFound(message)
             | Self::Conflict(message)
             | Self::PayloadTooLarge(message)
@@ -295,6 +318,19 @@ mod tests {
                 "INVALID_VERIFY_CODE",
             ),
             (Error::forbidden(msg::NOT_FOUND), 403, "FORBIDDEN"),
+            (
+                Error::MinorProtection(MinorRefusal {
+                    reason: MinorReason::Curfew,
+                    next_allowed_at: None,
+                }),
+                403,
+                "MINOR_PROTECTION",
+            ),
+            (
+                Error::RealNameRequired(msg::NOT_FOUND),
+                403,
+                "REAL_NAME_REQUIRED",
+            ),
             (Error::not_found(msg::NOT_FOUND), 404, "NOT_FOUND"),
             (Error::conflict(msg::NOT_FOUND), 409, "CONFLICT"),
             (

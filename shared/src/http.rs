@@ -384,9 +384,7 @@ pub async fn localize_errors(req: Request, next: axum::middleware::Next) -> Resp
         error: ErrorBody {
             code,
             message: text.message.render(lang),
-            details: text
-                .details
-                .map(|items| items.iter().map(|item| item.render(lang)).collect()),
+            details: text.details.map(|d| d.render(lang)),
         },
     };
     let translated = json_response(parts.status, &body);

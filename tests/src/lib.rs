@@ -11,6 +11,7 @@ pub mod capture;
 pub mod console;
 pub mod learning_sim;
 pub mod memory_sim;
+pub mod nppa;
 pub mod pg_cluster;
 pub mod pgbouncer;
 pub mod process;
@@ -395,11 +396,12 @@ impl TestApp {
         }
         vars.extend(extra.iter().cloned());
         let settings = settings_with(&vars);
-        let clock = Clock::starting_at(
+        // `QUIZ_CLOCK_START` where a test sets it, as the binaries read it
+        let clock = Clock::starting_at(settings.clock_start.unwrap_or_else(|| {
             chrono::DateTime::parse_from_rfc3339(TEST_START)
                 .unwrap()
-                .to_utc(),
-        );
+                .to_utc()
+        }));
         let ctx = AppContext::start(settings, clock.clone()).await.unwrap();
         admin_console::bootstrap_admin(&ctx).await.unwrap();
 

@@ -21,6 +21,8 @@ struct DashboardPage {
     stats: Statistics,
     /// Server-rendered SVG, one per series.
     charts: Vec<String>,
+    /// `COMPLIANCE_PROFILE`.
+    profile: shared::config::ComplianceProfile,
 }
 
 /// One series of the days as chart points.
@@ -70,5 +72,6 @@ pub async fn show(State(state): State<AppState>, me: ConsoleAdmin) -> PageResult
         chrome: me.chrome(Nav::Dashboard).await,
         stats,
         charts,
+        profile: state.ctx.settings.compliance.profile,
     }))
 }

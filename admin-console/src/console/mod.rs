@@ -33,6 +33,7 @@ pub mod fair_play;
 pub mod feedback;
 pub mod fields;
 pub mod headers;
+pub mod holidays;
 pub mod i18n;
 pub mod import;
 pub mod language;
@@ -92,6 +93,7 @@ pub fn router(state: &AppState) -> Router<AppState> {
         .merge(mfa::router())
         .merge(language::router())
         .merge(providers::router())
+        .merge(holidays::router())
         .merge(fair_play::router())
         .merge(feedback::router())
         .merge(audit::router());

@@ -19,6 +19,7 @@ pub enum Nav {
     FairPlay,
     Feedback,
     Providers,
+    Holidays,
     Admins,
     Audit,
     /// The admin's own second factor, beside the sign-out rather than in the menu.
@@ -27,7 +28,7 @@ pub enum Nav {
 
 impl Nav {
     /// The main menu, in its order.
-    pub const MENU: [Nav; 14] = [
+    pub const MENU: [Nav; 15] = [
         Nav::Dashboard,
         Nav::Questions,
         Nav::Attention,
@@ -40,6 +41,7 @@ impl Nav {
         Nav::FairPlay,
         Nav::Feedback,
         Nav::Providers,
+        Nav::Holidays,
         Nav::Admins,
         Nav::Audit,
     ];
@@ -61,6 +63,7 @@ impl Nav {
             Nav::FairPlay => urls::FAIR_PLAY,
             Nav::Feedback => urls::FEEDBACK,
             Nav::Providers => urls::PROVIDERS,
+            Nav::Holidays => urls::HOLIDAYS,
             Nav::Admins => urls::ADMINS,
             Nav::Audit => urls::AUDIT,
             Nav::Mfa => urls::MFA,
@@ -82,6 +85,7 @@ impl Nav {
             Nav::FairPlay => "nav-fair-play",
             Nav::Feedback => "nav-feedback",
             Nav::Providers => "nav-providers",
+            Nav::Holidays => "nav-holidays",
             Nav::Admins => "nav-admins",
             Nav::Audit => "nav-audit",
             Nav::Mfa => "nav-mfa",
@@ -94,6 +98,7 @@ impl Nav {
             Nav::Attention => Some("attention-link"),
             Nav::Media => Some("media-link"),
             Nav::FairPlay => Some("fair-play-link"),
+            Nav::Holidays => Some("holidays-link"),
             Nav::Mfa => Some("mfa-link"),
             _ => None,
         }
@@ -116,6 +121,6 @@ mod tests {
             assert!(all[i + 1..].iter().all(|b| b != a), "{a:?} twice");
             assert!(all[i + 1..].iter().all(|b| b.href() != a.href()), "{a:?}");
         }
-        assert_eq!(all.len(), 15);
+        assert_eq!(all.len(), 16);
     }
 }

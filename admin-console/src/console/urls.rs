@@ -70,6 +70,10 @@ pub const MFA_DISABLE: &str = console!("/mfa/disable");
 pub const PROVIDERS: &str = console!("/providers");
 pub const PROVIDERS_TOGGLE: &str = console!("/providers/toggle");
 pub const FEEDBACK: &str = console!("/feedback");
+/// The licensed-game profile's statutory holidays.
+pub const HOLIDAYS: &str = console!("/holidays");
+pub const HOLIDAYS_PUT: &str = console!("/holidays/put");
+pub const HOLIDAYS_REMOVE: &str = console!("/holidays/remove");
 /// The fair-play review queue.
 pub const FAIR_PLAY: &str = console!("/fair-play");
 pub const AUDIT: &str = console!("/audit");
@@ -145,6 +149,9 @@ pub const ROUTES: &[&str] = &[
     FEEDBACK,
     PROVIDERS,
     PROVIDERS_TOGGLE,
+    HOLIDAYS,
+    HOLIDAYS_PUT,
+    HOLIDAYS_REMOVE,
     ADMINS,
     ADMIN_NEW,
     ADMIN_PASSWORD,

@@ -4,6 +4,7 @@
 pub mod accounts;
 pub mod auth;
 pub mod catalog;
+pub mod compliance;
 pub mod fair_play;
 pub mod health;
 pub mod media;
@@ -44,6 +45,8 @@ fn v1() -> OpenApiRouter<AppState> {
         .merge(moderation::router())
         // fair play: the review queue, decisions; the weeks' frozen standings
         .merge(fair_play::router())
+        // the licensed-game profile's statutory holidays
+        .merge(compliance::router())
         // tokens, TOTP secrets, recovery codes: never kept by a cache
         .layer(axum::middleware::map_response(shared::http::no_store))
 }

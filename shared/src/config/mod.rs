@@ -16,6 +16,7 @@ use crate::domain::question_stats::QualityRules;
 use crate::domain::rules::GameRules;
 
 mod backup;
+mod compliance;
 mod connections;
 mod database;
 mod jobs;
@@ -25,6 +26,7 @@ mod reader;
 mod rules;
 
 pub use backup::BackupSettings;
+pub use compliance::{ComplianceProfile, ComplianceSettings, NppaSettings};
 pub use connections::ConnectionLimits;
 pub use database::DatabasePool;
 pub use jobs::JobSettings;
@@ -228,6 +230,10 @@ pub struct Settings {
     pub fairplay: FairPlayRules,
     /// League cohorts and moves (`LEAGUE_*`).
     pub league: LeagueRules,
+    /// Minor mode's daily limits and activity gap (`MINOR_*`).
+    pub minors: crate::domain::minor::MinorRules,
+    /// `COMPLIANCE_PROFILE` and the NPPA interface (`NPPA_*`).
+    pub compliance: ComplianceSettings,
     /// Skill and difficulty estimates, calibration, the adaptive pick (`ELO_*`, `IRT_*`,
     /// `TARGET_SUCCESS`, `ADAPTIVE_PICK`, `CALIBRATION_REFRESH_SECONDS`).
     pub learning: LearningSettings,
@@ -466,6 +472,8 @@ impl Settings {
         let quality = rules::quality_rules(&mut r);
         let fairplay = rules::fairplay_rules(&mut r);
         let league = rules::league_rules(&mut r);
+        let minors = rules::minor_rules(&mut r);
+        let compliance = ComplianceSettings::from_reader(&mut r);
         let learning = LearningSettings::from_reader(&mut r);
         let media = MediaSettings::from_reader(&mut r, &database_url);
 
@@ -504,6 +512,8 @@ impl Settings {
                 quality,
                 fairplay,
                 league,
+                minors,
+                compliance,
                 learning,
                 media,
             })

@@ -3,6 +3,7 @@
 use super::Reader;
 use crate::domain::fairplay::FairPlayRules;
 use crate::domain::league::LeagueRules;
+use crate::domain::minor::MinorRules;
 use crate::domain::question_stats::QualityRules;
 use crate::domain::rules::GameRules;
 
@@ -239,5 +240,40 @@ impl Limits {
             r.errors.push("SMS_* limits must be positive".into());
         }
         limits
+    }
+}
+
+/// Minor mode's daily limits by age band and its activity gap (`MINOR_*`; the CAC
+/// guide's limits where unset).
+pub(super) fn minor_rules(r: &mut Reader<'_>) -> MinorRules {
+    let d = MinorRules::default();
+    let mut minutes = |name: &str, default: i64| {
+        let v: i64 = r.parsed(name, default);
+        if (0..=1440).contains(&v) {
+            v
+        } else {
+            r.errors.push(format!("{name}={v}: must be 0-1440 minutes"));
+            default
+        }
+    };
+    let under8_minutes = minutes("MINOR_LIMIT_UNDER8_MINUTES", d.under8_minutes);
+    let from8to12_minutes = minutes("MINOR_LIMIT_8TO12_MINUTES", d.from8to12_minutes);
+    let from12to16_minutes = minutes("MINOR_LIMIT_12TO16_MINUTES", d.from12to16_minutes);
+    let from16to18_minutes = minutes("MINOR_LIMIT_16TO18_MINUTES", d.from16to18_minutes);
+    let gap: i64 = r.parsed("MINOR_ACTIVITY_GAP_SECONDS", d.activity_gap_cap_secs);
+    let activity_gap_cap_secs = if (1..=3600).contains(&gap) {
+        gap
+    } else {
+        r.errors
+            .push(format!("MINOR_ACTIVITY_GAP_SECONDS={gap}: must be 1-3600"));
+        d.activity_gap_cap_secs
+    };
+    MinorRules {
+        under8_minutes,
+        from8to12_minutes,
+        from12to16_minutes,
+        from16to18_minutes,
+        activity_gap_cap_secs,
+        ..d
     }
 }

@@ -542,6 +542,7 @@ pub async fn delete_player(tx: &mut Tx, player_id: &PlayerId, now_ms: i64) -> sq
         sqlx::query(
             "UPDATE players SET nickname = NULL, avatar_url = NULL, region_code = NULL,
                  region_selected_at = NULL, region_next_change_at = NULL, ban_reason = NULL,
+                 age_band = NULL, guardian_pin_hash = NULL, guardian_pin_locked_until = NULL,
                  deleted_at = $2, updated_at = $2
              WHERE id = $1 AND deleted_at IS NULL",
         )
@@ -578,6 +579,7 @@ pub async fn delete_player(tx: &mut Tx, player_id: &PlayerId, now_ms: i64) -> sq
             "DELETE FROM wallets WHERE player_id = $1",
             "DELETE FROM subscriptions WHERE player_id = $1",
             "DELETE FROM ad_sessions WHERE player_id = $1",
+            "DELETE FROM minor_play WHERE player_id = $1",
             "DELETE FROM idempotency_records WHERE owner_id = $1",
             "UPDATE feedback SET player_id = NULL, contact = NULL WHERE player_id = $1",
         ] {
@@ -591,23 +593,23 @@ pub async fn delete_player(tx: &mut Tx, player_id: &PlayerId, now_ms: i64) -> sq
 }
 
 /// Revokes one refresh token of a player (logout); harmless when unknown or used.
+/// Answers the family (the sign-in) of a token it revoked.
 pub async fn revoke_refresh_token(
     tx: &mut Tx,
     player_id: &PlayerId,
     token_hash: &str,
     now_ms: i64,
-) -> sqlx::Result<bool> {
+) -> sqlx::Result<Option<String>> {
     Ok(in_tx!(tx, |ex| {
-        sqlx::query(
+        sqlx::query_scalar::<_, String>(
             "UPDATE refresh_tokens SET revoked_at = $3
-             WHERE token_hash = $2 AND audience = 'player' AND subject_id = $1 AND revoked_at IS NULL",
+             WHERE token_hash = $2 AND audience = 'player' AND subject_id = $1 AND revoked_at IS NULL
+             RETURNING family_id",
         )
         .bind(player_id)
         .bind(token_hash)
         .bind(now_ms)
-        .execute(ex)
+        .fetch_optional(ex)
         .await?
-        .rows_affected()
-            == 1
     }))
 }

@@ -213,7 +213,7 @@ pub async fn viewer_row_and_rank(
             concat!(
                 "SELECT p.region_code, p.region_selected_at, p.region_next_change_at, p.nickname,
                     p.avatar_url, p.fairplay_held, p.is_banned, p.banned_until, p.deleted_at,
-                    p.merged_into, p.token_version,
+                    p.merged_into, p.token_version, p.age_band, p.real_name_status, p.real_name_pi,
                     w.xp AS row_xp, w.last_earned_at AS row_last_earned_at, ",
                 rows_ahead_of_w!($engine, "$4"),
                 " AS ahead

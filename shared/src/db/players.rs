@@ -21,7 +21,7 @@ pub struct PlayerAuthRow {
 pub async fn auth_row(db: &Db, id: &PlayerId) -> sqlx::Result<Option<PlayerAuthRow>> {
     Ok(read!(db, |ex| {
         sqlx::query_as::<_, PlayerAuthRow>(
-            "SELECT id, is_guest, linked_at, is_banned, banned_until, deleted_at, merged_into, token_version
+            "SELECT id, is_guest, linked_at, is_banned, banned_until, deleted_at, merged_into, token_version, age_band, real_name_status, real_name_pi
              FROM players WHERE id = $1",
         )
         .bind(id)
@@ -204,7 +204,7 @@ pub async fn region_state(db: &Db, id: &PlayerId) -> sqlx::Result<Option<RegionS
     Ok(read!(db, |ex| {
         sqlx::query_as::<_, RegionState>(
             "SELECT region_code, region_selected_at, region_next_change_at, nickname, avatar_url,
-                    fairplay_held, is_banned, banned_until, deleted_at, merged_into, token_version
+                    fairplay_held, is_banned, banned_until, deleted_at, merged_into, token_version, age_band, real_name_status, real_name_pi
              FROM players WHERE id = $1",
         )
         .bind(id)

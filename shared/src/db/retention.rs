@@ -38,7 +38,7 @@ pub enum Cutoff {
 }
 
 /// What is purged (each condition has an index).
-pub const PURGES: [Purge; 11] = [
+pub const PURGES: [Purge; 12] = [
     // refresh tokens past their expiry can neither refresh nor be reused
     Purge {
         table: "refresh_tokens",
@@ -112,6 +112,13 @@ pub const PURGES: [Purge; 11] = [
         key: "day, player_id",
         old: "day < $1",
         age: Age::BeijingDays(7),
+    },
+    // a login or logout NPPA has taken is kept as long as idempotency records are
+    Purge {
+        table: "nppa_reports",
+        key: "id",
+        old: "sent_at < $1",
+        age: Age::Retention,
     },
 ];
 

@@ -3,6 +3,7 @@
 pub mod ad_recovery;
 pub mod admin_role;
 pub mod answer;
+pub mod anti_addiction;
 pub mod board;
 pub mod category_status;
 pub mod change;
@@ -15,6 +16,7 @@ pub mod irt;
 pub mod league;
 pub mod media;
 pub mod memory;
+pub mod minor;
 pub mod phone;
 pub mod pick;
 pub mod playable;

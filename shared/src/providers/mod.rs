@@ -6,8 +6,11 @@
 //!   `CheckSmsVerifyCode`), signed RPC requests.
 //! - [`oidc`]: ID-token verification against a JWKS (keys cached, refetched on an
 //!   unknown `kid`), the HUAWEI ID code exchange and Sign in with Apple.
+//! - [`nppa`]: the NPPA anti-addiction real-name system (check, query, login/logout
+//!   reports), signed and encrypted requests.
 
 pub mod aliyun;
+pub mod nppa;
 pub mod oidc;
 
 use std::time::Duration;
@@ -38,6 +41,8 @@ pub struct ProviderClients {
     pub sms: SmsBackend,
     pub huawei: Option<oidc::HuaweiIdClient>,
     pub apple: Option<oidc::AppleIdVerifier>,
+    /// The licensed-game profile's real-name verification (`NPPA_*`).
+    pub nppa: Option<nppa::NppaClient>,
 }
 
 impl ProviderClients {
@@ -64,6 +69,12 @@ impl ProviderClients {
                 .apple
                 .clone()
                 .map(|a| oidc::AppleIdVerifier::new(a, http.clone(), refetch)),
+            nppa: settings
+                .compliance
+                .nppa
+                .clone()
+                .map(|n| nppa::NppaClient::new(n, http.clone()))
+                .transpose()?,
         })
     }
 }

@@ -60,14 +60,36 @@ pub async fn logout(
     player_id: &PlayerId,
     refresh_token: &str,
 ) -> Result<LoggedOut> {
+    // a verified player's logout is reported to NPPA (the licensed-game profile)
+    let pi = if ctx.settings.compliance.licensed_game() {
+        db::players::auth_row(&ctx.db, player_id)
+            .await?
+            .and_then(|row| {
+                let guard = row.account.guard();
+                guard.verified_birth().and(guard.pi)
+            })
+    } else {
+        None
+    };
     let mut tx = ctx.db.begin().await?;
-    db::accounts::revoke_refresh_token(
+    let family = db::accounts::revoke_refresh_token(
         &mut tx,
         player_id,
         &hash_token(refresh_token),
         ctx.clock.now_ms(),
     )
     .await?;
+    if let Some(family) = family {
+        super::real_name::queue(
+            ctx,
+            &mut tx,
+            player_id,
+            pi.as_deref(),
+            &family,
+            super::real_name::LOGOUT,
+        )
+        .await?;
+    }
     tx.commit().await?;
     Ok(LoggedOut { logged_out: true })
 }

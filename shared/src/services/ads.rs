@@ -205,6 +205,8 @@ pub async fn open_session(
     req: &SessionRequest,
 ) -> Result<SessionAnswer> {
     check_input(ctx, &req.client_request_id, &req.ad_provider)?;
+    // Minor mode offers no rewarded ads.
+    crate::services::minors::admit_ad(ctx, &player.guard)?;
     let Some(platform) = req.platform.member() else {
         return Err(Error::validation(
             msg::PLATFORM_MUST_BE_IOS_ANDROID_HARMONY_OR_WEB,
@@ -339,6 +341,7 @@ pub async fn complete(
     req: &CompleteRequest,
 ) -> Result<CompleteAnswer> {
     check_input(ctx, &req.client_request_id, &req.ad_provider)?;
+    crate::services::minors::admit_ad(ctx, &player.guard)?;
     let session_id = req.session_id.trim();
     if session_id.is_empty() || session_id.len() > 64 {
         return Err(Error::validation(msg::SESSIONID_IS_REQUIRED));

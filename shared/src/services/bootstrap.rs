@@ -61,6 +61,7 @@ pub async fn bootstrap(ctx: &AppContext, player: &PlayerPrincipal) -> Result<Boo
     p.reviews_due = Some(review::due_count(ctx, &player.id).await?);
     let now = ctx.clock.now();
     let summary = progress::summarize(&p, now, &ctx.settings.rules);
+    let summary = progress::with_minor_mode(ctx, &player.id, &p, summary).await?;
     let shop = shop::shop();
     Ok(Bootstrap {
         user: BootstrapUser {

@@ -26,6 +26,7 @@ use crate::services::job_clock::cautious_now_ms;
 use crate::services::learning::{self, Calibrated};
 use crate::services::media;
 use crate::services::question_stats;
+use crate::services::real_name;
 use crate::services::review;
 use crate::services::settlement::{self, Settled};
 
@@ -52,10 +53,13 @@ pub enum Job {
     /// A copy of the SQLite database into `BACKUP_DIR` when one is due
     /// ([`crate::services::backup::scheduled`]).
     Backup,
+    /// Verified players' logins and logouts reported to NPPA
+    /// ([`crate::services::real_name::send_reports`]).
+    NppaReports,
 }
 
 impl Job {
-    pub const ALL: [Job; 8] = [
+    pub const ALL: [Job; 9] = [
         Job::Stats,
         Job::Retention,
         Job::QuestionStats,
@@ -64,6 +68,7 @@ impl Job {
         Job::ReviewFit,
         Job::MediaPurge,
         Job::Backup,
+        Job::NppaReports,
     ];
 
     /// Its lease's key and its `job` label in the metrics.
@@ -77,6 +82,7 @@ impl Job {
             Self::ReviewFit => "review_fit",
             Self::MediaPurge => "media_purge",
             Self::Backup => "backup",
+            Self::NppaReports => "nppa_reports",
         }
     }
 
@@ -94,6 +100,7 @@ impl Job {
             Self::ReviewFit => REVIEW_FIT_EVERY_MS,
             Self::MediaPurge => MEDIA_PURGE_EVERY_MS,
             Self::Backup => BACKUP_CHECK_EVERY_MS,
+            Self::NppaReports => NPPA_REPORTS_EVERY_MS,
         }
     }
 
@@ -117,6 +124,9 @@ const REVIEW_FIT_EVERY_MS: i64 = 60_000;
 /// How often the backup job looks at the age of the newest copy (a copy is taken when
 /// it is `BACKUP_INTERVAL` old, so a restart never takes one early).
 const BACKUP_CHECK_EVERY_MS: i64 = 60_000;
+/// How often waiting NPPA reports are sent (the interface takes an event up to 180 s
+/// after it happened).
+const NPPA_REPORTS_EVERY_MS: i64 = 10_000;
 /// How often unused media are looked for (they go after days, so an hour is exact enough).
 const MEDIA_PURGE_EVERY_MS: i64 = 3_600_000;
 /// At most this many batches per table and run, so one run stays short and leaves the
@@ -232,6 +242,10 @@ pub async fn run(ctx: &AppContext, holder: &str, job: Job, metrics: &JobMetrics)
         Job::MediaPurge => media::purge_unused(ctx)
             .await
             .map(|removed| (removed > 0).then(|| format!("removed {removed}"))),
+        Job::NppaReports => real_name::send_reports(ctx).await.map(|done| {
+            (done.sent + done.retried > 0)
+                .then(|| format!("sent {}, retried later {}", done.sent, done.retried))
+        }),
         Job::Backup => backup::scheduled(ctx)
             .await
             .map(|copy| copy.map(|path| format!("copied to {}", path.display()))),

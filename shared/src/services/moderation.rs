@@ -50,6 +50,10 @@ pub struct PlayerRecord {
     /// Spaced review: due count, mean predicted recall, parameters (detail only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub review: Option<PlayerReview>,
+    /// Minor mode and real-name verification, without personal identifiers (detail
+    /// only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub protection: Option<crate::services::minors::PlayerProtection>,
 }
 
 fn record(r: PlayerAdminRow, now_ms: i64) -> PlayerRecord {
@@ -80,6 +84,7 @@ fn record(r: PlayerAdminRow, now_ms: i64) -> PlayerRecord {
         fair_play_held: r.fairplay_held,
         sign_in_methods: None,
         review: None,
+        protection: None,
     }
 }
 
@@ -124,6 +129,7 @@ pub async fn player(ctx: &AppContext, id: &PlayerId) -> Result<PlayerRecord> {
     let mut r = record(row, ctx.clock.now_ms());
     r.sign_in_methods = Some(db::moderation::identities(&ctx.db, id).await?);
     r.review = Some(review::player_review(ctx, id).await?);
+    r.protection = Some(crate::services::minors::staff_view(ctx, id).await?);
     Ok(r)
 }
 

@@ -22,6 +22,8 @@ pub struct PlayerPrincipal {
     pub is_guest: bool,
     /// Linked to a formal identity before (upgraded in place, or merged away).
     pub linked: bool,
+    /// Minor mode and real-name verification, as the account row says.
+    pub guard: crate::domain::minor::PlayGuard,
 }
 
 /// `user` of a Session.
@@ -88,6 +90,7 @@ async fn authenticate_as(
     )?;
     let row = row.ok_or_else(|| Error::unauthorized(msg::UNKNOWN_PLAYER))?;
     Ok(PlayerPrincipal {
+        guard: row.account.guard(),
         id: row.id,
         is_guest: row.is_guest,
         linked: row.linked_at.is_some(),
@@ -175,6 +178,12 @@ fn validate_device_id(device_id: &str) -> Result<&str> {
 
 /// `POST /v1/auth/guest`: the same deviceId gets the same guest back.
 pub async fn guest_sign_in(ctx: &AppContext, device_id: &str) -> Result<Session> {
+    // A licensed game serves nobody before real-name registration, guests included.
+    if ctx.settings.compliance.licensed_game() {
+        return Err(Error::RealNameRequired(
+            msg::GUEST_MODE_IS_NOT_OFFERED_SIGN_IN_AND_VERIFY_YOUR_REAL_NAME,
+        ));
+    }
     let device_id = validate_device_id(device_id)?;
     sign_in_identity(ctx, IdentityProvider::Device, device_id, true).await
 }
@@ -243,7 +252,9 @@ pub async fn start_session(ctx: &AppContext, player_id: &PlayerId) -> Result<Ses
     let profile = db::players::profile(&ctx.db, player_id)
         .await?
         .ok_or_else(|| Error::unauthorized(msg::ACCOUNT_DELETED))?;
-    let tokens = issue_tokens(ctx, player_id, row.account.token_version).await?;
+    let guard = row.account.guard();
+    let verified = guard.verified_birth().and(guard.pi.as_deref());
+    let tokens = issue_tokens(ctx, player_id, row.account.token_version, verified).await?;
     Ok(Session {
         user: UserSummary {
             id: profile.id,
@@ -255,11 +266,13 @@ pub async fn start_session(ctx: &AppContext, player_id: &PlayerId) -> Result<Ses
     })
 }
 
-/// A new sign-in's tokens: a new refresh-token family.
+/// A new sign-in's tokens: a new refresh-token family; a verified player's login is
+/// queued for NPPA with it (the licensed-game profile).
 async fn issue_tokens(
     ctx: &AppContext,
     player_id: &PlayerId,
     token_version: i64,
+    verified_pi: Option<&str>,
 ) -> Result<TokenPair> {
     let now = ctx.clock.now_ms();
     let mut tx = ctx.db.begin().await?;
@@ -271,6 +284,17 @@ async fn issue_tokens(
         token_version,
         None,
         now,
+    )
+    .await?;
+    // the first token of a family names it
+    let family = pair.refresh_hash.clone();
+    super::real_name::queue(
+        ctx,
+        &mut tx,
+        player_id,
+        verified_pi,
+        &family,
+        super::real_name::LOGIN,
     )
     .await?;
     tx.commit().await?;

@@ -44,6 +44,10 @@ pub struct ProgressSummary {
     /// the bootstrap only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reviews_due: Option<i64>,
+    /// Minor mode: the age band (`adult`: off), today's minutes left and when play is
+    /// allowed again; on the summary and the bootstrap only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub minor_mode: Option<crate::services::minors::MinorMode>,
 }
 
 /// The summary of `p`, whose resources are brought to `now` first.
@@ -67,6 +71,7 @@ pub fn summarize(p: &PlayerProgress, now: DateTime<Utc>, rules: &GameRules) -> P
         active_track_id: p.active_track_id.clone(),
         is_subscribed: p.is_subscribed(now.timestamp_millis()),
         reviews_due: p.reviews_due,
+        minor_mode: None,
     }
 }
 
@@ -99,7 +104,19 @@ pub async fn summary(ctx: &AppContext, player: &PlayerPrincipal) -> Result<Progr
         .await?
         .filter(|p| p.account.deleted_at.is_none())
         .ok_or_else(|| Error::unauthorized(msg::ACCOUNT_DELETED))?;
-    Ok(summarize(&p, now, &ctx.settings.rules))
+    with_minor_mode(ctx, &player.id, &p, summarize(&p, now, &ctx.settings.rules)).await
+}
+
+/// `summary` with its `minorMode` (a statement only for a player in minor mode).
+pub async fn with_minor_mode(
+    ctx: &AppContext,
+    player_id: &PlayerId,
+    p: &PlayerProgress,
+    mut summary: ProgressSummary,
+) -> Result<ProgressSummary> {
+    summary.minor_mode =
+        Some(crate::services::minors::mode(ctx, player_id, &p.account.guard()).await?);
+    Ok(summary)
 }
 
 /// `GET /v1/progress/summary` for the subject of a verified access token: the one read
@@ -118,7 +135,8 @@ pub async fn summary_of_token_subject(
         now.timestamp_millis(),
     )?;
     let p = p.ok_or_else(|| Error::unauthorized(msg::UNKNOWN_PLAYER))?;
-    Ok(summarize(&p, now, &ctx.settings.rules))
+    let summary = summarize(&p, now, &ctx.settings.rules);
+    with_minor_mode(ctx, &subject.player_id, &p, summary).await
 }
 
 /// `PATCH /v1/progress/preferences`.

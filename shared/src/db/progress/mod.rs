@@ -10,6 +10,8 @@
 mod write;
 
 use super::{Db, Tx, in_tx, read};
+use crate::domain::anti_addiction::RealNameStatus;
+use crate::domain::minor::{AgeBand, PlayGuard};
 use crate::domain::resources::Resources;
 use crate::domain::skill::Estimate;
 use crate::domain::subscription::{SubscriptionStatus, Tier};
@@ -27,6 +29,23 @@ pub struct AccountState {
     pub deleted_at: Option<i64>,
     pub merged_into: Option<String>,
     pub token_version: i64,
+    /// Minor mode's declared age band (none or `adult`: off), read with the ban so the
+    /// routes it limits spend no statement on an adult.
+    pub age_band: Option<AgeBand>,
+    /// Real-name verification (the licensed-game profile), read beside the band.
+    pub real_name_status: Option<RealNameStatus>,
+    pub real_name_pi: Option<String>,
+}
+
+impl AccountState {
+    /// What protects the player: minor mode and real-name verification.
+    pub fn guard(&self) -> PlayGuard {
+        PlayGuard {
+            declared: self.age_band,
+            real_name: self.real_name_status,
+            pi: self.real_name_pi.clone(),
+        }
+    }
 }
 
 /// The `revision` of a player's progress row as read or as [`write()`] left it; nothing
@@ -169,7 +188,7 @@ macro_rules! progress_columns {
         g.xp, g.daily_xp_day, g.daily_xp, g.streak_days, g.streak_last_day, g.streak_protected_until,
         g.streak_protection_at, g.check_in_days, g.review_xp, g.review_hearts, g.active_track_id, p.region_code,
         s.status AS sub_status, s.tier AS sub_tier, s.expires_at AS sub_expires_at, g.revision,
-        p.fairplay_held, g.skill, g.skill_answers, p.is_banned, p.banned_until, p.deleted_at, p.merged_into, p.token_version"
+        p.fairplay_held, g.skill, g.skill_answers, p.is_banned, p.banned_until, p.deleted_at, p.merged_into, p.token_version, p.age_band, p.real_name_status, p.real_name_pi"
     };
 }
 
@@ -274,7 +293,7 @@ pub async fn lock(tx: &mut Tx, player_id: &PlayerId) -> sqlx::Result<Option<Play
             .fetch_optional(&mut **t)
             .await?;
             let account: Option<AccountState> = sqlx::query_as(
-                "SELECT is_banned, banned_until, deleted_at, merged_into, token_version
+                "SELECT is_banned, banned_until, deleted_at, merged_into, token_version, age_band, real_name_status, real_name_pi
                  FROM players WHERE id = $1",
             )
             .bind(player_id)

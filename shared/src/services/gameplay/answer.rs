@@ -25,6 +25,7 @@ use crate::domain::rules::GameRules;
 use crate::domain::skill;
 use crate::ids::{ChallengeId, OptionId, PlayerId, QuestionId, SubmitRequestId};
 use crate::message::msg;
+use crate::services::minors;
 use crate::services::player_auth::{self, AccessSubject};
 use crate::services::progress::{self};
 use crate::services::{fairplay, league, review};
@@ -326,6 +327,9 @@ async fn judge(
     if let Some(first) = lookup.existing {
         return replay(ctx, player_id, fields, &progress, first, lookup.context).await;
     }
+    // Minor mode: past the day's limit or at night, no new answer is judged.
+    let guard = progress.account.guard();
+    minors::admit_play(ctx, player_id, &guard).await?;
     let Some(c): Option<AnswerContext> = lookup.context else {
         return Err(
             match db::gameplay::session_owner(&ctx.db, &fields.challenge_id).await? {
@@ -462,6 +466,7 @@ async fn judge(
         Written::Stale | Written::NoRow => return Ok(Judged::Lost(Lost::Stale)),
         Written::Duplicate | Written::KeyTaken => return Ok(Judged::Lost(Lost::Duplicate)),
     };
+    minors::count(ctx, player_id, &guard, minors::Activity::Answered).await?;
     // remembered as a read of the committed row would give it, for the next answer
     progress.resources = judgement.change.after.clone();
     progress.revision = revision;

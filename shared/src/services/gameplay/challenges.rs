@@ -19,7 +19,7 @@ use crate::ids::{ChallengeId, PlayerId, QuestionId};
 use crate::message::msg;
 use crate::services::media::{self, PlayerMedia};
 use crate::services::player_auth::PlayerPrincipal;
-use crate::services::{learning, review};
+use crate::services::{learning, minors, review};
 use crate::tokens::random_token;
 use crate::{Error, Result};
 
@@ -96,18 +96,24 @@ async fn challenge_of(ctx: &AppContext, s: &SessionRow) -> Result<Challenge> {
 }
 
 /// `GET /v1/challenges/next?trackId=&mode=`: a track's challenge ([`next_challenge`],
-/// mode `challenge` or none) or a review challenge ([`next_review_challenge`]).
+/// mode `challenge` or none) or a review challenge ([`next_review_challenge`]); refused
+/// in minor mode past the day's limit or at night.
 pub async fn next_in_mode(
     ctx: &AppContext,
     player: &PlayerPrincipal,
     track_key: Option<&str>,
     mode: Option<&str>,
 ) -> Result<Option<Challenge>> {
-    match mode.map(str::trim) {
-        None | Some("challenge") => next_challenge(ctx, player, track_key.unwrap_or("")).await,
-        Some("review") => next_review_challenge(ctx, player, track_key).await,
-        Some(_) => Err(Error::validation(msg::MODE_MUST_BE_CHALLENGE_OR_REVIEW)),
+    minors::admit_play(ctx, &player.id, &player.guard).await?;
+    let next = match mode.map(str::trim) {
+        None | Some("challenge") => next_challenge(ctx, player, track_key.unwrap_or("")).await?,
+        Some("review") => next_review_challenge(ctx, player, track_key).await?,
+        Some(_) => return Err(Error::validation(msg::MODE_MUST_BE_CHALLENGE_OR_REVIEW)),
+    };
+    if next.is_some() {
+        minors::count(ctx, &player.id, &player.guard, minors::Activity::Served).await?;
     }
+    Ok(next)
 }
 
 /// `GET /v1/challenges/next?trackId=`: the player's unfinished session on the track's

@@ -1,0 +1,303 @@
+//! Minor mode: the age band a player or their guardian declares behind a 4-digit PIN,
+//! and what it refuses (play past the day's limit or at night, rewarded ads). Play time
+//! is counted here from challenge activity: serving a challenge starts it, each answer
+//! adds the gap since the last activity, capped.
+
+use chrono::{DateTime, NaiveDate, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::clock::beijing;
+use crate::context::AppContext;
+use crate::db;
+use crate::domain::anti_addiction;
+use crate::domain::minor::{self, AgeBand, MinorRefusal, PlayGuard, Protection};
+use crate::ids::PlayerId;
+use crate::message::msg;
+use crate::services::player_auth::PlayerPrincipal;
+use crate::{Error, Result};
+
+/// `minorMode` of the summary and the bootstrap, and the answer of the minor-mode
+/// routes.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MinorMode {
+    /// `adult` when minor mode is off.
+    pub age_band: AgeBand,
+    /// Whole minutes of today's play-time limit left; null when minor mode is off.
+    pub minutes_left_today: Option<i64>,
+    /// When play is allowed again; null when it is allowed now.
+    pub next_allowed_at: Option<DateTime<Utc>>,
+}
+
+/// `PUT /v1/users/me/minor-mode`.
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MinorModeRequest {
+    /// `under8`, `8to12`, `12to16`, `16to18`, or `adult` (minor mode off).
+    pub age_band: String,
+    /// The guardian PIN: 4 digits. Sets it when minor mode goes on; proves the
+    /// guardian when it is on (to change the band or turn it off).
+    pub pin: Option<String>,
+    /// A new PIN (4 digits) for a player staying in minor mode.
+    pub new_pin: Option<String>,
+}
+
+/// How `guard` protects the player today, under the deployment's profile.
+pub fn protection(ctx: &AppContext, guard: &PlayGuard) -> Protection {
+    guard.protection(
+        ctx.settings.compliance.licensed_game(),
+        beijing::day(ctx.clock.now()),
+    )
+}
+
+/// The statutory holidays from today through the window look-ahead.
+async fn upcoming_holidays(ctx: &AppContext) -> Result<Vec<NaiveDate>> {
+    let today = beijing::day(ctx.clock.now());
+    let last = today + chrono::Duration::days(anti_addiction::WINDOW_LOOKAHEAD_DAYS);
+    Ok(db::holidays::between(&ctx.db, today, last).await?)
+}
+
+/// Why a minor may not play now, if they may not: outside the licensed-game
+/// profile's windows (when they apply), past the day's limit, or at night.
+async fn refusal(
+    ctx: &AppContext,
+    player_id: &PlayerId,
+    band: AgeBand,
+    windows: bool,
+) -> Result<(Option<MinorRefusal>, i64)> {
+    let now = ctx.clock.now();
+    let played = played_today(ctx, player_id).await?;
+    if windows
+        && let Some(refusal) = anti_addiction::window_refusal(now, &upcoming_holidays(ctx).await?)
+    {
+        return Ok((Some(refusal), played));
+    }
+    Ok((
+        minor::play_refusal(band, played, now, &ctx.settings.minors),
+        played,
+    ))
+}
+
+/// The day's counted play of a minor.
+async fn played_today(ctx: &AppContext, player_id: &PlayerId) -> Result<i64> {
+    let stored = db::minors::played(&ctx.db, player_id).await?;
+    Ok(minor::played_today_ms(
+        stored.as_ref().map(|(day, ms)| (day.as_str(), *ms)),
+        ctx.clock.now(),
+    ))
+}
+
+/// `minorMode` of a player whose account row says `guard` (no statement for a player
+/// not in minor mode).
+pub async fn mode(ctx: &AppContext, player_id: &PlayerId, guard: &PlayGuard) -> Result<MinorMode> {
+    match protection(ctx, guard) {
+        Protection::Minor { band, windows } => {
+            let (refused, played) = refusal(ctx, player_id, band, windows).await?;
+            Ok(MinorMode {
+                age_band: band,
+                minutes_left_today: minor::minutes_left(band, played, &ctx.settings.minors),
+                next_allowed_at: refused.and_then(|r| r.next_allowed_at),
+            })
+        }
+        Protection::None | Protection::RealNameRequired => Ok(MinorMode {
+            age_band: AgeBand::Adult,
+            minutes_left_today: None,
+            next_allowed_at: None,
+        }),
+    }
+}
+
+/// Whether the player may play now (serve a challenge, judge an answer): refused with
+/// MINOR_PROTECTION past the day's limit, at night or outside the licensed-game
+/// windows, and with REAL_NAME_REQUIRED before verification in that profile. Nothing to
+/// check (and no statement) for a player it does not protect.
+pub async fn admit_play(ctx: &AppContext, player_id: &PlayerId, guard: &PlayGuard) -> Result<()> {
+    match protection(ctx, guard) {
+        Protection::None => Ok(()),
+        Protection::RealNameRequired => Err(real_name_required()),
+        Protection::Minor { band, windows } => {
+            match refusal(ctx, player_id, band, windows).await?.0 {
+                Some(refusal) => Err(Error::MinorProtection(refusal)),
+                None => Ok(()),
+            }
+        }
+    }
+}
+
+/// REAL_NAME_REQUIRED.
+pub fn real_name_required() -> Error {
+    Error::RealNameRequired(msg::REAL_NAME_VERIFICATION_IS_REQUIRED_FIRST)
+}
+
+/// What counts as play: a challenge served (or served again), or an answer judged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Activity {
+    Served,
+    Answered,
+}
+
+/// Counts a minor's activity (nothing for a player minor mode does not limit).
+pub async fn count(
+    ctx: &AppContext,
+    player_id: &PlayerId,
+    guard: &PlayGuard,
+    activity: Activity,
+) -> Result<()> {
+    if !matches!(protection(ctx, guard), Protection::Minor { .. }) {
+        return Ok(());
+    }
+    let now = ctx.clock.now();
+    db::minors::count_activity(
+        &ctx.db,
+        player_id,
+        &beijing::day_key(beijing::day(now)),
+        now.timestamp_millis(),
+        activity == Activity::Answered,
+        ctx.settings.minors.gap_cap_ms(),
+    )
+    .await?;
+    Ok(())
+}
+
+/// Rewarded ads: refused in minor mode, and before verification in the licensed-game
+/// profile.
+pub fn admit_ad(ctx: &AppContext, guard: &PlayGuard) -> Result<()> {
+    match protection(ctx, guard) {
+        Protection::None => Ok(()),
+        Protection::RealNameRequired => Err(real_name_required()),
+        Protection::Minor { band, .. } => match minor::ad_refusal(band) {
+            Some(refusal) => Err(Error::MinorProtection(refusal)),
+            None => Ok(()),
+        },
+    }
+}
+
+/// `GET /v1/users/me/minor-mode`.
+pub async fn current(ctx: &AppContext, player: &PlayerPrincipal) -> Result<MinorMode> {
+    mode(ctx, &player.id, &player.guard).await
+}
+
+/// A PIN from the request: 4 digits, or 400.
+fn pin_of(pin: Option<&String>) -> Result<Option<&str>> {
+    match pin.map(|p| p.trim()) {
+        None => Ok(None),
+        Some(p) if minor::is_valid_pin(p) => Ok(Some(p)),
+        Some(_) => Err(Error::validation(
+            msg::A_MINOR_S_AGE_BAND_NEEDS_A_4_DIGIT_GUARDIAN_PIN,
+        )),
+    }
+}
+
+/// `PUT /v1/users/me/minor-mode`: turns minor mode on (the PIN sent becomes the
+/// guardian's), or, with the guardian's PIN, changes the band, the PIN, or turns it
+/// off. A wrong PIN is counted: five lock it for 15 minutes (429 with `Retry-After`).
+pub async fn set(
+    ctx: &AppContext,
+    player: &PlayerPrincipal,
+    req: &MinorModeRequest,
+) -> Result<MinorMode> {
+    let band = AgeBand::parse(req.age_band.trim()).ok_or_else(|| {
+        let bands: Vec<&str> = AgeBand::ALL.iter().map(|b| b.as_str()).collect();
+        Error::validation(msg::agebandmust_be_one_of_bands(bands.join(", ")))
+    })?;
+    let pin = pin_of(req.pin.as_ref())?;
+    let new_pin = pin_of(req.new_pin.as_ref())?;
+    let guardian = db::minors::guardian(&ctx.db, &player.id)
+        .await?
+        .ok_or_else(|| Error::unauthorized(msg::ACCOUNT_DELETED))?;
+    let now_ms = ctx.clock.now_ms();
+    let pin_hash = match guardian.guardian_pin_hash {
+        // No guardian yet: turning minor mode on sets the PIN.
+        None if band.is_minor() => {
+            let pin = new_pin.or(pin).ok_or_else(|| {
+                Error::validation(msg::A_MINOR_S_AGE_BAND_NEEDS_A_4_DIGIT_GUARDIAN_PIN)
+            })?;
+            Some(crate::password::hash(pin.to_string()).await?)
+        }
+        None => None,
+        // A guardian's PIN proves every change.
+        Some(_) => {
+            let pin = pin.ok_or_else(|| Error::forbidden(msg::THE_GUARDIAN_PIN_IS_WRONG))?;
+            let locked_until = now_ms + minor::PIN_LOCK_MINUTES * 60_000;
+            let Some(stored) = db::minors::take_pin_try(
+                &ctx.db,
+                &player.id,
+                now_ms,
+                minor::PIN_TRIES,
+                locked_until,
+            )
+            .await?
+            else {
+                let until = guardian.guardian_pin_locked_until.unwrap_or(locked_until);
+                return Err(pin_locked(until, now_ms));
+            };
+            if !crate::password::verify(pin.to_string(), Some(stored.clone())).await? {
+                return Err(Error::forbidden(msg::THE_GUARDIAN_PIN_IS_WRONG));
+            }
+            match (band.is_minor(), new_pin) {
+                (false, _) => None,
+                (true, Some(new_pin)) => Some(crate::password::hash(new_pin.to_string()).await?),
+                (true, None) => Some(stored),
+            }
+        }
+    };
+    let mut tx = ctx.db.begin().await?;
+    db::minors::set_age_band(&mut tx, &player.id, band, pin_hash.as_deref(), now_ms).await?;
+    tx.commit().await?;
+    ctx.answer_cache.forget_player(&player.id);
+    let guard = PlayGuard {
+        declared: Some(band),
+        ..player.guard.clone()
+    };
+    mode(ctx, &player.id, &guard).await
+}
+
+/// 429 while the PIN is locked, until `until`.
+fn pin_locked(until: i64, now_ms: i64) -> Error {
+    Error::RateLimited {
+        message: msg::THE_GUARDIAN_PIN_IS_LOCKED_AFTER_TOO_MANY_WRONG_TRIES,
+        retry_after_secs: u64::try_from((until - now_ms).div_euclid(1000) + 1).unwrap_or(1),
+    }
+}
+
+/// A player's protection as staff see it: no personal identifier, only the outcome.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PlayerProtection {
+    /// The band the player or their guardian declared (none: never set).
+    pub declared_age_band: Option<AgeBand>,
+    /// Whether minor mode limits the player today.
+    pub minor_mode: bool,
+    /// The band it limits them by (`adult`: none).
+    pub age_band: AgeBand,
+    /// Real-name verification: `unverified`, `pending`, `verified` or `failed`.
+    pub real_name: String,
+    /// Verified only: 18 or older today.
+    pub adult: Option<bool>,
+}
+
+/// [`PlayerProtection`] of a player.
+pub async fn staff_view(ctx: &AppContext, player_id: &PlayerId) -> Result<PlayerProtection> {
+    let guard = db::players::auth_row(&ctx.db, player_id)
+        .await?
+        .map(|row| row.account.guard())
+        .unwrap_or_default();
+    let (minor_mode, age_band) = match protection(ctx, &guard) {
+        Protection::Minor { band, .. } => (true, band),
+        Protection::None | Protection::RealNameRequired => (false, AgeBand::Adult),
+    };
+    let today = beijing::day(ctx.clock.now());
+    Ok(PlayerProtection {
+        declared_age_band: guard.declared,
+        minor_mode,
+        age_band,
+        real_name: guard
+            .real_name
+            .map_or("unverified", anti_addiction::RealNameStatus::as_str)
+            .to_string(),
+        adult: guard
+            .verified_birth()
+            .map(|birth| anti_addiction::age_on(birth, today) >= 18),
+    })
+}
