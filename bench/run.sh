@@ -28,7 +28,8 @@
 # SERVICE_ADDR (127.0.0.1:18080), SERVICE_METRICS_ADDR (127.0.0.1:18081: its /metrics,
 # read for the answers judged from memory), AX_ADDR (127.0.0.1:13000), BENCH_RUST_LOG (the
 # service's RUST_LOG; unset: its default), ENDPOINTS (a subset of "json health read
-# summary leaderboards me write answer answer_nomem guest"), NO_REPORT=1 (leave BENCHMARKS.md alone).
+# summary leaderboards me write answer answer_nomem guest"), NO_REPORT=1 (leave BENCHMARKS.md alone),
+# BENCH_TARGET_DIR (where the release binaries are built; default the shared target dir).
 # Every process this script starts is stopped by its PID on exit.
 set -euo pipefail
 
@@ -50,7 +51,9 @@ export BUILD="${BUILD:-/tmp/perf/axbench-build}"    # axbench is built here, nev
 # shellcheck source=/dev/null
 . "$BASELINE_DIR/common.sh"                         # log, wait_port, stop_pid, rss_peak_kb, cpu ticks
 unset PGUSER PGPASSWORD                             # common.sh's bench role; our URLs name their user
-PROJECT_TARGET=/var/tmp/quiz-game-target            # the project's one shared target dir
+# the project's one shared target dir; BENCH_TARGET_DIR builds the release binaries in
+# another (so a benchmark need not wait for the lock of a test run in the shared one)
+PROJECT_TARGET="${BENCH_TARGET_DIR:-/var/tmp/quiz-game-target}"
 SERVICE_ADDR="${SERVICE_ADDR:-127.0.0.1:18080}"
 SERVICE_METRICS_ADDR="${SERVICE_METRICS_ADDR:-127.0.0.1:18081}"  # player-api's /metrics
 AX_ADDR="${AX_ADDR:-127.0.0.1:13000}"

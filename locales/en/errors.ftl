@@ -23,6 +23,8 @@ code-RANGE_NOT_SATISFIABLE = The requested range is outside the file.
 code-RATE_LIMITED = Too many requests; try again later.
 code-SERVICE_UNAVAILABLE = The service is temporarily unavailable; retry shortly.
 code-SMS_PROVIDER_ERROR = The SMS service is unavailable; try again later.
+code-MINOR_PROTECTION = Minor mode does not allow this now.
+code-REAL_NAME_REQUIRED = Real-name verification is needed first.
 code-INTERNAL_ERROR = Internal server error.
 
 ## The messages
@@ -329,3 +331,5 @@ err-guest-mode-is-not-offered-sign-in-and-verify-your-real-name = guest mode is 
 err-day-must-be-a-date-yyyy-mm-dd = day must be a date, YYYY-MM-DD
 err-name-must-be-1-50-characters = name must be 1-50 characters
 err-no-holiday-on-this-day = no holiday on this day
+err-minor-mode-changed-meanwhile-read-it-and-retry = minor mode was changed meanwhile; read it and retry
+err-too-many-real-name-checks-today-try-again-later = too many real-name checks today; try again later

@@ -22,6 +22,8 @@ code-RANGE_NOT_SATISFIABLE = 请求的范围超出了文件。
 code-RATE_LIMITED = 请求过于频繁，请稍后再试。
 code-SERVICE_UNAVAILABLE = 服务暂时不可用，请稍后重试。
 code-SMS_PROVIDER_ERROR = 短信服务暂不可用，请稍后再试。
+code-MINOR_PROTECTION = 未成年人模式下暂不可用。
+code-REAL_NAME_REQUIRED = 请先完成实名认证。
 code-INTERNAL_ERROR = 服务器内部错误。
 
 ## The messages
@@ -328,3 +330,5 @@ err-guest-mode-is-not-offered-sign-in-and-verify-your-real-name = 不提供游�
 err-day-must-be-a-date-yyyy-mm-dd = day 须为日期，格式 YYYY-MM-DD
 err-name-must-be-1-50-characters = name 须为 1-50 个字符
 err-no-holiday-on-this-day = 该日不是法定节假日
+err-minor-mode-changed-meanwhile-read-it-and-retry = 未成年人模式已被修改，请刷新后重试
+err-too-many-real-name-checks-today-try-again-later = 今日实名认证次数过多，请稍后再试

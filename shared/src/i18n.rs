@@ -265,6 +265,8 @@ mod tests {
             "MFA_REQUIRED",
             "INVALID_VERIFY_CODE",
             "FORBIDDEN",
+            "MINOR_PROTECTION",
+            "REAL_NAME_REQUIRED",
             "NOT_FOUND",
             "METHOD_NOT_ALLOWED",
             "CONFLICT",

@@ -15,6 +15,7 @@ use rsa::pkcs1::EncodeRsaPrivateKey;
 use serde_json::{Map, Value, json};
 use shared::providers::oidc::testing::{TestKey, jwks};
 use shared::services::questions::CSV_HEADER;
+use tests::nppa::NppaFake;
 use tests::{Engine, Resp, Service, TestApp, both_engines_raw};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
@@ -623,7 +624,7 @@ fn percent_encode(s: &str) -> String {
 
 /// A test app with the sign-in providers configured against a local fake that refuses
 /// every code and knows one key, so no route answers 503 for want of configuration.
-async fn spawn_configured(engine: Engine) -> (TestApp, MockServer) {
+async fn spawn_configured(engine: Engine) -> (TestApp, (MockServer, NppaFake)) {
     let server = MockServer::start().await;
     let private = rsa::RsaPrivateKey::new(&mut rsa::rand_core::OsRng, 2048).unwrap();
     let key = TestKey::from_pkcs1_der("fuzz", private.to_pkcs1_der().unwrap().as_bytes()).unwrap();
@@ -640,21 +641,29 @@ async fn spawn_configured(engine: Engine) -> (TestApp, MockServer) {
         .mount(&server)
         .await;
     let uri = server.uri();
+    // the NPPA interface too (its real-name route), in the education profile
+    let nppa = NppaFake::start().await;
+    let nppa_vars = nppa
+        .vars()
+        .into_iter()
+        .filter(|(name, _)| name.starts_with("NPPA_"));
     let app = TestApp::spawn_with(
         engine,
-        &[
-            ("DEMO_CONTENT", "true".into()),
-            ("SMS_PROVIDER", "console".into()),
-            ("HUAWEI_CLIENT_ID", "fuzz-client".into()),
-            ("HUAWEI_CLIENT_SECRET", "fuzz-secret".into()),
-            ("HUAWEI_TOKEN_URL", format!("{uri}/oauth2/v3/token")),
-            ("HUAWEI_JWKS_URL", format!("{uri}/oauth2/v3/certs")),
-            ("APPLE_CLIENT_ID", "com.example.fuzz".into()),
-            ("APPLE_JWKS_URL", format!("{uri}/auth/keys")),
-        ],
+        &nppa_vars
+            .chain([
+                ("DEMO_CONTENT", "true".into()),
+                ("SMS_PROVIDER", "console".into()),
+                ("HUAWEI_CLIENT_ID", "fuzz-client".into()),
+                ("HUAWEI_CLIENT_SECRET", "fuzz-secret".into()),
+                ("HUAWEI_TOKEN_URL", format!("{uri}/oauth2/v3/token")),
+                ("HUAWEI_JWKS_URL", format!("{uri}/oauth2/v3/certs")),
+                ("APPLE_CLIENT_ID", "com.example.fuzz".into()),
+                ("APPLE_JWKS_URL", format!("{uri}/auth/keys")),
+            ])
+            .collect::<Vec<_>>(),
     )
     .await;
-    (app, server)
+    (app, (server, nppa))
 }
 
 async fn json_bodies_property(engine: Engine) {

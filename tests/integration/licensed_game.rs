@@ -196,6 +196,41 @@ async fn nothing_is_served_before_real_name_verification(engine: Engine) {
         record.ok()["protection"],
         json!({"declaredAgeBand": null, "minorMode": false, "ageBand": "adult", "realName": "verified", "adult": true})
     );
+    // deleting the account forgets the verification
+    app.call(
+        Service::Player,
+        Method::DELETE,
+        "/v1/users/me",
+        None,
+        Some(&token),
+    )
+    .await
+    .ok();
+    let kept = app
+        .scalar(
+            "SELECT count(*) FROM players WHERE id = $1 AND (real_name_pi IS NOT NULL OR real_name_ai IS NOT NULL OR real_name_birth_year IS NOT NULL)",
+            &[&id],
+        )
+        .await;
+    assert_eq!(kept, 0);
+    // five checks a day per player: a sixth is refused before it reaches NPPA
+    let (_, guesser, _) = l.sign_in("guesser").await;
+    for sequence in 0..5 {
+        l.verify(
+            &guesser,
+            "张三",
+            &id_number(date(1990, 12, 31), 100 + sequence),
+        )
+        .await
+        .assert_error(400, "VALIDATION_ERROR");
+    }
+    let sent = l.nppa.bodies().len();
+    let sixth = l
+        .verify(&guesser, "张三", &id_number(date(1990, 12, 31), 200))
+        .await;
+    sixth.assert_error(429, "RATE_LIMITED");
+    assert!(sixth.headers.contains_key("retry-after"));
+    assert_eq!(l.nppa.bodies().len(), sent);
 }
 
 async fn minors_play_only_in_the_notice_s_hours(engine: Engine) {
@@ -319,6 +354,10 @@ async fn a_pending_verification_finishes_on_a_later_look(engine: Engine) {
     let state = l.app.get("/v1/users/me/real-name", Some(&token)).await;
     assert_eq!(state.ok()["status"], "pending");
     l.nppa.finish_pending(&adult_id);
+    // NPPA is asked again at most every 10 s per player
+    let state = l.app.get("/v1/users/me/real-name", Some(&token)).await;
+    assert_eq!(state.ok()["status"], "pending");
+    l.app.clock.advance(chrono::Duration::seconds(10));
     let state = l.app.get("/v1/users/me/real-name", Some(&token)).await;
     assert_eq!(state.ok()["status"], "verified");
     assert_eq!(state.ok()["birthYear"], 1985);

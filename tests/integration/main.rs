@@ -13,6 +13,7 @@ mod cancellation;
 mod console;
 mod console_catalog;
 mod console_language;
+mod console_minors;
 mod console_people;
 mod console_sign_in;
 mod envelope;

@@ -107,17 +107,24 @@ async fn play_time_counts_from_activity_and_ends_the_day(app: TestApp) {
     assert_eq!(mode.ok()["ageBand"], "8to12");
     assert_eq!(mode.ok()["minutesLeftToday"], 2);
     let challenge = next(&app, &token).await.ok().clone();
-    // serving starts the count; each answer adds the gap since, capped at 60 s
+    // serving starts the count; each activity adds the gap since, capped at 60 s
     app.clock.advance(Duration::seconds(50));
     answer(&app, &token, &challenge, 0).await.ok();
     app.clock.advance(Duration::minutes(30));
+    // asking for the challenge again counts the time before it too
+    let again = next(&app, &token).await.ok().clone();
+    assert_eq!(again["challengeId"], challenge["challengeId"]);
     answer(&app, &token, &challenge, 1).await.ok();
     let summary = app.get("/v1/progress/summary", Some(&token)).await;
     // 50 s + 60 s (the 30 minutes away count as the cap) = 110 s: 0 whole minutes left
     assert_eq!(summary.ok()["minorMode"]["minutesLeftToday"], 0);
     assert_eq!(summary.ok()["minorMode"]["nextAllowedAt"], Value::Null);
     app.clock.advance(Duration::seconds(10));
-    answer(&app, &token, &challenge, 2).await.ok();
+    let answered = answer(&app, &token, &challenge, 2).await.ok().clone();
+    let card = answered["knowledgeCard"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
     // 120 s: the day's limit is used up, for answers and for new challenges
     let refused = answer(&app, &token, &challenge, 3).await;
     let next_allowed = refusal(&refused, "daily_limit");
@@ -125,6 +132,15 @@ async fn play_time_counts_from_activity_and_ends_the_day(app: TestApp) {
     assert_eq!(at(&next_allowed), tomorrow_morning);
     let refused = next(&app, &token).await;
     assert_eq!(at(&refusal(&refused, "daily_limit")), tomorrow_morning);
+    // a card's XP is play too
+    let viewed = app
+        .post(
+            &format!("/v1/challenges/knowledge-cards/{card}/view"),
+            json!({}),
+            Some(&token),
+        )
+        .await;
+    refusal(&viewed, "daily_limit");
     let bootstrap = app.get("/v1/app/bootstrap", Some(&token)).await;
     assert_eq!(
         bootstrap.ok()["progress"]["minorMode"],
@@ -253,6 +269,21 @@ async fn the_guardian_pin_guards_every_change(app: TestApp) {
     set_band(&app, &token, body("16to18", Some("1111")))
         .await
         .ok();
+    // two first settings at once: one PIN is the guardian's, the other is refused
+    let (_, other, _) = app.guest("guardian-race").await;
+    let both =
+        join_all(["1111", "2222"].map(|pin| set_band(&app, &other, body("under8", Some(pin)))))
+            .await;
+    let statuses: Vec<u16> = both.iter().map(|r| r.status).collect();
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 200).count(),
+        1,
+        "{statuses:?}"
+    );
+    assert!(
+        statuses.iter().all(|s| [200, 403, 409].contains(s)),
+        "{statuses:?}"
+    );
 }
 
 async fn minors_get_no_rewarded_ads(app: TestApp) {
@@ -319,6 +350,8 @@ async fn the_copy_holds_the_players_data_once_a_day(app: TestApp) {
     assert_eq!(tables["players"][0]["id"], id.as_str());
     assert_eq!(tables["players"][0]["age_band"], "16to18");
     assert!(tables["players"][0].get("guardian_pin_hash").is_none());
+    assert!(tables["players"][0].get("token_version").is_none());
+    assert!(tables["challenge_answers"][0].get("signals").is_none());
     // sign-in identifiers are masked
     let subject = tables["player_identities"][0]["subject"].as_str().unwrap();
     assert_eq!(subject, "exp************-1");

@@ -543,6 +543,9 @@ pub async fn delete_player(tx: &mut Tx, player_id: &PlayerId, now_ms: i64) -> sq
             "UPDATE players SET nickname = NULL, avatar_url = NULL, region_code = NULL,
                  region_selected_at = NULL, region_next_change_at = NULL, ban_reason = NULL,
                  age_band = NULL, guardian_pin_hash = NULL, guardian_pin_locked_until = NULL,
+                 guardian_pin_failures = 0, last_export_at = NULL, real_name_status = NULL,
+                 real_name_ai = NULL, real_name_pi = NULL, real_name_birth_year = NULL,
+                 real_name_at = NULL,
                  deleted_at = $2, updated_at = $2
              WHERE id = $1 AND deleted_at IS NULL",
         )
@@ -580,6 +583,8 @@ pub async fn delete_player(tx: &mut Tx, player_id: &PlayerId, now_ms: i64) -> sq
             "DELETE FROM subscriptions WHERE player_id = $1",
             "DELETE FROM ad_sessions WHERE player_id = $1",
             "DELETE FROM minor_play WHERE player_id = $1",
+            // reports NPPA has not taken yet are still owed to it; they go once sent
+            "DELETE FROM nppa_reports WHERE player_id = $1 AND sent_at IS NOT NULL",
             "DELETE FROM idempotency_records WHERE owner_id = $1",
             "UPDATE feedback SET player_id = NULL, contact = NULL WHERE player_id = $1",
         ] {
@@ -604,7 +609,7 @@ pub async fn revoke_refresh_token(
         sqlx::query_scalar::<_, String>(
             "UPDATE refresh_tokens SET revoked_at = $3
              WHERE token_hash = $2 AND audience = 'player' AND subject_id = $1 AND revoked_at IS NULL
-             RETURNING family_id",
+             RETURNING COALESCE(family_id, token_hash)",
         )
         .bind(player_id)
         .bind(token_hash)

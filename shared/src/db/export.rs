@@ -46,7 +46,8 @@ pub const SECTIONS: &[Section] = &[
     section!("subscriptions" by "player_id"),
     section!("reward_ledger" by "player_id"),
     section!("challenge_sessions" by "player_id"),
-    section!("challenge_answers" by "player_id"),
+    // the fair-play flags of each answer are the anti-cheat's workings, not the player's
+    section!("challenge_answers" by "player_id", omit ["signals"], mask []),
     section!("node_completions" by "player_id"),
     section!("weekly_xp" by "player_id"),
     section!("board_results" by "player_id"),
@@ -54,7 +55,9 @@ pub const SECTIONS: &[Section] = &[
     section!("league_members" by "player_id"),
     section!("ad_sessions" by "player_id"),
     section!("feedback" by "player_id"),
-    section!("fairplay_players" by "player_id"),
+    // which staff member decided (a console username) and the review queue's key are
+    // staff records
+    section!("fairplay_players" by "player_id", omit ["decided_by", "queue_key"], mask []),
     section!("player_skills" by "player_id"),
     section!("first_answers" by "player_id"),
     section!("review_memory" by "player_id"),

@@ -19,15 +19,14 @@ pub async fn played(db: &Db, player_id: &PlayerId) -> sqlx::Result<Option<(Strin
 }
 
 /// Counts an activity of a minor at `now_ms` on Beijing day `day`, in one statement so
-/// two at once both count: an answer adds the gap since the last activity, capped at
-/// `cap_ms` (`domain::minor::counted_gap_ms`); serving a challenge only marks the start.
-/// A new day starts from nothing. Answers the day's counted play.
+/// two at once both count: it adds the gap since the last activity, capped at `cap_ms`
+/// (`domain::minor::counted_gap_ms`); the first activity of a day starts from nothing.
+/// Answers the day's counted play.
 pub async fn count_activity(
     db: &Db,
     player_id: &PlayerId,
     day: &str,
     now_ms: i64,
-    answered: bool,
     cap_ms: i64,
 ) -> sqlx::Result<i64> {
     let mut tx = db.begin().await?;
@@ -38,11 +37,11 @@ pub async fn count_activity(
              ON CONFLICT (player_id) DO UPDATE SET
                  played_ms = CASE
                      WHEN minor_play.day <> $2 THEN 0
-                     WHEN $4 THEN minor_play.played_ms + CASE
-                         WHEN $3 - minor_play.last_activity_at > $5 THEN $5
+                     ELSE minor_play.played_ms + CASE
+                         WHEN $3 - minor_play.last_activity_at > $4 THEN $4
                          WHEN $3 - minor_play.last_activity_at < 0 THEN 0
                          ELSE $3 - minor_play.last_activity_at END
-                     ELSE minor_play.played_ms END,
+                     END,
                  day = $2,
                  last_activity_at = CASE WHEN $3 > minor_play.last_activity_at
                      THEN $3 ELSE minor_play.last_activity_at END
@@ -51,7 +50,6 @@ pub async fn count_activity(
         .bind(player_id)
         .bind(day)
         .bind(now_ms)
-        .bind(answered)
         .bind(cap_ms)
         .fetch_one(ex)
         .await?
@@ -115,31 +113,37 @@ pub async fn take_pin_try(
 
 /// Sets the age band and the PIN (none: minor mode off and no PIN), clears the PIN's
 /// failures, and advances the progress revision so no answer judged on what a process
-/// remembered of the player from before passes.
+/// remembered of the player from before passes. Only while the stored PIN hash is still
+/// `expected` (the one the change was proved against): false, and nothing written, when
+/// another change came first.
 pub async fn set_age_band(
     tx: &mut Tx,
     player_id: &PlayerId,
     band: AgeBand,
     pin_hash: Option<&str>,
+    expected: Option<&str>,
     now_ms: i64,
-) -> sqlx::Result<()> {
-    in_tx!(tx, |ex| {
+) -> sqlx::Result<bool> {
+    let changed = in_tx!(tx, |ex| {
         sqlx::query(
             "UPDATE players SET age_band = $2, guardian_pin_hash = $3,
                  guardian_pin_failures = 0, guardian_pin_locked_until = NULL, updated_at = $4
-             WHERE id = $1",
+             WHERE id = $1 AND guardian_pin_hash IS NOT DISTINCT FROM $5",
         )
         .bind(player_id)
         .bind(band)
         .bind(pin_hash)
         .bind(now_ms)
+        .bind(expected)
         .execute(ex)
         .await?
         .rows_affected()
+            == 1
     });
-    progress::write(Target::Tx(tx), player_id, Update::Touch, now_ms)
-        .await
-        .map(drop)
+    if changed {
+        progress::write(Target::Tx(tx), player_id, Update::Touch, now_ms).await?;
+    }
+    Ok(changed)
 }
 
 /// Claims the player's copy of their data for now, unless one was made less than

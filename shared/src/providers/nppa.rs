@@ -124,7 +124,12 @@ impl NppaClient {
             .header("bizId", &self.settings.biz_id)
             .header("timestamps", &timestamps)
             .header("sign", sign);
-        outcome_of(send(request).await?)
+        let answer = send(request).await?;
+        // 2003: NPPA has no check under this id (purged 48 hours on): verify again
+        if answer.errcode == 2003 {
+            return Ok(CheckOutcome::Failed);
+        }
+        outcome_of(answer)
     }
 
     /// `POST …/behavior/collection/loginout`: at most [`LOGINOUT_BATCH`] reports.
@@ -135,9 +140,9 @@ impl NppaClient {
             .await?;
         match answer.errcode {
             0 => Ok(Reported::All),
-            // some items refused: data.results lists them
+            // some items refused: data.results lists them (unreadable: all are retried)
             3001 => {
-                let refused = answer
+                let refused: Vec<u32> = answer
                     .data
                     .as_ref()
                     .and_then(|d| d.get("results"))
@@ -150,6 +155,9 @@ impl NppaClient {
                             .collect()
                     })
                     .unwrap_or_default();
+                if refused.is_empty() {
+                    return Err(unavailable(3001, "a partial refusal without its items"));
+                }
                 Ok(Reported::AllBut(refused))
             }
             code => Err(unavailable(code, &answer.errmsg)),

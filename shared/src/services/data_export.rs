@@ -1,11 +1,13 @@
 //! `GET /v1/users/me/export`: a copy of everything the service stores about the player
-//! (PIPL Art. 45), one JSON document streamed table by table (`db::export::SECTIONS`),
-//! one a day, recorded in the audit log.
+//! (PIPL Art. 45), one JSON document table by table (`db::export::SECTIONS`), one a
+//! day, recorded in the audit log.
 //!
-//! The body is written by a task into a small channel, so memory holds a few chunks
-//! whatever the player's history. A few copies are made at once per process, each within
-//! a deadline: a client that stops reading cannot hold a connection of the pool for
-//! longer than that. A copy that could not be finished gives its day back.
+//! The document is written first into a temporary file, at the database's pace, and
+//! then streamed from it at the client's: no connection of the pool waits for a slow
+//! reader, and memory holds one row and one chunk whatever the player's history. A few
+//! copies are written at once per process, each within a deadline; a copy that could
+//! not be written gives the day back (a client that leaves while it downloads does not:
+//! its copy was made).
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, LazyLock};
@@ -14,9 +16,9 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use futures::stream::{self, BoxStream};
 use serde::Serialize;
-use tokio::sync::{Semaphore, mpsc};
+use tokio::io::{AsyncReadExt, AsyncSeekExt, AsyncWriteExt, BufWriter};
+use tokio::sync::Semaphore;
 use tokio::time::timeout;
-use tracing::Instrument as _;
 use utoipa::ToSchema;
 
 use crate::context::AppContext;
@@ -27,13 +29,12 @@ use crate::{Error, Result};
 
 /// One copy a day per player.
 const EVERY_MS: i64 = 86_400_000;
-/// Copies being made at once in one process; more wait for a free one (503).
-const AT_ONCE: usize = 4;
-/// The most a copy may take, end to end.
+/// Copies being written at once in one process (each holds a read connection while it
+/// reads); more are refused with 503.
+const AT_ONCE: usize = 2;
+/// The most writing a copy may take.
 const DEADLINE: Duration = Duration::from_secs(120);
-/// How long one chunk may wait for the client to read.
-const SEND_TIMEOUT: Duration = Duration::from_secs(15);
-/// A chunk is sent once it holds this many bytes.
+/// The chunks the file is sent in.
 const CHUNK_BYTES: usize = 32 * 1024;
 
 static EXPORTS: LazyLock<Arc<Semaphore>> = LazyLock::new(|| Arc::new(Semaphore::new(AT_ONCE)));
@@ -104,33 +105,37 @@ pub async fn export(ctx: &AppContext, player_id: &PlayerId) -> Result<PlayerExpo
     tx.commit().await?;
 
     let head = head(player_id, now)?;
-    let (sender, receiver) = mpsc::channel::<Result<Vec<u8>>>(4);
-    let db = ctx.db.clone();
-    let player_id = player_id.clone();
-    tokio::spawn(
-        async move {
-            let _permit = permit;
-            let written = timeout(DEADLINE, write(&db, &player_id, head, &sender)).await;
-            let failure = match written {
-                Ok(Ok(rows)) => {
-                    tracing::info!(rows, "player data exported");
-                    return;
-                }
+    let written = timeout(DEADLINE, write_file(&ctx.db, player_id, head)).await;
+    drop(permit);
+    let file = match written {
+        Ok(Ok(file)) => file,
+        failed => {
+            let failure = match failed {
                 Ok(Err(e)) => e,
-                Err(_) => Error::internal("the copy took longer than its deadline"),
+                _ => Error::internal("the copy took longer than its deadline"),
             };
-            tracing::warn!(error = ?failure, "player data export cut short");
-            if let Err(e) = db::minors::release_export(&db, &player_id, now_ms).await {
-                tracing::warn!(error = %e, "the cut-short export's day is not given back");
+            // the day's copy was not made: it is given back
+            if let Err(e) = db::minors::release_export(&ctx.db, player_id, now_ms).await {
+                tracing::warn!(error = %e, "the failed export's day is not given back");
             }
-            // ends the body early: the client sees an incomplete document
-            let _ = sender.try_send(Err(failure));
+            return Err(failure);
         }
-        .instrument(tracing::Span::current()),
-    );
+    };
     Ok(PlayerExport {
-        chunks: Box::pin(stream::unfold(receiver, |mut receiver| async move {
-            receiver.recv().await.map(|item| (item, receiver))
+        chunks: Box::pin(stream::unfold(Some(file), |file| async move {
+            let mut file = file?;
+            let mut chunk = vec![0; CHUNK_BYTES];
+            match file.read(&mut chunk).await {
+                Ok(0) => None,
+                Ok(n) => {
+                    chunk.truncate(n);
+                    Some((Ok(chunk), Some(file)))
+                }
+                Err(e) => Some((
+                    Err(Error::internal(format!("export file unreadable: {e}"))),
+                    None,
+                )),
+            }
         })),
     })
 }
@@ -162,71 +167,64 @@ fn head(player_id: &PlayerId, now: DateTime<Utc>) -> Result<Vec<u8>> {
     Ok(out.into_bytes())
 }
 
-/// Writes the document after `head`: each section's rows, then the closing brackets.
-/// Answers how many rows it wrote.
-async fn write(
-    db: &Db,
-    player_id: &PlayerId,
-    head: Vec<u8>,
-    sender: &mpsc::Sender<Result<Vec<u8>>>,
-) -> Result<u64> {
+/// Writes the document into an unnamed temporary file (gone when dropped), read back
+/// from its start.
+async fn write_file(db: &Db, player_id: &PlayerId, head: Vec<u8>) -> Result<tokio::fs::File> {
+    let file = tokio::task::spawn_blocking(tempfile::tempfile)
+        .await
+        .map_err(Error::internal)?
+        .map_err(|e| Error::internal(format!("no temporary file for the export: {e}")))?;
     let mut out = Body {
-        buffer: head,
-        sender,
+        file: BufWriter::with_capacity(CHUNK_BYTES, tokio::fs::File::from_std(file)),
         rows: 0,
         first_of_section: true,
     };
+    out.write(&head).await?;
     for (n, section) in db::export::SECTIONS.iter().enumerate() {
         let comma = if n == 0 { "" } else { "," };
-        out.buffer
-            .extend_from_slice(format!("{comma}\"{}\":[", section.table).as_bytes());
+        out.write(format!("{comma}\"{}\":[", section.table).as_bytes())
+            .await?;
         out.first_of_section = true;
         db::export::rows(db, section, player_id, &mut out).await?;
-        out.buffer.push(b']');
+        out.write(b"]").await?;
     }
-    out.buffer.extend_from_slice(b"}}}");
-    out.flush().await?;
-    Ok(out.rows)
+    out.write(b"}}}").await?;
+    out.file.flush().await.map_err(io_failure)?;
+    tracing::info!(rows = out.rows, "player data exported");
+    let mut file = out.file.into_inner();
+    file.rewind().await.map_err(io_failure)?;
+    Ok(file)
 }
 
-/// The body being written: what is not sent yet.
-struct Body<'a> {
-    buffer: Vec<u8>,
-    sender: &'a mpsc::Sender<Result<Vec<u8>>>,
+fn io_failure(e: std::io::Error) -> Error {
+    Error::internal(format!("export file: {e}"))
+}
+
+/// The document being written.
+struct Body {
+    file: BufWriter<tokio::fs::File>,
     rows: u64,
     /// No row of the current section is written yet.
     first_of_section: bool,
 }
 
-impl db::export::RowSink for Body<'_> {
-    type Error = Error;
-
-    async fn row(&mut self, row: serde_json::Map<String, serde_json::Value>) -> Result<()> {
-        if !self.first_of_section {
-            self.buffer.push(b',');
-        }
-        self.first_of_section = false;
-        serde_json::to_writer(&mut self.buffer, &row).map_err(Error::internal)?;
-        self.rows += 1;
-        self.flush_when_full().await
+impl Body {
+    async fn write(&mut self, bytes: &[u8]) -> Result<()> {
+        self.file.write_all(bytes).await.map_err(io_failure)
     }
 }
 
-impl Body<'_> {
-    async fn flush_when_full(&mut self) -> Result<()> {
-        if self.buffer.len() >= CHUNK_BYTES {
-            self.flush().await?;
-        }
-        Ok(())
-    }
+impl db::export::RowSink for Body {
+    type Error = Error;
 
-    /// Sends what is buffered; fails when the client has gone or stopped reading.
-    async fn flush(&mut self) -> Result<()> {
-        let chunk = std::mem::take(&mut self.buffer);
-        match timeout(SEND_TIMEOUT, self.sender.send(Ok(chunk))).await {
-            Ok(Ok(())) => Ok(()),
-            Ok(Err(_)) => Err(Error::internal("the client went away")),
-            Err(_) => Err(Error::internal("the client stopped reading")),
+    async fn row(&mut self, row: serde_json::Map<String, serde_json::Value>) -> Result<()> {
+        let mut bytes = Vec::with_capacity(256);
+        if !self.first_of_section {
+            bytes.push(b',');
         }
+        self.first_of_section = false;
+        serde_json::to_writer(&mut bytes, &row).map_err(Error::internal)?;
+        self.rows += 1;
+        self.write(&bytes).await
     }
 }

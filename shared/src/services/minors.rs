@@ -1,7 +1,7 @@
 //! Minor mode: the age band a player or their guardian declares behind a 4-digit PIN,
 //! and what it refuses (play past the day's limit or at night, rewarded ads). Play time
-//! is counted here from challenge activity: serving a challenge starts it, each answer
-//! adds the gap since the last activity, capped.
+//! is counted here from challenge activity: each challenge served and answer judged adds
+//! the gap since the last activity, capped.
 
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
@@ -54,7 +54,8 @@ pub fn protection(ctx: &AppContext, guard: &PlayGuard) -> Protection {
 /// The statutory holidays from today through the window look-ahead.
 async fn upcoming_holidays(ctx: &AppContext) -> Result<Vec<NaiveDate>> {
     let today = beijing::day(ctx.clock.now());
-    let last = today + chrono::Duration::days(anti_addiction::WINDOW_LOOKAHEAD_DAYS);
+    // tomorrow's look-ahead too: a limit used up tonight opens at a window from tomorrow
+    let last = today + chrono::Duration::days(anti_addiction::WINDOW_LOOKAHEAD_DAYS + 1);
     Ok(db::holidays::between(&ctx.db, today, last).await?)
 }
 
@@ -68,13 +69,22 @@ async fn refusal(
 ) -> Result<(Option<MinorRefusal>, i64)> {
     let now = ctx.clock.now();
     let played = played_today(ctx, player_id).await?;
-    if windows
-        && let Some(refusal) = anti_addiction::window_refusal(now, &upcoming_holidays(ctx).await?)
-    {
+    let refused = minor::play_refusal(band, played, now, &ctx.settings.minors);
+    if !windows {
+        return Ok((refused, played));
+    }
+    let holidays = upcoming_holidays(ctx).await?;
+    if let Some(refusal) = anti_addiction::window_refusal(now, &holidays) {
         return Ok((Some(refusal), played));
     }
+    // inside a window with the day's limit used up: play again at the next window,
+    // from tomorrow on
     Ok((
-        minor::play_refusal(band, played, now, &ctx.settings.minors),
+        refused.map(|r| MinorRefusal {
+            next_allowed_at: anti_addiction::window_refusal(beijing::next_midnight(now), &holidays)
+                .and_then(|w| w.next_allowed_at),
+            ..r
+        }),
         played,
     ))
 }
@@ -130,20 +140,11 @@ pub fn real_name_required() -> Error {
     Error::RealNameRequired(msg::REAL_NAME_VERIFICATION_IS_REQUIRED_FIRST)
 }
 
-/// What counts as play: a challenge served (or served again), or an answer judged.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Activity {
-    Served,
-    Answered,
-}
-
-/// Counts a minor's activity (nothing for a player minor mode does not limit).
-pub async fn count(
-    ctx: &AppContext,
-    player_id: &PlayerId,
-    guard: &PlayGuard,
-    activity: Activity,
-) -> Result<()> {
+/// Counts a minor's activity: a challenge served (or served again) or an answer judged
+/// (nothing for a player minor mode does not limit). Every activity adds the time since
+/// the one before, capped, so asking for the challenge again between answers does not
+/// hide the time spent on them.
+pub async fn count(ctx: &AppContext, player_id: &PlayerId, guard: &PlayGuard) -> Result<()> {
     if !matches!(protection(ctx, guard), Protection::Minor { .. }) {
         return Ok(());
     }
@@ -153,7 +154,6 @@ pub async fn count(
         player_id,
         &beijing::day_key(beijing::day(now)),
         now.timestamp_millis(),
-        activity == Activity::Answered,
         ctx.settings.minors.gap_cap_ms(),
     )
     .await?;
@@ -207,6 +207,7 @@ pub async fn set(
         .await?
         .ok_or_else(|| Error::unauthorized(msg::ACCOUNT_DELETED))?;
     let now_ms = ctx.clock.now_ms();
+    let expected = guardian.guardian_pin_hash.clone();
     let pin_hash = match guardian.guardian_pin_hash {
         // No guardian yet: turning minor mode on sets the PIN.
         None if band.is_minor() => {
@@ -243,7 +244,21 @@ pub async fn set(
         }
     };
     let mut tx = ctx.db.begin().await?;
-    db::minors::set_age_band(&mut tx, &player.id, band, pin_hash.as_deref(), now_ms).await?;
+    let changed = db::minors::set_age_band(
+        &mut tx,
+        &player.id,
+        band,
+        pin_hash.as_deref(),
+        expected.as_deref(),
+        now_ms,
+    )
+    .await?;
+    if !changed {
+        // a guardian's PIN was set or changed since it was read: prove it again
+        return Err(Error::conflict(
+            msg::MINOR_MODE_CHANGED_MEANWHILE_READ_IT_AND_RETRY,
+        ));
+    }
     tx.commit().await?;
     ctx.answer_cache.forget_player(&player.id);
     let guard = PlayGuard {

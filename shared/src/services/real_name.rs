@@ -128,7 +128,6 @@ pub async fn verify(
     player: &PlayerPrincipal,
     req: &RealNameRequest,
 ) -> Result<RealNameState> {
-    let nppa = client(ctx)?;
     let name = req.name.trim();
     if name.is_empty() || name.chars().count() > 32 {
         return Err(Error::validation(msg::NAME_MUST_BE_1_32_CHARACTERS));
@@ -137,11 +136,21 @@ pub async fn verify(
     let id_number = req.id_number.trim().to_ascii_uppercase();
     anti_addiction::check_id_number(&id_number, today)
         .map_err(|_| Error::validation(msg::IDNUMBER_IS_NOT_A_VALID_RESIDENT_ID_NUMBER))?;
+    let nppa = client(ctx)?;
     let stored = db::real_name::state(&ctx.db, &player.id)
         .await?
         .ok_or_else(|| Error::unauthorized(msg::ACCOUNT_DELETED))?;
     if stored.real_name_status == Some(RealNameStatus::Verified) {
         return Err(Error::conflict(msg::THIS_ACCOUNT_IS_VERIFIED_ALREADY));
+    }
+    // a few checks a day: names and numbers cannot be tried one after the other
+    if let Err(wait_ms) =
+        take_turn(ctx, "real-name:check", &player.id, DAY_MS, CHECKS_A_DAY).await?
+    {
+        return Err(Error::RateLimited {
+            message: msg::TOO_MANY_REAL_NAME_CHECKS_TODAY_TRY_AGAIN_LATER,
+            retry_after_secs: u64::try_from((wait_ms + 999) / 1000).unwrap_or(1),
+        });
     }
     let ai = new_ai();
     let outcome = nppa.check(&ai, name, &id_number).await?;
@@ -161,8 +170,12 @@ pub async fn current(ctx: &AppContext, player: &PlayerPrincipal) -> Result<RealN
     let mut row = db::real_name::state(&ctx.db, &player.id)
         .await?
         .ok_or_else(|| Error::unauthorized(msg::ACCOUNT_DELETED))?;
+    // NPPA is asked again at most once per QUERY_EVERY_MS per player
     if row.real_name_status == Some(RealNameStatus::Pending)
         && let (Some(ai), Some(nppa)) = (row.real_name_ai.clone(), ctx.providers.nppa.as_ref())
+        && take_turn(ctx, "real-name:query", &player.id, QUERY_EVERY_MS, 1)
+            .await?
+            .is_ok()
     {
         let outcome = nppa.query(&ai).await?;
         if outcome != CheckOutcome::Pending {
@@ -172,6 +185,40 @@ pub async fn current(ctx: &AppContext, player: &PlayerPrincipal) -> Result<RealN
         }
     }
     Ok(state_of(ctx, &row))
+}
+
+const DAY_MS: i64 = 86_400_000;
+/// Real-name checks one player may make in a day.
+const CHECKS_A_DAY: i64 = 5;
+/// How often a pending check is asked of NPPA again, per player.
+const QUERY_EVERY_MS: i64 = 10_000;
+
+/// Takes a place in the player's counter `scope` of fixed windows of `window_ms`; `Err`
+/// with the wait when the window's `limit` places are taken. Across processes.
+async fn take_turn(
+    ctx: &AppContext,
+    scope: &str,
+    player_id: &PlayerId,
+    window_ms: i64,
+    limit: i64,
+) -> Result<std::result::Result<(), i64>> {
+    let now_ms = ctx.clock.now_ms();
+    let window_start_ms = now_ms - now_ms.rem_euclid(window_ms);
+    let key = format!("{scope}:{player_id}");
+    let counter = db::request_counters::Counter {
+        key: &key,
+        window_start_ms,
+        expires_at_ms: window_start_ms + window_ms,
+        limit,
+    };
+    let mut tx = ctx.db.begin().await?;
+    let taken = db::request_counters::take_place(&mut tx, &counter).await?;
+    tx.commit().await?;
+    Ok(if taken {
+        Ok(())
+    } else {
+        Err((window_start_ms + window_ms - now_ms).max(1))
+    })
 }
 
 /// The `si` of a sign-in: 32 hex digits of its refresh-token family, the same for its

@@ -466,7 +466,7 @@ async fn judge(
         Written::Stale | Written::NoRow => return Ok(Judged::Lost(Lost::Stale)),
         Written::Duplicate | Written::KeyTaken => return Ok(Judged::Lost(Lost::Duplicate)),
     };
-    minors::count(ctx, player_id, &guard, minors::Activity::Answered).await?;
+    minors::count(ctx, player_id, &guard).await?;
     // remembered as a read of the committed row would give it, for the next answer
     progress.resources = judgement.change.after.clone();
     progress.revision = revision;

@@ -90,6 +90,8 @@ pub async fn view_card(
     player: &PlayerPrincipal,
     card_id: &CardId,
 ) -> Result<CardViewResult> {
+    // a card's XP is play: minor mode and the licensed-game profile limit it too
+    crate::services::minors::admit_play(ctx, &player.id, &player.guard).await?;
     let shown = match card_id.fallback_for() {
         // a fallback card stands in only for a question without a card of its own
         Some(question_id) => {

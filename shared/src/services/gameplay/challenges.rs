@@ -111,7 +111,7 @@ pub async fn next_in_mode(
         Some(_) => return Err(Error::validation(msg::MODE_MUST_BE_CHALLENGE_OR_REVIEW)),
     };
     if next.is_some() {
-        minors::count(ctx, &player.id, &player.guard, minors::Activity::Served).await?;
+        minors::count(ctx, &player.id, &player.guard).await?;
     }
     Ok(next)
 }
