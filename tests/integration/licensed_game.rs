@@ -383,11 +383,11 @@ async fn logins_and_logouts_are_reported_and_retried(engine: Engine) {
     assert!(l.nppa.reports().is_empty());
     // NPPA refuses the first call: nothing is lost, the job tries again later
     l.nppa.refuse_reports(1);
-    let first = shared::services::real_name::send_reports(&app.ctx)
+    let first = shared::services::nppa_reports::send_reports(&app.ctx)
         .await
         .unwrap();
     assert_eq!((first.sent, first.retried), (0, 2));
-    let early = shared::services::real_name::send_reports(&app.ctx)
+    let early = shared::services::nppa_reports::send_reports(&app.ctx)
         .await
         .unwrap();
     assert_eq!(
@@ -396,7 +396,7 @@ async fn logins_and_logouts_are_reported_and_retried(engine: Engine) {
         "not before its retry time"
     );
     app.clock.advance(chrono::Duration::seconds(31));
-    let second = shared::services::real_name::send_reports(&app.ctx)
+    let second = shared::services::nppa_reports::send_reports(&app.ctx)
         .await
         .unwrap();
     assert_eq!((second.sent, second.retried), (2, 0));
@@ -411,7 +411,7 @@ async fn logins_and_logouts_are_reported_and_retried(engine: Engine) {
     assert_eq!(login["ct"], 0);
     assert_eq!(login["pi"], json!(tests::nppa::pi_of(&adult_id)));
     // sent reports are not sent again
-    let third = shared::services::real_name::send_reports(&app.ctx)
+    let third = shared::services::nppa_reports::send_reports(&app.ctx)
         .await
         .unwrap();
     assert_eq!((third.sent, third.retried), (0, 0));

@@ -137,6 +137,66 @@ pub fn band_on(birth: NaiveDate, today: NaiveDate) -> AgeBand {
     }
 }
 
+/// What a player's account row says about protecting them: the band they declared, and
+/// their real-name verification (the licensed-game profile).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PlayGuard {
+    pub declared: Option<AgeBand>,
+    pub real_name: Option<RealNameStatus>,
+    /// NPPA's id of the verified person (its first characters are the birth date).
+    pub pi: Option<String>,
+}
+
+/// How a player is protected today.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Protection {
+    /// No limits (an adult, or minor mode off).
+    None,
+    /// Minor mode's limits by `band`; with `windows`, also only the licensed-game
+    /// profile's play hours (a verified minor).
+    Minor { band: AgeBand, windows: bool },
+    /// The licensed-game profile serves no play before real-name verification.
+    RealNameRequired,
+}
+
+impl PlayGuard {
+    /// The verified birth date (from the `pi`).
+    pub fn verified_birth(&self) -> Option<NaiveDate> {
+        match self.real_name {
+            Some(RealNameStatus::Verified) => self.pi.as_deref().and_then(birth_date_of_pi),
+            _ => None,
+        }
+    }
+
+    /// The protection on Beijing day `today`. Education: the declared band. Licensed
+    /// game: nothing before verification; a verified minor is in minor mode by the
+    /// age the verification says (or a younger band declared) and plays only in the
+    /// windows; a verified adult may still declare a band.
+    pub fn protection(&self, licensed_game: bool, today: NaiveDate) -> Protection {
+        let declared = self.declared.filter(|b| b.is_minor());
+        if licensed_game {
+            let Some(birth) = self.verified_birth() else {
+                return Protection::RealNameRequired;
+            };
+            let verified = band_on(birth, today);
+            if verified.is_minor() {
+                let band = declared.map_or(verified, |d| d.min(verified));
+                return Protection::Minor {
+                    band,
+                    windows: true,
+                };
+            }
+        }
+        match declared {
+            Some(band) => Protection::Minor {
+                band,
+                windows: false,
+            },
+            None => Protection::None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use chrono::TimeZone;
@@ -248,6 +308,68 @@ mod tests {
             band_on(date(2020, 1, 1), date(2026, 11, 29)),
             AgeBand::Under8
         );
+    }
+
+    #[test]
+    fn the_licensed_profile_protects_by_the_verified_age() {
+        let today = date(2026, 11, 29);
+        // born 2010-01-01 (16): 16to18; declared 8to12 is younger and wins
+        let minor = PlayGuard {
+            declared: None,
+            real_name: Some(RealNameStatus::Verified),
+            pi: Some("1hpfml09b57f3f8185f8cb5094ea3f26278efb".into()),
+        };
+        assert_eq!(
+            minor.protection(true, today),
+            Protection::Minor {
+                band: AgeBand::From16To18,
+                windows: true
+            }
+        );
+        let declared = PlayGuard {
+            declared: Some(AgeBand::From8To12),
+            ..minor.clone()
+        };
+        assert_eq!(
+            declared.protection(true, today),
+            Protection::Minor {
+                band: AgeBand::From8To12,
+                windows: true
+            }
+        );
+        // an adult declared older changes nothing
+        let adult_declared = PlayGuard {
+            declared: Some(AgeBand::Adult),
+            ..minor.clone()
+        };
+        assert_eq!(
+            adult_declared.protection(true, today),
+            Protection::Minor {
+                band: AgeBand::From16To18,
+                windows: true
+            }
+        );
+        // the education profile goes by the declaration alone
+        assert_eq!(minor.protection(false, today), Protection::None);
+        // unverified, pending or failed: nothing is served in the licensed profile
+        for real_name in [
+            None,
+            Some(RealNameStatus::Pending),
+            Some(RealNameStatus::Failed),
+        ] {
+            let guard = PlayGuard {
+                real_name,
+                ..minor.clone()
+            };
+            assert_eq!(guard.protection(true, today), Protection::RealNameRequired);
+        }
+        // a verified adult (born 1901)
+        let adult = PlayGuard {
+            declared: None,
+            real_name: Some(RealNameStatus::Verified),
+            pi: Some("1fffbjzos82bs9cnyj1dna7d6d29zg4esnh99u".into()),
+        };
+        assert_eq!(adult.protection(true, today), Protection::None);
     }
 
     proptest! {

@@ -3,12 +3,11 @@
 //! clock and the day's counted play; the counting itself is one SQL statement
 //! (`db::minors::count_activity`) that follows [`counted_gap_ms`].
 
-use chrono::{DateTime, Duration, NaiveDate, NaiveTime, Timelike, Utc};
+use chrono::{DateTime, Duration, NaiveTime, Timelike, Utc};
 use chrono_tz::Asia::Shanghai;
 
 use crate::clock::beijing;
 use crate::closed_set::closed_set;
-use crate::domain::anti_addiction::{RealNameStatus, band_on, birth_date_of_pi};
 
 closed_set! {
     /// The age band a player (or their guardian) declares; `adult` is minor mode off.
@@ -178,66 +177,6 @@ pub fn minutes_left(band: AgeBand, played_ms: i64, rules: &MinorRules) -> Option
         .map(|limit| (limit - played_ms).max(0) / 60_000)
 }
 
-/// What a player's account row says about protecting them: the band they declared, and
-/// their real-name verification (the licensed-game profile).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct PlayGuard {
-    pub declared: Option<AgeBand>,
-    pub real_name: Option<RealNameStatus>,
-    /// NPPA's id of the verified person (its first characters are the birth date).
-    pub pi: Option<String>,
-}
-
-/// How a player is protected today.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Protection {
-    /// No limits (an adult, or minor mode off).
-    None,
-    /// Minor mode's limits by `band`; with `windows`, also only the licensed-game
-    /// profile's play hours (a verified minor).
-    Minor { band: AgeBand, windows: bool },
-    /// The licensed-game profile serves no play before real-name verification.
-    RealNameRequired,
-}
-
-impl PlayGuard {
-    /// The verified birth date (from the `pi`).
-    pub fn verified_birth(&self) -> Option<NaiveDate> {
-        match self.real_name {
-            Some(RealNameStatus::Verified) => self.pi.as_deref().and_then(birth_date_of_pi),
-            _ => None,
-        }
-    }
-
-    /// The protection on Beijing day `today`. Education: the declared band. Licensed
-    /// game: nothing before verification; a verified minor is in minor mode by the
-    /// age the verification says (or a younger band declared) and plays only in the
-    /// windows; a verified adult may still declare a band.
-    pub fn protection(&self, licensed_game: bool, today: NaiveDate) -> Protection {
-        let declared = self.declared.filter(|b| b.is_minor());
-        if licensed_game {
-            let Some(birth) = self.verified_birth() else {
-                return Protection::RealNameRequired;
-            };
-            let verified = band_on(birth, today);
-            if verified.is_minor() {
-                let band = declared.map_or(verified, |d| d.min(verified));
-                return Protection::Minor {
-                    band,
-                    windows: true,
-                };
-            }
-        }
-        match declared {
-            Some(band) => Protection::Minor {
-                band,
-                windows: false,
-            },
-            None => Protection::None,
-        }
-    }
-}
-
 /// A guardian PIN: exactly four ASCII digits.
 pub fn is_valid_pin(pin: &str) -> bool {
     pin.len() == 4 && pin.bytes().all(|b| b.is_ascii_digit())
@@ -336,68 +275,6 @@ mod tests {
         for band in AgeBand::ALL {
             assert_eq!(ad_refusal(band).is_some(), band.is_minor());
         }
-    }
-
-    #[test]
-    fn the_licensed_profile_protects_by_the_verified_age() {
-        let today = NaiveDate::from_ymd_opt(2026, 11, 29).unwrap_or_default();
-        // born 2010-01-01 (16): 16to18; declared 8to12 is younger and wins
-        let minor = PlayGuard {
-            declared: None,
-            real_name: Some(RealNameStatus::Verified),
-            pi: Some("1hpfml09b57f3f8185f8cb5094ea3f26278efb".into()),
-        };
-        assert_eq!(
-            minor.protection(true, today),
-            Protection::Minor {
-                band: AgeBand::From16To18,
-                windows: true
-            }
-        );
-        let declared = PlayGuard {
-            declared: Some(AgeBand::From8To12),
-            ..minor.clone()
-        };
-        assert_eq!(
-            declared.protection(true, today),
-            Protection::Minor {
-                band: AgeBand::From8To12,
-                windows: true
-            }
-        );
-        // an adult declared older changes nothing
-        let adult_declared = PlayGuard {
-            declared: Some(AgeBand::Adult),
-            ..minor.clone()
-        };
-        assert_eq!(
-            adult_declared.protection(true, today),
-            Protection::Minor {
-                band: AgeBand::From16To18,
-                windows: true
-            }
-        );
-        // the education profile goes by the declaration alone
-        assert_eq!(minor.protection(false, today), Protection::None);
-        // unverified, pending or failed: nothing is served in the licensed profile
-        for real_name in [
-            None,
-            Some(RealNameStatus::Pending),
-            Some(RealNameStatus::Failed),
-        ] {
-            let guard = PlayGuard {
-                real_name,
-                ..minor.clone()
-            };
-            assert_eq!(guard.protection(true, today), Protection::RealNameRequired);
-        }
-        // a verified adult (born 1901)
-        let adult = PlayGuard {
-            declared: None,
-            real_name: Some(RealNameStatus::Verified),
-            pi: Some("1fffbjzos82bs9cnyj1dna7d6d29zg4esnh99u".into()),
-        };
-        assert_eq!(adult.protection(true, today), Protection::None);
     }
 
     #[test]

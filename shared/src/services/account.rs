@@ -80,13 +80,13 @@ pub async fn logout(
     )
     .await?;
     if let Some(family) = family {
-        super::real_name::queue(
+        super::nppa_reports::queue(
             ctx,
             &mut tx,
             player_id,
             pi.as_deref(),
             &family,
-            super::real_name::LOGOUT,
+            super::nppa_reports::LOGOUT,
         )
         .await?;
     }

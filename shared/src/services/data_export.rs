@@ -67,7 +67,7 @@ pub struct PlayerExport {
 }
 
 /// Starts the player's copy: 429 when one was made in the last 24 hours, 503 while
-/// [`AT_ONCE`] are being made.
+/// the process writes as many as it may at once (two).
 pub async fn export(ctx: &AppContext, player_id: &PlayerId) -> Result<PlayerExport> {
     let permit = EXPORTS
         .clone()

@@ -25,8 +25,8 @@ use crate::services::backup;
 use crate::services::job_clock::cautious_now_ms;
 use crate::services::learning::{self, Calibrated};
 use crate::services::media;
+use crate::services::nppa_reports;
 use crate::services::question_stats;
-use crate::services::real_name;
 use crate::services::review;
 use crate::services::settlement::{self, Settled};
 
@@ -54,7 +54,7 @@ pub enum Job {
     /// ([`crate::services::backup::scheduled`]).
     Backup,
     /// Verified players' logins and logouts reported to NPPA
-    /// ([`crate::services::real_name::send_reports`]).
+    /// ([`crate::services::nppa_reports::send_reports`]).
     NppaReports,
 }
 
@@ -242,7 +242,7 @@ pub async fn run(ctx: &AppContext, holder: &str, job: Job, metrics: &JobMetrics)
         Job::MediaPurge => media::purge_unused(ctx)
             .await
             .map(|removed| (removed > 0).then(|| format!("removed {removed}"))),
-        Job::NppaReports => real_name::send_reports(ctx).await.map(|done| {
+        Job::NppaReports => nppa_reports::send_reports(ctx).await.map(|done| {
             (done.sent + done.retried > 0)
                 .then(|| format!("sent {}, retried later {}", done.sent, done.retried))
         }),

@@ -30,6 +30,7 @@ pub mod learning;
 pub mod media;
 pub mod minors;
 pub mod moderation;
+pub mod nppa_reports;
 pub mod phone_auth;
 pub mod player_auth;
 pub mod progress;

@@ -23,7 +23,7 @@ pub struct PlayerPrincipal {
     /// Linked to a formal identity before (upgraded in place, or merged away).
     pub linked: bool,
     /// Minor mode and real-name verification, as the account row says.
-    pub guard: crate::domain::minor::PlayGuard,
+    pub guard: crate::domain::anti_addiction::PlayGuard,
 }
 
 /// `user` of a Session.
@@ -288,13 +288,13 @@ async fn issue_tokens(
     .await?;
     // the first token of a family names it
     let family = pair.refresh_hash.clone();
-    super::real_name::queue(
+    super::nppa_reports::queue(
         ctx,
         &mut tx,
         player_id,
         verified_pi,
         &family,
-        super::real_name::LOGIN,
+        super::nppa_reports::LOGIN,
     )
     .await?;
     tx.commit().await?;

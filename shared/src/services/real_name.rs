@@ -1,27 +1,22 @@
 //! Real-name verification through the NPPA anti-addiction system (the licensed-game
-//! profile), and the reports of verified players' logins and logouts it requires.
+//! profile); the login and logout reports it requires are `services::nppa_reports`.
 //!
 //! Only the outcome is stored: the state, the verification id this service sent (`ai`),
 //! NPPA's id of the person (`pi`: the login/logout reports carry it) and the birth year.
 //! The name and the ID number are sent and forgotten: never stored, never logged.
-//!
-//! Reports are queued in the sign-in's or the logout's own transaction and sent by a
-//! background job ([`send_reports`]), at most 128 a call; a refused or unanswered call
-//! is tried again later, so a request never waits for NPPA.
 
-use chrono::{Datelike, Utc};
+use chrono::Datelike;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 use utoipa::ToSchema;
 
 use crate::clock::beijing;
 use crate::context::AppContext;
+use crate::db;
 use crate::db::real_name::RealNameRow;
-use crate::db::{self, Tx};
 use crate::domain::anti_addiction::{self, RealNameStatus};
 use crate::ids::PlayerId;
 use crate::message::msg;
-use crate::providers::nppa::{Behaviour, CheckOutcome, LOGINOUT_BATCH, NppaClient, Reported};
+use crate::providers::nppa::{CheckOutcome, NppaClient};
 use crate::services::player_auth::PlayerPrincipal;
 use crate::{Error, Result};
 
@@ -219,151 +214,4 @@ async fn take_turn(
     } else {
         Err((window_start_ms + window_ms - now_ms).max(1))
     })
-}
-
-/// The `si` of a sign-in: 32 hex digits of its refresh-token family, the same for its
-/// login and its logout.
-pub fn session_id(family: &str) -> String {
-    let digest = Sha256::digest(family.as_bytes());
-    digest.iter().take(16).map(|b| format!("{b:02x}")).collect()
-}
-
-/// Behaviour types (`bt`).
-pub const LOGIN: i64 = 1;
-pub const LOGOUT: i64 = 0;
-
-/// Queues the report of a verified player's login or logout in `tx` (nothing outside
-/// the licensed-game profile, or for a player not verified).
-pub async fn queue(
-    ctx: &AppContext,
-    tx: &mut Tx,
-    player_id: &PlayerId,
-    pi: Option<&str>,
-    family: &str,
-    behaviour: i64,
-) -> Result<()> {
-    let Some(pi) = pi.filter(|_| ctx.settings.compliance.licensed_game()) else {
-        return Ok(());
-    };
-    db::real_name::queue_report(
-        tx,
-        &uuid::Uuid::new_v4().to_string(),
-        player_id,
-        &session_id(family),
-        behaviour,
-        pi,
-        ctx.clock.now_ms(),
-    )
-    .await?;
-    Ok(())
-}
-
-/// What one run of the report job did.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Sent {
-    pub sent: usize,
-    pub retried: usize,
-}
-
-/// How long a refused report waits before its next try: 30 s, doubling, at most an hour.
-fn retry_delay_ms(attempts: i64) -> i64 {
-    (30_000_i64 << attempts.clamp(0, 7)).min(3_600_000)
-}
-
-/// The interface takes an event time at most 180 s before the call: an event kept
-/// waiting longer is reported at the oldest time it still takes (its order with its
-/// session's other event is kept by the sequence of the batch).
-fn reported_time_secs(occurred_at_ms: i64, now_ms: i64) -> i64 {
-    occurred_at_ms.max(now_ms - 170_000).min(now_ms - 1_000) / 1000
-}
-
-/// The background job: sends the due reports, a batch of at most 128 per call, a few
-/// calls a run. Nothing without the NPPA interface configured.
-pub async fn send_reports(ctx: &AppContext) -> Result<Sent> {
-    let Some(nppa) = ctx.providers.nppa.as_ref() else {
-        return Ok(Sent::default());
-    };
-    let mut done = Sent::default();
-    for _ in 0..4 {
-        let now_ms = ctx.clock.now_ms();
-        let due = db::real_name::due_reports(&ctx.db, now_ms, LOGINOUT_BATCH as i64).await?;
-        if due.is_empty() {
-            break;
-        }
-        // the interface's times are the real clock's, as its `timestamps` header is
-        let real_now = Utc::now().timestamp_millis();
-        let collections: Vec<Behaviour> = due
-            .iter()
-            .enumerate()
-            .map(|(i, r)| Behaviour {
-                no: u32::try_from(i + 1).unwrap_or(u32::MAX),
-                si: r.session_id.clone(),
-                bt: u8::from(r.behaviour == LOGIN),
-                ot: reported_time_secs(r.occurred_at + (real_now - now_ms), real_now),
-                ct: 0,
-                pi: r.pi.clone(),
-            })
-            .collect();
-        let (sent, refused): (Vec<String>, Vec<String>) = match nppa.loginout(&collections).await {
-            Ok(Reported::All) => (due.iter().map(|r| r.id.clone()).collect(), Vec::new()),
-            Ok(Reported::AllBut(nos)) => due.iter().enumerate().fold(
-                (Vec::new(), Vec::new()),
-                |(mut sent, mut refused), (i, r)| {
-                    if nos.contains(&u32::try_from(i + 1).unwrap_or(u32::MAX)) {
-                        refused.push(r.id.clone());
-                    } else {
-                        sent.push(r.id.clone());
-                    }
-                    (sent, refused)
-                },
-            ),
-            Err(e) => {
-                tracing::warn!(error = %e, reports = due.len(), "NPPA reports: call failed, retried later");
-                (Vec::new(), due.iter().map(|r| r.id.clone()).collect())
-            }
-        };
-        db::real_name::mark_sent(&ctx.db, &sent, now_ms).await?;
-        let attempts = due.iter().map(|r| r.attempts).max().unwrap_or(0);
-        db::real_name::retry_later(&ctx.db, &refused, now_ms + retry_delay_ms(attempts)).await?;
-        done.sent += sent.len();
-        done.retried += refused.len();
-        if !refused.is_empty() {
-            break;
-        }
-    }
-    Ok(done)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_session_id_is_32_hex_digits_and_stable() {
-        let si = session_id("family");
-        assert_eq!(si.len(), 32);
-        assert!(si.bytes().all(|b| b.is_ascii_hexdigit()));
-        assert_eq!(si, session_id("family"));
-        assert_ne!(si, session_id("another"));
-    }
-
-    #[test]
-    fn event_times_stay_within_what_the_interface_takes() {
-        let now = 1_800_000_000_000;
-        assert_eq!(reported_time_secs(now - 5_000, now), (now - 5_000) / 1000);
-        // kept waiting an hour: reported 170 s back
-        assert_eq!(
-            reported_time_secs(now - 3_600_000, now),
-            (now - 170_000) / 1000
-        );
-        // never at or after the call
-        assert!(reported_time_secs(now, now) < now / 1000);
-    }
-
-    #[test]
-    fn retries_back_off_to_an_hour() {
-        assert_eq!(retry_delay_ms(0), 30_000);
-        assert_eq!(retry_delay_ms(1), 60_000);
-        assert_eq!(retry_delay_ms(20), 3_600_000);
-    }
 }

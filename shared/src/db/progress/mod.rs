@@ -10,8 +10,8 @@
 mod write;
 
 use super::{Db, Tx, in_tx, read};
-use crate::domain::anti_addiction::RealNameStatus;
-use crate::domain::minor::{AgeBand, PlayGuard};
+use crate::domain::anti_addiction::{PlayGuard, RealNameStatus};
+use crate::domain::minor::AgeBand;
 use crate::domain::resources::Resources;
 use crate::domain::skill::Estimate;
 use crate::domain::subscription::{SubscriptionStatus, Tier};
