@@ -52,9 +52,9 @@ run_engine() {
   local common=(--generation-deterministic -n "${FUZZ_EXAMPLES:-25}" --request-timeout 10)
   # Routes that end the caller's session run last, so the others keep a valid token.
   local session_enders='^/v1/(auth/logout|users/me)$'
-  # HUAWEI ID and Apple are not configured here: their documented answer is 503 (so is
-  # a link's, which checks an Apple identity token).
-  local unconfigured='^/v1/auth/(huawei|apple|android_vendor|ios_vendor|link)$'
+  # HUAWEI ID, Apple and the NPPA real-name interface are not configured here: their
+  # documented answer is 503 (so is a link's, which checks an Apple identity token).
+  local unconfigured='^/v1/(auth/(huawei|apple|android_vendor|ios_vendor|link)|users/me/real-name)$'
 
   echo "== $engine: player API"
   st_signed_in "$player/v1/openapi.json" --url "$player" -H "Authorization: Bearer $token" \
