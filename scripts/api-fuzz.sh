@@ -50,8 +50,10 @@ run_engine() {
   atoken=$(curl -fs -X POST "$admin/v1/admin/login" -H 'content-type: application/json' \
     -d "{\"username\":\"$ADMIN_USERNAME\",\"password\":\"$ADMIN_PASSWORD\"}" | json_field 'd["data"]["accessToken"]')
   local common=(--generation-deterministic -n "${FUZZ_EXAMPLES:-25}" --request-timeout 10)
-  # Routes that end the caller's session run last, so the others keep a valid token.
-  local session_enders='^/v1/(auth/logout|users/me)$'
+  # Routes that end the caller's session run last, so the others keep a valid token;
+  # so does minor mode, which (once an example turns it on) refuses ads and, at night,
+  # play with 403.
+  local session_enders='^/v1/(auth/logout|users/me|users/me/minor-mode)$'
   # HUAWEI ID, Apple and the NPPA real-name interface are not configured here: their
   # documented answer is 503 (so is a link's, which checks an Apple identity token).
   local unconfigured='^/v1/(auth/(huawei|apple|android_vendor|ios_vendor|link)|users/me/real-name)$'
