@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex};
 use chrono::NaiveDate;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
+use shared::domain::anti_addiction::check_character;
 use shared::providers::nppa::{aes_key, decrypt, sign};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
@@ -66,13 +67,7 @@ pub fn pi_of(id_number: &str) -> String {
 /// An 18-character ID number born on `birth`, with its check digit.
 pub fn id_number(birth: NaiveDate, sequence: u32) -> String {
     let body = format!("110105{}{:03}", birth.format("%Y%m%d"), sequence % 1000);
-    const WEIGHTS: [u32; 17] = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2];
-    let sum: u32 = body
-        .bytes()
-        .zip(WEIGHTS)
-        .map(|(d, w)| u32::from(d - b'0') * w)
-        .sum();
-    format!("{body}{}", char::from(b"10X98765432"[(sum % 11) as usize]))
+    format!("{body}{}", check_character(&body).unwrap())
 }
 
 fn errcode(code: i64, msg: &str) -> ResponseTemplate {
