@@ -316,6 +316,7 @@ err-agebandmust-be-one-of-bands = ageBand must be one of { $bands }
 err-a-minor-s-age-band-needs-a-4-digit-guardian-pin = a minor's age band needs a 4-digit guardian PIN (pin)
 err-the-guardian-pin-is-wrong = the guardian PIN is wrong
 err-the-guardian-pin-is-locked-after-too-many-wrong-tries = the guardian PIN is locked after too many wrong tries; retry later
+err-minor-mode-changed-too-often-try-again-later = minor mode was changed too often; try again later
 err-one-copy-of-your-data-a-day-the-next-one-is-ready-later = one copy of your data a day; the next one can be made later
 err-data-exports-are-busy-retry-shortly = copies of player data are being made for others; retry shortly
 # the licensed-game profile: NPPA real-name verification

@@ -315,6 +315,7 @@ err-agebandmust-be-one-of-bands = ageBand 须为以下之一：{ $bands }
 err-a-minor-s-age-band-needs-a-4-digit-guardian-pin = 未成年人年龄段须设置 4 位数字的监护人密码（pin）
 err-the-guardian-pin-is-wrong = 监护人密码错误
 err-the-guardian-pin-is-locked-after-too-many-wrong-tries = 监护人密码错误次数过多，已暂时锁定，请稍后再试
+err-minor-mode-changed-too-often-try-again-later = 未成年人模式修改过于频繁，请稍后再试
 err-one-copy-of-your-data-a-day-the-next-one-is-ready-later = 每天只能导出一份个人数据，请稍后再试
 err-data-exports-are-busy-retry-shortly = 正在为其他玩家导出数据，请稍后重试
 # 网络游戏版号：国家新闻出版署实名认证

@@ -87,6 +87,16 @@ pub mod beijing {
         local_midnight_to_utc(day)
     }
 
+    /// A Beijing wall-clock instant (tests write the rules' edges this way).
+    #[cfg(test)]
+    pub fn wall(y: i32, m: u32, d: u32, h: u32, min: u32, s: u32) -> DateTime<Utc> {
+        Shanghai
+            .with_ymd_and_hms(y, m, d, h, min, s)
+            .single()
+            .map(|t| t.with_timezone(&Utc))
+            .unwrap_or_default()
+    }
+
     /// The next Beijing midnight strictly after `at`.
     pub fn next_midnight(at: DateTime<Utc>) -> DateTime<Utc> {
         local_midnight_to_utc(day(at) + Duration::days(1))

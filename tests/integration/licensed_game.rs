@@ -14,6 +14,7 @@ use tests::{Engine, Resp, Service, TestApp, both_engines_raw};
 both_engines_raw!(
     nothing_is_served_before_real_name_verification,
     minors_play_only_in_the_notice_s_hours,
+    a_limit_used_up_in_a_window_opens_at_the_next_window,
     a_pending_verification_finishes_on_a_later_look,
     logins_and_logouts_are_reported_and_retried,
 );
@@ -29,12 +30,18 @@ struct Licensed {
 /// A licensed-game deployment with the demo content, NPPA and Apple faked; the clock
 /// starts at `start` (`QUIZ_CLOCK_START`), a Beijing wall-clock time.
 async fn licensed(engine: Engine, start: &str) -> Licensed {
+    licensed_with(engine, start, &[]).await
+}
+
+/// `licensed` with more configuration.
+async fn licensed_with(engine: Engine, start: &str, extra: &[(&'static str, &str)]) -> Licensed {
     let nppa = NppaFake::start().await;
     let apple = AppleFake::start("k1").await;
     let mut vars = nppa.vars();
     vars.extend(apple.vars());
     vars.push(("DEMO_CONTENT", "true".into()));
     vars.push(("QUIZ_CLOCK_START", beijing(start).to_rfc3339()));
+    vars.extend(extra.iter().map(|(k, v)| (*k, v.to_string())));
     let app = TestApp::spawn_with(engine, &vars).await;
     Licensed { app, nppa, apple }
 }
@@ -343,6 +350,60 @@ async fn minors_play_only_in_the_notice_s_hours(engine: Engine) {
     );
 }
 
+async fn a_limit_used_up_in_a_window_opens_at_the_next_window(engine: Engine) {
+    // Friday 2026-11-20, 20:00 Beijing; a 2-minute limit for 12 to 16, gaps capped at 60 s
+    let l = licensed_with(
+        engine,
+        "2026-11-20T20:00:00",
+        &[
+            ("MINOR_LIMIT_12TO16_MINUTES", "2"),
+            ("MINOR_ACTIVITY_GAP_SECONDS", "60"),
+        ],
+    )
+    .await;
+    let app = &l.app;
+    let minor_id = id_number(date(2012, 5, 1), 33);
+    l.nppa.person("王五", &minor_id, Answer::Verified);
+    let (_, token, _) = l.sign_in("minor-limit").await;
+    assert_eq!(
+        l.verify(&token, "王五", &minor_id).await.ok()["adult"],
+        false
+    );
+    let challenge = l.next(&token).await.ok().clone();
+    app.clock.advance(chrono::Duration::seconds(60));
+    l.answer(&token, &challenge, 0).await.ok();
+    app.clock.advance(chrono::Duration::seconds(60));
+    l.answer(&token, &challenge, 1).await.ok();
+    // 120 s played at 20:02, inside the window: the limit, not the window, refuses, and
+    // play opens at the next window (Saturday 20:00), not at 06:00 tomorrow
+    let saturday = beijing("2026-11-21T20:00:00");
+    let refused = l.answer(&token, &challenge, 2).await;
+    refused.assert_error(403, "MINOR_PROTECTION");
+    assert_eq!(refused.body["error"]["details"]["reason"], "daily_limit");
+    let next_allowed: DateTime<Utc> = refused.body["error"]["details"]["nextAllowedAt"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(next_allowed, saturday);
+    let summary = app.get("/v1/progress/summary", Some(&token)).await;
+    assert_eq!(summary.ok()["minorMode"]["minutesLeftToday"], 0);
+    assert_eq!(
+        summary.ok()["minorMode"]["nextAllowedAt"],
+        json!(saturday.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+    );
+    // Saturday 06:00 is a new day but outside the window
+    app.clock.set(beijing("2026-11-21T06:00:00"));
+    let (_, token, _) = l.sign_in("minor-limit").await;
+    assert_eq!(window_refusal(&l.next(&token).await), saturday);
+    // Saturday 20:00: a new day's limit, and the challenge goes on
+    app.clock.set(saturday);
+    let (_, token, _) = l.sign_in("minor-limit").await;
+    let resumed = l.next(&token).await.ok().clone();
+    assert_eq!(resumed["challengeId"], challenge["challengeId"]);
+    l.answer(&token, &resumed, 2).await.ok();
+}
+
 async fn a_pending_verification_finishes_on_a_later_look(engine: Engine) {
     let l = licensed(engine, "2026-11-21T20:10:00").await;
     let adult_id = id_number(date(1985, 3, 3), 5);
@@ -369,7 +430,8 @@ async fn logins_and_logouts_are_reported_and_retried(engine: Engine) {
     let app = &l.app;
     let adult_id = id_number(date(1980, 1, 2), 3);
     l.nppa.person("赵六", &adult_id, Answer::Verified);
-    let (_, token, _) = l.sign_in("reports-1").await;
+    // the sign-in open when the player verifies gets its login report then
+    let (_, token, first_refresh) = l.sign_in("reports-1").await;
     l.verify(&token, "赵六", &adult_id).await.ok();
     // a verified player's sign-in and its logout are queued, never sent on the request
     let (_, token, refresh) = l.sign_in("reports-1").await;
@@ -386,7 +448,7 @@ async fn logins_and_logouts_are_reported_and_retried(engine: Engine) {
     let first = shared::services::nppa_reports::send_reports(&app.ctx)
         .await
         .unwrap();
-    assert_eq!((first.sent, first.retried), (0, 2));
+    assert_eq!((first.sent, first.retried), (0, 3));
     let early = shared::services::nppa_reports::send_reports(&app.ctx)
         .await
         .unwrap();
@@ -399,22 +461,69 @@ async fn logins_and_logouts_are_reported_and_retried(engine: Engine) {
     let second = shared::services::nppa_reports::send_reports(&app.ctx)
         .await
         .unwrap();
-    assert_eq!((second.sent, second.retried), (2, 0));
+    assert_eq!((second.sent, second.retried), (3, 0));
     let reports = l.nppa.reports();
-    assert_eq!(reports.len(), 2);
-    let (login, logout) = (&reports[0], &reports[1]);
+    assert_eq!(reports.len(), 3);
+    let session = |refresh: &str| {
+        shared::services::nppa_reports::session_id(&shared::tokens::hash_token(refresh))
+    };
+    let of = |si: &str| -> Vec<Value> {
+        reports
+            .iter()
+            .filter(|r| r["si"] == si)
+            .map(|r| r["bt"].clone())
+            .collect()
+    };
+    assert_eq!(of(&session(&first_refresh)), vec![json!(1)], "{reports:?}");
     assert_eq!(
-        (login["bt"].clone(), logout["bt"].clone()),
-        (json!(1), json!(0))
+        of(&session(&refresh)),
+        vec![json!(1), json!(0)],
+        "one sign-in, one session id, its login first: {reports:?}"
     );
-    assert_eq!(login["si"], logout["si"], "one sign-in, one session id");
-    assert_eq!(login["ct"], 0);
-    assert_eq!(login["pi"], json!(tests::nppa::pi_of(&adult_id)));
+    for report in &reports {
+        assert_eq!(report["ct"], 0);
+        assert_eq!(report["pi"], json!(tests::nppa::pi_of(&adult_id)));
+    }
+    // verifying again changes nothing and queues nothing
+    l.verify(&token, "赵六", &adult_id)
+        .await
+        .assert_error(409, "CONFLICT");
     // sent reports are not sent again
     let third = shared::services::nppa_reports::send_reports(&app.ctx)
         .await
         .unwrap();
     assert_eq!((third.sent, third.retried), (0, 0));
+    assert_eq!(l.nppa.reports().len(), 3);
+    // a report NPPA keeps refusing is given up a day after it happened, and kept
+    let (_, _, _) = l.sign_in("reports-1").await;
+    l.nppa.refuse_reports(1000);
+    let refused = shared::services::nppa_reports::send_reports(&app.ctx)
+        .await
+        .unwrap();
+    assert_eq!((refused.sent, refused.retried), (0, 1));
+    app.clock.advance(chrono::Duration::hours(23));
+    let refused = shared::services::nppa_reports::send_reports(&app.ctx)
+        .await
+        .unwrap();
+    assert_eq!(
+        (refused.retried, refused.given_up),
+        (1, 0),
+        "a day is not over yet"
+    );
+    app.clock.advance(chrono::Duration::hours(1));
+    let last = shared::services::nppa_reports::send_reports(&app.ctx)
+        .await
+        .unwrap();
+    assert_eq!((last.sent, last.retried, last.given_up), (0, 0, 1));
+    assert_eq!(
+        app.scalar(
+            "SELECT count(*) FROM nppa_reports WHERE given_up AND sent_at IS NOT NULL",
+            &[]
+        )
+        .await,
+        1
+    );
+    assert_eq!(l.nppa.reports().len(), 3);
     // the education profile reports nothing: a guest of the demo signs in as before
     let education = TestApp::spawn(engine).await;
     education.guest("edu").await;

@@ -39,6 +39,7 @@ both_engines_with!(short_limits; play_time_counts_from_activity_and_ends_the_day
 both_engines_with!(a_second_before_curfew; the_curfew_runs_from_22_to_06_beijing,);
 both_engines_demo!(
     the_guardian_pin_guards_every_change,
+    minor_mode_changes_are_limited_per_player,
     minors_get_no_rewarded_ads,
     the_copy_holds_the_players_data_once_a_day,
     every_table_with_player_rows_is_exported_or_left_out_with_a_reason,
@@ -284,6 +285,34 @@ async fn the_guardian_pin_guards_every_change(app: TestApp) {
         statuses.iter().all(|s| [200, 403, 409].contains(s)),
         "{statuses:?}"
     );
+}
+
+async fn minor_mode_changes_are_limited_per_player(app: TestApp) {
+    // each change hashes or checks a PIN: 20 an hour per player, then 429 until the
+    // hour is over
+    let (_, token, _) = app.guest("minor-mode-changes").await;
+    for _ in 0..20 {
+        set_band(&app, &token, json!({"ageBand": "adult"}))
+            .await
+            .ok();
+    }
+    let refused = set_band(&app, &token, json!({"ageBand": "under8", "pin": "1234"})).await;
+    refused.assert_error(429, "RATE_LIMITED");
+    let retry: i64 = refused.headers["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=3600).contains(&retry), "{retry}");
+    // another player is not held back
+    let (_, other, _) = app.guest("minor-mode-other").await;
+    set_band(&app, &other, json!({"ageBand": "adult"}))
+        .await
+        .ok();
+    app.clock.advance(Duration::seconds(retry));
+    set_band(&app, &token, json!({"ageBand": "under8", "pin": "1234"}))
+        .await
+        .ok();
 }
 
 async fn minors_get_no_rewarded_ads(app: TestApp) {

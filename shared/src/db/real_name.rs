@@ -101,19 +101,42 @@ pub async fn queue_report(
 }
 
 /// The reports due at `now_ms` in the order they happened (a session's login before
-/// its logout), at most `limit`.
+/// its logout, in the same millisecond too), at most `limit`.
 pub async fn due_reports(db: &Db, now_ms: i64, limit: i64) -> sqlx::Result<Vec<ReportRow>> {
     Ok(read!(db, |ex| {
         sqlx::query_as::<_, ReportRow>(
             "SELECT id, session_id, behaviour, occurred_at, pi, attempts FROM nppa_reports
              WHERE sent_at IS NULL AND next_attempt_at <= $1
-             ORDER BY occurred_at, id LIMIT $2",
+             ORDER BY occurred_at, behaviour DESC, id LIMIT $2",
         )
         .bind(now_ms)
         .bind(limit)
         .fetch_all(ex)
         .await?
     }))
+}
+
+/// Gives up at most `limit` reports still waiting that happened before `before_ms`
+/// (they leave the queue at `now_ms`, marked given up); answers how many.
+pub async fn give_up_stale(db: &Db, before_ms: i64, now_ms: i64, limit: i64) -> sqlx::Result<u64> {
+    let mut tx = db.begin().await?;
+    let given_up = in_tx!(&mut tx, |ex| {
+        sqlx::query(
+            "UPDATE nppa_reports SET sent_at = $2, given_up = TRUE
+             WHERE id IN (SELECT id FROM nppa_reports
+                          WHERE sent_at IS NULL AND occurred_at < $1
+                          ORDER BY occurred_at, id LIMIT $3)
+               AND sent_at IS NULL",
+        )
+        .bind(before_ms)
+        .bind(now_ms)
+        .bind(limit)
+        .execute(ex)
+        .await?
+        .rows_affected()
+    });
+    tx.commit().await?;
+    Ok(given_up)
 }
 
 /// Marks reports sent.

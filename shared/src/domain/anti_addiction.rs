@@ -207,19 +207,10 @@ impl PlayGuard {
 
 #[cfg(test)]
 mod tests {
-    use chrono::TimeZone;
-    use chrono_tz::Asia::Shanghai;
     use proptest::prelude::*;
 
     use super::*;
-
-    fn bj(y: i32, m: u32, d: u32, h: u32, min: u32, s: u32) -> DateTime<Utc> {
-        Shanghai
-            .with_ymd_and_hms(y, m, d, h, min, s)
-            .single()
-            .map(|t| t.with_timezone(&Utc))
-            .unwrap_or_default()
-    }
+    use crate::clock::beijing::wall as bj;
 
     fn date(y: i32, m: u32, d: u32) -> NaiveDate {
         NaiveDate::from_ymd_opt(y, m, d).unwrap_or_default()

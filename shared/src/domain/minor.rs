@@ -188,19 +188,10 @@ pub const PIN_LOCK_MINUTES: i64 = 15;
 
 #[cfg(test)]
 mod tests {
-    use chrono::TimeZone;
     use proptest::prelude::*;
 
     use super::*;
-
-    /// A Beijing wall-clock instant.
-    fn bj(y: i32, m: u32, d: u32, h: u32, min: u32, s: u32) -> DateTime<Utc> {
-        Shanghai
-            .with_ymd_and_hms(y, m, d, h, min, s)
-            .single()
-            .map(|t| t.with_timezone(&Utc))
-            .unwrap_or_default()
-    }
+    use crate::clock::beijing::wall as bj;
 
     #[test]
     fn the_guide_s_limits_are_the_defaults() {

@@ -243,8 +243,12 @@ pub async fn run(ctx: &AppContext, holder: &str, job: Job, metrics: &JobMetrics)
             .await
             .map(|removed| (removed > 0).then(|| format!("removed {removed}"))),
         Job::NppaReports => nppa_reports::send_reports(ctx).await.map(|done| {
-            (done.sent + done.retried > 0)
-                .then(|| format!("sent {}, retried later {}", done.sent, done.retried))
+            (done != nppa_reports::Sent::default()).then(|| {
+                format!(
+                    "sent {}, retried later {}, given up {}",
+                    done.sent, done.retried, done.given_up
+                )
+            })
         }),
         Job::Backup => backup::scheduled(ctx)
             .await

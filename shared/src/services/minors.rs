@@ -15,6 +15,7 @@ use crate::domain::minor::{self, AgeBand, MinorRefusal};
 use crate::ids::PlayerId;
 use crate::message::msg;
 use crate::services::player_auth::PlayerPrincipal;
+use crate::services::player_turns;
 use crate::{Error, Result};
 
 /// `minorMode` of the summary and the bootstrap, and the answer of the minor-mode
@@ -203,6 +204,21 @@ pub async fn set(
     })?;
     let pin = pin_of(req.pin.as_ref())?;
     let new_pin = pin_of(req.new_pin.as_ref())?;
+    // every change hashes or checks a PIN (argon2): a few an hour per player
+    if let Err(wait_ms) = player_turns::take(
+        ctx,
+        "minor-mode:change",
+        &player.id,
+        HOUR_MS,
+        CHANGES_AN_HOUR,
+    )
+    .await?
+    {
+        return Err(Error::RateLimited {
+            message: msg::MINOR_MODE_CHANGED_TOO_OFTEN_TRY_AGAIN_LATER,
+            retry_after_secs: player_turns::retry_after_secs(wait_ms),
+        });
+    }
     let guardian = db::minors::guardian(&ctx.db, &player.id)
         .await?
         .ok_or_else(|| Error::unauthorized(msg::ACCOUNT_DELETED))?;
@@ -267,6 +283,10 @@ pub async fn set(
     };
     mode(ctx, &player.id, &guard).await
 }
+
+const HOUR_MS: i64 = 3_600_000;
+/// Minor-mode changes (tries included) one player may make in an hour.
+const CHANGES_AN_HOUR: i64 = 20;
 
 /// 429 while the PIN is locked, until `until`.
 fn pin_locked(until: i64, now_ms: i64) -> Error {

@@ -33,6 +33,7 @@ pub mod moderation;
 pub mod nppa_reports;
 pub mod phone_auth;
 pub mod player_auth;
+pub mod player_turns;
 pub mod progress;
 pub mod providers;
 pub mod question_stats;

@@ -2,6 +2,7 @@
 //! logouts (the licensed-game profile): queued in the sign-in's or the logout's own
 //! transaction and sent by a background job ([`send_reports`]), at most 128 a call; a
 //! refused or unanswered call is tried again later, so a request never waits for NPPA.
+//! A report still not taken a day after it happened is given up (kept, marked so).
 
 use chrono::Utc;
 use sha2::{Digest, Sha256};
@@ -54,7 +55,13 @@ pub async fn queue(
 pub struct Sent {
     pub sent: usize,
     pub retried: usize,
+    /// Reports given up this run: not taken a day after they happened.
+    pub given_up: usize,
 }
+
+/// How long a report is tried: NPPA refusing it for a day refuses it for good, and the
+/// event is long over.
+const GIVE_UP_AFTER_MS: i64 = 86_400_000;
 
 /// How long a refused report waits before its next try: 30 s, doubling, at most an hour.
 fn retry_delay_ms(attempts: i64) -> i64 {
@@ -75,6 +82,21 @@ pub async fn send_reports(ctx: &AppContext) -> Result<Sent> {
         return Ok(Sent::default());
     };
     let mut done = Sent::default();
+    let now_ms = ctx.clock.now_ms();
+    let given_up = db::real_name::give_up_stale(
+        &ctx.db,
+        now_ms - GIVE_UP_AFTER_MS,
+        now_ms,
+        4 * LOGINOUT_BATCH as i64,
+    )
+    .await?;
+    if given_up > 0 {
+        tracing::warn!(
+            reports = given_up,
+            "NPPA reports: given up a day after they happened"
+        );
+    }
+    done.given_up = usize::try_from(given_up).unwrap_or(usize::MAX);
     for _ in 0..4 {
         let now_ms = ctx.clock.now_ms();
         let due = db::real_name::due_reports(&ctx.db, now_ms, LOGINOUT_BATCH as i64).await?;

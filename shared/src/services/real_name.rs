@@ -18,6 +18,8 @@ use crate::ids::PlayerId;
 use crate::message::msg;
 use crate::providers::nppa::{CheckOutcome, NppaClient};
 use crate::services::player_auth::PlayerPrincipal;
+use crate::services::{nppa_reports, player_turns};
+use crate::tokens::Audience;
 use crate::{Error, Result};
 
 /// `POST /v1/users/me/real-name`.
@@ -107,9 +109,37 @@ fn row_of(outcome: &CheckOutcome, ai: &str) -> RealNameRow {
     }
 }
 
+/// Sign-ins still open when a player verifies that get a login report (the newest).
+const OPEN_SESSIONS_REPORTED: i64 = 16;
+
 async fn record(ctx: &AppContext, player_id: &PlayerId, row: &RealNameRow) -> Result<()> {
+    let now_ms = ctx.clock.now_ms();
     let mut tx = ctx.db.begin().await?;
-    db::real_name::record(&mut tx, player_id, row, ctx.clock.now_ms()).await?;
+    let recorded = db::real_name::record(&mut tx, player_id, row, now_ms).await?;
+    // the sign-ins open now (the one verifying among them) become verified players'
+    // sessions: their logins are reported as a sign-in's would be, and their logouts
+    // later
+    if recorded && row.real_name_status == Some(RealNameStatus::Verified) {
+        let families = db::refresh_tokens::open_families(
+            &mut tx,
+            Audience::Player.column(),
+            player_id.as_str(),
+            now_ms,
+            OPEN_SESSIONS_REPORTED,
+        )
+        .await?;
+        for family in &families {
+            nppa_reports::queue(
+                ctx,
+                &mut tx,
+                player_id,
+                row.real_name_pi.as_deref(),
+                family,
+                nppa_reports::LOGIN,
+            )
+            .await?;
+        }
+    }
     tx.commit().await?;
     ctx.answer_cache.forget_player(player_id);
     Ok(())
@@ -140,11 +170,11 @@ pub async fn verify(
     }
     // a few checks a day: names and numbers cannot be tried one after the other
     if let Err(wait_ms) =
-        take_turn(ctx, "real-name:check", &player.id, DAY_MS, CHECKS_A_DAY).await?
+        player_turns::take(ctx, "real-name:check", &player.id, DAY_MS, CHECKS_A_DAY).await?
     {
         return Err(Error::RateLimited {
             message: msg::TOO_MANY_REAL_NAME_CHECKS_TODAY_TRY_AGAIN_LATER,
-            retry_after_secs: u64::try_from((wait_ms + 999) / 1000).unwrap_or(1),
+            retry_after_secs: player_turns::retry_after_secs(wait_ms),
         });
     }
     let ai = new_ai();
@@ -168,7 +198,7 @@ pub async fn current(ctx: &AppContext, player: &PlayerPrincipal) -> Result<RealN
     // NPPA is asked again at most once per QUERY_EVERY_MS per player
     if row.real_name_status == Some(RealNameStatus::Pending)
         && let (Some(ai), Some(nppa)) = (row.real_name_ai.clone(), ctx.providers.nppa.as_ref())
-        && take_turn(ctx, "real-name:query", &player.id, QUERY_EVERY_MS, 1)
+        && player_turns::take(ctx, "real-name:query", &player.id, QUERY_EVERY_MS, 1)
             .await?
             .is_ok()
     {
@@ -187,31 +217,3 @@ const DAY_MS: i64 = 86_400_000;
 const CHECKS_A_DAY: i64 = 5;
 /// How often a pending check is asked of NPPA again, per player.
 const QUERY_EVERY_MS: i64 = 10_000;
-
-/// Takes a place in the player's counter `scope` of fixed windows of `window_ms`; `Err`
-/// with the wait when the window's `limit` places are taken. Across processes.
-async fn take_turn(
-    ctx: &AppContext,
-    scope: &str,
-    player_id: &PlayerId,
-    window_ms: i64,
-    limit: i64,
-) -> Result<std::result::Result<(), i64>> {
-    let now_ms = ctx.clock.now_ms();
-    let window_start_ms = now_ms - now_ms.rem_euclid(window_ms);
-    let key = format!("{scope}:{player_id}");
-    let counter = db::request_counters::Counter {
-        key: &key,
-        window_start_ms,
-        expires_at_ms: window_start_ms + window_ms,
-        limit,
-    };
-    let mut tx = ctx.db.begin().await?;
-    let taken = db::request_counters::take_place(&mut tx, &counter).await?;
-    tx.commit().await?;
-    Ok(if taken {
-        Ok(())
-    } else {
-        Err((window_start_ms + window_ms - now_ms).max(1))
-    })
-}
