@@ -430,9 +430,17 @@ async fn logins_and_logouts_are_reported_and_retried(engine: Engine) {
     let app = &l.app;
     let adult_id = id_number(date(1980, 1, 2), 3);
     l.nppa.person("赵六", &adult_id, Answer::Verified);
-    // the sign-in open when the player verifies gets its login report then
+    // the sign-in open when the player verifies gets its login report then, once for
+    // two verifications at once (one records the outcome; the other finds it recorded)
     let (_, token, first_refresh) = l.sign_in("reports-1").await;
-    l.verify(&token, "赵六", &adult_id).await.ok();
+    let both = futures::future::join(
+        l.verify(&token, "赵六", &adult_id),
+        l.verify(&token, "赵六", &adult_id),
+    )
+    .await;
+    for verified in [both.0, both.1] {
+        assert!([200, 409].contains(&verified.status), "{}", verified.body);
+    }
     // a verified player's sign-in and its logout are queued, never sent on the request
     let (_, token, refresh) = l.sign_in("reports-1").await;
     app.post(
@@ -501,16 +509,21 @@ async fn logins_and_logouts_are_reported_and_retried(engine: Engine) {
         .await
         .unwrap();
     assert_eq!((refused.sent, refused.retried), (0, 1));
-    app.clock.advance(chrono::Duration::hours(23));
+    // (aged by the database's clock too: the event is moved back, not the clock on)
+    app.exec(
+        "UPDATE nppa_reports SET occurred_at = occurred_at - 82800000 WHERE sent_at IS NULL",
+        &[],
+    )
+    .await;
     let refused = shared::services::nppa_reports::send_reports(&app.ctx)
         .await
         .unwrap();
-    assert_eq!(
-        (refused.retried, refused.given_up),
-        (1, 0),
-        "a day is not over yet"
-    );
-    app.clock.advance(chrono::Duration::hours(1));
+    assert_eq!(refused.given_up, 0, "a day is not over yet");
+    app.exec(
+        "UPDATE nppa_reports SET occurred_at = occurred_at - 3600000 WHERE sent_at IS NULL",
+        &[],
+    )
+    .await;
     let last = shared::services::nppa_reports::send_reports(&app.ctx)
         .await
         .unwrap();

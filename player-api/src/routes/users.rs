@@ -94,7 +94,8 @@ pub async fn minor_mode(
 /// PIN), or, with the guardian's `pin`, changes the band, sets `newPin`, or turns it off
 /// (`adult`). In minor mode the day's play time is limited by band, there is no play
 /// from 22:00 to 06:00 Beijing time and no rewarded ad. Five wrong PINs lock it for 15
-/// minutes (429); a player makes at most 20 changes an hour (429).
+/// minutes (429); a player makes at most 20 changes that hash or check a PIN an hour
+/// (429).
 #[utoipa::path(put, path = "/users/me/minor-mode", operation_id = "setMyMinorMode", tag = "users",
     request_body(content = MinorModeRequest, example = json!({"ageBand": "8to12", "pin": "2580"})),
     security(("player_jwt" = [])),
@@ -103,7 +104,7 @@ pub async fn minor_mode(
         (status = 400, description = "Unknown band, or a PIN that is not 4 digits", body = ErrorEnvelope),
         (status = 401, description = "Missing or invalid token", body = ErrorEnvelope),
         (status = 403, description = "Banned, or the guardian PIN is wrong or missing", body = ErrorEnvelope),
-        (status = 429, description = "The PIN is locked after too many wrong tries, or 20 changes this hour (Retry-After)", body = ErrorEnvelope),
+        (status = 429, description = "The PIN is locked after too many wrong tries, or 20 PIN changes and tries this hour (Retry-After)", body = ErrorEnvelope),
     ))]
 pub async fn set_minor_mode(
     State(state): State<AppState>,

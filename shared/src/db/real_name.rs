@@ -29,7 +29,7 @@ pub async fn state(db: &Db, player_id: &PlayerId) -> sqlx::Result<Option<RealNam
 }
 
 /// Records an outcome, unless the player is verified already (a verification is for
-/// good). Advances the progress revision: what the player may play changed. Answers
+/// good) or the account was deleted meanwhile (nothing of a person outlives it). Advances the progress revision: what the player may play changed. Answers
 /// whether it was recorded.
 pub async fn record(
     tx: &mut Tx,
@@ -41,7 +41,8 @@ pub async fn record(
         sqlx::query(
             "UPDATE players SET real_name_status = $2, real_name_ai = $3, real_name_pi = $4,
                  real_name_birth_year = $5, real_name_at = $6, updated_at = $6
-             WHERE id = $1 AND (real_name_status IS NULL OR real_name_status <> 'verified')",
+             WHERE id = $1 AND deleted_at IS NULL
+               AND (real_name_status IS NULL OR real_name_status <> 'verified')",
         )
         .bind(player_id)
         .bind(row.real_name_status)
@@ -125,7 +126,7 @@ pub async fn give_up_stale(db: &Db, before_ms: i64, now_ms: i64, limit: i64) -> 
             "UPDATE nppa_reports SET sent_at = $2, given_up = TRUE
              WHERE id IN (SELECT id FROM nppa_reports
                           WHERE sent_at IS NULL AND occurred_at < $1
-                          ORDER BY occurred_at, id LIMIT $3)
+                          ORDER BY occurred_at, behaviour DESC, id LIMIT $3)
                AND sent_at IS NULL",
         )
         .bind(before_ms)
@@ -144,7 +145,7 @@ pub async fn mark_sent(db: &Db, ids: &[String], now_ms: i64) -> sqlx::Result<()>
     let mut tx = db.begin().await?;
     for id in ids {
         in_tx!(&mut tx, |ex| {
-            sqlx::query("UPDATE nppa_reports SET sent_at = $2 WHERE id = $1")
+            sqlx::query("UPDATE nppa_reports SET sent_at = $2 WHERE id = $1 AND sent_at IS NULL")
                 .bind(id)
                 .bind(now_ms)
                 .execute(ex)

@@ -144,12 +144,13 @@ pub async fn revoke_all(
     }))
 }
 
-/// The families (sign-ins) of a subject still open: a live last token whose family was
-/// not revoked. The newest `limit` of them.
+/// The families (sign-ins) of a subject in use: a live last token, issued at or after
+/// `active_since_ms`, whose family was not revoked. The newest `limit` of them.
 pub async fn open_families(
     tx: &mut Tx,
     audience: &str,
     subject_id: &str,
+    active_since_ms: i64,
     now_ms: i64,
     limit: i64,
 ) -> sqlx::Result<Vec<String>> {
@@ -158,14 +159,16 @@ pub async fn open_families(
             "SELECT COALESCE(family_id, token_hash) FROM refresh_tokens
              WHERE audience = $1 AND subject_id = $2
                AND used_at IS NULL AND revoked_at IS NULL AND expires_at > $3
+               AND created_at >= $4
                AND NOT EXISTS (SELECT 1 FROM refresh_tokens f
                                WHERE f.token_hash = refresh_tokens.family_id
                                  AND f.revoked_at IS NOT NULL)
-             ORDER BY created_at DESC, token_hash LIMIT $4",
+             ORDER BY created_at DESC, token_hash LIMIT $5",
         )
         .bind(audience)
         .bind(subject_id)
         .bind(now_ms)
+        .bind(active_since_ms)
         .bind(limit)
         .fetch_all(ex)
         .await?

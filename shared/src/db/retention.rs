@@ -113,7 +113,8 @@ pub const PURGES: [Purge; 12] = [
         old: "day < $1",
         age: Age::BeijingDays(7),
     },
-    // a login or logout NPPA has taken is kept as long as idempotency records are
+    // a login or logout NPPA has taken, or that was given up, is kept as long as
+    // idempotency records are
     Purge {
         table: "nppa_reports",
         key: "id",

@@ -60,18 +60,9 @@ pub async fn logout(
     player_id: &PlayerId,
     refresh_token: &str,
 ) -> Result<LoggedOut> {
-    // a verified player's logout is reported to NPPA (the licensed-game profile)
-    let pi = if ctx.settings.compliance.licensed_game() {
-        db::players::auth_row(&ctx.db, player_id)
-            .await?
-            .and_then(|row| {
-                let guard = row.account.guard();
-                guard.verified_birth().and(guard.pi)
-            })
-    } else {
-        None
-    };
     let mut tx = ctx.db.begin().await?;
+    // a verified player's logout is reported to NPPA (the licensed-game profile)
+    let pi = super::nppa_reports::verified_pi_locked(ctx, &mut tx, player_id).await?;
     let family = db::accounts::revoke_refresh_token(
         &mut tx,
         player_id,

@@ -204,21 +204,6 @@ pub async fn set(
     })?;
     let pin = pin_of(req.pin.as_ref())?;
     let new_pin = pin_of(req.new_pin.as_ref())?;
-    // every change hashes or checks a PIN (argon2): a few an hour per player
-    if let Err(wait_ms) = player_turns::take(
-        ctx,
-        "minor-mode:change",
-        &player.id,
-        HOUR_MS,
-        CHANGES_AN_HOUR,
-    )
-    .await?
-    {
-        return Err(Error::RateLimited {
-            message: msg::MINOR_MODE_CHANGED_TOO_OFTEN_TRY_AGAIN_LATER,
-            retry_after_secs: player_turns::retry_after_secs(wait_ms),
-        });
-    }
     let guardian = db::minors::guardian(&ctx.db, &player.id)
         .await?
         .ok_or_else(|| Error::unauthorized(msg::ACCOUNT_DELETED))?;
@@ -230,12 +215,14 @@ pub async fn set(
             let pin = new_pin.or(pin).ok_or_else(|| {
                 Error::validation(msg::A_MINOR_S_AGE_BAND_NEEDS_A_4_DIGIT_GUARDIAN_PIN)
             })?;
+            take_hashing_turn(ctx, &player.id).await?;
             Some(crate::password::hash(pin.to_string()).await?)
         }
         None => None,
         // A guardian's PIN proves every change.
         Some(_) => {
             let pin = pin.ok_or_else(|| Error::forbidden(msg::THE_GUARDIAN_PIN_IS_WRONG))?;
+            take_hashing_turn(ctx, &player.id).await?;
             let locked_until = now_ms + minor::PIN_LOCK_MINUTES * 60_000;
             let Some(stored) = db::minors::take_pin_try(
                 &ctx.db,
@@ -285,8 +272,21 @@ pub async fn set(
 }
 
 const HOUR_MS: i64 = 3_600_000;
-/// Minor-mode changes (tries included) one player may make in an hour.
+/// Minor-mode changes that hash or check a PIN (wrong tries included) one player may
+/// make in an hour.
 const CHANGES_AN_HOUR: i64 = 20;
+
+/// A change about to hash or check a PIN (argon2) takes a place in the player's hourly
+/// counter first: one account must not keep the hashing slots busy.
+async fn take_hashing_turn(ctx: &AppContext, player_id: &PlayerId) -> Result<()> {
+    match player_turns::take(ctx, "minor-mode:pin", player_id, HOUR_MS, CHANGES_AN_HOUR).await? {
+        Ok(()) => Ok(()),
+        Err(wait_ms) => Err(Error::RateLimited {
+            message: msg::MINOR_MODE_CHANGED_TOO_OFTEN_TRY_AGAIN_LATER,
+            retry_after_secs: player_turns::retry_after_secs(wait_ms),
+        }),
+    }
+}
 
 /// 429 while the PIN is locked, until `until`.
 fn pin_locked(until: i64, now_ms: i64) -> Error {

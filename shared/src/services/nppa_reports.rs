@@ -12,6 +12,7 @@ use crate::context::AppContext;
 use crate::db::{self, Tx};
 use crate::ids::PlayerId;
 use crate::providers::nppa::{Behaviour, LOGINOUT_BATCH, Reported};
+use crate::services::job_clock;
 
 /// The `si` of a sign-in: 32 hex digits of its refresh-token family, the same for its
 /// login and its logout.
@@ -50,6 +51,25 @@ pub async fn queue(
     Ok(())
 }
 
+/// The NPPA person id of a verified player, in the licensed-game profile (None
+/// otherwise, without a statement). Read under the player's lock in `tx`: a
+/// verification at the same moment (which takes that lock before it reads the open
+/// sign-ins) either sees this sign-in or logout done, or is seen by it, so a session's
+/// login is reported once and its logout only after it.
+pub async fn verified_pi_locked(
+    ctx: &AppContext,
+    tx: &mut Tx,
+    player_id: &PlayerId,
+) -> Result<Option<String>> {
+    if !ctx.settings.compliance.licensed_game() {
+        return Ok(None);
+    }
+    Ok(db::progress::lock(tx, player_id).await?.and_then(|p| {
+        let guard = p.account.guard();
+        guard.verified_birth().and(guard.pi)
+    }))
+}
+
 /// What one run of the report job did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Sent {
@@ -59,8 +79,9 @@ pub struct Sent {
     pub given_up: usize,
 }
 
-/// How long a report is tried: NPPA refusing it for a day refuses it for good, and the
-/// event is long over.
+/// How long a report is tried: a report NPPA refused or could not take for a day
+/// (refused for good, or the interface down that long) is of an event long over, whose
+/// time the interface no longer takes.
 const GIVE_UP_AFTER_MS: i64 = 86_400_000;
 
 /// How long a refused report waits before its next try: 30 s, doubling, at most an hour.
@@ -82,7 +103,9 @@ pub async fn send_reports(ctx: &AppContext) -> Result<Sent> {
         return Ok(Sent::default());
     };
     let mut done = Sent::default();
-    let now_ms = ctx.clock.now_ms();
+    // aged by the earlier of the process's and the database's clocks: a process whose
+    // clock runs ahead must not give up the queue
+    let now_ms = job_clock::cautious_now_ms(ctx).await?;
     let given_up = db::real_name::give_up_stale(
         &ctx.db,
         now_ms - GIVE_UP_AFTER_MS,

@@ -252,9 +252,7 @@ pub async fn start_session(ctx: &AppContext, player_id: &PlayerId) -> Result<Ses
     let profile = db::players::profile(&ctx.db, player_id)
         .await?
         .ok_or_else(|| Error::unauthorized(msg::ACCOUNT_DELETED))?;
-    let guard = row.account.guard();
-    let verified = guard.verified_birth().and(guard.pi.as_deref());
-    let tokens = issue_tokens(ctx, player_id, row.account.token_version, verified).await?;
+    let tokens = issue_tokens(ctx, player_id, row.account.token_version).await?;
     Ok(Session {
         user: UserSummary {
             id: profile.id,
@@ -272,10 +270,10 @@ async fn issue_tokens(
     ctx: &AppContext,
     player_id: &PlayerId,
     token_version: i64,
-    verified_pi: Option<&str>,
 ) -> Result<TokenPair> {
     let now = ctx.clock.now_ms();
     let mut tx = ctx.db.begin().await?;
+    let verified_pi = super::nppa_reports::verified_pi_locked(ctx, &mut tx, player_id).await?;
     let pair = refresh_sessions::issue_stored_pair(
         ctx,
         &mut tx,
@@ -292,7 +290,7 @@ async fn issue_tokens(
         ctx,
         &mut tx,
         player_id,
-        verified_pi,
+        verified_pi.as_deref(),
         &family,
         super::nppa_reports::LOGIN,
     )

@@ -109,21 +109,28 @@ fn row_of(outcome: &CheckOutcome, ai: &str) -> RealNameRow {
     }
 }
 
-/// Sign-ins still open when a player verifies that get a login report (the newest).
+/// Sign-ins in use when a player verifies that get a login report (the newest).
 const OPEN_SESSIONS_REPORTED: i64 = 16;
 
 async fn record(ctx: &AppContext, player_id: &PlayerId, row: &RealNameRow) -> Result<()> {
     let now_ms = ctx.clock.now_ms();
     let mut tx = ctx.db.begin().await?;
+    // a recorded outcome also locks the player's progress row (db::real_name::record),
+    // the lock a sign-in or logout takes to read the verification
+    // (nppa_reports::verified_pi_locked): the sign-ins read below are those committed
+    // before, and one after sees the player verified
     let recorded = db::real_name::record(&mut tx, player_id, row, now_ms).await?;
-    // the sign-ins open now (the one verifying among them) become verified players'
-    // sessions: their logins are reported as a sign-in's would be, and their logouts
-    // later
+    // the sign-ins in use now (refreshed within an access token's life, so the one
+    // verifying among them) become verified players' sessions: their logins are
+    // reported as a sign-in's would be, and their logouts later (a sign-in idle longer
+    // is not reported as a login: a device left signed in is not a player online)
     if recorded && row.real_name_status == Some(RealNameStatus::Verified) {
+        let active_since_ms = now_ms - Audience::Player.access_ttl().num_milliseconds();
         let families = db::refresh_tokens::open_families(
             &mut tx,
             Audience::Player.column(),
             player_id.as_str(),
+            active_since_ms,
             now_ms,
             OPEN_SESSIONS_REPORTED,
         )
