@@ -430,7 +430,11 @@ async fn logins_and_logouts_are_reported_and_retried(engine: Engine) {
     let app = &l.app;
     let adult_id = id_number(date(1980, 1, 2), 3);
     l.nppa.person("赵六", &adult_id, Answer::Verified);
-    // the sign-in open when the player verifies gets its login report then, once for
+    // a sign-in left idle (3 h) when the player verifies is not reported: neither a
+    // login then nor its logout later
+    let (_, _, idle_refresh) = l.sign_in("reports-1").await;
+    app.clock.advance(chrono::Duration::hours(3));
+    // the sign-in in use when the player verifies gets its login report then, once for
     // two verifications at once (one records the outcome; the other finds it recorded)
     let (_, token, first_refresh) = l.sign_in("reports-1").await;
     let both = futures::future::join(
@@ -441,6 +445,13 @@ async fn logins_and_logouts_are_reported_and_retried(engine: Engine) {
     for verified in [both.0, both.1] {
         assert!([200, 409].contains(&verified.status), "{}", verified.body);
     }
+    app.post(
+        "/v1/auth/logout",
+        json!({"refreshToken": idle_refresh}),
+        Some(&token),
+    )
+    .await
+    .ok();
     // a verified player's sign-in and its logout are queued, never sent on the request
     let (_, token, refresh) = l.sign_in("reports-1").await;
     app.post(
@@ -483,6 +494,7 @@ async fn logins_and_logouts_are_reported_and_retried(engine: Engine) {
             .collect()
     };
     assert_eq!(of(&session(&first_refresh)), vec![json!(1)], "{reports:?}");
+    assert!(of(&session(&idle_refresh)).is_empty(), "{reports:?}");
     assert_eq!(
         of(&session(&refresh)),
         vec![json!(1), json!(0)],

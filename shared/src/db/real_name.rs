@@ -61,6 +61,22 @@ pub async fn record(
     Ok(recorded)
 }
 
+/// Whether a login of session `si` of the player was queued (sent, given up or
+/// waiting).
+pub async fn login_queued(tx: &mut Tx, player_id: &PlayerId, si: &str) -> sqlx::Result<bool> {
+    Ok(in_tx!(tx, |ex| {
+        sqlx::query_scalar::<_, String>(
+            "SELECT id FROM nppa_reports
+             WHERE player_id = $1 AND session_id = $2 AND behaviour = 1 LIMIT 1",
+        )
+        .bind(player_id)
+        .bind(si)
+        .fetch_optional(ex)
+        .await?
+        .is_some()
+    }))
+}
+
 /// One login or logout to report.
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct ReportRow {

@@ -26,7 +26,9 @@ pub const LOGIN: i64 = 1;
 pub const LOGOUT: i64 = 0;
 
 /// Queues the report of a verified player's login or logout in `tx` (nothing outside
-/// the licensed-game profile, or for a player not verified).
+/// the licensed-game profile, or for a player not verified). A logout is reported only
+/// after its session's login: a sign-in left idle when the player verified, never
+/// reported as a login, ends unreported too.
 pub async fn queue(
     ctx: &AppContext,
     tx: &mut Tx,
@@ -38,11 +40,15 @@ pub async fn queue(
     let Some(pi) = pi.filter(|_| ctx.settings.compliance.licensed_game()) else {
         return Ok(());
     };
+    let si = session_id(family);
+    if behaviour == LOGOUT && !db::real_name::login_queued(tx, player_id, &si).await? {
+        return Ok(());
+    }
     db::real_name::queue_report(
         tx,
         &uuid::Uuid::new_v4().to_string(),
         player_id,
-        &session_id(family),
+        &si,
         behaviour,
         pi,
         ctx.clock.now_ms(),
