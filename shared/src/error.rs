@@ -151,6 +151,11 @@ pub fn is_database_unreachable(e: &sqlx::Error) -> bool {
     }
 }
 
+/// `Retry-After` seconds of a wait in milliseconds: rounded up, at least 1.
+pub fn retry_after_secs(wait_ms: i64) -> u64 {
+    u64::try_from((wait_ms + 999) / 1000).unwrap_or(1).max(1)
+}
+
 impl Error {
     pub fn validation(message: Message) -> Self {
         Self::Validation(message)

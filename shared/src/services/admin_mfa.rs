@@ -372,7 +372,7 @@ async fn judge_code(
     let Some(run_start) = db::admin_mfa::reserve_code(&ctx.db, admin_id, counter).await? else {
         return Ok(match refused_for_ms(ctx, admin_id, now).await? {
             Some(ms) => CodeVerdict::Locked {
-                retry_after_secs: u64::try_from((ms + 999) / 1000).unwrap_or(1).max(1),
+                retry_after_secs: crate::error::retry_after_secs(ms),
             },
             // MFA went off meanwhile: the code matches nothing.
             None => CodeVerdict::Wrong,

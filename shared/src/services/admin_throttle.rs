@@ -57,8 +57,7 @@ impl Place {
     }
 
     fn retry_after_secs(&self, now_ms: i64) -> u64 {
-        let ms = (self.window_end_ms - now_ms).max(1);
-        u64::try_from((ms + 999) / 1000).unwrap_or(1)
+        crate::error::retry_after_secs(self.window_end_ms - now_ms)
     }
 }
 

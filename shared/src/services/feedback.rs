@@ -88,7 +88,7 @@ pub async fn submit(
             let wait_ms = (window_start_ms + WINDOW_MS - now_ms).max(1);
             return Err(Error::RateLimited {
                 message: refusal,
-                retry_after_secs: u64::try_from((wait_ms + 999) / 1000).unwrap_or(1),
+                retry_after_secs: crate::error::retry_after_secs(wait_ms),
             });
         }
     }

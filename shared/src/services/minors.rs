@@ -283,7 +283,7 @@ async fn take_hashing_turn(ctx: &AppContext, player_id: &PlayerId) -> Result<()>
         Ok(()) => Ok(()),
         Err(wait_ms) => Err(Error::RateLimited {
             message: msg::MINOR_MODE_CHANGED_TOO_OFTEN_TRY_AGAIN_LATER,
-            retry_after_secs: player_turns::retry_after_secs(wait_ms),
+            retry_after_secs: crate::error::retry_after_secs(wait_ms),
         }),
     }
 }

@@ -33,8 +33,3 @@ pub async fn take(
         Err((window_start_ms + window_ms - now_ms).max(1))
     })
 }
-
-/// `Retry-After` seconds of a wait in milliseconds (at least 1).
-pub fn retry_after_secs(wait_ms: i64) -> u64 {
-    u64::try_from((wait_ms + 999) / 1000).unwrap_or(1).max(1)
-}

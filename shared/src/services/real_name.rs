@@ -181,7 +181,7 @@ pub async fn verify(
     {
         return Err(Error::RateLimited {
             message: msg::TOO_MANY_REAL_NAME_CHECKS_TODAY_TRY_AGAIN_LATER,
-            retry_after_secs: player_turns::retry_after_secs(wait_ms),
+            retry_after_secs: crate::error::retry_after_secs(wait_ms),
         });
     }
     let ai = new_ai();
