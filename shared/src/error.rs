@@ -139,13 +139,16 @@ pub const DB_RETRY_AFTER_SECS: u64 = 2;
 /// failed: a connection refused, reset or cut (I/O errors), none free or made within
 /// the pool's acquire timeout, a closed pool, the server shutting down or starting up
 /// (SQLSTATE 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now),
-/// a connection exception (class 08) or too many connections (53300). These are
-/// PostgreSQL's codes; SQLite's result codes are plain numbers that never match them.
+/// a connection exception (class 08, but for 08P01 protocol_violation: a statement the
+/// server refused, such as arguments that do not fit it, is a fault of this service's,
+/// not an outage) or too many connections (53300). These are PostgreSQL's codes;
+/// SQLite's result codes are plain numbers that never match them.
 pub fn is_database_unreachable(e: &sqlx::Error) -> bool {
     match e {
         sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed => true,
         sqlx::Error::Database(d) => d.code().is_some_and(|code| {
-            code.starts_with("08") || matches!(&*code, "57P01" | "57P02" | "57P03" | "53300")
+            (code.starts_with("08") && code != "08P01")
+                || matches!(&*code, "57P01" | "57P02" | "57P03" | "53300")
         }),
         _ => false,
     }
@@ -442,7 +445,6 @@ mod tests {
             coded("57P03"),
             coded("08006"),
             coded("08001"),
-            coded("08P01"),
             coded("53300"),
         ];
         for e in unreachable {
@@ -468,6 +470,13 @@ mod tests {
             (coded("23505"), 500),
             (coded("40001"), 500),
             (coded("57014"), 500),
+            // bind message supplies 2 parameters, but prepared statement requires 1
+            (coded("08P01"), 500),
+            (coded("26000"), 500),
+            (
+                sqlx::Error::InvalidArgument("statement binds 2 arguments".into()),
+                500,
+            ),
             (coded("2067"), 500), // SQLite's unique violation
             (coded("22021"), 400),
             (sqlx::Error::RowNotFound, 500),

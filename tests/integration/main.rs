@@ -45,6 +45,7 @@ mod replica;
 mod review;
 mod security;
 mod social;
+mod sql_statements;
 mod startup;
 mod tokens;
 mod transport;

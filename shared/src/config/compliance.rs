@@ -32,9 +32,13 @@ pub struct NppaSettings {
     pub loginout_url: String,
 }
 
+/// The interface's hosts. Its specification lists the query and the login/logout report
+/// under plain `http://`; they are reached over `https://` here like every provider
+/// (an answer over plain HTTP could be swapped on the way: a verification status is a
+/// player's age), and `http://` is refused when `APP_ENV=production`.
 pub const NPPA_CHECK_URL: &str = "https://api.wlc.nppa.gov.cn/idcard/authentication/check";
-pub const NPPA_QUERY_URL: &str = "http://api2.wlc.nppa.gov.cn/idcard/authentication/query";
-pub const NPPA_LOGINOUT_URL: &str = "http://api2.wlc.nppa.gov.cn/behavior/collection/loginout";
+pub const NPPA_QUERY_URL: &str = "https://api2.wlc.nppa.gov.cn/idcard/authentication/query";
+pub const NPPA_LOGINOUT_URL: &str = "https://api2.wlc.nppa.gov.cn/behavior/collection/loginout";
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ComplianceSettings {
@@ -49,7 +53,7 @@ impl ComplianceSettings {
         self.profile == ComplianceProfile::LicensedGame
     }
 
-    pub(super) fn from_reader(r: &mut Reader<'_>) -> Self {
+    pub(super) fn from_reader(r: &mut Reader<'_>, production: bool) -> Self {
         let profile = match r.string("COMPLIANCE_PROFILE") {
             None => ComplianceProfile::Education,
             Some(value) => ComplianceProfile::parse(value.trim()).unwrap_or_else(|| {
@@ -59,17 +63,7 @@ impl ComplianceSettings {
                 ComplianceProfile::Education
             }),
         };
-        let mut url = |name: &str, default: &str| {
-            let value = r.string_or(name, default);
-            match url::Url::parse(&value) {
-                Ok(u) if matches!(u.scheme(), "http" | "https") => value,
-                _ => {
-                    r.errors
-                        .push(format!("{name}={value:?}: not an http(s) URL"));
-                    default.to_string()
-                }
-            }
-        };
+        let mut url = |name: &str, default: &str| super::provider_url(r, name, default, production);
         let check_url = url("NPPA_CHECK_URL", NPPA_CHECK_URL);
         let query_url = url("NPPA_QUERY_URL", NPPA_QUERY_URL);
         let loginout_url = url("NPPA_LOGINOUT_URL", NPPA_LOGINOUT_URL);

@@ -473,7 +473,7 @@ impl Settings {
         let fairplay = rules::fairplay_rules(&mut r);
         let league = rules::league_rules(&mut r);
         let minors = rules::minor_rules(&mut r);
-        let compliance = ComplianceSettings::from_reader(&mut r);
+        let compliance = ComplianceSettings::from_reader(&mut r, production);
         let learning = LearningSettings::from_reader(&mut r);
         let media = MediaSettings::from_reader(&mut r, &database_url);
 
@@ -697,6 +697,9 @@ mod tests {
                 "HUAWEI_JWKS_URL",
                 "APPLE_JWKS_URL",
                 "ALIYUN_DYPNS_ENDPOINT",
+                "NPPA_CHECK_URL",
+                "NPPA_QUERY_URL",
+                "NPPA_LOGINOUT_URL",
             ] {
                 vars.push((name, url));
             }
@@ -725,6 +728,9 @@ mod tests {
             "HUAWEI_JWKS_URL",
             "APPLE_JWKS_URL",
             "ALIYUN_DYPNS_ENDPOINT",
+            "NPPA_CHECK_URL",
+            "NPPA_QUERY_URL",
+            "NPPA_LOGINOUT_URL",
         ] {
             assert!(
                 e.contains(&format!(
@@ -742,6 +748,9 @@ mod tests {
             ("ADMIN_JWT_SECRET", SECRET_B),
             ("SECRETS_KEY", SECRETS_KEY),
             ("APPLE_CLIENT_ID", "com.example"),
+            ("NPPA_APP_ID", "app"),
+            ("NPPA_BIZ_ID", "biz"),
+            ("NPPA_SECRET_KEY", "00112233445566778899aabbccddeeff"),
         ])
         .unwrap_or_else(|e| panic!("{e}"));
         assert!(
@@ -749,6 +758,10 @@ mod tests {
                 .apple
                 .is_some_and(|a| a.jwks_url.starts_with("https://"))
         );
+        let nppa = defaults.compliance.nppa.expect("NPPA configured");
+        for url in [nppa.check_url, nppa.query_url, nppa.loginout_url] {
+            assert!(url.starts_with("https://"), "{url}");
+        }
         // neither mode takes another scheme or a relative address
         for bad in [
             "ftp://keys.example.com/certs",

@@ -155,14 +155,14 @@ pub async fn lock_active_super_admins(tx: &mut Tx) -> sqlx::Result<Vec<AdminId>>
             sqlx::query_scalar(
                 "SELECT id FROM admins WHERE role = 'super_admin' AND is_active = TRUE",
             )
-            .fetch_all(&mut **t)
+            .fetch_all(&mut crate::db::Checked(&mut **t))
             .await
         }
         Tx::Postgres(t) => {
             sqlx::query_scalar(
                 "SELECT id FROM admins WHERE role = 'super_admin' AND is_active = TRUE FOR UPDATE",
             )
-            .fetch_all(&mut **t)
+            .fetch_all(&mut crate::db::Checked(&mut **t))
             .await
         }
     }
@@ -179,7 +179,7 @@ pub async fn get_for_update(tx: &mut Tx, id: &AdminId) -> sqlx::Result<Option<Ad
                 " FROM admins WHERE id = $1"
             ))
             .bind(id)
-            .fetch_optional(&mut **t)
+            .fetch_optional(&mut crate::db::Checked(&mut **t))
             .await
         }
         Tx::Postgres(t) => {
@@ -189,7 +189,7 @@ pub async fn get_for_update(tx: &mut Tx, id: &AdminId) -> sqlx::Result<Option<Ad
                 " FROM admins WHERE id = $1 FOR UPDATE"
             ))
             .bind(id)
-            .fetch_optional(&mut **t)
+            .fetch_optional(&mut crate::db::Checked(&mut **t))
             .await
         }
     }
@@ -292,7 +292,7 @@ pub async fn lock(tx: &mut Tx, id: &AdminId) -> sqlx::Result<()> {
     if let Tx::Postgres(t) = tx {
         sqlx::query("SELECT id FROM admins WHERE id = $1 FOR UPDATE")
             .bind(id)
-            .execute(&mut **t)
+            .execute(&mut crate::db::Checked(&mut **t))
             .await?;
     }
     Ok(())

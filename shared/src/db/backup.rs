@@ -17,7 +17,7 @@ pub async fn sqlite_copy(db: &Db, target: &Path) -> sqlx::Result<bool> {
         .ok_or_else(|| sqlx::Error::Protocol(format!("{} is not UTF-8", target.display())))?;
     sqlx::query("VACUUM INTO $1")
         .bind(target)
-        .execute(&sqlite.reader)
+        .execute(&crate::db::Checked(&sqlite.reader))
         .await?;
     Ok(true)
 }

@@ -184,7 +184,7 @@ pub async fn tables_with_player_columns(db: &Db) -> sqlx::Result<Vec<String>> {
                 "SELECT DISTINCT m.name FROM sqlite_master m, pragma_table_info(m.name) c
                  WHERE m.type = 'table' AND c.name IN ('player_id', 'subject_id', 'owner_id')",
             )
-            .fetch_all(&s.reader)
+            .fetch_all(&crate::db::Checked(&s.reader))
             .await?
         }
         Db::Postgres(p) => {
@@ -193,7 +193,7 @@ pub async fn tables_with_player_columns(db: &Db) -> sqlx::Result<Vec<String>> {
                  WHERE table_schema = current_schema()
                    AND column_name IN ('player_id', 'subject_id', 'owner_id')",
             )
-            .fetch_all(p)
+            .fetch_all(&crate::db::Checked(p))
             .await?
         }
     };

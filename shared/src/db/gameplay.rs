@@ -430,7 +430,7 @@ pub async fn create_session(
     }
     let written = match db {
         Db::Postgres(p) => bound!(sqlx::query(sqlx::AssertSqlSafe(sql)))
-            .fetch_all(p)
+            .fetch_all(&crate::db::Checked(p))
             .await?
             .len(),
         Db::Sqlite(s) => s
@@ -454,7 +454,7 @@ pub async fn mark_served(db: &Db, session_id: &ChallengeId, now_ms: i64) -> sqlx
         Db::Postgres(p) => sqlx::query(update!())
             .bind(session_id)
             .bind(now_ms)
-            .execute(p)
+            .execute(&crate::db::Checked(p))
             .await
             .map(drop),
         Db::Sqlite(s) => s

@@ -158,7 +158,7 @@ SELECT $1, $4, $5 || CAST(cohort_seq AS TEXT), $2, $6 FROM ",
                 " RETURNING cohort_seq) ",
                 add_member!("place")
             )))
-            .fetch_one(p)
+            .fetch_one(&crate::db::Checked(p))
             .await
         }
     };

@@ -106,23 +106,28 @@ pub async fn sample_difficulties(
 /// (as its streak does); the guest's overall skill stays with the guest.
 pub async fn move_player(tx: &mut Tx, guest: &PlayerId, target: &PlayerId) -> sqlx::Result<()> {
     in_tx!(tx, |ex| {
-        for sql in [
-            "INSERT INTO player_skills (player_id, track_id, skill, answers, updated_at)
-             SELECT $2, track_id, skill, answers, updated_at FROM player_skills
-             WHERE player_id = $1
-             ON CONFLICT (player_id, track_id) DO NOTHING",
-            "DELETE FROM player_skills WHERE player_id = $1",
-            "INSERT INTO first_answers (question_id, player_id, correct, answered_at)
-             SELECT question_id, $2, correct, answered_at FROM first_answers
-             WHERE player_id = $1
-             ON CONFLICT (question_id, player_id) DO NOTHING",
-            "DELETE FROM first_answers WHERE player_id = $1",
+        for (copy, delete) in [
+            (
+                "INSERT INTO player_skills (player_id, track_id, skill, answers, updated_at)
+                 SELECT $2, track_id, skill, answers, updated_at FROM player_skills
+                 WHERE player_id = $1
+                 ON CONFLICT (player_id, track_id) DO NOTHING",
+                "DELETE FROM player_skills WHERE player_id = $1",
+            ),
+            (
+                "INSERT INTO first_answers (question_id, player_id, correct, answered_at)
+                 SELECT question_id, $2, correct, answered_at FROM first_answers
+                 WHERE player_id = $1
+                 ON CONFLICT (question_id, player_id) DO NOTHING",
+                "DELETE FROM first_answers WHERE player_id = $1",
+            ),
         ] {
-            sqlx::query(sql)
+            sqlx::query(copy)
                 .bind(guest)
                 .bind(target)
                 .execute(&mut *ex)
                 .await?;
+            sqlx::query(delete).bind(guest).execute(&mut *ex).await?;
         }
     });
     Ok(())

@@ -36,6 +36,7 @@ pub mod audit;
 pub mod backup;
 pub mod cards;
 pub mod catalog;
+mod checked;
 pub mod console_sessions;
 pub mod content;
 pub mod export;
@@ -88,6 +89,8 @@ use tracing::Instrument as _;
 
 use crate::config::{DatabasePool, DatabaseUrl};
 
+pub use checked::{Checked, Gap, placeholder_count, some_arguments_unused};
+
 /// How long a request waits for a PostgreSQL connection (a free one, or a new one the
 /// pool makes) before it is refused with 503: with the server down the pool retries its
 /// connects until then, and sqlx's default would hold each request 30 s. 3 s rides out
@@ -125,34 +128,36 @@ pub enum Tx {
     Postgres(Transaction<'static, Postgres>),
 }
 
-/// Runs `$body` with `$ex` bound to a read executor of the active engine.
+/// Runs `$body` with `$ex` bound to a read executor of the active engine (each
+/// statement [`Checked`]).
 #[macro_export]
 macro_rules! read {
     ($db:expr, |$ex:ident| $body:expr) => {
         match $db {
             $crate::db::Db::Sqlite(s) => {
-                let $ex = &s.reader;
+                let $ex = &$crate::db::Checked(&s.reader);
                 $body
             }
             $crate::db::Db::Postgres(p) => {
-                let $ex = p;
+                let $ex = &$crate::db::Checked(p);
                 $body
             }
         }
     };
 }
 
-/// Runs `$body` with `$ex` bound to the connection of transaction `$tx` (a `&mut Tx`).
+/// Runs `$body` with `$ex` bound to the connection of transaction `$tx` (a `&mut Tx`;
+/// each statement [`Checked`]).
 #[macro_export]
 macro_rules! in_tx {
     ($tx:expr, |$ex:ident| $body:expr) => {
         match $tx {
             $crate::db::Tx::Sqlite(t) => {
-                let $ex = &mut **t;
+                let $ex = &mut $crate::db::Checked(&mut **t);
                 $body
             }
             $crate::db::Tx::Postgres(t) => {
-                let $ex = &mut **t;
+                let $ex = &mut $crate::db::Checked(&mut **t);
                 $body
             }
         }
@@ -444,11 +449,16 @@ impl SqliteDb {
             async move {
                 let mut conn = writer.acquire().await?;
                 let result = sqlx::query_with(script, arguments)
-                    .fetch_all(&mut *conn)
+                    .fetch_all(&mut Checked(&mut *conn))
                     .await;
                 // Also when BEGIN itself failed, where ROLLBACK finds no transaction: the
                 // connection is then closed, which is harmless.
-                if result.is_err() && sqlx::query("ROLLBACK").execute(&mut *conn).await.is_err() {
+                if result.is_err()
+                    && sqlx::query("ROLLBACK")
+                        .execute(&mut Checked(&mut *conn))
+                        .await
+                        .is_err()
+                {
                     conn.close_on_drop();
                 }
                 result
@@ -554,6 +564,65 @@ mod tests {
         let (sqlite, postgres) = super::migration_versions();
         assert!(!sqlite.is_empty());
         assert_eq!(sqlite, postgres);
+    }
+
+    /// Every statement of the crate runs on a [`super::Checked`] executor (so its
+    /// arguments are checked against its placeholders): the `read!` and `in_tx!`
+    /// executors `ex`, or one wrapped by hand. The WAL checkpoints' PRAGMAs (no
+    /// arguments, their own pool) are the one exception.
+    #[test]
+    fn every_statement_runs_on_a_checked_executor() {
+        fn sources(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+            for entry in std::fs::read_dir(dir).expect("source folder") {
+                let path = entry.expect("source entry").path();
+                if path.is_dir() {
+                    sources(&path, out);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    out.push(path);
+                }
+            }
+        }
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut files = Vec::new();
+        sources(&root, &mut files);
+        let exempt = [root.join("db/wal.rs"), root.join("db/checked.rs")];
+        let mut unchecked = Vec::new();
+        let mut seen = 0;
+        for file in files.iter().filter(|f| !exempt.contains(f)) {
+            let text = std::fs::read_to_string(file).expect("source file");
+            // the code, not its unit tests (which run on their own connections)
+            let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+            if !code.contains("sqlx::") {
+                continue;
+            }
+            let text: String = code.split_whitespace().collect::<Vec<_>>().join(" ");
+            for call in [
+                ".execute(",
+                ".fetch_one(",
+                ".fetch_optional(",
+                ".fetch_all(",
+                ".fetch(",
+            ] {
+                for (at, _) in text.match_indices(call) {
+                    let rest = &text[at + call.len()..];
+                    let argument = rest.split(')').next().unwrap_or_default().trim();
+                    seen += 1;
+                    let checked = matches!(argument, "ex" | "&mut *ex")
+                        || [
+                            "&crate::db::Checked(",
+                            "&mut crate::db::Checked(",
+                            "&mut Checked(",
+                        ]
+                        .iter()
+                        .any(|p| argument.starts_with(p));
+                    if !checked {
+                        unchecked.push(format!("{}: {call}{argument})", file.display()));
+                    }
+                }
+            }
+        }
+        assert!(seen > 300, "only {seen} statements found");
+        assert!(unchecked.is_empty(), "{unchecked:#?}");
     }
 
     /// `db::progress::write` is the only writer of `player_progress` (the answer's memory

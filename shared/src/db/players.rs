@@ -109,7 +109,7 @@ pub async fn create_with_identity(db: &Db, p: &NewPlayer<'_>) -> sqlx::Result<bo
             ),
             p,
         )
-        .execute(pool)
+        .execute(&crate::db::Checked(pool))
         .await
         .map(drop),
         // SQLite has no writing CTEs: the inserts as one transaction script.

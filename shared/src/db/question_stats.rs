@@ -553,26 +553,31 @@ pub async fn move_player(tx: &mut Tx, guest: &PlayerId, target: &PlayerId) -> sq
         .bind(guest)
         .execute(&mut *ex)
         .await?;
-        for sql in [
-            "INSERT INTO question_players (question_id, version, player_id, attempts, correct)
-             SELECT question_id, version, $2, attempts, correct FROM question_players
-             WHERE player_id = $1
-             ON CONFLICT (question_id, version, player_id) DO UPDATE SET
-                 attempts = question_players.attempts + excluded.attempts,
-                 correct = question_players.correct + excluded.correct",
-            "DELETE FROM question_players WHERE player_id = $1",
-            "INSERT INTO player_accuracy (player_id, attempts, correct)
-             SELECT $2, attempts, correct FROM player_accuracy WHERE player_id = $1
-             ON CONFLICT (player_id) DO UPDATE SET
-                 attempts = player_accuracy.attempts + excluded.attempts,
-                 correct = player_accuracy.correct + excluded.correct",
-            "DELETE FROM player_accuracy WHERE player_id = $1",
+        for (copy, delete) in [
+            (
+                "INSERT INTO question_players (question_id, version, player_id, attempts, correct)
+                 SELECT question_id, version, $2, attempts, correct FROM question_players
+                 WHERE player_id = $1
+                 ON CONFLICT (question_id, version, player_id) DO UPDATE SET
+                     attempts = question_players.attempts + excluded.attempts,
+                     correct = question_players.correct + excluded.correct",
+                "DELETE FROM question_players WHERE player_id = $1",
+            ),
+            (
+                "INSERT INTO player_accuracy (player_id, attempts, correct)
+                 SELECT $2, attempts, correct FROM player_accuracy WHERE player_id = $1
+                 ON CONFLICT (player_id) DO UPDATE SET
+                     attempts = player_accuracy.attempts + excluded.attempts,
+                     correct = player_accuracy.correct + excluded.correct",
+                "DELETE FROM player_accuracy WHERE player_id = $1",
+            ),
         ] {
-            sqlx::query(sql)
+            sqlx::query(copy)
                 .bind(guest)
                 .bind(target)
                 .execute(&mut *ex)
                 .await?;
+            sqlx::query(delete).bind(guest).execute(&mut *ex).await?;
         }
     });
     Ok(())

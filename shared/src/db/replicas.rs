@@ -185,7 +185,7 @@ async fn primary_position(db: &Db) -> sqlx::Result<i64> {
         return Ok(0);
     };
     sqlx::query_scalar("SELECT CAST(pg_current_wal_lsn() - '0/0'::pg_lsn AS BIGINT)")
-        .fetch_one(pool)
+        .fetch_one(&crate::db::Checked(pool))
         .await
 }
 
@@ -196,7 +196,7 @@ async fn replayed_position(db: &Db) -> sqlx::Result<Option<i64>> {
         return Ok(None);
     };
     sqlx::query_scalar("SELECT CAST(pg_last_wal_replay_lsn() - '0/0'::pg_lsn AS BIGINT)")
-        .fetch_one(pool)
+        .fetch_one(&crate::db::Checked(pool))
         .await
 }
 

@@ -89,7 +89,7 @@ pub async fn lock_boards(
         sqlx::query_scalar::<_, i64>(sql)
             .bind(week)
             .bind(boards)
-            .fetch_one(&mut **t)
+            .fetch_one(&mut crate::db::Checked(&mut **t))
             .await?;
     }
     Ok(())

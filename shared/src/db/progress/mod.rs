@@ -279,7 +279,7 @@ pub async fn lock(tx: &mut Tx, player_id: &PlayerId) -> sqlx::Result<Option<Play
         Tx::Sqlite(t) => {
             sqlx::query_as::<_, ProgressRow>(SELECT)
                 .bind(player_id)
-                .fetch_optional(&mut **t)
+                .fetch_optional(&mut crate::db::Checked(&mut **t))
                 .await?
         }
         // PostgreSQL locks the one progress row; the player row is read again after the
@@ -290,14 +290,14 @@ pub async fn lock(tx: &mut Tx, player_id: &PlayerId) -> sqlx::Result<Option<Play
                 "{SELECT} FOR UPDATE OF g"
             )))
             .bind(player_id)
-            .fetch_optional(&mut **t)
+            .fetch_optional(&mut crate::db::Checked(&mut **t))
             .await?;
             let account: Option<AccountState> = sqlx::query_as(
                 "SELECT is_banned, banned_until, deleted_at, merged_into, token_version, age_band, real_name_status, real_name_pi
                  FROM players WHERE id = $1",
             )
             .bind(player_id)
-            .fetch_optional(&mut **t)
+            .fetch_optional(&mut crate::db::Checked(&mut **t))
             .await?;
             match (row, account) {
                 (Some(mut row), Some(account)) if account.deleted_at.is_none() => {

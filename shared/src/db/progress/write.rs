@@ -432,7 +432,8 @@ macro_rules! part {
 macro_rules! write_answer_pg {
     (node: $node:tt, weekly: $weekly:tt, fair_play: $fair_play:tt) => {
         concat!(
-            "WITH saved_progress AS (",
+            crate::db::some_arguments_unused!(),
+            "\nWITH saved_progress AS (",
             save_progress_if_unchanged!(),
             " RETURNING player_id), new_answer AS (",
             first_answer_rows!(answer " FROM saved_progress"),
@@ -507,6 +508,8 @@ macro_rules! write_answer_sqlite {
     (node: $node:tt, weekly: $weekly:tt, fair_play: $fair_play:tt) => {
         concat!(
             "BEGIN IMMEDIATE;\n",
+            crate::db::some_arguments_unused!(),
+            "\n",
             save_progress_if_unchanged!(),
             ";\n",
             first_answer_rows!(answer ""),
@@ -618,7 +621,7 @@ async fn write_answer(
             .and_then(|rows| rows.iter().map(sqlx::FromRow::from_row).collect()),
         Db::Postgres(p) => {
             bound!(sqlx::query_as::<_, WeeklyTotal>(variant(&WRITE_ANSWER_PG)))
-                .fetch_all(p)
+                .fetch_all(&crate::db::Checked(p))
                 .await
         }
     };
@@ -700,7 +703,7 @@ async fn mark_zero_heart_refusal(
         .bind(revision.0)
         .bind(session_id)
         .bind(question_id)
-        .execute(p)
+        .execute(&crate::db::Checked(p))
         .await
         .map(drop),
     };
