@@ -334,3 +334,4 @@ err-name-must-be-1-50-characters = name must be 1-50 characters
 err-no-holiday-on-this-day = no holiday on this day
 err-minor-mode-changed-meanwhile-read-it-and-retry = minor mode was changed meanwhile; read it and retry
 err-too-many-real-name-checks-today-try-again-later = too many real-name checks today; try again later
+err-this-account-took-in-as-many-guests-as-it-may-lately = this account took in as many guest accounts as it may in 30 days; link this one later

@@ -128,6 +128,20 @@ pub mod beijing {
     /// [`week_number`] of the column `created_at` (not negative), in portable SQL.
     pub const WEEK_NUMBER_SQL: &str = "((created_at + 28800000) / 86400000 + 3) / 7";
 
+    /// The number of the Beijing day of an instant: whole days since 1970-01-01,
+    /// Beijing ([`DAY_NUMBER_SQL`] in SQL); its week is `(day + 3) / 7`.
+    pub fn day_number(ms: i64) -> i64 {
+        (ms + 8 * 3_600_000).div_euclid(86_400_000)
+    }
+
+    /// [`day_number`] of the column `created_at` (not negative), in portable SQL.
+    pub const DAY_NUMBER_SQL: &str = "((created_at + 28800000) / 86400000)";
+
+    /// The first instant (Unix milliseconds) of Beijing day number `n`.
+    pub fn day_number_start_ms(n: i64) -> i64 {
+        n * 86_400_000 - 8 * 3_600_000
+    }
+
     /// The Monday of week number `n` (see [`week_number`]).
     pub fn week_of_number(n: i64) -> NaiveDate {
         NaiveDate::from_ymd_opt(1969, 12, 29).unwrap_or_default() + Duration::days(7 * n)

@@ -565,11 +565,16 @@ async fn mfa(b: &Browser, app: &TestApp, lang: Lang) {
     let t0 = chrono::Utc::now().timestamp();
     b.click("#mfa-link").await;
     b.wait_text("#mfa-state", &lang.t("mfa-off-badge")).await;
+    // a session alone sets up nothing: the password is typed again
+    b.type_into("#mfa-setup-password", &app.admin_password)
+        .await;
     b.submit("#mfa-setup").await;
     b.wait_for("#mfa-qr-code").await;
     b.shot("mfa-qr-code").await;
     let secret = b.wait_for("#mfa-secret").await.text().await.unwrap();
     b.type_into("#mfa-enable-code", &totp_code(secret.trim(), t0))
+        .await;
+    b.type_into("#mfa-enable-password", &app.admin_password)
         .await;
     b.submit("#mfa-enable").await;
     b.wait_for("#recovery-codes").await;
@@ -592,6 +597,9 @@ async fn mfa(b: &Browser, app: &TestApp, lang: Lang) {
         .await;
     b.submit("#sign-in").await;
     b.wait_text("#whoami", &app.admin_username).await;
+    // the sign-in lists what changed on the account since the last one
+    let changes = b.wait_for(".flash.error").await.text().await.unwrap();
+    assert!(changes.contains(&app.admin_username), "{changes}");
     b.shot("signed-in-with-a-code").await;
 }
 

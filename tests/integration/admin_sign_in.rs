@@ -19,6 +19,7 @@ both_engines!(
     mfa_enrolment_sign_in_replay_recovery_and_disable,
     concurrent_sign_ins_with_one_code_succeed_once,
     super_admin_resets_another_admins_mfa_audited,
+    a_stolen_session_alone_turns_mfa_neither_on_nor_off,
 );
 
 both_engines_with!(forwarded; eleven_failures_from_one_address_are_throttled_across_usernames);
@@ -294,17 +295,29 @@ async fn call(app: &TestApp, method: Method, path: &str, body: Option<Value>, to
         .await
 }
 
-/// Enrols `token`'s admin (set-up, then enable with the code of `t0`'s step, which is
+/// Enrols `token`'s admin (of `password`: set-up, then enable with the code of `t0`'s step, which is
 /// then spent); returns the secret, the recovery codes and the fresh access token the
 /// enabling answered (`token` has ended with every other session of the admin).
-pub async fn enrol(app: &TestApp, token: &str, t0: i64) -> (String, Vec<String>, String) {
-    let setup = call(app, Method::POST, "/v1/admin/mfa/setup", None, token).await;
+pub async fn enrol(
+    app: &TestApp,
+    token: &str,
+    password: &str,
+    t0: i64,
+) -> (String, Vec<String>, String) {
+    let setup = call(
+        app,
+        Method::POST,
+        "/v1/admin/mfa/setup",
+        Some(json!({"currentPassword": password})),
+        token,
+    )
+    .await;
     let secret = setup.ok()["secret"].as_str().unwrap().to_string();
     let enabled = call(
         app,
         Method::POST,
         "/v1/admin/mfa/enable",
-        Some(json!({"code": totp_code(&secret, t0, 0)})),
+        Some(json!({"code": totp_code(&secret, t0, 0), "currentPassword": password})),
         token,
     )
     .await;
@@ -329,7 +342,14 @@ async fn mfa_enrolment_sign_in_replay_recovery_and_disable(app: TestApp) {
     let status = call(&app, Method::GET, "/v1/admin/mfa", None, &token).await;
     assert_eq!(status.ok()["mfaEnabled"], false);
     // Set-up: a base32 secret and its otpauth URI; again before enabling replaces it.
-    let first = call(&app, Method::POST, "/v1/admin/mfa/setup", None, &token).await;
+    let first = call(
+        &app,
+        Method::POST,
+        "/v1/admin/mfa/setup",
+        Some(json!({"currentPassword": app.admin_password})),
+        &token,
+    )
+    .await;
     let first_secret = first.ok()["secret"].as_str().unwrap().to_string();
     let uri = first.ok()["otpauthUri"].as_str().unwrap();
     assert!(
@@ -337,7 +357,14 @@ async fn mfa_enrolment_sign_in_replay_recovery_and_disable(app: TestApp) {
         "{uri}"
     );
     assert!(uri.contains(&format!("secret={first_secret}")) && uri.contains("issuer=QuizGame"));
-    let second = call(&app, Method::POST, "/v1/admin/mfa/setup", None, &token).await;
+    let second = call(
+        &app,
+        Method::POST,
+        "/v1/admin/mfa/setup",
+        Some(json!({"currentPassword": app.admin_password})),
+        &token,
+    )
+    .await;
     let secret = second.ok()["secret"].as_str().unwrap().to_string();
     assert_ne!(secret, first_secret);
     assert_eq!(
@@ -352,7 +379,7 @@ async fn mfa_enrolment_sign_in_replay_recovery_and_disable(app: TestApp) {
             &app,
             Method::POST,
             "/v1/admin/mfa/enable",
-            Some(json!({"code": code})),
+            Some(json!({"code": code, "currentPassword": app.admin_password})),
             &token,
         )
     };
@@ -388,14 +415,20 @@ async fn mfa_enrolment_sign_in_replay_recovery_and_disable(app: TestApp) {
         .await;
     assert!(stored.len() == 64 && !codes.contains(&stored));
     // While on: set-up and enable are 409.
-    call(&app, Method::POST, "/v1/admin/mfa/setup", None, &token)
-        .await
-        .assert_error(409, "CONFLICT");
+    call(
+        &app,
+        Method::POST,
+        "/v1/admin/mfa/setup",
+        Some(json!({"currentPassword": app.admin_password})),
+        &token,
+    )
+    .await
+    .assert_error(409, "CONFLICT");
     call(
         &app,
         Method::POST,
         "/v1/admin/mfa/enable",
-        Some(json!({"code": totp_code(&secret, t0, 0)})),
+        Some(json!({"code": totp_code(&secret, t0, 0), "currentPassword": app.admin_password})),
         &token,
     )
     .await
@@ -478,7 +511,7 @@ async fn mfa_enrolment_sign_in_replay_recovery_and_disable(app: TestApp) {
             &app,
             Method::POST,
             "/v1/admin/mfa/disable",
-            Some(json!({"code": code})),
+            Some(json!({"code": code, "currentPassword": app.admin_password})),
             &fresh,
         )
     };
@@ -526,7 +559,7 @@ async fn mfa_enrolment_sign_in_replay_recovery_and_disable(app: TestApp) {
 async fn concurrent_sign_ins_with_one_code_succeed_once(app: TestApp) {
     let t0 = fresh_totp_step().await;
     let (token, _, _) = app.admin_login().await;
-    let (secret, _, _) = enrol(&app, &token, t0).await;
+    let (secret, _, _) = enrol(&app, &token, &app.admin_password, t0).await;
     let code = totp_code(&secret, t0, 1);
     let body =
         json!({"username": app.admin_username, "password": app.admin_password, "totpCode": code});
@@ -562,7 +595,7 @@ async fn require_mfa_holds_super_admins_to_the_setup_routes(app: TestApp) {
         .await;
     let token = pair.ok()["accessToken"].as_str().unwrap().to_string();
     app.admin_get("/v1/admin/mfa", Some(&token)).await.ok();
-    let (secret, _, token) = enrol(&app, &token, t0).await;
+    let (secret, _, token) = enrol(&app, &token, &app.admin_password, t0).await;
     // With MFA on, the enabling session's fresh token reaches everything.
     app.admin_get("/v1/admin/admins", Some(&token)).await.ok();
     // A plain admin is not held back.
@@ -617,7 +650,7 @@ async fn super_admin_resets_another_admins_mfa_audited(app: TestApp) {
     )
     .await;
     let editor_token = editor.ok()["accessToken"].as_str().unwrap().to_string();
-    let (_, _, editor_token) = enrol(&app, &editor_token, t0).await;
+    let (_, _, editor_token) = enrol(&app, &editor_token, "editor-pass-1", t0).await;
     app.admin_get("/v1/admin/stats", Some(&editor_token))
         .await
         .ok();
@@ -776,7 +809,14 @@ async fn secrets_are_never_kept_by_caches(app: TestApp) {
         .await;
     assert_eq!(login.headers["cache-control"], "no-store");
     let token = login.ok()["accessToken"].as_str().unwrap().to_string();
-    let setup = call(&app, Method::POST, "/v1/admin/mfa/setup", None, &token).await;
+    let setup = call(
+        &app,
+        Method::POST,
+        "/v1/admin/mfa/setup",
+        Some(json!({"currentPassword": app.admin_password})),
+        &token,
+    )
+    .await;
     assert!(setup.ok()["secret"].is_string());
     assert_eq!(setup.headers["cache-control"], "no-store");
     let page = app
@@ -844,7 +884,14 @@ async fn turning_mfa_on_ends_every_other_session(app: TestApp) {
     let (token, refresh, _) = app.admin_login().await;
     let (other, other_refresh, _) = app.admin_login().await;
     let mut browser = app.console_signed_in().await;
-    let setup = call(&app, Method::POST, "/v1/admin/mfa/setup", None, &token).await;
+    let setup = call(
+        &app,
+        Method::POST,
+        "/v1/admin/mfa/setup",
+        Some(json!({"currentPassword": app.admin_password})),
+        &token,
+    )
+    .await;
     let secret = setup.ok()["secret"].as_str().unwrap().to_string();
     // Setting up changes nothing yet.
     app.admin_get("/v1/admin/mfa", Some(&other)).await.ok();
@@ -853,7 +900,7 @@ async fn turning_mfa_on_ends_every_other_session(app: TestApp) {
         &app,
         Method::POST,
         "/v1/admin/mfa/enable",
-        Some(json!({"code": totp_code(&secret, t0, 0)})),
+        Some(json!({"code": totp_code(&secret, t0, 0), "currentPassword": app.admin_password})),
         &token,
     )
     .await;
@@ -928,7 +975,7 @@ fn assert_codes_locked(r: &Resp) {
 async fn ten_wrong_codes_lock_the_codes_for_an_hour(app: TestApp) {
     let t0 = fresh_totp_step().await;
     let (token, _, root_id) = app.admin_login().await;
-    let (secret, codes, token) = enrol(&app, &token, t0).await;
+    let (secret, codes, token) = enrol(&app, &token, &app.admin_password, t0).await;
     let (user, pass) = (app.admin_username.clone(), app.admin_password.clone());
     let wrong = wrong_code(&secret, t0);
     // Nine wrong codes: eight at sign-in, one turning MFA off (it counts too) ...
@@ -937,7 +984,7 @@ async fn ten_wrong_codes_lock_the_codes_for_an_hour(app: TestApp) {
         &app,
         Method::POST,
         "/v1/admin/mfa/disable",
-        Some(json!({"code": wrong})),
+        Some(json!({"code": wrong, "currentPassword": app.admin_password})),
         &token,
     )
     .await
@@ -963,7 +1010,7 @@ async fn ten_wrong_codes_lock_the_codes_for_an_hour(app: TestApp) {
         &app,
         Method::POST,
         "/v1/admin/mfa/disable",
-        Some(json!({"code": codes[1]})),
+        Some(json!({"code": codes[1], "currentPassword": app.admin_password})),
         &token,
     )
     .await;
@@ -1019,7 +1066,7 @@ async fn a_super_admins_reset_lifts_a_lock_audited(app: TestApp) {
     )
     .await;
     let editor_token = editor.ok()["accessToken"].as_str().unwrap().to_string();
-    let (secret, _, _) = enrol(&app, &editor_token, t0).await;
+    let (secret, _, _) = enrol(&app, &editor_token, "editor-pass-1", t0).await;
     send_wrong_codes(
         &app,
         "editor-1",
@@ -1069,7 +1116,14 @@ async fn a_super_admins_reset_lifts_a_lock_audited(app: TestApp) {
 async fn totp_secrets_are_sealed_and_older_plain_ones_sealed_at_start(app: TestApp) {
     let t0 = fresh_totp_step().await;
     let (token, _, admin_id) = app.admin_login().await;
-    let setup = call(&app, Method::POST, "/v1/admin/mfa/setup", None, &token).await;
+    let setup = call(
+        &app,
+        Method::POST,
+        "/v1/admin/mfa/setup",
+        Some(json!({"currentPassword": app.admin_password})),
+        &token,
+    )
+    .await;
     let secret = setup.ok()["secret"].as_str().unwrap().to_string();
     let stored = |column: &'static str| {
         let sql = match column {
@@ -1090,7 +1144,7 @@ async fn totp_secrets_are_sealed_and_older_plain_ones_sealed_at_start(app: TestA
         &app,
         Method::POST,
         "/v1/admin/mfa/enable",
-        Some(json!({"code": totp_code(&secret, t0, 0)})),
+        Some(json!({"code": totp_code(&secret, t0, 0), "currentPassword": app.admin_password})),
         &token,
     )
     .await;
@@ -1136,7 +1190,7 @@ async fn a_secrets_key_that_does_not_open_the_secrets_stops_the_console(engine: 
     let app = TestApp::spawn_with(engine, &[("SECRETS_KEY", KEY.to_string())]).await;
     let t0 = fresh_totp_step().await;
     let (token, _, _) = app.admin_login().await;
-    enrol(&app, &token, t0).await;
+    enrol(&app, &token, &app.admin_password, t0).await;
     let start = |key: &'static str| {
         let url = app.database.url.clone();
         async move {
@@ -1229,4 +1283,128 @@ async fn sign_ins_are_audited_with_the_client_address_and_bounded(app: TestApp) 
         .await,
         10
     );
+}
+
+/// Issue 53: with an admin's access token alone (a stolen session), MFA can be neither
+/// set up, turned on nor off: each takes the password typed again, a wrong one counts
+/// as a failed sign-in (the sixth within the minute is throttled, as at a password
+/// change), and every change is audited and listed at the admin's next sign-in.
+async fn a_stolen_session_alone_turns_mfa_neither_on_nor_off(app: TestApp) {
+    let t0 = fresh_totp_step().await;
+    let (user, pass) = (app.admin_username.clone(), app.admin_password.clone());
+    let (stolen, _, admin_id) = app.admin_login().await;
+    let post = |path: &'static str, body: Option<Value>| {
+        let (app, stolen) = (&app, stolen.clone());
+        async move { call(app, Method::POST, path, body, &stolen).await }
+    };
+    // no password: refused before anything is judged
+    post("/v1/admin/mfa/setup", None)
+        .await
+        .assert_error(400, "VALIDATION_ERROR");
+    post("/v1/admin/mfa/setup", Some(json!({})))
+        .await
+        .assert_error(400, "VALIDATION_ERROR");
+    // a wrong one: 401, counted with the sign-ins; the sixth in the minute is throttled
+    for _ in 0..5 {
+        post(
+            "/v1/admin/mfa/setup",
+            Some(json!({"currentPassword": "not-the-password"})),
+        )
+        .await
+        .assert_error(401, "UNAUTHORIZED");
+    }
+    let throttled = post(
+        "/v1/admin/mfa/setup",
+        Some(json!({"currentPassword": pass})),
+    )
+    .await;
+    throttled.assert_error(429, "RATE_LIMITED");
+    assert!(throttled.headers.contains_key("retry-after"));
+    assert_eq!(
+        app.scalar(
+            "SELECT count(*) FROM admin_mfa WHERE pending_secret IS NOT NULL",
+            &[]
+        )
+        .await,
+        0,
+        "nothing was set up"
+    );
+    next_throttle_windows(&app);
+    // the owner, with the password: set up, then on (the password again with the code)
+    let setup = post(
+        "/v1/admin/mfa/setup",
+        Some(json!({"currentPassword": pass})),
+    )
+    .await;
+    let secret = setup.ok()["secret"].as_str().unwrap().to_string();
+    post(
+        "/v1/admin/mfa/enable",
+        Some(json!({"code": totp_code(&secret, t0, 0)})),
+    )
+    .await
+    .assert_error(400, "VALIDATION_ERROR");
+    post(
+        "/v1/admin/mfa/enable",
+        Some(json!({"code": totp_code(&secret, t0, 0), "currentPassword": "wrong"})),
+    )
+    .await
+    .assert_error(401, "UNAUTHORIZED");
+    let enabled = post(
+        "/v1/admin/mfa/enable",
+        Some(json!({"code": totp_code(&secret, t0, 0), "currentPassword": pass})),
+    )
+    .await;
+    let fresh = enabled.ok()["tokens"]["accessToken"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // off: a right code is not enough without the password
+    call(
+        &app,
+        Method::POST,
+        "/v1/admin/mfa/disable",
+        Some(json!({"code": totp_code(&secret, t0, 1), "currentPassword": "wrong"})),
+        &fresh,
+    )
+    .await
+    .assert_error(401, "UNAUTHORIZED");
+    assert_eq!(
+        call(&app, Method::GET, "/v1/admin/mfa", None, &fresh)
+            .await
+            .ok()["mfaEnabled"],
+        true
+    );
+    // every change is audited ...
+    for action in ["admin.mfa_setup", "admin.mfa_enable"] {
+        let entries = audited(&app, &fresh, action).await;
+        assert_eq!(entries.len(), 1, "{action}");
+        assert_eq!(entries[0]["targetId"], admin_id.as_str());
+    }
+    // ... and listed at the next sign-in, the latest first
+    next_throttle_windows(&app);
+    let signed_in = login(
+        &app,
+        with_factor(&user, &pass, "totpCode", &totp_code(&secret, t0, 1)),
+    )
+    .await;
+    let changes: Vec<String> = signed_in.ok()["securityChanges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["action"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(changes, ["admin.mfa_enable", "admin.mfa_setup"]);
+    assert_eq!(signed_in.ok()["securityChanges"][0]["by"], user.as_str());
+    // and only once: the sign-in after that lists nothing new
+    let again = login(
+        &app,
+        with_factor(
+            &user,
+            &pass,
+            "recoveryCode",
+            enabled.ok()["recoveryCodes"][0].as_str().unwrap(),
+        ),
+    )
+    .await;
+    assert_eq!(again.ok()["securityChanges"], json!([]));
 }

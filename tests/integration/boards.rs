@@ -19,6 +19,7 @@ use crate::fair_play::{Player, demo, held_board};
 
 both_engines_raw!(
     merged_guests_add_what_the_ledger_granted,
+    merged_days_count_on_the_boards_up_to_one_players_day,
     a_ban_after_settlement_closes_up_last_weeks_boards,
     a_cheaters_promotion_is_withdrawn,
 );
@@ -190,11 +191,11 @@ async fn merged_guests_add_what_the_ledger_granted(engine: Engine) {
     )
     .await
     .ok();
-    // last week: the account and four guests (in its region, in another, in none) each
-    // play and view their cards: each holds its own first-card 15 XP, and card views
-    // the account was paid for too
+    // last week: the account and three guests (in its region, in another, in none)
+    // each play and view their cards: each holds its own first-card 15 XP, and card
+    // views the account was paid for too (an account takes in three guests a month)
     play_and_view_cards(&account).await;
-    let regions = [Some("310000"), Some("440000"), None, Some("310000")];
+    let regions = [Some("310000"), Some("440000"), None];
     let mut guests = Vec::new();
     for (i, region) in regions.into_iter().enumerate() {
         let g = Player::new(&app, &format!("merge-guest-{i}"), region).await;
@@ -612,4 +613,119 @@ async fn a_cheaters_promotion_is_withdrawn(engine: Engine) {
         entries(&r),
         vec![(ids[2].clone(), 1, 20), (ids[3].clone(), 2, 10)]
     );
+}
+
+/// Issue 53: three guests each play a full day (every attempt right, every card opened)
+/// and are merged into one account. Its lifetime XP keeps all of it, but its weekly
+/// boards (and so its league) count that day only up to what one player can earn in a
+/// day; the second and third merges queue it for fair play, and a fourth within 30
+/// days is refused.
+async fn merged_days_count_on_the_boards_up_to_one_players_day(engine: Engine) {
+    let apple = AppleFake::start("day-apple").await;
+    let mut vars = apple.vars().to_vec();
+    vars.extend([
+        ("RULE_DAILY_ATTEMPTS", "2".to_string()),
+        ("RULE_AD_ATTEMPTS_PER_DAY", "0".to_string()),
+    ]);
+    let app = demo(engine, &vars).await;
+    let rules = &app.ctx.settings.rules;
+    // 2 challenges of 5 answers at 10 XP with their cards at 3, the first card's 15,
+    // the review allowance's 50
+    let ceiling = rules.daily_xp_ceiling();
+    assert_eq!(ceiling, 2 * 5 * 13 + 15 + 50);
+    let identity = apple.token("day-account");
+    let link = |token: String, id: String| {
+        let app = &app;
+        // a fresh identity token each time: the test clock runs ahead of its expiry
+        let identity = apple.token("day-account");
+        async move {
+            app.post(
+                "/v1/auth/link",
+                json!({
+                    "provider": "ios_vendor",
+                    "credential": { "identityToken": identity },
+                    "mergePolicy": "server_account_first",
+                    "clientMigrationId": format!("day-{id}"),
+                }),
+                Some(&token),
+            )
+            .await
+        }
+    };
+    let account = app
+        .post(
+            "/v1/auth/ios_vendor",
+            json!({ "identityToken": identity }),
+            None,
+        )
+        .await
+        .ok()["user"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let mut earned = 0;
+    for i in 0..3 {
+        let guest = Player::new(&app, &format!("day-guest-{i}"), None).await;
+        for _ in 0..2 {
+            play_and_view_cards(&guest).await;
+        }
+        let played = guest.get("/v1/progress/summary").await.ok()["xp"]
+            .as_i64()
+            .unwrap();
+        assert!(played > 100, "a full day of challenges and cards: {played}");
+        let linked = link(guest.token.clone(), guest.id.clone()).await;
+        let summary = &linked.ok()["migrationSummary"];
+        // (card rewards the account holds already stay with the guest)
+        let xp = summary["imported"]["xp"].as_i64().unwrap();
+        assert!(xp > 90 && xp <= played, "{summary}");
+        earned += xp;
+        let token = linked.ok()["session"]["tokens"]["accessToken"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        // lifetime XP keeps all of it; the week's board one player's day at most
+        let me = app.get("/v1/progress/summary", Some(&token)).await;
+        assert_eq!(me.ok()["xp"], earned);
+        let board = app
+            .get("/v1/leaderboards/me?scope=topic", Some(&token))
+            .await;
+        let board_xp = board.ok()["xp"].as_i64().unwrap();
+        assert_eq!(board_xp, earned.min(ceiling), "after merge {i}");
+        assert_eq!(
+            summary["skipped"]["boardXp"].as_i64().unwrap(),
+            xp - (earned.min(ceiling) - (earned - xp).min(ceiling)),
+            "{summary}"
+        );
+    }
+    // the weekly rows hold one player's day on every board
+    let rows: Vec<(String, i64)> = shared::read!(&app.ctx.db, |ex| {
+        sqlx::query_as("SELECT board, xp FROM weekly_xp WHERE player_id = $1")
+            .bind(&account)
+            .fetch_all(ex)
+            .await
+            .unwrap()
+    });
+    assert!(!rows.is_empty());
+    assert!(rows.iter().all(|(_, xp)| *xp == ceiling), "{rows:?}");
+    // the second and third merges are unusual: the account is in the fair-play queue
+    let (admin, _, _) = app.admin_login().await;
+    let queue = app.admin_get("/v1/admin/fair-play", Some(&admin)).await;
+    let entry = queue
+        .ok()
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["userId"] == account.as_str())
+        .cloned()
+        .unwrap_or_else(|| panic!("the account is queued: {}", queue.body));
+    assert_eq!(entry["signals"]["merges"], 2);
+    assert_eq!(entry["weekScore"], 20);
+    // a fourth guest within 30 days is refused, and may come once the first leaves
+    let fourth = Player::new(&app, "day-guest-3", None).await;
+    let refused = link(fourth.token.clone(), fourth.id.clone()).await;
+    refused.assert_error(429, "RATE_LIMITED");
+    app.clock.advance(Duration::days(31));
+    let fourth = Player::new(&app, "day-guest-3", None).await;
+    let linked = link(fourth.token.clone(), format!("{}-later", fourth.id)).await;
+    assert_eq!(linked.ok()["session"]["user"]["id"], account.as_str());
 }

@@ -263,7 +263,12 @@ async fn mfa_page_enrols_with_an_inline_qr_code_and_sign_in_needs_the_code(app: 
         .assert_status(200)
         .assert_contains("MFA is off")
         .assert_contains("id=\"mfa-setup\"");
-    let started = browser.post("/console/mfa/setup", &[]).await;
+    let started = browser
+        .post(
+            "/console/mfa/setup",
+            &[("current_password", &app.admin_password)],
+        )
+        .await;
     let page = browser.follow(&started).await;
     page.assert_status(200)
         .assert_contains("<svg")
@@ -281,7 +286,10 @@ async fn mfa_page_enrols_with_an_inline_qr_code_and_sign_in_needs_the_code(app: 
         "000000"
     };
     browser
-        .post("/console/mfa/enable", &[("code", wrong)])
+        .post(
+            "/console/mfa/enable",
+            &[("code", wrong), ("current_password", &app.admin_password)],
+        )
         .await
         .assert_status(400)
         .assert_contains("does not match")
@@ -289,7 +297,10 @@ async fn mfa_page_enrols_with_an_inline_qr_code_and_sign_in_needs_the_code(app: 
     let enabled = browser
         .post(
             "/console/mfa/enable",
-            &[("code", &totp_code(&secret, t0, 0))],
+            &[
+                ("code", &totp_code(&secret, t0, 0)),
+                ("current_password", &app.admin_password),
+            ],
         )
         .await;
     enabled.assert_status(200).assert_contains("recovery-codes");
@@ -326,11 +337,23 @@ async fn mfa_page_enrols_with_an_inline_qr_code_and_sign_in_needs_the_code(app: 
     page.assert_status(401);
     // Turning MFA off from the page.
     browser
-        .post("/console/mfa/disable", &[("code", "wrong-code-here")])
+        .post(
+            "/console/mfa/disable",
+            &[
+                ("code", "wrong-code-here"),
+                ("current_password", &app.admin_password),
+            ],
+        )
         .await
         .assert_status(400);
     let off = browser
-        .post("/console/mfa/disable", &[("code", &codes[1])])
+        .post(
+            "/console/mfa/disable",
+            &[
+                ("code", &codes[1]),
+                ("current_password", &app.admin_password),
+            ],
+        )
         .await;
     browser.follow(&off).await.assert_contains("MFA is off");
     let (_, page) = sign_in_with_code(&app, "").await;
@@ -361,13 +384,21 @@ async fn require_mfa_sends_a_super_admin_to_the_mfa_page(app: TestApp) {
         .await
         .assert_status(200)
         .assert_contains("id=\"mfa-required\"");
-    let started = browser.post("/console/mfa/setup", &[]).await;
+    let started = browser
+        .post(
+            "/console/mfa/setup",
+            &[("current_password", &app.admin_password)],
+        )
+        .await;
     let page = browser.follow(&started).await;
     let secret = text_of(&page, "mfa-secret");
     browser
         .post(
             "/console/mfa/enable",
-            &[("code", &totp_code(&secret, t0, 0))],
+            &[
+                ("code", &totp_code(&secret, t0, 0)),
+                ("current_password", &app.admin_password),
+            ],
         )
         .await
         .assert_status(200);
@@ -393,7 +424,7 @@ async fn super_admin_resets_mfa_from_the_admins_screen(app: TestApp) {
         )
         .await;
     let editor_token = editor.ok()["accessToken"].as_str().unwrap().to_string();
-    enrol(&app, &editor_token, t0).await;
+    enrol(&app, &editor_token, "editor-pass-1", t0).await;
     let mut browser = app.console_signed_in().await;
     browser
         .get("/console/admins")
@@ -436,13 +467,21 @@ async fn turning_mfa_on_in_the_console_keeps_this_session_only(app: TestApp) {
     let (token, _, _) = app.admin_login().await;
     let mut other = app.console_signed_in().await;
     let mut browser = app.console_signed_in().await;
-    let started = browser.post("/console/mfa/setup", &[]).await;
+    let started = browser
+        .post(
+            "/console/mfa/setup",
+            &[("current_password", &app.admin_password)],
+        )
+        .await;
     let page = browser.follow(&started).await;
     let secret = text_of(&page, "mfa-secret");
     browser
         .post(
             "/console/mfa/enable",
-            &[("code", &totp_code(&secret, t0, 0))],
+            &[
+                ("code", &totp_code(&secret, t0, 0)),
+                ("current_password", &app.admin_password),
+            ],
         )
         .await
         .assert_status(200)

@@ -21,6 +21,7 @@ both_engines_raw!(
     staff_decide_from_the_queue,
     the_console_shows_the_queue_and_decides,
     a_held_player_stays_hidden_when_moving_or_merging,
+    farmed_guests_do_not_set_the_too_fast_bar,
 );
 
 mod without_memory {
@@ -435,7 +436,7 @@ async fn staff_decide_from_the_queue(engine: Engine) {
     assert_eq!(items[0]["holdScore"], 15);
     assert_eq!(
         items[0]["signals"],
-        json!({"tooFast": 5, "timeClaimImpossible": 0, "fastPerfect": 1})
+        json!({"tooFast": 5, "timeClaimImpossible": 0, "fastPerfect": 1, "merges": 0})
     );
     let examples = items[0]["examples"].as_array().unwrap();
     assert_eq!(examples.len(), 3);
@@ -699,4 +700,125 @@ async fn a_held_player_stays_hidden_when_moving_or_merging(engine: Engine) {
         r.body
     );
     assert_eq!(r.body["pagination"]["total"], 4);
+}
+
+/// The attack of issue 53: free guests answer a track's questions to set its too-fast
+/// bar. Some claim 20 s while answering in 1 s (their answers raise `too_fast` and add
+/// nothing to the bar), others wait 20 s on the server's clock and claim 0 s (the bar
+/// is the server's time of each player's first answer: 20 s). Then an honest player
+/// answering right in 3 s raises nothing (a pace alone sets a floor of at most 2 s),
+/// while a script answering in 1.5 s still does (the bar is live).
+async fn farmed_guests_do_not_set_the_too_fast_bar(engine: Engine) {
+    let app = demo(engine, &[("FAIRPLAY_PACE_MIN_PLAYERS", "1".into())]).await;
+    for i in 0..20 {
+        let liar = Player::new(&app, &format!("farm-claim-{i}"), None).await;
+        play(&liar, Duration::seconds(1), 20_000).await;
+        assert!(
+            liar.answers()
+                .await
+                .iter()
+                .all(|(s, _)| s & IMPOSSIBLE != 0),
+            "a claim of 20 s after 1 s is impossible"
+        );
+    }
+    let mut patient = Vec::new();
+    for i in 0..20 {
+        let p = Player::new(&app, &format!("farm-wait-{i}"), None).await;
+        play(&p, Duration::seconds(20), 0).await;
+        patient.push(p.id.clone());
+    }
+    run_stats(&app).await;
+    // every pace is of the patient guests' server times, one per player: the liars'
+    // answers (signalled) are in none
+    let answered: Vec<(String, String)> = shared::read!(&app.ctx.db, |ex| {
+        sqlx::query_as("SELECT DISTINCT question_id, player_id FROM challenge_answers")
+            .fetch_all(ex)
+            .await
+            .unwrap()
+    });
+    let paces: Vec<(String, i64, Option<i64>)> = shared::read!(&app.ctx.db, |ex| {
+        sqlx::query_as(
+            "SELECT question_id, pace_players, pace_ms FROM question_stats WHERE attempts > 0",
+        )
+        .fetch_all(ex)
+        .await
+        .unwrap()
+    });
+    assert!(!paces.is_empty());
+    for (question, players, pace) in &paces {
+        let patient_players = answered
+            .iter()
+            .filter(|(q, p)| q == question && patient.contains(p))
+            .count() as i64;
+        assert_eq!(
+            *players, patient_players,
+            "one first answer per patient guest"
+        );
+        if patient_players > 0 {
+            assert_eq!(*pace, Some(20_000), "the server's time, not the claim");
+        }
+    }
+
+    let honest = Player::new(&app, "fp-honest-quick", None).await;
+    for _ in 0..2 {
+        play(&honest, Duration::seconds(3), 2_900).await;
+    }
+    assert_eq!(honest.answers().await.len(), 10);
+    assert!(
+        honest.answers().await.iter().all(|(s, _)| *s == 0),
+        "an honest 3 s reader raises nothing: {:?}",
+        honest.answers().await
+    );
+    let (admin, _, _) = app.admin_login().await;
+    let record = app
+        .admin_get(&format!("/v1/admin/users/{}", honest.id), Some(&admin))
+        .await;
+    assert_eq!(record.ok()["fairPlayHeld"], false);
+    let board = honest.get("/v1/leaderboards?scope=topic").await;
+    assert!(
+        board
+            .ok()
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["userId"] == honest.id.as_str())
+    );
+    // the bar is live: a script's 1.5 s answers to questions with a pace are too fast
+    let script = Player::new(&app, "fp-script-quick", None).await;
+    play(&script, Duration::milliseconds(1500), 1_400).await;
+    assert!(
+        script
+            .answers()
+            .await
+            .iter()
+            .any(|(s, _)| s & TOO_FAST != 0),
+        "{:?}",
+        script.answers().await
+    );
+}
+
+/// Plays a challenge right, each answer `wait` after the last, claiming `claim` ms.
+async fn play(p: &Player<'_>, wait: Duration, claim: i64) {
+    let c = p.next().await;
+    for i in 0..5 {
+        p.app.clock.advance(wait);
+        p.answer(&c, i, true, claim).await.ok();
+    }
+}
+
+/// Runs the question statistics job once the answers have settled.
+async fn run_stats(app: &TestApp) {
+    app.clock.advance(Duration::milliseconds(
+        shared::services::question_stats::SETTLE_MS + 1000,
+    ));
+    let metrics = shared::metrics::Metrics::new(app.ctx.db.clone());
+    assert!(
+        shared::services::jobs::run(
+            &app.ctx,
+            "fp-stats",
+            shared::services::jobs::Job::QuestionStats,
+            &metrics.jobs()
+        )
+        .await
+    );
 }

@@ -13,7 +13,7 @@ use qrcode::render::svg;
 use serde::Deserialize;
 use shared::Error;
 use shared::services::admin_auth;
-use shared::services::admin_mfa::{self, MfaEnrolment};
+use shared::services::admin_mfa::{self, MfaCode, MfaEnrolment};
 
 use super::auth::{ConsoleAdmin, ConsoleForm, ConsoleMfaAdmin, carry_on};
 use super::i18n;
@@ -113,19 +113,46 @@ async fn show(State(state): State<AppState>, ConsoleMfaAdmin(me): ConsoleMfaAdmi
     Ok(page(&mfa_page(&state, &me, None).await?))
 }
 
+/// The set-up form: the admin's password typed again.
+#[derive(Deserialize)]
+struct PasswordForm {
+    #[serde(default)]
+    current_password: String,
+}
+
 async fn setup(
     State(state): State<AppState>,
     ConsoleMfaAdmin(me): ConsoleMfaAdmin,
-    ConsoleForm(_): ConsoleForm<serde::de::IgnoredAny>,
+    ClientAddress(client): ClientAddress,
+    htmx: HxRequest,
+    ConsoleForm(form): ConsoleForm<PasswordForm>,
 ) -> PageResult {
-    admin_mfa::setup(&state.ctx, &me.admin).await?;
-    Ok(redirect_with(&me.session, "ok", i18n::t("mfa-flash-setup"), urls::MFA).await)
+    save_or_rerender(
+        htmx,
+        FormOf::New,
+        admin_mfa::setup(&state.ctx, &me.admin, &form.current_password, client).await,
+        async |_| Ok(redirect_with(&me.session, "ok", i18n::t("mfa-flash-setup"), urls::MFA).await),
+        async |refusal| refused(&state, &me, refusal).await,
+    )
+    .await
 }
 
+/// A code with the admin's password typed again.
 #[derive(Deserialize)]
 struct CodeForm {
     #[serde(default)]
     code: String,
+    #[serde(default)]
+    current_password: String,
+}
+
+impl CodeForm {
+    fn into_code(self) -> MfaCode {
+        MfaCode {
+            code: self.code,
+            current_password: self.current_password,
+        }
+    }
 }
 
 /// A refused code: the page again with the reason and the error's status.
@@ -137,13 +164,14 @@ async fn refused(state: &AppState, me: &ConsoleAdmin, refusal: Refusal) -> PageR
 async fn enable(
     State(state): State<AppState>,
     ConsoleMfaAdmin(me): ConsoleMfaAdmin,
+    ClientAddress(client): ClientAddress,
     htmx: HxRequest,
     ConsoleForm(form): ConsoleForm<CodeForm>,
 ) -> PageResult {
     save_or_rerender(
         htmx,
         FormOf::New,
-        admin_mfa::enable(&state.ctx, &me.admin, &form.code).await,
+        admin_mfa::enable(&state.ctx, &me.admin, &form.into_code(), client).await,
         async |enabled| {
             // Turning MFA on ended every session of this admin; this one carries on.
             carry_on(&state, &me.session, &enabled.tokens).await?;
@@ -167,7 +195,7 @@ async fn disable(
     save_or_rerender(
         htmx,
         FormOf::New,
-        admin_mfa::disable(&state.ctx, &me.admin, &form.code, client).await,
+        admin_mfa::disable(&state.ctx, &me.admin, &form.into_code(), client).await,
         async |_| Ok(redirect_with(&me.session, "ok", i18n::t("mfa-flash-off"), urls::MFA).await),
         async |refusal| refused(&state, &me, refusal).await,
     )

@@ -20,7 +20,7 @@ use super::auth::{
 };
 use super::i18n;
 use super::page::HxRequest;
-use super::page::{Flash, FormOf, PageResult, html, save_or_rerender};
+use super::page::{Flash, FormOf, PageResult, html, save_or_rerender, set_flash};
 use super::urls;
 use crate::AppState;
 use shared::client_addr::ClientIp;
@@ -125,7 +125,7 @@ async fn sign_in(
             },
         )
         .await,
-        async |(admin, identity)| {
+        async |(admin, identity, changes)| {
             // The session is made here, with a fresh id and its own CSRF token.
             session.cycle_id().await.map_err(session_error)?;
             session
@@ -137,6 +137,28 @@ async fn sign_in(
                 .await
                 .map_err(session_error)?;
             tracing::info!(admin = %admin.username, "console sign-in");
+            if !changes.is_empty() {
+                // what changed on this account since its last sign-in, on the next page
+                let list = changes
+                    .iter()
+                    .map(|c| {
+                        i18n::t2(
+                            &format!("security-change-{}", c.action.replace('.', "-")),
+                            "by",
+                            c.by.clone(),
+                            "at",
+                            i18n::when(&c.at),
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join("; ");
+                set_flash(
+                    &session,
+                    "error",
+                    i18n::t1("sign-in-security-changes", "list", list),
+                )
+                .await;
+            }
             let to = if admin_auth::require_mfa_if_configured(&state.ctx, &admin).is_err() {
                 urls::MFA
             } else {

@@ -111,6 +111,7 @@ pub(super) fn fairplay_rules(r: &mut Reader<'_>) -> FairPlayRules {
     let rules = FairPlayRules {
         min_ms: r.parsed("FAIRPLAY_MIN_MS", d.min_ms),
         median_percent: r.parsed("FAIRPLAY_MEDIAN_PERCENT", d.median_percent),
+        pace_min_players: r.parsed("FAIRPLAY_PACE_MIN_PLAYERS", d.pace_min_players),
         claim_tolerance_ms: r.parsed("FAIRPLAY_CLAIM_TOLERANCE_MS", d.claim_tolerance_ms),
         hold_score: r.parsed("FAIRPLAY_HOLD_SCORE", d.hold_score),
     };
@@ -118,10 +119,12 @@ pub(super) fn fairplay_rules(r: &mut Reader<'_>) -> FairPlayRules {
         || !(0..=100).contains(&rules.median_percent)
         || !(0..=600_000).contains(&rules.claim_tolerance_ms)
         || rules.hold_score < 1
+        || rules.pace_min_players < 1
     {
         r.errors.push(
             "FAIRPLAY_MIN_MS must be 0-60000, FAIRPLAY_MEDIAN_PERCENT 0-100, \
-             FAIRPLAY_CLAIM_TOLERANCE_MS 0-600000, FAIRPLAY_HOLD_SCORE at least 1"
+             FAIRPLAY_CLAIM_TOLERANCE_MS 0-600000, FAIRPLAY_HOLD_SCORE and \
+             FAIRPLAY_PACE_MIN_PLAYERS at least 1"
                 .into(),
         );
     }

@@ -187,26 +187,42 @@ pub struct MergeCounts {
     pub node_completions_skipped: i64,
     /// The account's weekly board rows the moved XP went to.
     pub weekly_rows: i64,
+    /// Moved XP the boards do not show: a merged day counts there only up to one
+    /// player's day (`domain::merge::board_xp`).
+    pub board_xp_withheld: i64,
     pub reward_conflicts: Vec<RewardConflict>,
     pub skipped_coins: i64,
     pub skipped_inventory: i64,
     pub skipped_streak_days: i64,
 }
 
-/// XP of moved ledger rows earned in one Beijing week.
+/// XP of moved ledger rows earned in one Beijing day.
 #[derive(Clone, Copy, Debug, sqlx::FromRow)]
+struct MovedDay {
+    /// `clock::beijing::day_number`.
+    day: i64,
+    moved_rows: i64,
+    xp: i64,
+    /// The last instant XP was earned that day (None: no XP row).
+    last_earned_at: Option<i64>,
+}
+
+/// What the moved XP adds to the account's rows of one Beijing week.
+#[derive(Clone, Copy, Debug, Default)]
 struct MovedWeek {
     /// `clock::beijing::week_number`.
     week: i64,
-    moved_rows: i64,
     xp: i64,
-    /// The last instant XP was earned that week (None: no XP row).
+    /// The last instant XP the boards count was earned that week (None: none).
     last_earned_at: Option<i64>,
 }
 
 /// The boards of the account a merge adds to: every player's, and a region's (the one
-/// it had that week, else the one it has now).
+/// it had that week, else the one it has now), each day up to `daily_xp_ceiling`.
 pub struct MergeBoards<'a> {
+    /// What one player can earn in a day (`GameRules::daily_xp_ceiling`): a merged day
+    /// adds to the boards only up to it, less what the account earned itself that day.
+    pub daily_xp_ceiling: i64,
     /// The account's region now.
     pub target_region: Option<&'a str>,
     /// Every region of the catalogue (its code), where the account's row of an earlier
@@ -217,8 +233,9 @@ pub struct MergeBoards<'a> {
 /// Moves the guest's answer records and reward records into `target`. The target's
 /// subscription, wallet, inventory and streak are left as they are; a guest reward the
 /// target already holds (same key in the target's key space) stays behind as a conflict.
-/// The account's weekly rows gain what its ledger gained, week by week: the XP of the
-/// moved rewards, never the guest's rows wholesale (they count the rewards left behind).
+/// The account's weekly rows gain what its ledger gained, day by day up to one player's
+/// day (`domain::merge::board_xp`): the XP of the moved rewards, never the guest's rows
+/// wholesale (they count the rewards left behind). The account's XP gains it all.
 pub async fn merge_guest(
     tx: &mut Tx,
     guest: &PlayerId,
@@ -227,7 +244,8 @@ pub async fn merge_guest(
     now_ms: i64,
 ) -> sqlx::Result<MergeCounts> {
     let mut c = MergeCounts::default();
-    let moved_weeks: Vec<MovedWeek>;
+    let moved_days: Vec<MovedDay>;
+    let own_days: Vec<(i64, i64)>;
     in_tx!(tx, |ex| {
         // Answer records: unfinished sessions are closed, then sessions and answers move.
         c.unfinished_sessions = sqlx::query(
@@ -332,23 +350,45 @@ pub async fn merge_guest(
         .fetch_all(&mut *ex)
         .await?;
         let moved_sql = format!(
-            "SELECT {week} AS week, count(*) AS moved_rows,
+            "SELECT {day} AS day, count(*) AS moved_rows,
                     CAST(COALESCE(SUM(xp_delta), 0) AS BIGINT) AS xp,
                     MAX(CASE WHEN xp_delta <> 0 THEN created_at END) AS last_earned_at
              FROM reward_ledger g
              WHERE g.player_id = $1 AND NOT EXISTS (
                  SELECT 1 FROM reward_ledger t
                  WHERE t.player_id = $2 AND t.idempotency_key = REPLACE(g.idempotency_key, $1, $2))
-             GROUP BY {week}",
-            week = crate::clock::beijing::WEEK_NUMBER_SQL
+             GROUP BY {day}",
+            day = crate::clock::beijing::DAY_NUMBER_SQL
         );
-        moved_weeks = sqlx::query_as::<_, MovedWeek>(sqlx::AssertSqlSafe(moved_sql))
+        moved_days = sqlx::query_as::<_, MovedDay>(sqlx::AssertSqlSafe(moved_sql))
             .bind(guest)
             .bind(target)
             .fetch_all(&mut *ex)
             .await?;
-        c.rewards = moved_weeks.iter().map(|w| w.moved_rows).sum();
-        c.xp = moved_weeks.iter().map(|w| w.xp).sum();
+        c.rewards = moved_days.iter().map(|d| d.moved_rows).sum();
+        c.xp = moved_days.iter().map(|d| d.xp).sum();
+        // what the account earned itself on those days, before anything moves in
+        // (index reward_ledger_player)
+        let first = moved_days.iter().map(|d| d.day).min();
+        let last = moved_days.iter().map(|d| d.day).max();
+        own_days = match (first, last) {
+            (Some(first), Some(last)) => {
+                let own_sql = format!(
+                    "SELECT {day} AS day, CAST(COALESCE(SUM(xp_delta), 0) AS BIGINT) AS xp
+                     FROM reward_ledger
+                     WHERE player_id = $1 AND created_at >= $2 AND created_at < $3
+                     GROUP BY {day}",
+                    day = crate::clock::beijing::DAY_NUMBER_SQL
+                );
+                sqlx::query_as::<_, (i64, i64)>(sqlx::AssertSqlSafe(own_sql))
+                    .bind(target)
+                    .bind(crate::clock::beijing::day_number_start_ms(first))
+                    .bind(crate::clock::beijing::day_number_start_ms(last + 1))
+                    .fetch_all(&mut *ex)
+                    .await?
+            }
+            _ => Vec::new(),
+        };
         sqlx::query(
             "UPDATE reward_ledger SET player_id = $2, idempotency_key = REPLACE(idempotency_key, $1, $2)
              WHERE player_id = $1 AND NOT EXISTS (
@@ -369,6 +409,7 @@ pub async fn merge_guest(
     for (player, delta) in [(target, c.xp), (guest, -c.xp)] {
         progress::write(Target::Tx(tx), player, Update::AddXp(delta), now_ms).await?;
     }
+    let moved_weeks = board_weeks(&moved_days, &own_days, boards.daily_xp_ceiling, &mut c);
     for week in moved_weeks {
         let Some(last_earned_at) = week.last_earned_at.filter(|_| week.xp != 0) else {
             continue;
@@ -417,18 +458,66 @@ pub async fn merge_guest(
                 .await?;
         }
 
-        sqlx::query("UPDATE players SET merged_into = $2, updated_at = $3 WHERE id = $1")
-            .bind(guest)
-            .bind(target)
-            .bind(now_ms)
-            .execute(&mut *ex)
-            .await?;
+        sqlx::query(
+            "UPDATE players SET merged_into = $2, merged_at = $3, updated_at = $3 WHERE id = $1",
+        )
+        .bind(guest)
+        .bind(target)
+        .bind(now_ms)
+        .execute(&mut *ex)
+        .await?;
     });
     // Every token of the merged-away guest dies with it (access tokens are refused by
     // `merged_into`); no answer judged on a memory of it writes any more.
     revoke_refresh_tokens(tx, guest, now_ms).await?;
     drop_device_identity(tx, guest).await?;
     Ok(c)
+}
+
+/// What the moved days add to the account's boards, week by week: each day up to
+/// `ceiling` less what the account earned itself that day (`own`, by day number);
+/// what stays off the boards is counted in `c.board_xp_withheld`.
+fn board_weeks(
+    moved: &[MovedDay],
+    own: &[(i64, i64)],
+    ceiling: i64,
+    c: &mut MergeCounts,
+) -> Vec<MovedWeek> {
+    let mut weeks: std::collections::BTreeMap<i64, MovedWeek> = Default::default();
+    for day in moved {
+        let own_xp = own
+            .iter()
+            .find(|(d, _)| *d == day.day)
+            .map_or(0, |(_, xp)| *xp);
+        let counted = crate::domain::merge::board_xp(day.xp, own_xp, ceiling);
+        c.board_xp_withheld += day.xp - counted;
+        let week_number = (day.day + 3).div_euclid(7);
+        let week = weeks.entry(week_number).or_insert(MovedWeek {
+            week: week_number,
+            ..MovedWeek::default()
+        });
+        week.xp += counted;
+        if counted != 0 {
+            week.last_earned_at = week.last_earned_at.max(day.last_earned_at);
+        }
+    }
+    weeks.into_values().collect()
+}
+
+/// The merges into `target` at or after `since_ms`: when each happened (index
+/// `players_merged`; a handful at most).
+pub async fn merges_since(tx: &mut Tx, target: &PlayerId, since_ms: i64) -> sqlx::Result<Vec<i64>> {
+    Ok(in_tx!(tx, |ex| {
+        sqlx::query_scalar(
+            "SELECT merged_at FROM players
+             WHERE merged_into = $1 AND merged_at >= $2
+             ORDER BY merged_at DESC LIMIT 100",
+        )
+        .bind(target)
+        .bind(since_ms)
+        .fetch_all(ex)
+        .await?
+    }))
 }
 
 /// The account's region board of `week`: the region row it has that week (one

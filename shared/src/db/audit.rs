@@ -64,3 +64,36 @@ pub async fn page(db: &Db, limit: i64, offset: i64) -> sqlx::Result<(Vec<AuditRo
     )
     .await
 }
+
+/// A change to an admin's own account, as its next sign-in lists it.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct SecurityChange {
+    pub action: String,
+    pub actor_username: String,
+    pub created_at: i64,
+}
+
+/// The changes to admin `admin_id`'s password and MFA recorded after `since_ms`, the
+/// latest first, at most `limit` (index `audit_log_target`).
+pub async fn security_changes(
+    tx: &mut Tx,
+    admin_id: &str,
+    since_ms: i64,
+    limit: i64,
+) -> sqlx::Result<Vec<SecurityChange>> {
+    Ok(in_tx!(tx, |ex| {
+        sqlx::query_as::<_, SecurityChange>(
+            "SELECT action, actor_username, created_at FROM audit_log
+             WHERE target_type = 'admin' AND target_id = $1 AND created_at > $2
+               AND action IN ('admin.change_password', 'admin.reset_password',
+                              'admin.mfa_setup', 'admin.mfa_enable', 'admin.mfa_disable',
+                              'admin.mfa_reset', 'admin.mfa_lock')
+             ORDER BY created_at DESC LIMIT $3",
+        )
+        .bind(admin_id)
+        .bind(since_ms)
+        .bind(limit)
+        .fetch_all(ex)
+        .await?
+    }))
+}

@@ -6,6 +6,26 @@ use super::{Db, Tx, in_tx, read};
 use crate::domain::fairplay::FairPlayState;
 use crate::ids::{ChallengeId, PlayerId, QuestionId};
 
+/// SQL: the answer aliased `$answer` counts in the estimates others are judged by
+/// (`domain::fairplay::counts_in_estimates`): it raised no signal, and its player is
+/// neither held, banned nor flagged (staff cleared them, or nothing ever signalled).
+/// Two primary-key probes.
+macro_rules! in_good_standing {
+    ($answer:literal) => {
+        concat!(
+            "(",
+            $answer,
+            ".signals = 0 AND NOT EXISTS (SELECT 1 FROM players gp WHERE gp.id = ",
+            $answer,
+            ".player_id AND (gp.fairplay_held OR gp.is_banned))
+             AND NOT EXISTS (SELECT 1 FROM fairplay_players gf WHERE gf.player_id = ",
+            $answer,
+            ".player_id AND gf.state <> 'cleared'))"
+        )
+    };
+}
+pub(crate) use in_good_standing;
+
 /// Where a player stands.
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct FairPlayRow {
@@ -17,6 +37,7 @@ pub struct FairPlayRow {
     pub too_fast: i64,
     pub impossible: i64,
     pub fast_perfect: i64,
+    pub merges: i64,
     pub last_signal_at: i64,
     pub decided_by: Option<String>,
     pub decided_at: Option<i64>,
@@ -80,9 +101,63 @@ pub struct Added {
     pub score: i64,
 }
 
+/// Adds an account's signal that no answer carries (a merge beyond the first in its
+/// window: `domain::merge`) to its week: `points` to the week's score and one to its
+/// `merges` count, the row flagged (unless held), its queue place as
+/// `domain::fairplay::queue_key` computes it. In the caller's transaction, which locked
+/// the player's progress row first. Returns the row as it now stands.
+pub async fn add_merge_signal(
+    tx: &mut Tx,
+    player_id: &PlayerId,
+    week: &str,
+    points: i64,
+    hold_score: i64,
+    now_ms: i64,
+) -> sqlx::Result<Scored> {
+    let (state, week_score, cleared_score): (FairPlayState, i64, i64) = in_tx!(tx, |ex| {
+        sqlx::query_as(
+            "INSERT INTO fairplay_players AS f (player_id, state, week_start, week_score, merges,
+                 last_signal_at, queue_key)
+             VALUES ($1, 'flagged', $2, $3, 1, $4, CASE WHEN $3 * 3 >= $5 THEN $6 + $3 ELSE 0 END)
+             ON CONFLICT (player_id) DO UPDATE SET
+                 week_score = CASE WHEN f.week_start = excluded.week_start
+                                   THEN f.week_score + excluded.week_score ELSE excluded.week_score END,
+                 cleared_score = CASE WHEN f.week_start = excluded.week_start THEN f.cleared_score ELSE 0 END,
+                 week_start = excluded.week_start,
+                 merges = f.merges + 1,
+                 last_signal_at = excluded.last_signal_at,
+                 state = CASE WHEN f.state IN ('cleared', 'banned') THEN 'flagged' ELSE f.state END,
+                 queue_key = CASE
+                     WHEN f.state = 'held' THEN $7 + CASE WHEN f.week_start = excluded.week_start
+                         THEN f.week_score + excluded.week_score ELSE excluded.week_score END
+                     WHEN 3 * CASE WHEN f.week_start = excluded.week_start
+                         THEN f.week_score + excluded.week_score ELSE excluded.week_score END >= $5
+                     THEN $6 + CASE WHEN f.week_start = excluded.week_start
+                         THEN f.week_score + excluded.week_score ELSE excluded.week_score END
+                     ELSE 0 END
+             RETURNING state, week_score, cleared_score",
+        )
+        .bind(player_id)
+        .bind(week)
+        .bind(points)
+        .bind(now_ms)
+        .bind(hold_score)
+        .bind(crate::domain::fairplay::FLAGGED_KEY)
+        .bind(crate::domain::fairplay::HELD_KEY)
+        .fetch_one(ex)
+        .await?
+    });
+    Ok(Scored {
+        state,
+        week_score,
+        cleared_score,
+    })
+}
+
 const COLUMNS: &str =
     "f.player_id, f.state, f.week_start, f.week_score, f.cleared_score, f.too_fast,
-    f.impossible, f.fast_perfect, f.last_signal_at, f.decided_by, f.decided_at, f.reason";
+    f.impossible, f.fast_perfect, f.merges, f.last_signal_at, f.decided_by, f.decided_at,
+    f.reason";
 
 /// What a decision (or an automatic hold) stores.
 pub struct Decision<'a> {
@@ -261,10 +336,10 @@ pub async fn move_player(tx: &mut Tx, guest: &PlayerId, target: &PlayerId) -> sq
             "UPDATE players SET fairplay_held = TRUE
              WHERE id = $2 AND EXISTS (SELECT 1 FROM players g WHERE g.id = $1 AND g.fairplay_held)",
             "INSERT INTO fairplay_players AS f (player_id, state, week_start, week_score,
-                 cleared_score, too_fast, impossible, fast_perfect, last_signal_at, queue_key,
+                 cleared_score, too_fast, impossible, fast_perfect, merges, last_signal_at, queue_key,
                  decided_by, decided_at, reason)
              SELECT $2, state, week_start, week_score, cleared_score, too_fast, impossible,
-                    fast_perfect, last_signal_at, queue_key, decided_by, decided_at, reason
+                    fast_perfect, merges, last_signal_at, queue_key, decided_by, decided_at, reason
              FROM fairplay_players WHERE player_id = $1
              ON CONFLICT (player_id) DO UPDATE SET
                  week_score = CASE WHEN f.week_start = excluded.week_start
@@ -276,6 +351,7 @@ pub async fn move_player(tx: &mut Tx, guest: &PlayerId, target: &PlayerId) -> sq
                  too_fast = f.too_fast + excluded.too_fast,
                  impossible = f.impossible + excluded.impossible,
                  fast_perfect = f.fast_perfect + excluded.fast_perfect,
+                 merges = f.merges + excluded.merges,
                  last_signal_at = CASE WHEN excluded.last_signal_at > f.last_signal_at
                                        THEN excluded.last_signal_at ELSE f.last_signal_at END,
                  state = CASE WHEN 'held' IN (f.state, excluded.state) THEN 'held'

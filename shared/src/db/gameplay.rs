@@ -280,13 +280,14 @@ pub async fn pick_candidates(
         .collect())
 }
 
-/// The picked questions, in the order of `ids`, each with its version's median answer
-/// time when at least `min_attempts` answers made it (a primary-key probe each).
+/// The picked questions, in the order of `ids`, each with its version's pace (the
+/// too-fast bar's median of server-measured times) when at least `pace_min_players`
+/// players made it (a primary-key probe each).
 pub async fn pool_questions(
     db: &Db,
     player_id: &PlayerId,
     ids: &[QuestionId],
-    min_attempts: i64,
+    pace_min_players: i64,
 ) -> sqlx::Result<Vec<PoolQuestion>> {
     if ids.is_empty() {
         return Ok(Vec::new());
@@ -298,7 +299,7 @@ pub async fn pool_questions(
     let mut rows = read!(db, |ex| {
         let mut q = sqlx::query_as::<_, PoolQuestion>(sqlx::AssertSqlSafe(format!(
             "SELECT q.id, q.version, q.stem_text, q.correct_answer, q.distractors,
-                    CASE WHEN s.attempts >= $1 THEN s.median_time_ms END AS median_ms,
+                    CASE WHEN s.pace_players >= $1 THEN s.pace_ms END AS median_ms,
                     q.difficulty AS authored_difficulty, d.difficulty AS estimated_difficulty,
                     d.answers AS difficulty_answers,
                     v.question_id IS NOT NULL AND c.id IS NOT NULL AS versioned,
@@ -317,7 +318,7 @@ pub async fn pool_questions(
             memory = memory_columns!(),
             media = version_media_columns!()
         )))
-        .bind(min_attempts)
+        .bind(pace_min_players)
         .bind(player_id);
         for id in ids {
             q = q.bind(id.as_str());

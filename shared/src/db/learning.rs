@@ -3,6 +3,7 @@
 //! fits. The answer's write moves skills and difficulties (`db::progress::write`);
 //! everything here is read by requests by key, or written by the calibration job.
 
+use super::fairplay::in_good_standing;
 use super::question_stats::Cursor;
 use super::{Db, Tx, in_tx, read};
 use crate::domain::irt::{IrtGuessing, IrtModel};
@@ -159,18 +160,24 @@ pub async fn answers_end(
 }
 
 /// Folds the answers after `after` up to `to` (both in (created_at, id) order) into the
-/// first answers: an answer whose player answered the question before adds nothing.
+/// first answers: an answer whose player answered the question before adds nothing, nor
+/// does one that raised a signal or whose player is held, banned or flagged
+/// (`in_good_standing!`): the calibration fits what honest players made of a question.
 /// In the caller's transaction, which moves the cursor with it.
 pub async fn fold_first_answers(tx: &mut Tx, after: &Cursor, to: &Cursor) -> sqlx::Result<u64> {
     Ok(in_tx!(tx, |ex| {
-        sqlx::query(
+        sqlx::query(concat!(
             "INSERT INTO first_answers (question_id, player_id, correct, answered_at)
-             SELECT question_id, player_id, is_correct, created_at FROM challenge_answers
-             WHERE created_at >= $1 AND (created_at > $1 OR id > $2)
-               AND (created_at < $3 OR (created_at = $3 AND id <= $4))
-             ORDER BY created_at, id
+             SELECT a.question_id, a.player_id, a.is_correct, a.created_at
+             FROM challenge_answers a
+             WHERE a.created_at >= $1 AND (a.created_at > $1 OR a.id > $2)
+               AND (a.created_at < $3 OR (a.created_at = $3 AND a.id <= $4))
+               AND ",
+            in_good_standing!("a"),
+            "
+             ORDER BY a.created_at, a.id
              ON CONFLICT (question_id, player_id) DO NOTHING",
-        )
+        ))
         .bind(after.created_at)
         .bind(&after.id)
         .bind(to.created_at)
@@ -182,20 +189,22 @@ pub async fn fold_first_answers(tx: &mut Tx, after: &Cursor, to: &Cursor) -> sql
 }
 
 /// The surprises of the first answers after `after` up to `to`, in answer order, by
-/// question.
+/// question: of answers `in_good_standing!` only.
 pub async fn surprises_between(
     db: &Db,
     after: &Cursor,
     to: &Cursor,
 ) -> sqlx::Result<Vec<(String, f64)>> {
     Ok(read!(db, |ex| {
-        sqlx::query_as::<_, (String, f64)>(
-            "SELECT question_id, surprise FROM challenge_answers
-             WHERE created_at >= $1 AND (created_at > $1 OR id > $2)
-               AND (created_at < $3 OR (created_at = $3 AND id <= $4))
-               AND surprise IS NOT NULL
-             ORDER BY created_at, id",
-        )
+        sqlx::query_as::<_, (String, f64)>(concat!(
+            "SELECT a.question_id, a.surprise FROM challenge_answers a
+             WHERE a.created_at >= $1 AND (a.created_at > $1 OR a.id > $2)
+               AND (a.created_at < $3 OR (a.created_at = $3 AND a.id <= $4))
+               AND a.surprise IS NOT NULL AND ",
+            in_good_standing!("a"),
+            "
+             ORDER BY a.created_at, a.id",
+        ))
         .bind(after.created_at)
         .bind(&after.id)
         .bind(to.created_at)

@@ -83,6 +83,14 @@ pub struct AnswerFact {
     pub is_correct: bool,
     pub selected_option_id: String,
     pub time_ms: i64,
+    /// What the server measured (None: an answer from before it was stored).
+    pub server_elapsed_ms: Option<i64>,
+    /// The fair-play signals the answer raised (a bit set).
+    pub signals: i64,
+    /// The player is neither held, banned nor flagged (as the job reads it).
+    pub clean_player: bool,
+    /// The player's first answer to the question, of any version.
+    pub first_answer: bool,
     /// The session question's options, JSON `[{id, text}]` (None if it is gone).
     pub options: Option<String>,
 }
@@ -92,7 +100,9 @@ pub struct AnswerFact {
 const AFTER: &str = "created_at >= $1 AND (created_at > $1 OR id > $2) AND created_at <= $3";
 
 /// Up to `limit` answers after `after` (index `challenge_answers_created`), each with
-/// its session question's options.
+/// its session question's options, whether its player is in good standing (their
+/// rows: a primary-key probe each) and whether it is the player's first answer to the
+/// question (index `challenge_answers_player_question`: the player's few answers to it).
 pub async fn answers_after(
     db: &Db,
     after: &Cursor,
@@ -102,11 +112,22 @@ pub async fn answers_after(
     Ok(read!(db, |ex| {
         sqlx::query_as::<_, AnswerFact>(sqlx::AssertSqlSafe(format!(
             "SELECT a.created_at, a.id, a.player_id, a.question_id, a.question_version,
-                    a.is_correct, a.selected_option_id, a.time_ms, sq.options
+                    a.is_correct, a.selected_option_id, a.time_ms, a.server_elapsed_ms,
+                    a.signals,
+                    (p.id IS NOT NULL AND NOT p.fairplay_held AND NOT p.is_banned
+                     AND COALESCE(f.state, 'cleared') = 'cleared') AS clean_player,
+                    NOT EXISTS (SELECT 1 FROM challenge_answers e
+                                WHERE e.player_id = a.player_id AND e.question_id = a.question_id
+                                  AND (e.created_at < a.created_at
+                                       OR (e.created_at = a.created_at AND e.id < a.id)))
+                        AS first_answer,
+                    sq.options
              FROM (SELECT * FROM challenge_answers WHERE {AFTER}
                    ORDER BY created_at, id LIMIT $4) a
              LEFT JOIN challenge_session_questions sq
                     ON sq.session_id = a.session_id AND sq.question_id = a.question_id
+             LEFT JOIN players p ON p.id = a.player_id
+             LEFT JOIN fairplay_players f ON f.player_id = a.player_id
              ORDER BY a.created_at, a.id"
         )))
         .bind(after.created_at)
@@ -193,6 +214,13 @@ pub const OPTION_PICKS: Counters = Counters {
 pub const ANSWER_TIMES: Counters = Counters {
     table: "question_answer_times",
     keys: &["question_id", "version", "time_ms"],
+    counts: &["answers"],
+    also: None,
+};
+/// The too-fast bar's histogram: the server's times of clean first answers.
+pub const PACE: Counters = Counters {
+    table: "question_pace",
+    keys: &["question_id", "version", "elapsed_ms"],
     counts: &["answers"],
     also: None,
 };
@@ -391,6 +419,22 @@ pub async fn answer_times(
     .await
 }
 
+/// The too-fast bar's histogram of a version: (ms, answers); one answer per player.
+pub async fn pace_times(
+    db: &Db,
+    question_id: &QuestionId,
+    version: i64,
+) -> sqlx::Result<Vec<(i64, i64)>> {
+    version_rows(
+        db,
+        "SELECT elapsed_ms, answers FROM question_pace
+         WHERE question_id = $1 AND version = $2",
+        question_id,
+        version,
+    )
+    .await
+}
+
 /// One player's answers to a version, their answers over all questions, and whether
 /// they opened `card_id`.
 #[derive(Clone, Debug, sqlx::FromRow)]
@@ -475,6 +519,9 @@ pub struct Derived<'a> {
     pub players: i64,
     pub card_views: i64,
     pub median_time_ms: Option<i64>,
+    /// The too-fast bar's median and the players it is of.
+    pub pace_ms: Option<i64>,
+    pub pace_players: i64,
     pub discrimination: Option<f64>,
     pub flags: Option<&'a str>,
     pub severity: i64,
@@ -505,7 +552,8 @@ pub async fn store_derived(tx: &mut Tx, d: &Derived<'_>) -> sqlx::Result<Option<
                     discrimination = $6, flags = $7, computed_at = $8,
                     derive_due = CASE WHEN derive_due = $9 THEN 0 ELSE derive_due END,
                     players_read_attempts = COALESCE($10, players_read_attempts),
-                    players_read_at = CASE WHEN $10 IS NULL THEN players_read_at ELSE $8 END
+                    players_read_at = CASE WHEN $10 IS NULL THEN players_read_at ELSE $8 END,
+                    pace_ms = $11, pace_players = $12
              WHERE question_id = $1 AND version = $2",
         )
         .bind(d.question_id)
@@ -518,6 +566,8 @@ pub async fn store_derived(tx: &mut Tx, d: &Derived<'_>) -> sqlx::Result<Option<
         .bind(d.now_ms)
         .bind(d.due_seen)
         .bind(d.players_read_attempts)
+        .bind(d.pace_ms)
+        .bind(d.pace_players)
         .execute(&mut *ex)
         .await?;
         sqlx::query(

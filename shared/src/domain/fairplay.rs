@@ -40,9 +40,13 @@ impl FairPlayDecision {
 pub struct FairPlayRules {
     /// `FAIRPLAY_MIN_MS`: an answer faster than this is too fast, whatever the question.
     pub min_ms: i64,
-    /// `FAIRPLAY_MEDIAN_PERCENT`: … or faster than this share of the question's median
-    /// answer time (when its statistics have one).
+    /// `FAIRPLAY_MEDIAN_PERCENT`: … or faster than this share of the question's pace
+    /// (the median of the times the server measured, see [`pace_sample`]), when it has
+    /// one, never above [`PACE_FLOOR_CAP_MS`].
     pub median_percent: i64,
+    /// `FAIRPLAY_PACE_MIN_PLAYERS`: a question's pace counts once this many players
+    /// made it.
+    pub pace_min_players: i64,
     /// `FAIRPLAY_CLAIM_TOLERANCE_MS`: a client may claim this much more time than the
     /// server saw pass (clock and network slack) before the claim is impossible.
     pub claim_tolerance_ms: i64,
@@ -55,6 +59,7 @@ impl Default for FairPlayRules {
         Self {
             min_ms: 800,
             median_percent: 25,
+            pace_min_players: 20,
             claim_tolerance_ms: 2000,
             hold_score: 30,
         }
@@ -125,7 +130,8 @@ pub struct TimedAnswer {
     pub claim_window_ms: i64,
     /// What the client claims (`timeMs`).
     pub claimed_ms: i64,
-    /// The question's median answer time, when its statistics have one.
+    /// The question's pace (the median of the server's times of clean first answers),
+    /// when enough players made it.
     pub median_ms: Option<i64>,
     pub correct: bool,
     /// The challenge's right answers before this one that were too fast.
@@ -142,18 +148,42 @@ pub struct Judged {
     pub fast_correct: bool,
 }
 
-/// The largest question median the too-fast floor is taken from (20 s: a floor of at
-/// most 5 s at 25 %).
-pub const MEDIAN_CAP_MS: i64 = 20_000;
+/// The highest too-fast floor a question's pace alone can set (2 s): a pace is what
+/// the players who answered made it, and patient ones (or many farmed accounts waiting
+/// on purpose) must not make an honest quick reader's 3 s suspect. Only
+/// `FAIRPLAY_MIN_MS` may set the floor higher.
+pub const PACE_FLOOR_CAP_MS: i64 = 2_000;
+
+/// The too-fast floor of a question: `FAIRPLAY_MIN_MS`, or the configured share of its
+/// pace when that is higher, up to [`PACE_FLOOR_CAP_MS`].
+pub fn too_fast_floor(pace_ms: Option<i64>, rules: &FairPlayRules) -> i64 {
+    let from_pace = pace_ms.map_or(0, |m| {
+        (m.max(0).saturating_mul(rules.median_percent) / 100).min(PACE_FLOOR_CAP_MS)
+    });
+    rules.min_ms.max(from_pace)
+}
+
+/// Whether an answer counts in the estimates others are judged by (question
+/// statistics and flags, the too-fast bar, the learning engine's difficulties): only a
+/// player in good standing (neither held, banned nor flagged) and an answer that raised
+/// no signal. A farm of accounts or a script moves nobody else's numbers.
+pub fn counts_in_estimates(clean_player: bool, signals: i64) -> bool {
+    clean_player && signals == 0
+}
+
+/// The time an answer adds to its question's pace: the server's, of a counted answer
+/// that is the player's first to the question (one per player, whatever they claim).
+pub fn pace_sample(
+    clean_player: bool,
+    signals: i64,
+    first_answer: bool,
+    server_elapsed_ms: Option<i64>,
+) -> Option<i64> {
+    server_elapsed_ms.filter(|_| counts_in_estimates(clean_player, signals) && first_answer)
+}
 
 pub fn judge(a: TimedAnswer, rules: &FairPlayRules) -> Judged {
-    // a median is of client-claimed times: capped, so claims cannot push it high
-    let median = a.median_ms.map(|m| m.clamp(0, MEDIAN_CAP_MS));
-    let floor = median.map_or(rules.min_ms, |m| {
-        rules
-            .min_ms
-            .max(m.saturating_mul(rules.median_percent) / 100)
-    });
+    let floor = too_fast_floor(a.median_ms, rules);
     let too_fast = a.elapsed_ms < floor;
     let impossible = a.claimed_ms > a.claim_window_ms.saturating_add(rules.claim_tolerance_ms);
     let fast_correct = a.correct && too_fast;
@@ -248,6 +278,68 @@ mod tests {
     }
 
     #[test]
+    fn a_pace_alone_never_makes_a_quick_reader_suspect() {
+        let rules = FairPlayRules::default();
+        // thirty patient (or farmed) players made a question's pace 20 s: an honest
+        // reader's 3 s is no signal, a script's 1.5 s still is
+        for pace in [20_000, 60_000, 600_000] {
+            let honest = TimedAnswer {
+                median_ms: Some(pace),
+                ..answer(3000)
+            };
+            assert_eq!(judge(honest, &rules).signals, 0, "{pace}");
+            let script = TimedAnswer {
+                median_ms: Some(pace),
+                ..answer(1500)
+            };
+            assert_eq!(judge(script, &rules).signals, Signal::TooFast.bit());
+        }
+        assert_eq!(too_fast_floor(Some(4000), &rules), 1000);
+        assert_eq!(too_fast_floor(Some(-5), &rules), 800);
+        assert_eq!(too_fast_floor(None, &rules), 800);
+        // only the configured minimum may set a higher floor
+        let strict = FairPlayRules {
+            min_ms: 2500,
+            ..rules
+        };
+        assert_eq!(too_fast_floor(Some(60_000), &strict), 2500);
+    }
+
+    #[test]
+    fn only_clean_first_answers_make_a_pace() {
+        assert_eq!(pace_sample(true, 0, true, Some(4000)), Some(4000));
+        // a held, banned or flagged player; an answer with a signal; a second answer;
+        // an answer the server did not time
+        assert_eq!(pace_sample(false, 0, true, Some(4000)), None);
+        assert_eq!(
+            pace_sample(true, Signal::TooFast.bit(), true, Some(400)),
+            None
+        );
+        assert_eq!(pace_sample(true, 0, false, Some(4000)), None);
+        assert_eq!(pace_sample(true, 0, true, None), None);
+        assert!(counts_in_estimates(true, 0));
+        assert!(!counts_in_estimates(false, 0));
+        assert!(!counts_in_estimates(
+            true,
+            Signal::TimeClaimImpossible.bit()
+        ));
+    }
+
+    proptest::proptest! {
+        /// Whatever a question's pace, an answer the server timed at 2 s or more (and
+        /// at the configured minimum) raises no `too_fast`.
+        #[test]
+        fn no_pace_flags_an_answer_over_two_seconds(
+            pace in proptest::option::of(proptest::num::i64::ANY),
+            elapsed in 2_000_i64..3_600_000,
+        ) {
+            let rules = FairPlayRules::default();
+            let a = TimedAnswer { median_ms: pace, ..answer(elapsed) };
+            proptest::prop_assert_eq!(judge(a, &rules).signals & Signal::TooFast.bit(), 0);
+        }
+    }
+
+    #[test]
     fn a_claim_beyond_what_passed_is_impossible() {
         let rules = FairPlayRules::default();
         let honest = TimedAnswer {
@@ -270,12 +362,11 @@ mod tests {
             ..answer(1000)
         };
         assert_eq!(judge(resumed, &rules).signals, 0);
-        // huge numbers neither overflow nor pass; a median counts up to 20 s (a floor
-        // of 5 s at 25 %)
+        // huge numbers neither overflow nor pass; a pace sets a floor of at most 2 s
         let huge = TimedAnswer {
             claimed_ms: i64::MAX,
             median_ms: Some(i64::MAX),
-            ..answer(4000)
+            ..answer(1999)
         };
         assert_eq!(
             judge(huge, &rules).signals,
@@ -283,7 +374,7 @@ mod tests {
         );
         let capped = TimedAnswer {
             median_ms: Some(i64::MAX),
-            ..answer(5000)
+            ..answer(2000)
         };
         assert_eq!(judge(capped, &rules).signals, 0);
     }

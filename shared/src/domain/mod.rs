@@ -16,6 +16,7 @@ pub mod irt;
 pub mod league;
 pub mod media;
 pub mod memory;
+pub mod merge;
 pub mod minor;
 pub mod phone;
 pub mod pick;

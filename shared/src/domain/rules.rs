@@ -39,6 +39,25 @@ pub struct GameRules {
     pub wrong_answer_hearts: i64,
 }
 
+impl GameRules {
+    /// The most XP one player can earn in a Beijing day under these rules: every
+    /// attempt of the day (its own and those ads give back) a challenge answered all
+    /// right with each answer's card opened, the first card of all, and the day's review
+    /// allowance. What a merge may add to a day on the boards (`domain::merge`).
+    pub fn daily_xp_ceiling(&self) -> i64 {
+        let answers = (self.daily_attempts_max.max(0) + self.ad_attempts_per_day.max(0))
+            .saturating_mul(self.questions_per_challenge.max(0));
+        answers
+            .saturating_mul(
+                self.xp_per_correct
+                    .max(0)
+                    .saturating_add(self.card_view_xp.max(0)),
+            )
+            .saturating_add(self.first_card_xp.max(0))
+            .saturating_add(self.review_xp_daily.max(0))
+    }
+}
+
 impl Default for GameRules {
     fn default() -> Self {
         Self {

@@ -194,6 +194,19 @@ pub fn learn(
     }
 }
 
+/// What an answer in a review teaches: nothing. A review costs no heart and no attempt
+/// and serves the player's own mistakes again and again, so its wrong answers would
+/// push the skill down without bound (and its right ones up); the challenges' answers
+/// carry the estimates.
+pub fn unmoved(track: Estimate, overall: Estimate) -> Learned {
+    Learned {
+        track,
+        overall,
+        question: None,
+        surprise: None,
+    }
+}
+
 /// Mastery, 0-100: the mean of the predicted chances of a right answer over a track's
 /// questions (0 without questions).
 pub fn mastery(predictions: &[f64]) -> i64 {

@@ -332,27 +332,7 @@ pub async fn change_password(
     client: LimitKey,
 ) -> Result<PasswordChanged> {
     check_password(&req.new_password)?;
-    let row = db::admins::get(&ctx.db, &actor.id)
-        .await?
-        .ok_or_else(|| Error::unauthorized(msg::ADMIN_NOT_FOUND))?;
-    let reservation = admin_throttle::reserve(ctx, &row.username, client).await?;
-    let matches = match password::verify(
-        req.current_password.clone(),
-        Some(row.password_hash.clone()),
-    )
-    .await
-    {
-        Ok(matches) => matches,
-        Err(e) => {
-            reservation.unjudged(ctx).await;
-            return Err(e);
-        }
-    };
-    if !matches {
-        reservation.failed();
-        return Err(Error::unauthorized(msg::CURRENT_PASSWORD_IS_WRONG));
-    }
-    reservation.confirmed(ctx).await;
+    admin_throttle::confirm_current_password(ctx, actor, &req.current_password, client).await?;
     let hash = password::hash(req.new_password.clone()).await?;
     let now = ctx.clock.now_ms();
     let mut tx = ctx.db.begin().await?;

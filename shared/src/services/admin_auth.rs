@@ -42,6 +42,45 @@ pub struct AdminLogin {
     pub access_token: String,
     pub refresh_token: String,
     pub admin: AdminIdentity,
+    /// Changes to this account's password and MFA since its previous sign-in, the
+    /// latest first (at most 20): a change the admin did not make is a stolen session.
+    pub security_changes: Vec<SecurityChange>,
+}
+
+/// A change to an admin's own account since its previous sign-in.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SecurityChange {
+    /// The audit log's action: `admin.change_password`, `admin.reset_password`,
+    /// `admin.mfa_setup`, `admin.mfa_enable`, `admin.mfa_disable`, `admin.mfa_reset`
+    /// or `admin.mfa_lock`.
+    pub action: String,
+    /// Who made it: the admin themselves, a super_admin, or `system`.
+    pub by: String,
+    pub at: chrono::DateTime<chrono::Utc>,
+}
+
+/// Changes listed at most at a sign-in.
+const SECURITY_CHANGES_SHOWN: i64 = 20;
+
+/// The changes to `row`'s account since its previous sign-in (read in the sign-in's
+/// transaction, before it is recorded).
+async fn security_changes_since_last_sign_in(
+    tx: &mut db::Tx,
+    row: &AdminRow,
+) -> Result<Vec<SecurityChange>> {
+    let since = row.last_login_at.unwrap_or(row.created_at);
+    Ok(
+        db::audit::security_changes(tx, row.id.as_str(), since, SECURITY_CHANGES_SHOWN)
+            .await?
+            .into_iter()
+            .map(|c| SecurityChange {
+                action: c.action,
+                by: c.actor_username,
+                at: crate::clock::from_ms(c.created_at),
+            })
+            .collect(),
+    )
 }
 
 /// Creates the first super_admin when no admin exists. Returns the generated password
@@ -212,6 +251,7 @@ pub async fn login(ctx: &AppContext, sign_in: &SignIn, origin: Origin) -> Result
         now,
     )
     .await?;
+    let security_changes = security_changes_since_last_sign_in(&mut tx, &row).await?;
     db::admins::touch_login(&mut tx, &row.id, now).await?;
     record_sign_in(&mut tx, ctx, &row, origin).await?;
     tx.commit().await?;
@@ -223,6 +263,7 @@ pub async fn login(ctx: &AppContext, sign_in: &SignIn, origin: Origin) -> Result
             username: row.username,
             role: row.role,
         },
+        security_changes,
     })
 }
 
@@ -234,14 +275,16 @@ pub struct ConsoleIdentity {
     pub token_version: i64,
 }
 
-/// The console's sign-in: the same credential checks as `login`, without tokens.
+/// The console's sign-in: the same credential checks as `login`, without tokens; with
+/// the changes to the account since its previous sign-in.
 pub async fn console_login(
     ctx: &AppContext,
     sign_in: &SignIn,
     origin: Origin,
-) -> Result<(AdminPrincipal, ConsoleIdentity)> {
+) -> Result<(AdminPrincipal, ConsoleIdentity, Vec<SecurityChange>)> {
     let row = check_credentials(ctx, sign_in, origin).await?;
     let mut tx = ctx.db.begin().await?;
+    let changes = security_changes_since_last_sign_in(&mut tx, &row).await?;
     db::admins::touch_login(&mut tx, &row.id, ctx.clock.now_ms()).await?;
     record_sign_in(&mut tx, ctx, &row, origin).await?;
     tx.commit().await?;
@@ -249,7 +292,7 @@ pub async fn console_login(
         admin_id: row.id.clone(),
         token_version: row.token_version,
     };
-    Ok((principal(row), identity))
+    Ok((principal(row), identity, changes))
 }
 
 /// The admin behind a console session, while the account is active and unchanged.

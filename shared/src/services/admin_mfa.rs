@@ -85,9 +85,21 @@ pub struct MfaStatus {
 
 /// The body of enable and disable.
 #[derive(Clone, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct MfaCode {
     /// A current 6-digit TOTP code; for disable, a recovery code works too.
     pub code: String,
+    /// The admin's password, typed again: a session alone (a stolen token) turns MFA
+    /// neither on nor off.
+    pub current_password: String,
+}
+
+/// `POST /v1/admin/mfa/setup`'s body.
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MfaSetup {
+    /// The admin's password, typed again (as for `/mfa/enable`).
+    pub current_password: String,
 }
 
 /// A sign-in's second factor, as submitted.
@@ -223,9 +235,16 @@ pub async fn status(ctx: &AppContext, admin: &AdminPrincipal) -> Result<MfaStatu
     })
 }
 
-/// `POST /v1/admin/mfa/setup`: a new pending secret (replacing one not yet confirmed);
-/// 409 CONFLICT while MFA is on.
-pub async fn setup(ctx: &AppContext, admin: &AdminPrincipal) -> Result<MfaEnrolment> {
+/// `POST /v1/admin/mfa/setup`, with the admin's password typed again
+/// (`admin_throttle::confirm_current_password`): a new pending secret (replacing one
+/// not yet confirmed), audited; 409 CONFLICT while MFA is on.
+pub async fn setup(
+    ctx: &AppContext,
+    admin: &AdminPrincipal,
+    current_password: &str,
+    client: LimitKey,
+) -> Result<MfaEnrolment> {
+    admin_throttle::confirm_current_password(ctx, admin, current_password, client).await?;
     let secret = new_secret();
     let sealed = seal_secret(ctx, &admin.id, &secret)?;
     let mut tx = ctx.db.begin().await?;
@@ -234,7 +253,7 @@ pub async fn setup(ctx: &AppContext, admin: &AdminPrincipal) -> Result<MfaEnrolm
             msg::MFA_IS_ALREADY_ON_DISABLE_IT_FIRST_TO_ENROL_A_NEW_DEVICE,
         ));
     }
-    tx.commit().await?;
+    commit_own_mfa_change(tx, ctx, admin, "admin.mfa_setup").await?;
     enrolment(secret, &admin.username)
 }
 
@@ -258,7 +277,12 @@ pub async fn pending_enrolment(
 /// 409 when MFA is on already, 400 without a set-up or with a wrong code (not counted
 /// by the wrong-code lock: the secret is not in use yet, and only this signed-in admin
 /// can try).
-pub async fn enable(ctx: &AppContext, admin: &AdminPrincipal, code: &str) -> Result<MfaEnabled> {
+pub async fn enable(
+    ctx: &AppContext,
+    admin: &AdminPrincipal,
+    code: &MfaCode,
+    client: LimitKey,
+) -> Result<MfaEnabled> {
     let row = db::admin_mfa::get(&ctx.db, &admin.id).await?;
     let pending = match row {
         Some(r) if r.secret.is_some() => return Err(Error::conflict(msg::MFA_IS_ALREADY_ON)),
@@ -270,8 +294,9 @@ pub async fn enable(ctx: &AppContext, admin: &AdminPrincipal, code: &str) -> Res
             msg::NO_MFA_SET_UP_IS_WAITING_START_ONE_WITH_POST_V1_ADMIN_MFA_SE,
         ));
     };
+    admin_throttle::confirm_current_password(ctx, admin, &code.current_password, client).await?;
     let totp = totp_of(&open_secret(ctx, &admin.id, &pending)?, &admin.username)?;
-    let step = matching_step(&totp, code).ok_or_else(|| {
+    let step = matching_step(&totp, &code.code).ok_or_else(|| {
         Error::validation(msg::THE_CODE_DOES_NOT_MATCH_CHECK_THE_DEVICE_S_TIME_AND_TRY_AGAI)
     })?;
     let codes: Vec<String> = (0..RECOVERY_CODES).map(|_| new_recovery_code()).collect();
@@ -498,13 +523,15 @@ pub(crate) async fn second_step(
 pub async fn disable(
     ctx: &AppContext,
     admin: &AdminPrincipal,
-    code: &str,
+    code: &MfaCode,
     client: LimitKey,
 ) -> Result<MfaStatus> {
     let secret = db::admin_mfa::get(&ctx.db, &admin.id)
         .await?
         .and_then(|r| r.secret)
         .ok_or_else(|| Error::conflict(msg::MFA_IS_NOT_ON))?;
+    admin_throttle::confirm_current_password(ctx, admin, &code.current_password, client).await?;
+    let code = code.code.as_str();
     let reservation = admin_throttle::reserve(ctx, &admin.username, client).await?;
     let verdict = match judge_code(
         ctx,

@@ -143,6 +143,41 @@ impl Reservation {
     }
 }
 
+/// Proves that the signed-in admin knows the account's password before a change that
+/// a stolen session must not make (a new password, MFA set up, on or off): judged
+/// under the sign-in throttle of the admin's username and address, so a wrong one
+/// counts as a failed sign-in and a throttled attempt never reaches argon2. 401
+/// `UNAUTHORIZED` when wrong, 429 when throttled.
+pub async fn confirm_current_password(
+    ctx: &AppContext,
+    actor: &crate::services::admin_identity::AdminPrincipal,
+    current_password: &str,
+    client: LimitKey,
+) -> Result<()> {
+    let row = db::admins::get(&ctx.db, &actor.id)
+        .await?
+        .ok_or_else(|| Error::unauthorized(msg::ADMIN_NOT_FOUND))?;
+    let reservation = reserve(ctx, &row.username, client).await?;
+    let matches = match crate::password::verify(
+        current_password.to_string(),
+        Some(row.password_hash.clone()),
+    )
+    .await
+    {
+        Ok(matches) => matches,
+        Err(e) => {
+            reservation.unjudged(ctx).await;
+            return Err(e);
+        }
+    };
+    if !matches {
+        reservation.failed();
+        return Err(Error::unauthorized(msg::CURRENT_PASSWORD_IS_WRONG));
+    }
+    reservation.confirmed(ctx).await;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

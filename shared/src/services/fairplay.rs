@@ -159,6 +159,9 @@ pub struct SignalCounts {
     pub too_fast: i64,
     pub time_claim_impossible: i64,
     pub fast_perfect: i64,
+    /// Guests merged into the account beyond the first in 30 days (each weighs 10:
+    /// `domain::merge`).
+    pub merges: i64,
 }
 
 /// An answer that raised signals.
@@ -187,7 +190,8 @@ pub struct FairPlayEntry {
     pub held: bool,
     /// The Beijing week of `weekScore` (YYYY-MM-DD, its Monday).
     pub week_start: String,
-    /// The week's suspicion score (too_fast 1, time_claim_impossible 3, fast_perfect 10).
+    /// The week's suspicion score (too_fast 1, time_claim_impossible 3, fast_perfect 10,
+    /// a merge beyond the first in 30 days 10).
     pub week_score: i64,
     /// The hold threshold (`FAIRPLAY_HOLD_SCORE`).
     pub hold_score: i64,
@@ -234,6 +238,7 @@ fn entry(
             too_fast: row.too_fast,
             time_claim_impossible: row.impossible,
             fast_perfect: row.fast_perfect,
+            merges: row.merges,
         },
         last_signal_at: (row.last_signal_at > 0).then(|| from_ms(row.last_signal_at)),
         decided_by: row

@@ -17,9 +17,10 @@ use crate::clock::{beijing, from_ms};
 use crate::context::AppContext;
 use crate::db::question_stats::{
     self as store, ANSWER_TIMES, Addition, AnswerFact, Cursor, DAILY_ACTIVITY, Derived, Key,
-    OPTION_PICKS, PLAYER_ACCURACY, QUESTION_COUNTS, QUESTION_DAYS, QUESTION_PLAYERS,
+    OPTION_PICKS, PACE, PLAYER_ACCURACY, QUESTION_COUNTS, QUESTION_DAYS, QUESTION_PLAYERS,
 };
 use crate::db::{self, Tx};
+use crate::domain::fairplay as fair_rules;
 use crate::domain::question_stats::{
     self as rules, Flag, OptionPicks, PlayerAnswers, PlayersRead, flags_text, parse_flags, rate,
     severity,
@@ -193,9 +194,30 @@ async fn count_answers(tx: &mut Tx, facts: &[AnswerFact]) -> Result<()> {
         to[0] += 1;
         to[1] += i64::from(correct);
     };
+    let mut pace: BTreeMap<(Version, i64), i64> = BTreeMap::new();
     for f in facts {
         let v: Version = (f.question_id.to_string(), f.question_version);
         let day = beijing::day_key(beijing::day(from_ms(f.created_at)));
+        // the day's activity counts every answer; the estimates others are judged by
+        // only those of players in good standing that raised no signal
+        add(activity.entry(day.clone()).or_default(), f.is_correct);
+        day_players.insert((day.clone(), f.player_id.as_str()));
+        if !fair_rules::counts_in_estimates(f.clean_player, f.signals) {
+            continue;
+        }
+        if let Some(ms) = fair_rules::pace_sample(
+            f.clean_player,
+            f.signals,
+            f.first_answer,
+            f.server_elapsed_ms,
+        ) {
+            *pace
+                .entry((
+                    v.clone(),
+                    ms.clamp(0, MAX_TIME_MS) / TIME_STEP_MS * TIME_STEP_MS,
+                ))
+                .or_default() += 1;
+        }
         add(questions.entry(v.clone()).or_default(), f.is_correct);
         if let Some(text) = selected_text(f) {
             *picks.entry((v.clone(), text)).or_default() += 1;
@@ -206,10 +228,7 @@ async fn count_answers(tx: &mut Tx, facts: &[AnswerFact]) -> Result<()> {
                 f.time_ms.clamp(0, MAX_TIME_MS) / TIME_STEP_MS * TIME_STEP_MS,
             ))
             .or_default() += 1;
-        add(
-            days.entry((v.clone(), day.clone())).or_default(),
-            f.is_correct,
-        );
+        add(days.entry((v.clone(), day)).or_default(), f.is_correct);
         add(
             question_players
                 .entry((v.clone(), f.player_id.as_str()))
@@ -220,8 +239,6 @@ async fn count_answers(tx: &mut Tx, facts: &[AnswerFact]) -> Result<()> {
             players.entry(f.player_id.as_str()).or_default(),
             f.is_correct,
         );
-        add(activity.entry(day.clone()).or_default(), f.is_correct);
-        day_players.insert((day, f.player_id.as_str()));
     }
     let rows: Vec<_> = questions
         .iter()
@@ -238,6 +255,11 @@ async fn count_answers(tx: &mut Tx, facts: &[AnswerFact]) -> Result<()> {
         .map(|((v, ms), n)| version_row(v, Some(Key::Int(*ms)), &[*n]))
         .collect();
     store::add(tx, ANSWER_TIMES, &rows).await?;
+    let rows: Vec<_> = pace
+        .iter()
+        .map(|((v, ms), n)| version_row(v, Some(Key::Int(*ms)), &[*n]))
+        .collect();
+    store::add(tx, PACE, &rows).await?;
     let rows: Vec<_> = days
         .iter()
         .map(|((v, day), n)| version_row(v, Some(Key::Text(day)), n))
@@ -363,6 +385,10 @@ async fn derive(ctx: &AppContext, question_id: &QuestionId, version: i64) -> Res
         quality,
     );
     let median = rules::median(&store::answer_times(&ctx.db, question_id, version).await?);
+    let pace = store::pace_times(&ctx.db, question_id, version).await?;
+    let pace_ms = rules::median(&pace);
+    // one answer per player in the histogram: its answers are its players
+    let pace_players = pace.iter().map(|(_, n)| n).sum();
     let flags_stored = flags_text(&flags);
     let mut tx = ctx.db.begin().await?;
     let before = store::store_derived(
@@ -373,6 +399,8 @@ async fn derive(ctx: &AppContext, question_id: &QuestionId, version: i64) -> Res
             players,
             card_views,
             median_time_ms: median,
+            pace_ms,
+            pace_players,
             discrimination,
             flags: flags_stored.as_deref(),
             severity: severity(&flags),

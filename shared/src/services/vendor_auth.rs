@@ -1,6 +1,7 @@
 //! Vendor sign-in (HUAWEI ID, Sign in with Apple) and linking a guest to Apple, with the
 //! merge into an existing formal account.
 
+use crate::domain::merge;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -181,6 +182,8 @@ fn summary_of(c: &MergeCounts) -> MigrationSummary {
         ("coins".to_string(), c.skipped_coins),
         ("inventoryItems".to_string(), c.skipped_inventory),
         ("streakDays".to_string(), c.skipped_streak_days),
+        // merged XP the boards leave out: a day counts there up to one player's day
+        ("boardXp".to_string(), c.board_xp_withheld),
     ]);
     let conflicts = c
         .reward_conflicts
@@ -337,6 +340,7 @@ pub async fn link(
     }
     let owner =
         db::accounts::identity_owner(&mut tx, IdentityProvider::Apple, &identity.subject).await?;
+    let mut merge_signal = None;
     let (target, summary) = match (owner, existing) {
         (None, None) => {
             if !db::accounts::upgrade_guest(
@@ -362,6 +366,19 @@ pub async fn link(
         }
         (Some(target), Some((known, region))) if target == known => {
             db::progress::lock(&mut tx, &target).await?;
+            // at most a few guests a month: each brings a player's day (under the
+            // account's lock, so two merges at once count each other)
+            let recent =
+                db::accounts::merges_since(&mut tx, &target, merge::window_start(now_ms)).await?;
+            let unusual = match merge::admit(&recent, now_ms) {
+                merge::Admission::Admitted { unusual } => unusual,
+                merge::Admission::Refused { retry_at_ms } => {
+                    return Err(Error::RateLimited {
+                        message: msg::THIS_ACCOUNT_TOOK_IN_AS_MANY_GUESTS_AS_IT_MAY_LATELY,
+                        retry_after_secs: crate::error::retry_after_secs(retry_at_ms - now_ms),
+                    });
+                }
+            };
             let regions: Vec<String> = ctx
                 .regions
                 .list()
@@ -370,6 +387,7 @@ pub async fn link(
                 .map(|r| r.code.clone())
                 .collect();
             let boards = db::accounts::MergeBoards {
+                daily_xp_ceiling: ctx.settings.rules.daily_xp_ceiling(),
                 target_region: region.as_deref(),
                 regions: &regions,
             };
@@ -391,6 +409,22 @@ pub async fn link(
                     now_ms,
                 )
                 .await?;
+            }
+            if unusual {
+                let week = crate::clock::beijing::day_key(crate::clock::beijing::week_start(
+                    ctx.clock.now(),
+                ));
+                merge_signal = Some(
+                    db::fairplay::add_merge_signal(
+                        &mut tx,
+                        &target,
+                        &week,
+                        merge::MERGE_SIGNAL_WEIGHT,
+                        ctx.settings.fairplay.hold_score,
+                        now_ms,
+                    )
+                    .await?,
+                );
             }
             (target, summary_of(&counts))
         }
@@ -416,6 +450,9 @@ pub async fn link(
     .await?;
     tx.commit().await?;
     tracing::info!(guest = %caller.id, account = %target, merged = target != caller.id, "guest linked");
+    if let Some(scored) = &merge_signal {
+        crate::services::fairplay::after_scored(ctx, &target, scored, now_ms).await;
+    }
     if target != caller.id {
         // the guest's weekly XP moved into the account's rows
         let mut boards = vec![String::from(BoardKey::all_players())];

@@ -399,15 +399,25 @@ async fn judge(
         judgement.change.at_ms,
         &ctx.settings.fairplay,
     );
-    let learned = skill::learn(
-        &ctx.settings.learning.elo,
-        c.track_skill,
-        progress.skill,
-        c.difficulty,
-        skill::guessing_floor(option_ids.len()),
-        judgement.correct,
-        c.first_answer,
-    );
+    let learned = if c.review {
+        // a review's answers are free: they move no estimate (see `skill::unmoved`)
+        skill::unmoved(c.track_skill, progress.skill)
+    } else {
+        skill::learn(
+            &ctx.settings.learning.elo,
+            c.track_skill,
+            progress.skill,
+            c.difficulty,
+            skill::guessing_floor(option_ids.len()),
+            judgement.correct,
+            c.first_answer,
+        )
+    };
+    // a held player's or a signalled answer's surprise moves no question's difficulty
+    // (the fold leaves out flagged and banned players too)
+    let surprise = learned
+        .surprise
+        .filter(|_| timing::counts_in_estimates(!progress.fairplay_held, timed.signals));
     let memory = review::schedule(ctx, c.memory_parameters.as_deref()).review(
         c.memory.as_ref(),
         judgement.correct,
@@ -441,7 +451,7 @@ async fn judge(
             track_id: &c.track_id,
             track_delta: learned.track.value - c.track_skill.value,
             overall_delta: learned.overall.value - progress.skill.value,
-            surprise: learned.surprise,
+            surprise,
         },
         memory,
         memory_read: c.memory.map(|m| m.reviews),

@@ -225,9 +225,13 @@ pub async fn next_review_challenge(
     };
     let session_track = track_id.unwrap_or(first_track).to_string();
     let ids: Vec<QuestionId> = picked.iter().map(|((q, _), _)| q.clone()).collect();
-    let pool =
-        db::gameplay::pool_questions(&ctx.db, &player.id, &ids, ctx.settings.quality.min_attempts)
-            .await?;
+    let pool = db::gameplay::pool_questions(
+        &ctx.db,
+        &player.id,
+        &ids,
+        ctx.settings.fairplay.pace_min_players,
+    )
+    .await?;
     if pool.is_empty() {
         return Ok(None);
     }
@@ -395,7 +399,7 @@ async fn pick_questions(
         &ctx.db,
         player_id,
         &chosen,
-        ctx.settings.quality.min_attempts,
+        ctx.settings.fairplay.pace_min_players,
     )
     .await?;
     Ok((pool, answered))
