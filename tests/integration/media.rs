@@ -17,6 +17,7 @@ use tokio::io::AsyncWriteExt;
 both_engines!(
     an_image_is_stored_once_and_served_with_its_headers,
     jpeg_metadata_is_removed_before_storing,
+    metadata_goes_from_every_format_and_playback_stays,
     hostile_files_are_refused_and_leave_nothing,
     audio_and_video_are_served_in_byte_ranges,
     a_cut_off_upload_leaves_nothing_behind,
@@ -101,6 +102,22 @@ fn mp4(len: usize) -> Vec<u8> {
     out.extend_from_slice(&u32::try_from(free).unwrap().to_be_bytes());
     out.extend_from_slice(b"free");
     out.extend((8..free).map(|i| (i % 253) as u8));
+    out
+}
+
+/// `bytes` (an MP4) with its movie's `udta` box turned into a `free` box of the same
+/// length, zeroed: what the service stores of it (the fixtures' clips carry one, with
+/// the encoder's name).
+fn without_user_data(bytes: &[u8]) -> Vec<u8> {
+    let mut out = bytes.to_vec();
+    let at = out
+        .windows(4)
+        .position(|w| w == b"udta")
+        .expect("a udta box")
+        - 4;
+    let size = u32::from_be_bytes(out[at..at + 4].try_into().unwrap()) as usize;
+    out[at + 4..at + 8].copy_from_slice(b"free");
+    out[at + 8..at + size].fill(0);
     out
 }
 
@@ -556,6 +573,8 @@ async fn audio_and_video_are_served_in_byte_ranges(app: TestApp) {
         .clone();
     assert_eq!(item["type"], "video");
     assert_eq!(item["mime"], "video/mp4");
+    // stored without its user data, every other byte in place
+    let bytes = without_user_data(&bytes);
     assert_eq!(item["id"], sha256_hex(&bytes));
     assert_eq!(
         (&item["durationMs"], &item["width"], &item["height"]),
@@ -837,7 +856,8 @@ async fn an_s3_store_holds_serves_and_signs(engine: Engine) {
     let (token, _, _) = app.admin_login().await;
 
     let image = png(30, 20);
-    let video = mp4(6 * 1024 * 1024 + 7);
+    // (stored without its user data: every other byte in place)
+    let video = without_user_data(&mp4(6 * 1024 * 1024 + 7));
     let image_item = upload_form(&app, &token, image.clone(), "a.png", "image/png")
         .await
         .ok()
@@ -1385,4 +1405,150 @@ async fn audio_and_video_report_how_long_they_play(app: TestApp) {
             "{q}"
         );
     }
+}
+
+/// Issue 53: what a file says about where and by whom it was made does not reach the
+/// players: a PNG's `eXIf` and text chunks, a WebP's `EXIF` and `XMP `, an MP3's ID3
+/// frames (a tag of padding stays) and ID3v1 tag, an MP4's user data with a location
+/// (`©xyz`). Each is stored under the hash of what is kept, and still plays.
+async fn metadata_goes_from_every_format_and_playback_stays(app: TestApp) {
+    let (token, _, _) = app.admin_login().await;
+    let gone = |stored: &[u8], needles: &[&[u8]]| {
+        for needle in needles {
+            assert!(
+                !stored.windows(needle.len()).any(|w| w == *needle),
+                "{} kept",
+                String::from_utf8_lossy(needle)
+            );
+        }
+    };
+    let store = |bytes: Vec<u8>| {
+        let (app, token) = (&app, token.clone());
+        async move {
+            let item = upload_raw(app, &token, bytes, "application/octet-stream")
+                .await
+                .ok()
+                .clone();
+            let path = format!(
+                "/media/{}.{}",
+                item["id"].as_str().unwrap(),
+                match item["mime"].as_str().unwrap() {
+                    "image/png" => "png",
+                    "image/webp" => "webp",
+                    "audio/mpeg" => "mp3",
+                    _ => "mp4",
+                }
+            );
+            let (status, _, stored) = fetch(app, Service::Player, &path, &[]).await;
+            assert_eq!(status, 200);
+            assert_eq!(item["id"], sha256_hex(&stored), "named by what is kept");
+            assert_eq!(item["bytes"], stored.len());
+            (item, stored)
+        }
+    };
+
+    // PNG: its picture chunks stay, the rest go
+    let plain = png(16, 12);
+    let mut tagged = plain[..plain.len() - 12].to_vec();
+    for (kind, data) in [
+        (b"eXIf", &b"MM\0*GPSLatitude 31.2304N"[..]),
+        (b"tEXt", b"Author\0Li Lei"),
+        (b"iTXt", b"XML:com.adobe.xmp\0\0\0\0\0<x:xmpmeta/>"),
+        (b"zTXt", b"Comment\0\0x"),
+    ] {
+        tagged.extend_from_slice(&(data.len() as u32).to_be_bytes());
+        tagged.extend_from_slice(kind);
+        tagged.extend_from_slice(data);
+        tagged.extend_from_slice(&[0, 0, 0, 0]);
+    }
+    tagged.extend_from_slice(&plain[plain.len() - 12..]);
+    let (item, stored) = store(tagged).await;
+    gone(
+        &stored,
+        &[
+            b"eXIf", b"GPS", b"tEXt", b"Li Lei", b"iTXt", b"xmpmeta", b"zTXt",
+        ],
+    );
+    assert_eq!(stored, plain);
+    assert_eq!(
+        (item["width"].as_i64(), item["height"].as_i64()),
+        (Some(16), Some(12))
+    );
+
+    // WebP: a lossless picture with EXIF and XMP, and their flags
+    let chunk = |kind: &[u8; 4], data: &[u8]| {
+        let mut out = kind.to_vec();
+        out.extend_from_slice(&(data.len() as u32).to_le_bytes());
+        out.extend_from_slice(data);
+        if data.len() % 2 == 1 {
+            out.push(0);
+        }
+        out
+    };
+    let riff = |chunks: Vec<u8>| {
+        let mut out = b"RIFF".to_vec();
+        out.extend_from_slice(&((chunks.len() + 4) as u32).to_le_bytes());
+        out.extend_from_slice(b"WEBP");
+        out.extend_from_slice(&chunks);
+        out
+    };
+    // a 2 × 2 canvas; a VP8L header for 2 × 2
+    let vp8x = |flags: u8| chunk(b"VP8X", &[flags, 0, 0, 0, 1, 0, 0, 1, 0, 0]);
+    let picture = chunk(b"VP8L", &[0x2F, 0x01, 0x40, 0x00, 0x00, 0x07, 0x10, 0x11]);
+    let webp = riff(
+        [
+            vp8x(0x08 | 0x04),
+            picture.clone(),
+            chunk(b"EXIF", b"MM\0*GPSLongitude 121.4737E"),
+            chunk(b"XMP ", b"<x:xmpmeta>Li Lei</x:xmpmeta>"),
+        ]
+        .concat(),
+    );
+    let (_, stored) = store(webp).await;
+    gone(&stored, &[b"EXIF", b"GPS", b"XMP ", b"Li Lei"]);
+    assert_eq!(stored, riff([vp8x(0), picture].concat()));
+
+    // MP3: frames in a tag with a title and a picture, and an ID3v1 tag at the end
+    let audio = mp3(60_000);
+    let body = b"TIT2\0\0\0\x07\0\0\x03Li Lei\0APIC\0\0\0\x09\0\0cover-art";
+    let mut tagged = b"ID3\x04\0\0".to_vec();
+    let padding = audio.len() - 10 - (audio.len() - 10) / 417 * 417;
+    let size = (padding + body.len()) as u32;
+    tagged.extend([21, 14, 7, 0].map(|shift| ((size >> shift) & 0x7F) as u8));
+    tagged.extend_from_slice(body);
+    tagged.extend_from_slice(&audio[10..]);
+    let mut v1 = b"TAGLi Lei".to_vec();
+    v1.resize(128, 0);
+    tagged.extend_from_slice(&v1);
+    let (item, stored) = store(tagged.clone()).await;
+    gone(
+        &stored,
+        &[b"TIT2", b"Li Lei", b"APIC", b"cover-art", b"TAG"],
+    );
+    // the tag stays as padding (nothing moves); the ID3v1 tag is cut off
+    assert_eq!(stored.len(), tagged.len() - 128);
+    assert_eq!(&stored[..10], &tagged[..10]);
+    assert_eq!(&stored[10 + body.len() + padding..], &audio[10 + padding..]);
+    assert_eq!(item["durationMs"], mp3_duration_ms(&audio));
+
+    // MP4: the movie's user data holds a location
+    let clip = fixture("clip.mp4");
+    let at = clip.windows(4).position(|w| w == b"udta").unwrap() - 4;
+    let size = u32::from_be_bytes(clip[at..at + 4].try_into().unwrap()) as usize;
+    let mut located = clip.clone();
+    let mut xyz = ((size - 8) as u32).to_be_bytes().to_vec();
+    xyz.extend_from_slice(b"\xA9xyz");
+    xyz.extend_from_slice(b"+31.2304+121.4737/");
+    xyz.resize(size - 8, b' ');
+    located[at + 8..at + size].copy_from_slice(&xyz);
+    let (item, stored) = store(located).await;
+    gone(&stored, &[b"udta", b"\xA9xyz", b"+31.2304"]);
+    assert_eq!(stored, without_user_data(&clip));
+    assert_eq!(item["durationMs"], 2000);
+}
+
+/// How long `mp3(len)`'s frames play: 1,152 samples each at 44.1 kHz.
+fn mp3_duration_ms(audio: &[u8]) -> i64 {
+    let frames = (audio.len() - 10) / 417;
+    (frames as i64 * 1152 * 1000) / 44_100
 }

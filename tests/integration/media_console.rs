@@ -672,6 +672,38 @@ async fn a_bank_moves_with_its_media_as_a_zip(app: TestApp) {
             .to_string()
             .contains("its directory lists 2100 files")
     );
+    // ... and so is one hiding behind a second, small end record in the archive's
+    // comment (the zip reader would take the large one): issue 53
+    let mut disguised = zip_of(&entries);
+    let fake = b"PK\x05\x06\0\0\0\0\x01\0\x01\0\x2e\0\0\0\0\0\0\0\0\0";
+    let n = disguised.len();
+    disguised[n - 2..].copy_from_slice(&(fake.len() as u16).to_le_bytes());
+    disguised.extend_from_slice(fake);
+    let disguised = import_zip(&fresh, &fresh_token, disguised).await;
+    assert_eq!(disguised.status, 400, "{:?}", disguised.body);
+    assert!(
+        disguised
+            .body
+            .to_string()
+            .contains("it has no single zip end record"),
+        "{:?}",
+        disguised.body
+    );
+    // a directory whose files are fewer than its end record says is refused as well
+    let mut short = zip_of(&[("questions.json", item.as_bytes())]);
+    let n = short.len();
+    // the end record's count of files on this disk and in all: 2
+    short[n - 22 + 8..n - 22 + 12].copy_from_slice(&[2, 0, 2, 0]);
+    let short = import_zip(&fresh, &fresh_token, short).await;
+    assert_eq!(short.status, 400, "{:?}", short.body);
+    assert!(
+        short
+            .body
+            .to_string()
+            .contains("does not hold the files it lists"),
+        "{:?}",
+        short.body
+    );
     assert_eq!(
         fresh.scalar("SELECT count(*) FROM questions", &[]).await,
         before

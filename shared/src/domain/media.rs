@@ -215,14 +215,15 @@ impl SizeLimits {
 /// What the service keeps of an image after its checks.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CheckedImage {
-    /// The bytes to store: a JPEG without its metadata segments, the others as sent.
+    /// The bytes to store: without their metadata (`strip_jpeg_metadata`,
+    /// `media_metadata::strip_png`, `media_metadata::strip_webp`).
     pub bytes: Bytes,
     pub width: u64,
     pub height: u64,
 }
 
 /// Checks a whole image of `format`: its sides (read from the header, nothing decoded)
-/// at most `max_side`, the file whole; strips a JPEG's metadata.
+/// at most `max_side`, the file whole; strips its metadata.
 pub fn check_image(
     format: MediaFormat,
     bytes: Bytes,
@@ -245,6 +246,12 @@ pub fn check_image(
     }
     let bytes = match format {
         MediaFormat::Jpeg => strip_jpeg_metadata(bytes).ok_or(MediaRefusal::Damaged(format))?,
+        MediaFormat::Png => crate::domain::media_metadata::strip_png(&bytes)
+            .map(Bytes::from)
+            .ok_or(MediaRefusal::Damaged(format))?,
+        MediaFormat::Webp => crate::domain::media_metadata::strip_webp(&bytes)
+            .map(Bytes::from)
+            .ok_or(MediaRefusal::Damaged(format))?,
         _ => bytes,
     };
     Ok(CheckedImage {

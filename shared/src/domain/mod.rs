@@ -15,6 +15,7 @@ pub mod identity;
 pub mod irt;
 pub mod league;
 pub mod media;
+pub mod media_metadata;
 pub mod memory;
 pub mod merge;
 pub mod minor;

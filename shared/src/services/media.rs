@@ -5,10 +5,11 @@
 //! An upload is read chunk by chunk and refused as soon as it passes its kind's limit
 //! (before its kind is known, the largest one). Its first bytes decide its format
 //! (`domain::media`). Images are checked whole in memory (at most their limit): sides
-//! from the header, a JPEG's metadata removed. Audio and video go to a temporary file as
-//! they arrive, hashed on the way, are read through there (`domain::playable`: a track
-//! of their kind, every packet, how long they play), and go to the store part by part; the
-//! temporary file goes when the request ends, finished or cut off. The row is written
+//! from the header, their metadata removed. Audio and video go to a temporary file as
+//! they arrive, lose their metadata there in place (`domain::media_metadata`), are
+//! hashed and read through (`domain::playable`: a track of their kind, every packet,
+//! how long they play), and go to the store part by part; the temporary file goes when
+//! the request ends, finished or cut off. The row is written
 //! after the store has the file, so a listed file is always there.
 
 use std::io::Cursor;
@@ -30,6 +31,7 @@ use crate::context::AppContext;
 use crate::db::gameplay::MediaColumns;
 use crate::db::{self, media::MediaRow, media::NewMedia};
 use crate::domain::media::{self as rules, MediaFormat, MediaKind, MediaRefusal, SizeLimits};
+use crate::domain::media_metadata;
 use crate::domain::playable::{self, Playable};
 use crate::envelope::Pagination;
 use crate::media_store::StoredBytes;
@@ -253,6 +255,13 @@ impl Receiving {
         if let Some(mut spool) = self.spool {
             spool.file.flush().await.map_err(spool_failed)?;
             let path = spool.path.to_path_buf();
+            let stripped = path.clone();
+            let (bytes, hasher) =
+                tokio::task::spawn_blocking(move || strip_file(format, &stripped))
+                    .await
+                    .map_err(|e| Error::internal(format!("media metadata: {e}")))?
+                    .map_err(spool_failed)?;
+            spool.hasher = hasher;
             let playable = check_playable(format, move || {
                 std::fs::File::open(path).map(|f| Box::new(f) as Box<dyn MediaSource>)
             })
@@ -260,11 +269,22 @@ impl Receiving {
             return Ok(Received::File {
                 format,
                 spool: Box::new(spool),
-                bytes: self.total,
+                bytes,
                 playable,
             });
         }
-        let bytes = Bytes::from(self.memory);
+        let mut memory = self.memory;
+        if format.kind() != MediaKind::Image {
+            let edits = {
+                let view = &memory;
+                media_metadata::edits(format, view.len() as u64, &mut |at, n| {
+                    let rest = view.get(usize::try_from(at).ok()?..)?;
+                    Some(rest[..n.min(rest.len())].to_vec())
+                })
+            };
+            media_metadata::apply(&mut memory, &edits);
+        }
+        let bytes = Bytes::from(memory);
         if format.kind() != MediaKind::Image {
             let copy = bytes.clone();
             let playable = check_playable(format, move || {
@@ -346,6 +366,58 @@ where
     })
     .await
     .map_err(|e| Error::internal(format!("media check: {e}")))?
+}
+
+/// Takes the metadata out of a spooled audio or video file in place
+/// (`domain::media_metadata`: nothing in it moves but a tag cut off its end), then hashes
+/// what is left; answers its length and the hasher.
+fn strip_file(format: MediaFormat, path: &std::path::Path) -> std::io::Result<(u64, Sha256)> {
+    use std::io::{Read, Seek, SeekFrom, Write};
+    const BLOCK: usize = 64 * 1024;
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)?;
+    let len = file.metadata()?.len();
+    let edits = media_metadata::edits(format, len, &mut |at, n| {
+        file.seek(SeekFrom::Start(at)).ok()?;
+        let mut buf = Vec::with_capacity(n);
+        (&mut file).take(n as u64).read_to_end(&mut buf).ok()?;
+        Some(buf)
+    });
+    let zeros = vec![0_u8; BLOCK];
+    for edit in &edits {
+        match edit {
+            media_metadata::Edit::Write { at, bytes } => {
+                file.seek(SeekFrom::Start(*at))?;
+                file.write_all(bytes)?;
+            }
+            media_metadata::Edit::Zero { at, len } => {
+                file.seek(SeekFrom::Start(*at))?;
+                let mut left = *len;
+                while left > 0 {
+                    let n = usize::try_from(left).unwrap_or(BLOCK).min(BLOCK);
+                    file.write_all(&zeros[..n])?;
+                    left -= n as u64;
+                }
+            }
+            media_metadata::Edit::Truncate { len } => file.set_len(*len)?,
+        }
+    }
+    file.flush()?;
+    file.seek(SeekFrom::Start(0))?;
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0_u8; BLOCK];
+    let mut total = 0_u64;
+    loop {
+        let n = file.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+        total += n as u64;
+    }
+    Ok((total, hasher))
 }
 
 fn spool_failed(e: std::io::Error) -> Error {

@@ -207,40 +207,86 @@ const MAX_ENTRIES: u64 = MAX_BUNDLE_QUESTIONS as u64 + 1;
 /// and the Zip64 fields, is about 200 bytes an entry).
 const MAX_DIRECTORY_BYTES: u64 = 1024 * 1024;
 
-/// How many files a zip's directory lists and its size in bytes, read from its end
-/// records (the zip reader holds the whole directory in memory: it is bounded before
-/// the reader sees it). `tail` is the file's last bytes, at most 64 KiB + 22; `zip64`
-/// reads the 56-byte Zip64 end record at an offset when the classic one defers to it.
+/// Where a zip's directory is, as its end record says: how many files it lists, its
+/// size in bytes and its offset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Directory {
+    pub entries: u64,
+    pub size: u64,
+    pub offset: u64,
+}
+
+/// The zip's directory, read from its one end record (the zip reader holds the whole
+/// directory in memory: it is bounded before the reader sees it). `tail` is the file's
+/// last bytes, at most 64 KiB + 22; `zip64` reads the 56-byte Zip64 end record at an
+/// offset when the classic one defers to it. None without an end record, or with more
+/// than one in the tail (a second one hidden in the archive's comment could show this
+/// check a small directory while the reader takes a large one), or with one whose
+/// comment does not end the file.
 pub(super) fn directory_extent(
     tail: &[u8],
     zip64: impl FnOnce(u64) -> std::io::Result<[u8; 56]>,
-) -> Option<(u64, u64)> {
-    let at = (0..=tail.len().checked_sub(22)?)
+) -> Option<Directory> {
+    let mut records = (0..=tail.len().checked_sub(22)?)
         .rev()
-        .find(|&i| tail[i..].starts_with(b"PK\x05\x06"))?;
+        .filter(|&i| tail[i..].starts_with(b"PK\x05\x06"));
+    let at = records.next()?;
+    if records.next().is_some() {
+        return None;
+    }
     let end = &tail[at..];
+    let comment = usize::from(u16::from_le_bytes([end[20], end[21]]));
+    if at + 22 + comment != tail.len() {
+        return None;
+    }
     let entries = u64::from(u16::from_le_bytes([end[10], end[11]]));
     let size = u64::from(u32::from_le_bytes([end[12], end[13], end[14], end[15]]));
-    if entries != 0xFFFF && size != 0xFFFF_FFFF {
-        return Some((entries, size));
+    let offset = u64::from(u32::from_le_bytes([end[16], end[17], end[18], end[19]]));
+    if entries != 0xFFFF && size != 0xFFFF_FFFF && offset != 0xFFFF_FFFF {
+        return Some(Directory {
+            entries,
+            size,
+            offset,
+        });
     }
     // the Zip64 locator sits just before: its record's offset at 8
     let locator = tail.get(at.checked_sub(20)?..at)?;
     if !locator.starts_with(b"PK\x06\x07") {
         return None;
     }
-    let offset = u64::from_le_bytes(locator[8..16].try_into().ok()?);
-    let record = zip64(offset).ok()?;
+    let record_at = u64::from_le_bytes(locator[8..16].try_into().ok()?);
+    let record = zip64(record_at).ok()?;
     if !record.starts_with(b"PK\x06\x06") {
         return None;
     }
-    Some((
-        u64::from_le_bytes(record[32..40].try_into().ok()?),
-        u64::from_le_bytes(record[40..48].try_into().ok()?),
-    ))
+    Some(Directory {
+        entries: u64::from_le_bytes(record[32..40].try_into().ok()?),
+        size: u64::from_le_bytes(record[40..48].try_into().ok()?),
+        offset: u64::from_le_bytes(record[48..56].try_into().ok()?),
+    })
 }
 
-/// Opens the received bundle once its directory is known to be small.
+/// How many file headers `directory` (the directory's bytes) holds, walked header by
+/// header; None unless they fill it exactly.
+pub(super) fn count_headers(directory: &[u8]) -> Option<u64> {
+    let mut at = 0_usize;
+    let mut headers = 0_u64;
+    while at < directory.len() {
+        let header = directory.get(at..at + 46)?;
+        if !header.starts_with(b"PK\x01\x02") {
+            return None;
+        }
+        let lengths =
+            [28, 30, 32].map(|i| usize::from(u16::from_le_bytes([header[i], header[i + 1]])));
+        at = at.checked_add(46 + lengths.iter().sum::<usize>())?;
+        headers += 1;
+    }
+    (at == directory.len()).then_some(headers)
+}
+
+/// Opens the received bundle once its directory is known to be small: its one end
+/// record says so, and its directory, read here (at most [`MAX_DIRECTORY_BYTES`]), holds
+/// exactly the files it says, so the zip reader reads no more than what was counted.
 fn open_archive(mut file: std::fs::File) -> Result<ZipArchive<std::fs::File>> {
     let len = file.seek(SeekFrom::End(0)).map_err(spool_failed)?;
     let start = len.saturating_sub(64 * 1024 + 22);
@@ -250,20 +296,42 @@ fn open_archive(mut file: std::fs::File) -> Result<ZipArchive<std::fs::File>> {
         .take(len - start)
         .read_to_end(&mut tail)
         .map_err(spool_failed)?;
-    let (entries, size) = directory_extent(&tail, |offset| {
+    let directory = directory_extent(&tail, |offset| {
         let mut record = [0; 56];
         file.seek(SeekFrom::Start(offset))?;
         file.read_exact(&mut record)?;
         Ok(record)
     })
-    .ok_or_else(|| not_a_bundle("it has no zip directory"))?;
-    if entries > MAX_ENTRIES || size > MAX_DIRECTORY_BYTES {
-        return Err(Error::validation(msg::not_a_question_bundle_its_directory(
+    .ok_or_else(|| not_a_bundle("it has no single zip end record"))?;
+    let too_large = |entries: u64, size: u64| {
+        Error::validation(msg::not_a_question_bundle_its_directory(
             entries,
             size,
             MAX_ENTRIES,
             MAX_DIRECTORY_BYTES,
-        )));
+        ))
+    };
+    if directory.entries > MAX_ENTRIES || directory.size > MAX_DIRECTORY_BYTES {
+        return Err(too_large(directory.entries, directory.size));
+    }
+    if directory.offset.saturating_add(directory.size) > len {
+        return Err(not_a_bundle("its directory lies past its end"));
+    }
+    let mut listed = Vec::new();
+    file.seek(SeekFrom::Start(directory.offset))
+        .map_err(spool_failed)?;
+    (&mut file)
+        .take(directory.size)
+        .read_to_end(&mut listed)
+        .map_err(spool_failed)?;
+    match count_headers(&listed) {
+        Some(n) if n == directory.entries => {}
+        Some(n) if n > MAX_ENTRIES => return Err(too_large(n, directory.size)),
+        _ => {
+            return Err(not_a_bundle(
+                "its directory does not hold the files it lists",
+            ));
+        }
     }
     file.seek(SeekFrom::Start(0)).map_err(spool_failed)?;
     ZipArchive::new(file).map_err(not_a_bundle)
@@ -447,6 +515,10 @@ mod tests {
     }
 
     fn extent(bytes: &[u8]) -> Option<(u64, u64)> {
+        directory_of(bytes).map(|d| (d.entries, d.size))
+    }
+
+    fn directory_of(bytes: &[u8]) -> Option<Directory> {
         let start = bytes.len().saturating_sub(64 * 1024 + 22);
         directory_extent(&bytes[start..], |offset| {
             let at = usize::try_from(offset).unwrap();
@@ -467,5 +539,32 @@ mod tests {
         // no end record: not a zip
         assert_eq!(extent(b"PK\x03\x04 and then nothing"), None);
         assert_eq!(extent(b""), None);
+    }
+
+    #[test]
+    fn a_second_end_record_in_the_comment_is_refused() {
+        let mut real = zip_with(3, false);
+        // an end record claiming one small file, in the archive's comment
+        let mut fake = b"PK\x05\x06\0\0\0\0\x01\0\x01\0\x2e\0\0\0\0\0\0\0\0\0".to_vec();
+        assert_eq!(fake.len(), 22);
+        let n = real.len();
+        real[n - 2..].copy_from_slice(&(fake.len() as u16).to_le_bytes());
+        real.append(&mut fake);
+        assert_eq!(directory_of(&real), None);
+    }
+
+    #[test]
+    fn the_directory_is_counted_header_by_header() {
+        let bytes = zip_with(5, false);
+        let d = directory_of(&bytes).unwrap();
+        let at = usize::try_from(d.offset).unwrap();
+        let listed = &bytes[at..at + usize::try_from(d.size).unwrap()];
+        assert_eq!(count_headers(listed), Some(5));
+        // cut short, or with bytes that are no header
+        assert_eq!(count_headers(&listed[..listed.len() - 1]), None);
+        let mut padded = listed.to_vec();
+        padded.extend_from_slice(&[0; 46]);
+        assert_eq!(count_headers(&padded), None);
+        assert_eq!(count_headers(&[]), Some(0));
     }
 }
