@@ -341,3 +341,6 @@ real-name-status-unverified = Not verified
 real-name-status-pending = Pending
 real-name-status-verified = Verified
 real-name-status-failed = Failed
+people-guardian-pin-reset = Reset the guardian PIN
+people-guardian-pin-reset-help = Only at the guardian's request, once they have proved who they are: a new PIN replaces the old one.
+people-flash-guardian-pin = The new guardian PIN is { $pin }: hand it to the guardian. It is not shown again.

@@ -335,3 +335,4 @@ err-no-holiday-on-this-day = no holiday on this day
 err-minor-mode-changed-meanwhile-read-it-and-retry = minor mode was changed meanwhile; read it and retry
 err-too-many-real-name-checks-today-try-again-later = too many real-name checks today; try again later
 err-this-account-took-in-as-many-guests-as-it-may-lately = this account took in as many guest accounts as it may in 30 days; link this one later
+err-this-player-has-no-guardian-pin = this player has no guardian PIN (minor mode is off)

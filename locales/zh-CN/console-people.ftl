@@ -340,3 +340,6 @@ real-name-status-unverified = 未认证
 real-name-status-pending = 认证中
 real-name-status-verified = 已认证
 real-name-status-failed = 认证失败
+people-guardian-pin-reset = 重置监护人密码
+people-guardian-pin-reset-help = 仅在监护人申请并核实身份后操作：新密码将取代旧密码。
+people-flash-guardian-pin = 新的监护人密码为 { $pin }，请告知监护人。此密码不会再次显示。

@@ -334,3 +334,4 @@ err-no-holiday-on-this-day = 该日不是法定节假日
 err-minor-mode-changed-meanwhile-read-it-and-retry = 未成年人模式已被修改，请刷新后重试
 err-too-many-real-name-checks-today-try-again-later = 今日实名认证次数过多，请稍后再试
 err-this-account-took-in-as-many-guests-as-it-may-lately = 该帐号 30 天内合并的游客帐号已达上限，请稍后再绑定
+err-this-player-has-no-guardian-pin = 该玩家没有监护人密码（未开启未成年人模式）

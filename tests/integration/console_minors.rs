@@ -106,4 +106,33 @@ async fn a_player_s_record_shows_minor_mode_without_identifiers(app: TestApp) {
         .assert_contains("id=\"player-minor-mode\">8 至 12 岁 · 申报：8 至 12 岁")
         .assert_contains("id=\"player-real-name\">未认证");
     assert!(!page.contains("$argon2"), "no PIN hash on the page");
+    // the guardian forgot the PIN: staff reset it from the record, the new one shown once
+    page.assert_contains("id=\"guardian-pin-reset\"");
+    let done = console
+        .post(
+            &format!("/console/players/{player}/guardian-pin/reset"),
+            &[],
+        )
+        .await;
+    done.assert_status(303);
+    let shown = console.follow(&done).await;
+    shown.assert_contains("The new guardian PIN is ");
+    let new_pin: String =
+        shown.body.split("The new guardian PIN is ").nth(1).unwrap()[..4].to_string();
+    assert!(new_pin.bytes().all(|b| b.is_ascii_digit()), "{new_pin}");
+    let again = console.get(&format!("/console/players/{player}")).await;
+    assert!(!again.contains("The new guardian PIN is "), "shown once");
+    // and the player's old PIN no longer proves the guardian (unless drawn again)
+    if new_pin == "2580" {
+        return;
+    }
+    app.call(
+        tests::Service::Player,
+        reqwest::Method::PUT,
+        "/v1/users/me/minor-mode",
+        Some(json!({"ageBand": "adult", "pin": "2580"})),
+        Some(&token),
+    )
+    .await
+    .assert_error(403, "FORBIDDEN");
 }

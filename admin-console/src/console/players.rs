@@ -27,6 +27,10 @@ pub fn router() -> Router<AppState> {
         .route(urls::pattern::PLAYER, get(show))
         .route(urls::pattern::PLAYER_BAN, post(ban))
         .route(urls::pattern::PLAYER_UNBAN, post(unban))
+        .route(
+            urls::pattern::PLAYER_GUARDIAN_PIN_RESET,
+            post(reset_guardian_pin),
+        )
 }
 
 // ---------------------------------------------------------------------------------------
@@ -262,6 +266,24 @@ async fn unban(
 ) -> PageResult {
     let player = moderation::unban(&state.ctx, &me.admin, &id).await?;
     done(&me, htmx, player, i18n::t("people-flash-unbanned")).await
+}
+
+/// A guardian's forgotten or locked PIN, reset at their request: the new PIN is shown
+/// once, in the flash of the player's page, for staff to hand over.
+async fn reset_guardian_pin(
+    State(state): State<AppState>,
+    me: ConsoleAdmin,
+    PagePath(id): PagePath<PlayerId>,
+    ConsoleForm(_): ConsoleForm<serde::de::IgnoredAny>,
+) -> PageResult {
+    let reset = shared::services::minors::reset_guardian_pin(&state.ctx, &me.admin, &id).await?;
+    Ok(redirect_with(
+        &me.session,
+        "ok",
+        i18n::t1("people-flash-guardian-pin", "pin", &reset.guardian_pin),
+        &urls::player(&id),
+    )
+    .await)
 }
 
 #[cfg(test)]

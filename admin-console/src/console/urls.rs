@@ -98,6 +98,7 @@ pub mod pattern {
     pub const PLAYER: &str = console!("/players/{id}");
     pub const PLAYER_BAN: &str = console!("/players/{id}/ban");
     pub const PLAYER_UNBAN: &str = console!("/players/{id}/unban");
+    pub const PLAYER_GUARDIAN_PIN_RESET: &str = console!("/players/{id}/guardian-pin/reset");
     pub const PLAYER_FAIR_PLAY: &str = console!("/players/{id}/fair-play");
     pub const ADMIN: &str = console!("/admins/{id}");
     pub const ADMIN_DELETE: &str = console!("/admins/{id}/delete");
@@ -144,6 +145,7 @@ pub const ROUTES: &[&str] = &[
     pattern::PLAYER,
     pattern::PLAYER_BAN,
     pattern::PLAYER_UNBAN,
+    pattern::PLAYER_GUARDIAN_PIN_RESET,
     FAIR_PLAY,
     pattern::PLAYER_FAIR_PLAY,
     FEEDBACK,
@@ -238,6 +240,10 @@ pub fn player_ban(id: &PlayerId) -> String {
 
 pub fn player_unban(id: &PlayerId) -> String {
     with_id(pattern::PLAYER_UNBAN, id.as_str())
+}
+
+pub fn player_guardian_pin_reset(id: &PlayerId) -> String {
+    with_id(pattern::PLAYER_GUARDIAN_PIN_RESET, id.as_str())
 }
 
 pub fn player_fair_play(id: &PlayerId) -> String {

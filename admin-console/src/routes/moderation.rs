@@ -6,6 +6,7 @@ use shared::envelope::{ApiResult, Envelope, ErrorEnvelope, ok, paged};
 use shared::http::{ApiJson, ApiPath, ApiQuery, OptionalJson};
 use shared::ids::PlayerId;
 use shared::services::audit::{self, AuditEntry, PageQuery};
+use shared::services::minors::{self, GuardianPinReset};
 use shared::services::moderation::{
     self, AdminProviderList, BanRequest, FeedbackRecord, PlayerListQuery, PlayerRecord,
     ProviderToggles, Statistics,
@@ -22,6 +23,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(get_player))
         .routes(routes!(ban))
         .routes(routes!(unban))
+        .routes(routes!(reset_guardian_pin))
         .routes(routes!(stats))
         .routes(routes!(feedback))
         .routes(routes!(get_providers, put_providers))
@@ -107,6 +109,29 @@ pub async fn unban(
     ApiPath(id): ApiPath<PlayerId>,
 ) -> ApiResult<PlayerRecord> {
     Ok(ok(moderation::unban(&state.ctx, &admin, &id).await?))
+}
+
+/// Reset a guardian's PIN
+///
+/// At a guardian's request (a forgotten or locked PIN), once they have proved who they
+/// are outside the service: a new random 4-digit PIN, answered this once for staff to
+/// hand over; the day's wrong tries and the lock are cleared. Audited without the PIN.
+#[utoipa::path(post, path = "/users/{id}/guardian-pin/reset", operation_id = "adminResetGuardianPin", tag = "players", security(("admin_jwt" = [])),
+    params(("id" = String, Path, description = "Player id")),
+    responses(
+        (status = 200, description = "The new PIN, shown once", body = Envelope<GuardianPinReset>),
+        (status = 401, description = "Missing or invalid admin token", body = ErrorEnvelope),
+        (status = 404, description = "No such player", body = ErrorEnvelope),
+        (status = 409, description = "The player has no guardian PIN (minor mode off)", body = ErrorEnvelope),
+    ))]
+pub async fn reset_guardian_pin(
+    State(state): State<AppState>,
+    AdminUser(admin): AdminUser,
+    ApiPath(id): ApiPath<PlayerId>,
+) -> ApiResult<GuardianPinReset> {
+    Ok(ok(
+        minors::reset_guardian_pin(&state.ctx, &admin, &id).await?
+    ))
 }
 
 /// Get statistics

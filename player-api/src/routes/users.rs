@@ -6,8 +6,8 @@ use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use shared::envelope::{ApiResult, Envelope, ErrorEnvelope, ok};
-use shared::http::ApiJson;
-use shared::services::account::{self, Deleted};
+use shared::http::{ApiJson, OptionalJson};
+use shared::services::account::{self, DeleteAccount, Deleted};
 use shared::services::data_export::{self, PlayerDataExport};
 use shared::services::minors::{self, MinorMode, MinorModeRequest};
 use shared::services::real_name::{self, RealNameRequest, RealNameState};
@@ -184,15 +184,27 @@ pub async fn change_region(
 ///
 /// Deletes the account: personal data and identities go, every token dies at once,
 /// ledger and answer records stay only anonymised. Open to banned players; repeating it
-/// is harmless.
+/// is harmless. An account in minor mode goes only with its guardian's PIN (the body's
+/// `guardianPin`; the body may be left out otherwise); wrong PINs count as at
+/// `PUT /v1/users/me/minor-mode`.
 #[utoipa::path(delete, path = "/users/me", operation_id = "deleteMyAccount", tag = "users", security(("player_jwt" = [])),
+    request_body(content = Option<DeleteAccount>, example = json!({"guardianPin": "1357"})),
     responses(
         (status = 200, description = "Deleted", body = Envelope<Deleted>),
         (status = 401, description = "Missing or invalid token", body = ErrorEnvelope),
+        (status = 403, description = "An account in minor mode without its guardian's PIN, or a wrong one", body = ErrorEnvelope),
+        (status = 429, description = "The guardian PIN is locked after five wrong tries today (RATE_LIMITED, with Retry-After)", body = ErrorEnvelope),
     ))]
 pub async fn delete_me(
     State(state): State<AppState>,
     AccountHolder(player_id): AccountHolder,
+    OptionalJson(body): OptionalJson<DeleteAccount>,
 ) -> ApiResult<Deleted> {
-    Ok(ok(account::delete_account(&state.ctx, &player_id).await?))
+    let pin = body.and_then(|b| b.guardian_pin);
+    Ok(ok(account::delete_account(
+        &state.ctx,
+        &player_id,
+        pin.as_deref(),
+    )
+    .await?))
 }

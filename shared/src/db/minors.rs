@@ -64,12 +64,16 @@ pub struct Guardian {
     pub age_band: Option<AgeBand>,
     pub guardian_pin_hash: Option<String>,
     pub guardian_pin_locked_until: Option<i64>,
+    pub guardian_pin_failures: i64,
+    /// When the last wrong try was (the day's count is of that day).
+    pub guardian_pin_failed_at: Option<i64>,
 }
 
 pub async fn guardian(db: &Db, player_id: &PlayerId) -> sqlx::Result<Option<Guardian>> {
     Ok(read!(db, |ex| {
         sqlx::query_as::<_, Guardian>(
-            "SELECT age_band, guardian_pin_hash, guardian_pin_locked_until
+            "SELECT age_band, guardian_pin_hash, guardian_pin_locked_until,
+                    guardian_pin_failures, guardian_pin_failed_at
              FROM players WHERE id = $1 AND deleted_at IS NULL",
         )
         .bind(player_id)
@@ -79,13 +83,16 @@ pub async fn guardian(db: &Db, player_id: &PlayerId) -> sqlx::Result<Option<Guar
 }
 
 /// Takes one try of the guardian PIN before it is checked, counted as a failure until
-/// [`set_age_band`] clears it: the try that reaches `tries` failures locks the PIN until
-/// `locked_until`. None while it is locked (no try is taken). A try is taken in one
-/// statement, so tries at once from several processes count one by one.
+/// a right PIN clears it ([`set_age_band`], [`clear_pin_failures`]): the day's count
+/// (tries since `day_start`, the Beijing day's first instant) starts afresh each day, and
+/// the try that reaches `tries` locks the PIN until `locked_until` (the next midnight).
+/// None while it is locked (no try is taken). A try is taken in one statement, so tries
+/// at once from several processes count one by one.
 pub async fn take_pin_try(
     db: &Db,
     player_id: &PlayerId,
     now_ms: i64,
+    day_start: i64,
     tries: i64,
     locked_until: i64,
 ) -> sqlx::Result<Option<String>> {
@@ -93,15 +100,19 @@ pub async fn take_pin_try(
     let hash = in_tx!(&mut tx, |ex| {
         sqlx::query_scalar::<_, Option<String>>(
             "UPDATE players SET
-                 guardian_pin_failures = guardian_pin_failures + 1,
-                 guardian_pin_locked_until = CASE WHEN guardian_pin_failures + 1 >= $3
-                     THEN $4 ELSE guardian_pin_locked_until END
+                 guardian_pin_failures = CASE WHEN guardian_pin_failed_at >= $3
+                     THEN guardian_pin_failures + 1 ELSE 1 END,
+                 guardian_pin_locked_until = CASE WHEN (CASE WHEN guardian_pin_failed_at >= $3
+                     THEN guardian_pin_failures + 1 ELSE 1 END) >= $4
+                     THEN $5 ELSE guardian_pin_locked_until END,
+                 guardian_pin_failed_at = $2
              WHERE id = $1 AND guardian_pin_hash IS NOT NULL
                AND (guardian_pin_locked_until IS NULL OR guardian_pin_locked_until <= $2)
              RETURNING guardian_pin_hash",
         )
         .bind(player_id)
         .bind(now_ms)
+        .bind(day_start)
         .bind(tries)
         .bind(locked_until)
         .fetch_optional(ex)
@@ -109,6 +120,62 @@ pub async fn take_pin_try(
     });
     tx.commit().await?;
     Ok(hash.flatten())
+}
+
+/// The stored guardian PIN hash, read in the caller's transaction (after its lock).
+pub async fn guardian_pin_of(tx: &mut Tx, player_id: &PlayerId) -> sqlx::Result<Option<String>> {
+    Ok(in_tx!(tx, |ex| {
+        sqlx::query_scalar::<_, Option<String>>(
+            "SELECT guardian_pin_hash FROM players WHERE id = $1",
+        )
+        .bind(player_id)
+        .fetch_optional(ex)
+        .await?
+    })
+    .flatten())
+}
+
+/// A right PIN clears the count of wrong ones (and a lock that has passed).
+pub async fn clear_pin_failures(tx: &mut Tx, player_id: &PlayerId) -> sqlx::Result<()> {
+    in_tx!(tx, |ex| {
+        sqlx::query(
+            "UPDATE players SET guardian_pin_failures = 0, guardian_pin_failed_at = NULL
+             WHERE id = $1",
+        )
+        .bind(player_id)
+        .execute(ex)
+        .await?;
+    });
+    Ok(())
+}
+
+/// Staff's reset of a guardian PIN at the guardian's request: a new PIN (its hash), no
+/// wrong tries, no lock, the progress revision advanced. False when the player has no
+/// guardian PIN (minor mode off) or is gone.
+pub async fn reset_pin(
+    tx: &mut Tx,
+    player_id: &PlayerId,
+    pin_hash: &str,
+    now_ms: i64,
+) -> sqlx::Result<bool> {
+    let changed = in_tx!(tx, |ex| {
+        sqlx::query(
+            "UPDATE players SET guardian_pin_hash = $2, guardian_pin_failures = 0,
+                 guardian_pin_failed_at = NULL, guardian_pin_locked_until = NULL, updated_at = $3
+             WHERE id = $1 AND guardian_pin_hash IS NOT NULL AND deleted_at IS NULL",
+        )
+        .bind(player_id)
+        .bind(pin_hash)
+        .bind(now_ms)
+        .execute(ex)
+        .await?
+        .rows_affected()
+            == 1
+    });
+    if changed {
+        progress::write(Target::Tx(tx), player_id, Update::Touch, now_ms).await?;
+    }
+    Ok(changed)
 }
 
 /// Sets the age band and the PIN (none: minor mode off and no PIN), clears the PIN's
@@ -127,7 +194,8 @@ pub async fn set_age_band(
     let changed = in_tx!(tx, |ex| {
         sqlx::query(
             "UPDATE players SET age_band = $2, guardian_pin_hash = $3,
-                 guardian_pin_failures = 0, guardian_pin_locked_until = NULL, updated_at = $4
+                 guardian_pin_failures = 0, guardian_pin_failed_at = NULL,
+                 guardian_pin_locked_until = NULL, updated_at = $4
              WHERE id = $1 AND guardian_pin_hash IS NOT DISTINCT FROM $5",
         )
         .bind(player_id)

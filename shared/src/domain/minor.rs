@@ -182,9 +182,29 @@ pub fn is_valid_pin(pin: &str) -> bool {
     pin.len() == 4 && pin.bytes().all(|b| b.is_ascii_digit())
 }
 
-/// Failed PIN tries before the PIN locks, and for how long it locks.
-pub const PIN_TRIES: i64 = 5;
-pub const PIN_LOCK_MINUTES: i64 = 15;
+/// Wrong PIN tries a Beijing day before the PIN locks until the next midnight: a
+/// 4-digit PIN then takes years of guessing (10,000 PINs at five a day), not weeks.
+pub const PIN_TRIES_A_DAY: i64 = 5;
+
+/// The wrong tries left today, from the stored count and when the last one was; 0
+/// while locked.
+pub fn pin_tries_left(
+    failures: i64,
+    last_failed_at: Option<i64>,
+    locked_until: Option<i64>,
+    day_start: i64,
+    now_ms: i64,
+) -> i64 {
+    if locked_until.is_some_and(|until| until > now_ms) {
+        return 0;
+    }
+    let today = if last_failed_at.is_some_and(|at| at >= day_start) {
+        failures
+    } else {
+        0
+    };
+    (PIN_TRIES_A_DAY - today).clamp(0, PIN_TRIES_A_DAY)
+}
 
 #[cfg(test)]
 mod tests {

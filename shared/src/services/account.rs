@@ -12,6 +12,14 @@ use crate::services::player_auth;
 use crate::tokens::hash_token;
 use crate::{Error, Result};
 
+/// `DELETE /v1/users/me`'s body, which may be left out.
+#[derive(Clone, Debug, Default, serde::Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DeleteAccount {
+    /// The guardian's PIN: needed when the account is in minor mode.
+    pub guardian_pin: Option<String>,
+}
+
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct Deleted {
     /// Always true: the account is gone (also when it already was).
@@ -31,13 +39,36 @@ pub async fn account_holder(ctx: &AppContext, token: &str) -> Result<PlayerId> {
 }
 
 /// `DELETE /v1/users/me`.
-pub async fn delete_account(ctx: &AppContext, player_id: &PlayerId) -> Result<Deleted> {
+pub async fn delete_account(
+    ctx: &AppContext,
+    player_id: &PlayerId,
+    guardian_pin: Option<&str>,
+) -> Result<Deleted> {
+    // a protected account goes only with its guardian's PIN (an account already gone
+    // has none: deleting it again is harmless)
+    let guarded = match db::minors::guardian(&ctx.db, player_id).await? {
+        Some(g) if g.guardian_pin_hash.is_some() => {
+            super::minors::prove_guardian(ctx, player_id, guardian_pin).await?
+        }
+        _ => None,
+    };
     let region = db::players::region_state(&ctx.db, player_id)
         .await?
         .and_then(|s| s.region_code);
     let mut tx = ctx.db.begin().await?;
     // Serialised with the player's resource changes, so none writes after the delete.
     db::progress::lock(&mut tx, player_id).await?;
+    if let Some(proved) = &guarded
+        && db::minors::guardian_pin_of(&mut tx, player_id)
+            .await?
+            .as_ref()
+            != Some(proved)
+    {
+        // the PIN was changed or reset since it was proved
+        return Err(Error::conflict(
+            msg::MINOR_MODE_CHANGED_MEANWHILE_READ_IT_AND_RETRY,
+        ));
+    }
     let deleted_now = db::accounts::delete_player(&mut tx, player_id, ctx.clock.now_ms()).await?;
     tx.commit().await?;
     let boards = BoardKey::stored_of_player(region.as_deref());

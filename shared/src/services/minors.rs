@@ -29,6 +29,21 @@ pub struct MinorMode {
     pub minutes_left_today: Option<i64>,
     /// When play is allowed again; null when it is allowed now.
     pub next_allowed_at: Option<DateTime<Utc>>,
+    /// The guardian PIN's state, for the guardian to see (on `GET` and `PUT
+    /// /v1/users/me/minor-mode` with a PIN; left out elsewhere).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub guardian_pin: Option<GuardianPinState>,
+}
+
+/// What a guardian sees of their PIN: wrong tries left today (five a Beijing day), and
+/// until when it is locked after the fifth. A forgotten or locked PIN is reset by staff
+/// at the guardian's request (`POST /v1/admin/users/{id}/guardian-pin/reset`), who hand
+/// the guardian a new one.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct GuardianPinState {
+    pub tries_left_today: i64,
+    pub locked_until: Option<DateTime<Utc>>,
 }
 
 /// `PUT /v1/users/me/minor-mode`.
@@ -109,12 +124,14 @@ pub async fn mode(ctx: &AppContext, player_id: &PlayerId, guard: &PlayGuard) -> 
                 age_band: band,
                 minutes_left_today: minor::minutes_left(band, played, &ctx.settings.minors),
                 next_allowed_at: refused.and_then(|r| r.next_allowed_at),
+                guardian_pin: None,
             })
         }
         Protection::None | Protection::RealNameRequired => Ok(MinorMode {
             age_band: AgeBand::Adult,
             minutes_left_today: None,
             next_allowed_at: None,
+            guardian_pin: None,
         }),
     }
 }
@@ -176,7 +193,81 @@ pub fn admit_ad(ctx: &AppContext, guard: &PlayGuard) -> Result<()> {
 
 /// `GET /v1/users/me/minor-mode`.
 pub async fn current(ctx: &AppContext, player: &PlayerPrincipal) -> Result<MinorMode> {
-    mode(ctx, &player.id, &player.guard).await
+    with_pin_state(ctx, &player.id, mode(ctx, &player.id, &player.guard).await?).await
+}
+
+/// `mode` with the guardian PIN's state.
+async fn with_pin_state(
+    ctx: &AppContext,
+    player_id: &PlayerId,
+    mut mode: MinorMode,
+) -> Result<MinorMode> {
+    let now_ms = ctx.clock.now_ms();
+    let day_start = beijing::day_start(beijing::day(ctx.clock.now())).timestamp_millis();
+    mode.guardian_pin = db::minors::guardian(&ctx.db, player_id)
+        .await?
+        .filter(|g| g.guardian_pin_hash.is_some())
+        .map(|g| GuardianPinState {
+            tries_left_today: minor::pin_tries_left(
+                g.guardian_pin_failures,
+                g.guardian_pin_failed_at,
+                g.guardian_pin_locked_until,
+                day_start,
+                now_ms,
+            ),
+            locked_until: g
+                .guardian_pin_locked_until
+                .filter(|until| *until > now_ms)
+                .map(crate::clock::from_ms),
+        });
+    Ok(mode)
+}
+
+/// Proves the guardian of `player_id` with `pin`, when the player has a guardian PIN
+/// (minor mode on): the try is counted first (five wrong ones a Beijing day lock the PIN
+/// until the next midnight: 429 with `Retry-After`), then judged (403 when wrong or
+/// missing). Answers the stored PIN hash, None without a guardian. A right PIN's caller
+/// clears the day's wrong tries in its own write.
+pub async fn prove_guardian(
+    ctx: &AppContext,
+    player_id: &PlayerId,
+    pin: Option<&str>,
+) -> Result<Option<String>> {
+    let guardian = db::minors::guardian(&ctx.db, player_id)
+        .await?
+        .ok_or_else(|| Error::unauthorized(msg::ACCOUNT_DELETED))?;
+    if guardian.guardian_pin_hash.is_none() {
+        return Ok(None);
+    }
+    let pin = match pin.map(str::trim) {
+        Some(p) if minor::is_valid_pin(p) => p,
+        _ => return Err(Error::forbidden(msg::THE_GUARDIAN_PIN_IS_WRONG)),
+    };
+    take_hashing_turn(ctx, player_id).await?;
+    let now = ctx.clock.now();
+    let now_ms = now.timestamp_millis();
+    let day_start = beijing::day_start(beijing::day(now)).timestamp_millis();
+    let next_midnight = beijing::next_midnight(now).timestamp_millis();
+    let Some(stored) = db::minors::take_pin_try(
+        &ctx.db,
+        player_id,
+        now_ms,
+        day_start,
+        minor::PIN_TRIES_A_DAY,
+        next_midnight,
+    )
+    .await?
+    else {
+        let until = guardian
+            .guardian_pin_locked_until
+            .filter(|until| *until > now_ms)
+            .unwrap_or(next_midnight);
+        return Err(pin_locked(until, now_ms));
+    };
+    if !crate::password::verify(pin.to_string(), Some(stored.clone())).await? {
+        return Err(Error::forbidden(msg::THE_GUARDIAN_PIN_IS_WRONG));
+    }
+    Ok(Some(stored))
 }
 
 /// A PIN from the request: 4 digits, or 400.
@@ -192,7 +283,8 @@ fn pin_of(pin: Option<&String>) -> Result<Option<&str>> {
 
 /// `PUT /v1/users/me/minor-mode`: turns minor mode on (the PIN sent becomes the
 /// guardian's), or, with the guardian's PIN, changes the band, the PIN, or turns it
-/// off. A wrong PIN is counted: five lock it for 15 minutes (429 with `Retry-After`).
+/// off. A wrong PIN is counted: five a Beijing day lock it until the next midnight (429
+/// with `Retry-After`).
 pub async fn set(
     ctx: &AppContext,
     player: &PlayerPrincipal,
@@ -221,24 +313,9 @@ pub async fn set(
         None => None,
         // A guardian's PIN proves every change.
         Some(_) => {
-            let pin = pin.ok_or_else(|| Error::forbidden(msg::THE_GUARDIAN_PIN_IS_WRONG))?;
-            take_hashing_turn(ctx, &player.id).await?;
-            let locked_until = now_ms + minor::PIN_LOCK_MINUTES * 60_000;
-            let Some(stored) = db::minors::take_pin_try(
-                &ctx.db,
-                &player.id,
-                now_ms,
-                minor::PIN_TRIES,
-                locked_until,
-            )
-            .await?
-            else {
-                let until = guardian.guardian_pin_locked_until.unwrap_or(locked_until);
-                return Err(pin_locked(until, now_ms));
-            };
-            if !crate::password::verify(pin.to_string(), Some(stored.clone())).await? {
-                return Err(Error::forbidden(msg::THE_GUARDIAN_PIN_IS_WRONG));
-            }
+            let stored = prove_guardian(ctx, &player.id, pin).await?.ok_or_else(|| {
+                Error::conflict(msg::MINOR_MODE_CHANGED_MEANWHILE_READ_IT_AND_RETRY)
+            })?;
             match (band.is_minor(), new_pin) {
                 (false, _) => None,
                 (true, Some(new_pin)) => Some(crate::password::hash(new_pin.to_string()).await?),
@@ -268,7 +345,58 @@ pub async fn set(
         declared: Some(band),
         ..player.guard.clone()
     };
-    mode(ctx, &player.id, &guard).await
+    with_pin_state(ctx, &player.id, mode(ctx, &player.id, &guard).await?).await
+}
+
+/// `POST /v1/admin/users/{id}/guardian-pin/reset`'s answer: the new PIN, shown once.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct GuardianPinReset {
+    pub player_id: PlayerId,
+    /// Four digits, for staff to hand to the guardian (after they proved who they are,
+    /// outside the service); stored only as its hash and never again shown.
+    pub guardian_pin: String,
+}
+
+/// Staff reset a guardian's forgotten or locked PIN at the guardian's request: a new
+/// random PIN, no wrong tries, no lock; audited (without the PIN). 404 for no such
+/// player, 409 when the player has no guardian PIN (minor mode off).
+pub async fn reset_guardian_pin(
+    ctx: &AppContext,
+    admin: &crate::services::admin_identity::AdminPrincipal,
+    player_id: &PlayerId,
+) -> Result<GuardianPinReset> {
+    use rand::Rng as _;
+    let guardian = db::minors::guardian(&ctx.db, player_id)
+        .await?
+        .ok_or_else(|| Error::not_found(msg::PLAYER_NOT_FOUND))?;
+    if guardian.guardian_pin_hash.is_none() {
+        return Err(Error::conflict(msg::THIS_PLAYER_HAS_NO_GUARDIAN_PIN));
+    }
+    let pin = format!("{:04}", rand::rng().random_range(0..10_000));
+    let hash = crate::password::hash(pin.clone()).await?;
+    let mut tx = ctx.db.begin().await?;
+    if !db::minors::reset_pin(&mut tx, player_id, &hash, ctx.clock.now_ms()).await? {
+        return Err(Error::conflict(msg::THIS_PLAYER_HAS_NO_GUARDIAN_PIN));
+    }
+    crate::services::audit::record_and_commit(
+        tx,
+        ctx,
+        admin,
+        crate::services::audit::Write {
+            action: "player.guardian_pin_reset",
+            target_type: "player",
+            target_id: Some(player_id.as_str()),
+            before: None,
+            after: None,
+        },
+    )
+    .await?;
+    ctx.answer_cache.forget_player(player_id);
+    Ok(GuardianPinReset {
+        player_id: player_id.clone(),
+        guardian_pin: pin,
+    })
 }
 
 const HOUR_MS: i64 = 3_600_000;

@@ -112,6 +112,10 @@ pub struct LinkRequest {
     /// Client-made id, the guest's own (another player's equal id is no conflict);
     /// repeating it replays the first answer.
     pub client_migration_id: String,
+    /// The account's guardian PIN, when the guest merges into an account in minor mode:
+    /// a guest's play (made outside the minor's limits) joins a protected account only
+    /// with the guardian's consent.
+    pub guardian_pin: Option<String>,
 }
 
 closed_set! {
@@ -314,7 +318,10 @@ pub async fn link(
                 let region = db::players::region_state(&ctx.db, &target)
                     .await?
                     .and_then(|s| s.region_code);
-                Some((target, region))
+                let guardian =
+                    super::minors::prove_guardian(ctx, &target, req.guardian_pin.as_deref())
+                        .await?;
+                Some((target, region, guardian))
             }
             None => None,
         };
@@ -364,8 +371,21 @@ pub async fn link(
             };
             (caller.id.clone(), empty)
         }
-        (Some(target), Some((known, region))) if target == known => {
+        (Some(target), Some((known, region, guardian))) if target == known => {
             db::progress::lock(&mut tx, &target).await?;
+            if let Some(proved) = &guardian {
+                // the PIN proved is still the account's (not changed or reset meanwhile)
+                if db::minors::guardian_pin_of(&mut tx, &target)
+                    .await?
+                    .as_ref()
+                    != Some(proved)
+                {
+                    return Err(Error::conflict(
+                        msg::MINOR_MODE_CHANGED_MEANWHILE_READ_IT_AND_RETRY,
+                    ));
+                }
+                db::minors::clear_pin_failures(&mut tx, &target).await?;
+            }
             // at most a few guests a month: each brings a player's day (under the
             // account's lock, so two merges at once count each other)
             let recent =
