@@ -44,9 +44,13 @@ const SUMMARY: Budget = Budget::same(1);
 /// categories, the pick's candidates (one category here), the picked questions with
 /// their cards; then the session and its questions in one write.
 const NEXT_NEW: Budget = Budget::same(9);
-/// `GET /v1/challenges/next` returning the open one: the same five reads up to the
-/// unfinished session, its served time written, its questions read.
-const NEXT_OPEN: Budget = Budget::same(7);
+/// `GET /v1/challenges/next` returning the open one served moments ago: the same five
+/// reads up to the unfinished session, its questions read; nothing written (a client
+/// asking again and again makes no write).
+const NEXT_OPEN: Budget = Budget::same(6);
+/// `GET /v1/challenges/next` returning the open one served 10 s ago or more: its served
+/// time written too (the answers' times run from now).
+const NEXT_SERVED_AGAIN: Budget = Budget::same(7);
 /// `POST /v1/challenges/answer` judged from the process's memory: one guarded write
 /// (the progress row, the answer, the session, the ledger, the weekly XP and the
 /// fair-play score together).
@@ -204,6 +208,21 @@ async fn hot_requests(engine: Engine) {
     let (resp, statements) = counted(&app, Method::GET, next, None, t).await;
     resp.ok();
     assert_budget(&app, "next challenge (open)", &statements, NEXT_OPEN);
+    assert!(
+        statements
+            .iter()
+            .all(|s| !s.contains("UPDATE") && !s.contains("INSERT")),
+        "a challenge served moments ago is served as it is: {statements:?}"
+    );
+    app.clock.advance(chrono::Duration::seconds(10));
+    let (resp, statements) = counted(&app, Method::GET, next, None, t).await;
+    resp.ok();
+    assert_budget(
+        &app,
+        "next challenge (served again)",
+        &statements,
+        NEXT_SERVED_AGAIN,
+    );
 
     // the week's first XP: the answer and the league join
     let right = right_option(&app, &challenge, 0).await;
@@ -306,4 +325,39 @@ macro_rules! on_both_engines {
     };
 }
 
-on_both_engines!(hot_requests, answer_without_memory);
+/// Refused feedback (the player's hour is full): a read of the counter, and nothing
+/// written: a flood of refusals opens no transaction.
+const FEEDBACK_REFUSED: Budget = Budget::same(2);
+
+async fn refused_feedback_writes_nothing(engine: Engine) {
+    tests::statements::install();
+    let app = TestApp::spawn_with(
+        engine,
+        &[
+            ("DEMO_CONTENT", "true".to_string()),
+            ("FEEDBACK_PER_HOUR", "1".to_string()),
+        ],
+    )
+    .await;
+    let token = player(&app, "budget-feedback").await;
+    let t = Some(token.as_str());
+    let body = || Some(json!({ "content": "more maps please" }));
+    let (resp, _) = counted(&app, Method::POST, "/v1/feedback", body(), t).await;
+    resp.ok();
+    let (resp, statements) = counted(&app, Method::POST, "/v1/feedback", body(), t).await;
+    resp.assert_error(429, "RATE_LIMITED");
+    // the account's row, then the counter: no BEGIN, no write
+    assert_budget(&app, "feedback refused", &statements, FEEDBACK_REFUSED);
+    assert!(
+        statements
+            .iter()
+            .all(|s| !s.contains("BEGIN") && !s.contains("INSERT") && !s.contains("UPDATE")),
+        "{statements:?}"
+    );
+}
+
+on_both_engines!(
+    hot_requests,
+    answer_without_memory,
+    refused_feedback_writes_nothing
+);

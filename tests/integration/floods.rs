@@ -16,7 +16,9 @@ both_engines!(
     feedback_limits_hold_under_concurrency_and_across_processes,
     old_feedback_goes_with_the_retention_job,
     a_player_holds_at_most_three_open_ad_sessions,
+    every_write_of_the_player_api_is_listed_with_its_limit,
 );
+tests::both_engines_raw!(a_tokens_writes_are_bounded);
 
 async fn send(app: &TestApp, token: &str, content: &str) -> Resp {
     app.post("/v1/feedback", json!({ "content": content }), Some(token))
@@ -220,4 +222,62 @@ async fn a_player_holds_at_most_three_open_ad_sessions(app: TestApp) {
             .filter(|a| a["eligible"] == false)
             .all(|a| a["reason"] == "too_many_open_sessions")
     );
+}
+
+/// Issue 53: every request of the player API that writes (each operation with a method
+/// but GET, and the GETs that write) is listed with its limits in
+/// `player_api::rate_limit::PLAYER_WRITES`, and nothing is listed that the API lacks: a
+/// new write route without a limit fails here.
+async fn every_write_of_the_player_api_is_listed_with_its_limit(app: TestApp) {
+    let document = app.get("/v1/openapi.json", None).await.body.clone();
+    let listed: std::collections::BTreeSet<(String, String)> =
+        player_api::rate_limit::PLAYER_WRITES
+            .iter()
+            .map(|(m, p, _)| (m.to_string(), p.to_string()))
+            .collect();
+    let mut writes = std::collections::BTreeSet::new();
+    for (path, operations) in document["paths"].as_object().unwrap() {
+        for method in operations.as_object().unwrap().keys() {
+            let method = method.to_uppercase();
+            let get_listed = listed.contains(&(method.clone(), path.clone()));
+            if method != "GET" || get_listed {
+                writes.insert((method, path.clone()));
+            }
+        }
+    }
+    assert_eq!(
+        writes, listed,
+        "writes of the API document against PLAYER_WRITES"
+    );
+    for (method, path, limit) in player_api::rate_limit::PLAYER_WRITES {
+        assert!(!limit.is_empty(), "{method} {path} has no limit");
+    }
+    // and the GETs listed do write: a new challenge is one
+    assert!(listed.contains(&("GET".into(), "/v1/challenges/next".into())));
+}
+
+/// Issue 53: one token's writes take places in its bucket (here 5 a minute): the sixth
+/// is 429 with Retry-After, whatever route; its reads and other tokens go on.
+async fn a_tokens_writes_are_bounded(engine: tests::Engine) {
+    let app = TestApp::spawn_with(
+        engine,
+        &[
+            ("DEMO_CONTENT", "true".to_string()),
+            ("RATE_LIMIT_PLAYER_WRITES_PER_MINUTE", "5".to_string()),
+        ],
+    )
+    .await;
+    let (_, token, _) = app.guest("writes-bucket").await;
+    let next = "/v1/challenges/next?trackId=world-geography";
+    for _ in 0..4 {
+        app.get(next, Some(&token)).await.ok();
+    }
+    send(&app, &token, "one more").await.ok();
+    let refused = app.get(next, Some(&token)).await;
+    assert_limited(&refused);
+    assert_limited(&send(&app, &token, "and another").await);
+    // reads go on, and so does another player
+    app.get("/v1/progress/summary", Some(&token)).await.ok();
+    let (_, other, _) = app.guest("writes-bucket-other").await;
+    app.get(next, Some(&other)).await.ok();
 }

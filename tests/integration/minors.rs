@@ -404,6 +404,25 @@ async fn the_copy_holds_the_players_data_once_a_day(app: TestApp) {
     assert!(tables["players"][0].get("guardian_pin_hash").is_none());
     assert!(tables["players"][0].get("token_version").is_none());
     assert!(tables["challenge_answers"][0].get("signals").is_none());
+    // the anti-cheat's state is no part of the copy (issue 53): the hold, the marks it
+    // leaves on the boards, the review's row, the wrong-PIN count
+    for column in [
+        "fairplay_held",
+        "guardian_pin_failures",
+        "guardian_pin_failed_at",
+        "guardian_pin_locked_until",
+    ] {
+        assert!(tables["players"][0].get(column).is_none(), "{column}");
+    }
+    assert!(tables["weekly_xp"][0].get("hidden_until").is_none());
+    assert!(tables.get("fairplay_players").is_none());
+    assert!(
+        data["leftOut"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["table"] == "fairplay_players")
+    );
     // sign-in identifiers are masked
     let subject = tables["player_identities"][0]["subject"].as_str().unwrap();
     assert_eq!(subject, "exp************-1");

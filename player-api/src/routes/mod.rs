@@ -42,4 +42,9 @@ fn v1(state: &AppState) -> OpenApiRouter<AppState> {
         .merge(shop::router())
         .merge(rewards::router())
         .merge(feedback::router())
+        // every write a signed-in player makes, bounded per access token
+        .route_layer(axum::middleware::from_fn_with_state(
+            std::sync::Arc::clone(&state.limiters.player_writes),
+            crate::rate_limit::player_writes,
+        ))
 }

@@ -161,6 +161,10 @@ pub struct Limits {
     pub auth_per_minute: u32,
     /// `RATE_LIMIT_SEND_CODE_PER_MINUTE`: `/auth/phone/send-code`.
     pub send_code_per_minute: u32,
+    /// `RATE_LIMIT_PLAYER_WRITES_PER_MINUTE`: requests that write, per access token and
+    /// process (every write a signed-in player can make: `player-api`'s
+    /// `rate_limit::PLAYER_WRITES`).
+    pub player_writes_per_minute: u32,
     /// `SMS_RESEND_SECONDS`: the resend window of one number.
     pub sms_resend_seconds: i64,
     /// `SMS_CODE_TTL_SECONDS`: how long a console code is valid.
@@ -186,6 +190,7 @@ impl Default for Limits {
         Self {
             auth_per_minute: 10,
             send_code_per_minute: 5,
+            player_writes_per_minute: 120,
             sms_resend_seconds: 60,
             sms_code_ttl_seconds: 300,
             sms_sends_per_phone_per_day: 10,
@@ -205,6 +210,10 @@ impl Limits {
             auth_per_minute: r.parsed("RATE_LIMIT_AUTH_PER_MINUTE", d.auth_per_minute),
             send_code_per_minute: r
                 .parsed("RATE_LIMIT_SEND_CODE_PER_MINUTE", d.send_code_per_minute),
+            player_writes_per_minute: r.parsed(
+                "RATE_LIMIT_PLAYER_WRITES_PER_MINUTE",
+                d.player_writes_per_minute,
+            ),
             sms_resend_seconds: r.parsed("SMS_RESEND_SECONDS", d.sms_resend_seconds),
             sms_code_ttl_seconds: r.parsed("SMS_CODE_TTL_SECONDS", d.sms_code_ttl_seconds),
             sms_sends_per_phone_per_day: r.parsed(
@@ -230,7 +239,10 @@ impl Limits {
                     .into(),
             );
         }
-        if limits.auth_per_minute == 0 || limits.send_code_per_minute == 0 {
+        if limits.auth_per_minute == 0
+            || limits.send_code_per_minute == 0
+            || limits.player_writes_per_minute == 0
+        {
             r.errors
                 .push("RATE_LIMIT_*_PER_MINUTE must be at least 1".into());
         }

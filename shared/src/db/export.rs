@@ -35,9 +35,11 @@ macro_rules! section {
 
 /// The exported tables, in the document's order.
 pub const SECTIONS: &[Section] = &[
-    // the credentials behind a sign-in are no part of a copy: a PIN hash and the
-    // version every live token carries
-    section!("players" by "id", omit ["guardian_pin_hash", "token_version"], mask []),
+    // the credentials behind a sign-in are no part of a copy (a PIN hash, the count of
+    // wrong PINs, the version every live token carries), nor is the fair-play hold
+    section!("players" by "id", omit ["guardian_pin_hash", "guardian_pin_failures",
+        "guardian_pin_failed_at", "guardian_pin_locked_until", "token_version",
+        "fairplay_held"], mask []),
     section!("player_identities" by "player_id", omit [], mask ["subject"]),
     section!("player_progress" by "player_id"),
     section!("player_check_ins" by "player_id"),
@@ -49,15 +51,13 @@ pub const SECTIONS: &[Section] = &[
     // the fair-play flags of each answer are the anti-cheat's workings, not the player's
     section!("challenge_answers" by "player_id", omit ["signals"], mask []),
     section!("node_completions" by "player_id"),
-    section!("weekly_xp" by "player_id"),
-    section!("board_results" by "player_id"),
+    // (a hold's mark on the boards is the fair-play review's, as below)
+    section!("weekly_xp" by "player_id", omit ["hidden_until"], mask []),
+    section!("board_results" by "player_id", omit ["hidden_until"], mask []),
     section!("league_players" by "player_id"),
     section!("league_members" by "player_id"),
     section!("ad_sessions" by "player_id"),
     section!("feedback" by "player_id"),
-    // which staff member decided (a console username) and the review queue's key are
-    // staff records
-    section!("fairplay_players" by "player_id", omit ["decided_by", "queue_key"], mask []),
     section!("player_skills" by "player_id"),
     section!("first_answers" by "player_id"),
     section!("review_memory" by "player_id"),
@@ -78,6 +78,12 @@ pub const LEFT_OUT: &[(&str, &str)] = &[
     (
         "idempotency_records",
         "stored answers replayed for a retried request: their content is in the exported tables",
+    ),
+    (
+        "fairplay_players",
+        "the fair-play review's workings (a suspicion score, signal counts, a hold): they \
+         say how the anti-cheat judges, which a copy would teach a script to pass; a \
+         decision that limits the player (a ban and its reason) is in the players section",
     ),
     (
         "player_search_keys",

@@ -24,16 +24,25 @@ pub struct SessionRow {
     pub review: bool,
 }
 
+/// An unfinished session, with when it was last served (None: only when made).
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct OpenSession {
+    #[sqlx(flatten)]
+    pub session: SessionRow,
+    pub served_at: Option<i64>,
+}
+
 /// The player's unfinished session on a node (a review challenge's node is its scope,
 /// `domain::answer::SessionKind::REVIEW_NODE`).
 pub async fn unfinished_session(
     db: &Db,
     player_id: &PlayerId,
     node_id: &str,
-) -> sqlx::Result<Option<SessionRow>> {
+) -> sqlx::Result<Option<OpenSession>> {
     Ok(read!(db, |ex| {
-        sqlx::query_as::<_, SessionRow>(
-            "SELECT id, player_id, track_id, node_id, status, kind = 'review' AS review
+        sqlx::query_as::<_, OpenSession>(
+            "SELECT id, player_id, track_id, node_id, status, kind = 'review' AS review,
+                    COALESCE(served_at, created_at) AS served_at
              FROM challenge_sessions
              WHERE player_id = $1 AND node_id = $2 AND status IN ('pending', 'in_progress')",
         )

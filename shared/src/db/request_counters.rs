@@ -2,7 +2,7 @@
 //! feedback limits). A place is taken with one conditional upsert, so concurrent
 //! requests never pass a limit together; ended windows go with the retention job.
 
-use super::{Tx, in_tx};
+use super::{Db, Tx, in_tx, read};
 
 /// One counter to take a place in: its key, its window and its limit.
 #[derive(Clone, Debug)]
@@ -11,6 +11,22 @@ pub struct Counter<'a> {
     pub window_start_ms: i64,
     pub expires_at_ms: i64,
     pub limit: i64,
+}
+
+/// Whether the counter holds `limit` already: read without a write, so a refusal costs
+/// no transaction (a request let through here still takes its place with
+/// [`take_place`], which decides).
+pub async fn is_full(db: &Db, c: &Counter<'_>) -> sqlx::Result<bool> {
+    let count: Option<i64> = read!(db, |ex| {
+        sqlx::query_scalar(
+            "SELECT requests FROM request_counters WHERE scope_key = $1 AND window_start = $2",
+        )
+        .bind(c.key)
+        .bind(c.window_start_ms)
+        .fetch_optional(ex)
+        .await?
+    });
+    Ok(count.is_some_and(|n| n >= c.limit))
 }
 
 /// Adds one to the counter unless it already holds `limit`; true when a place was

@@ -113,6 +113,17 @@ pub fn score_of(bits: i64) -> i64 {
     signals_of(bits).iter().map(|s| s.weight()).sum()
 }
 
+/// A challenge asked for again within this long of its last serving is not served
+/// again: its answer times keep running from then (a client polling `next` writes
+/// nothing; the first answer after it may look up to this much slower).
+pub const SERVE_AGAIN_QUIET_MS: i64 = 10_000;
+
+/// Whether an unfinished challenge asked for at `now_ms` is served again (its answer
+/// times restart): not when it was served within [`SERVE_AGAIN_QUIET_MS`].
+pub fn serves_again(served_at: Option<i64>, now_ms: i64) -> bool {
+    served_at.is_none_or(|at| now_ms.saturating_sub(at) >= SERVE_AGAIN_QUIET_MS)
+}
+
 /// The server's time for an answer: since the later of when the session was served and
 /// its previous answer (the questions are served together, answered one by one).
 pub fn elapsed_ms(served_at: i64, last_answered_at: Option<i64>, now_ms: i64) -> i64 {

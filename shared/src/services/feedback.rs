@@ -64,8 +64,7 @@ pub async fn submit(
     let now_ms = now.timestamp_millis();
     let window_start_ms = now_ms - now_ms.rem_euclid(WINDOW_MS);
     let limits = &ctx.settings.limits;
-    let mut tx = ctx.db.begin().await?;
-    for (key, limit, refusal) in [
+    let counters = [
         (
             format!("feedback:player:{}", player.id),
             limits.feedback_per_hour,
@@ -76,20 +75,35 @@ pub async fn submit(
             limits.feedback_per_address_per_hour,
             msg::TOO_MUCH_FEEDBACK_FROM_THIS_ADDRESS_TRY_AGAIN_LATER,
         ),
-    ] {
-        let counter = Counter {
-            key: &key,
+    ];
+    fn counter(key: &str, limit: i64, window_start_ms: i64) -> Counter<'_> {
+        Counter {
+            key,
             window_start_ms,
             expires_at_ms: window_start_ms + WINDOW_MS,
             limit,
-        };
-        if !db::request_counters::take_place(&mut tx, &counter).await? {
+        }
+    }
+    let refused = |refusal| {
+        let wait_ms = (window_start_ms + WINDOW_MS - now_ms).max(1);
+        Error::RateLimited {
+            message: refusal,
+            retry_after_secs: crate::error::retry_after_secs(wait_ms),
+        }
+    };
+    // a full counter refuses with a read: a flood of refused feedback writes nothing
+    for (key, limit, refusal) in &counters {
+        if db::request_counters::is_full(&ctx.db, &counter(key, *limit, window_start_ms)).await? {
+            return Err(refused(refusal.clone()));
+        }
+    }
+    let mut tx = ctx.db.begin().await?;
+    for (key, limit, refusal) in &counters {
+        if !db::request_counters::take_place(&mut tx, &counter(key, *limit, window_start_ms))
+            .await?
+        {
             // dropping the transaction gives back a place taken above
-            let wait_ms = (window_start_ms + WINDOW_MS - now_ms).max(1);
-            return Err(Error::RateLimited {
-                message: refusal,
-                retry_after_secs: crate::error::retry_after_secs(wait_ms),
-            });
+            return Err(refused(refusal.clone()));
         }
     }
     db::feedback::insert(

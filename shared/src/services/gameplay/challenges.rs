@@ -95,6 +95,18 @@ async fn challenge_of(ctx: &AppContext, s: &SessionRow) -> Result<Challenge> {
     })
 }
 
+/// An unfinished session served again: the server's answer times run from now, unless
+/// it was served moments ago (`domain::fairplay::serves_again`): a client asking again
+/// and again writes nothing.
+async fn serve_again(ctx: &AppContext, open: &db::gameplay::OpenSession) -> Result<()> {
+    let now = ctx.clock.now_ms();
+    if crate::domain::fairplay::serves_again(open.served_at, now) {
+        db::gameplay::mark_served(&ctx.db, &open.session.id, now).await?;
+        ctx.answer_cache.mark_served(&open.session.id, now);
+    }
+    Ok(())
+}
+
 /// `GET /v1/challenges/next?trackId=&mode=`: a track's challenge ([`next_challenge`],
 /// mode `challenge` or none) or a review challenge ([`next_review_challenge`]); refused
 /// in minor mode past the day's limit or at night.
@@ -143,12 +155,9 @@ pub async fn next_challenge(
     else {
         return Ok(None);
     };
-    if let Some(s) = db::gameplay::unfinished_session(&ctx.db, &player.id, &node.id).await? {
-        // served again: the server's answer times run from now
-        let now = ctx.clock.now_ms();
-        db::gameplay::mark_served(&ctx.db, &s.id, now).await?;
-        ctx.answer_cache.mark_served(&s.id, now);
-        return Ok(Some(challenge_of(ctx, &s).await?));
+    if let Some(open) = db::gameplay::unfinished_session(&ctx.db, &player.id, &node.id).await? {
+        serve_again(ctx, &open).await?;
+        return Ok(Some(challenge_of(ctx, &open.session).await?));
     }
     let wanted = node.questions_required.max(1);
     let (pool, answered) = pick_questions(ctx, &player.id, &track.id, wanted).await?;
@@ -198,11 +207,9 @@ pub async fn next_review_challenge(
     };
     let track_id = track.as_ref().map(|t| t.id.as_str());
     let node_id = SessionKind::REVIEW_NODE.to_string();
-    if let Some(s) = db::gameplay::unfinished_session(&ctx.db, &player.id, &node_id).await? {
-        let now = ctx.clock.now_ms();
-        db::gameplay::mark_served(&ctx.db, &s.id, now).await?;
-        ctx.answer_cache.mark_served(&s.id, now);
-        return Ok(Some(challenge_of(ctx, &s).await?));
+    if let Some(open) = db::gameplay::unfinished_session(&ctx.db, &player.id, &node_id).await? {
+        serve_again(ctx, &open).await?;
+        return Ok(Some(challenge_of(ctx, &open.session).await?));
     }
     let now = ctx.clock.now_ms();
     let candidates = db::review::candidates(&ctx.db, &player.id, track_id, now).await?;
@@ -282,7 +289,7 @@ async fn open_challenge(
         let s = db::gameplay::unfinished_session(&ctx.db, &session.player_id, &session.node_id)
             .await?
             .ok_or_else(|| Error::internal("unfinished session vanished"))?;
-        return Ok(Some(challenge_of(ctx, &s).await?));
+        return Ok(Some(challenge_of(ctx, &s.session).await?));
     }
     ctx.answer_cache.remember_challenge(
         &session.id,
