@@ -22,6 +22,7 @@ both_engines_raw!(
     merged_days_count_on_the_boards_up_to_one_players_day,
     a_ban_after_settlement_closes_up_last_weeks_boards,
     a_cheaters_promotion_is_withdrawn,
+    a_plain_ban_of_a_cheater_withdraws_the_promotion_too,
 );
 
 mod ban_before_settlement {
@@ -728,4 +729,42 @@ async fn merged_days_count_on_the_boards_up_to_one_players_day(engine: Engine) {
     let fourth = Player::new(&app, "day-guest-3", None).await;
     let linked = link(fourth.token.clone(), format!("{}-later", fourth.id)).await;
     assert_eq!(linked.ok()["session"]["user"]["id"], account.as_str());
+}
+
+/// Issue 53: staff ban a cheater by the plain door (`PUT /users/{id}/ban`, no fair-play
+/// decision): the promotion the cheater earned in last week's cohort while raising
+/// signals goes as with a fair-play ban (a plain ban of an honest player keeps it:
+/// `a_cheaters_promotion_is_withdrawn`).
+async fn a_plain_ban_of_a_cheater_withdraws_the_promotion_too(engine: Engine) {
+    let app = demo(engine, &[]).await;
+    let (honest, script) = held_board(&app).await;
+    let ids: Vec<String> = honest.iter().map(|p| p.id.clone()).collect();
+    app.clock.set(NEXT_MONDAY.parse().unwrap());
+    settlement::settle(&app.ctx).await.unwrap();
+    let honest = honest_again(&app).await;
+    assert_eq!(tier(&app, &script.id).await, 1, "promoted to silver");
+    let (admin, _, _) = app.admin_login().await;
+    admin_put(
+        &app,
+        &admin,
+        &format!("/v1/admin/users/{}/ban", script.id),
+        Some(json!({"reason": "abuse"})),
+    )
+    .await
+    .ok();
+    assert_eq!(tier(&app, &script.id).await, 0, "back to bronze");
+    let r = honest[0]
+        .get("/v1/leaderboards?week=previous&scope=league")
+        .await;
+    assert_eq!(user_ids(&r), ids);
+    // lifting the ban does not give the promotion back
+    admin_put(
+        &app,
+        &admin,
+        &format!("/v1/admin/users/{}/unban", script.id),
+        None,
+    )
+    .await
+    .ok();
+    assert_eq!(tier(&app, &script.id).await, 0);
 }

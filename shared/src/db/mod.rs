@@ -625,6 +625,43 @@ mod tests {
         assert!(unchecked.is_empty(), "{unchecked:#?}");
     }
 
+    /// What fair play and the learning engine judge by is made of what the server
+    /// measured: the too-fast bar is `question_stats.pace_ms` (the server's times of
+    /// clean first answers, `domain::fairplay::pace_sample`), never the median of the
+    /// times clients claim (`median_time_ms`, `question_answer_times`), which only staff
+    /// see. No file of the rules' reads names those.
+    #[test]
+    fn rules_read_server_measured_times_only() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let rule_files = [
+            "db/gameplay.rs",
+            "db/learning.rs",
+            "db/fairplay.rs",
+            "db/progress/write.rs",
+            "answer_cache.rs",
+            "domain/fairplay.rs",
+            "domain/skill.rs",
+            "services/learning.rs",
+            "services/fairplay.rs",
+            "services/gameplay/answer.rs",
+            "services/gameplay/challenges.rs",
+        ];
+        for file in rule_files {
+            let text = std::fs::read_to_string(root.join(file)).expect("source file");
+            for claimed in ["median_time_ms", "question_answer_times"] {
+                assert!(!text.contains(claimed), "{file} reads {claimed}");
+            }
+        }
+        let gameplay = std::fs::read_to_string(root.join("db/gameplay.rs")).expect("source");
+        assert!(
+            gameplay.contains("s.pace_ms"),
+            "the bar comes from the pace"
+        );
+        let stats =
+            std::fs::read_to_string(root.join("services/question_stats.rs")).expect("source");
+        assert!(stats.contains("pace_sample(") && stats.contains("f.server_elapsed_ms"));
+    }
+
     /// `db::progress::write` is the only writer of `player_progress` (the answer's memory
     /// relies on every write advancing the revision): no other source file of the crate
     /// updates the table. Its creation (`INSERT`, at revision 0) is the players' module's.

@@ -82,9 +82,9 @@ pub(crate) async fn after_commit(ctx: &AppContext, change: &VisibilityChange) {
 
 /// Withdraws the promotion the player earned in last week's league cohort, inside
 /// `tx`: their tier goes back to the cohort's, and their frozen row no longer counts as
-/// having moved (the others' zones stay as they were settled). For a fair-play ban of a
-/// player who raised fair-play signals that week (cheating that week); true when a
-/// promotion was withdrawn.
+/// having moved (the others' zones stay as they were settled). For a ban (of either
+/// door: a fair-play decision or a plain ban) of a player who raised fair-play signals
+/// that week (cheating that week); true when a promotion was withdrawn.
 pub(crate) async fn withdraw_last_week_promotion(
     tx: &mut Tx,
     ctx: &AppContext,

@@ -196,6 +196,12 @@ async fn set_ban(
     let before = player(ctx, id).await?;
     let mut tx = ctx.db.begin().await?;
     let change = set_ban_in(&mut tx, ctx, actor, &before, banned, reason, until, action).await?;
+    // Any ban of a player who raised fair-play signals in last week's cohort takes back
+    // the promotion earned there, as a fair-play ban does: staff may ban a cheater by
+    // either door. A player without signals that week keeps it (earned fairly).
+    if banned {
+        board_visibility::withdraw_last_week_promotion(&mut tx, ctx, id).await?;
+    }
     tx.commit().await?;
     after_ban(ctx, &change).await;
     player(ctx, id).await
