@@ -89,6 +89,16 @@ impl MediaFormat {
         }
     }
 
+    /// How its metadata is laid out, for `media_metadata::edits`.
+    pub fn container(self) -> crate::domain::media_metadata::Container {
+        use crate::domain::media_metadata::Container;
+        match self {
+            Self::Mp3 | Self::Aac => Container::Id3,
+            Self::Mp4 | Self::M4a => Container::IsoBoxes,
+            _ => Container::Other,
+        }
+    }
+
     pub fn from_mime(mime: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|f| f.mime() == mime)
     }

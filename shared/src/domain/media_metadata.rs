@@ -22,7 +22,17 @@
 //! and sit in a file, so for them this answers the edits to make in place
 //! ([`Edit`]), reading the file's headers through a closure.
 
-use crate::domain::media::MediaFormat;
+/// How a file's metadata is laid out: what [`edits`] looks for (each format's is
+/// named by `MediaFormat::container`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Container {
+    /// ID3 tags around MPEG audio frames (MP3, AAC in ADTS).
+    Id3,
+    /// ISO base media boxes (MP4, M4A).
+    IsoBoxes,
+    /// Nothing this rewrites (images are rewritten whole; Ogg, WebM).
+    Other,
+}
 
 /// A change to make to a file, in place.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -104,14 +114,14 @@ pub fn strip_webp(bytes: &[u8]) -> Option<Vec<u8>> {
 /// documentation), for a file of `len` bytes whose bytes `read(offset, n)` answers (up
 /// to `n` of them; fewer at the end). Formats without such metadata need none.
 pub fn edits(
-    format: MediaFormat,
+    container: Container,
     len: u64,
     read: &mut dyn FnMut(u64, usize) -> Option<Vec<u8>>,
 ) -> Vec<Edit> {
-    match format {
-        MediaFormat::Mp3 | MediaFormat::Aac => id3_edits(len, read),
-        MediaFormat::Mp4 | MediaFormat::M4a => mp4_edits(len, read),
-        _ => Vec::new(),
+    match container {
+        Container::Id3 => id3_edits(len, read),
+        Container::IsoBoxes => mp4_edits(len, read),
+        Container::Other => Vec::new(),
     }
 }
 
@@ -373,7 +383,7 @@ mod tests {
         v1.resize(128, b' ');
         mp3.extend_from_slice(&v1);
         let edits = edits(
-            MediaFormat::Mp3,
+            Container::Id3,
             mp3.len() as u64,
             &mut read_from(&mp3.clone()),
         );
@@ -385,10 +395,10 @@ mod tests {
         assert_eq!(&stripped[audio_at..], &mp3[audio_at..audio_end]);
         // no tag: nothing to do
         let bare = [0xFF, 0xFB, 0x90, 0x64, 1, 2];
-        assert!(edits_of(MediaFormat::Mp3, &bare).is_empty());
+        assert!(edits_of(Container::Id3, &bare).is_empty());
     }
 
-    fn edits_of(format: MediaFormat, bytes: &[u8]) -> Vec<Edit> {
+    fn edits_of(format: Container, bytes: &[u8]) -> Vec<Edit> {
         edits(format, bytes.len() as u64, &mut read_from(bytes))
     }
 
@@ -424,7 +434,7 @@ mod tests {
         ]
         .concat();
         let mut stripped = file.clone();
-        apply(&mut stripped, &edits_of(MediaFormat::Mp4, &file));
+        apply(&mut stripped, &edits_of(Container::IsoBoxes, &file));
         assert_eq!(stripped.len(), file.len(), "nothing moves");
         let text = String::from_utf8_lossy(&stripped);
         for gone in [
@@ -441,13 +451,13 @@ mod tests {
         let mut broken = file.clone();
         broken[8 + 3] = 0xFF;
         broken[8] = 0x7F;
-        let _ = edits_of(MediaFormat::Mp4, &broken);
+        let _ = edits_of(Container::IsoBoxes, &broken);
     }
 
     proptest::proptest! {
         #[test]
         fn any_bytes_are_walked_without_panic(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..512)) {
-            for format in MediaFormat::ALL {
+            for format in [Container::Id3, Container::IsoBoxes, Container::Other] {
                 let mut copy = bytes.clone();
                 apply(&mut copy, &edits_of(format, &bytes));
                 proptest::prop_assert!(copy.len() <= bytes.len());

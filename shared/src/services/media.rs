@@ -277,7 +277,7 @@ impl Receiving {
         if format.kind() != MediaKind::Image {
             let edits = {
                 let view = &memory;
-                media_metadata::edits(format, view.len() as u64, &mut |at, n| {
+                media_metadata::edits(format.container(), view.len() as u64, &mut |at, n| {
                     let rest = view.get(usize::try_from(at).ok()?..)?;
                     Some(rest[..n.min(rest.len())].to_vec())
                 })
@@ -379,7 +379,7 @@ fn strip_file(format: MediaFormat, path: &std::path::Path) -> std::io::Result<(u
         .write(true)
         .open(path)?;
     let len = file.metadata()?.len();
-    let edits = media_metadata::edits(format, len, &mut |at, n| {
+    let edits = media_metadata::edits(format.container(), len, &mut |at, n| {
         file.seek(SeekFrom::Start(at)).ok()?;
         let mut buf = Vec::with_capacity(n);
         (&mut file).take(n as u64).read_to_end(&mut buf).ok()?;
