@@ -200,7 +200,11 @@ async fn run(engine: Engine, format: &str) {
     // MFA: the secret, its URI, the enabling code and the recovery codes; a sign-in with
     // a recovery code
     let (status, setup) = api
-        .post("/v1/admin/mfa/setup", json!({}), Some(&fresh))
+        .post(
+            "/v1/admin/mfa/setup",
+            json!({"currentPassword": NEW_PASSWORD}),
+            Some(&fresh),
+        )
         .await;
     assert_eq!(status, 200, "{setup}");
     let mfa_secret = setup["data"]["secret"].as_str().unwrap().to_string();
@@ -212,7 +216,11 @@ async fn run(engine: Engine, format: &str) {
         .unwrap();
     let code = totp.generate_current().to_string();
     let (status, enabled) = api
-        .post("/v1/admin/mfa/enable", json!({"code": code}), Some(&fresh))
+        .post(
+            "/v1/admin/mfa/enable",
+            json!({"code": code, "currentPassword": NEW_PASSWORD}),
+            Some(&fresh),
+        )
         .await;
     assert_eq!(status, 200, "{enabled}");
     let recovery: Vec<String> = enabled["data"]["recoveryCodes"]

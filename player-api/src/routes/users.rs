@@ -191,6 +191,7 @@ pub async fn change_region(
     request_body(content = Option<DeleteAccount>, example = json!({"guardianPin": "1357"})),
     responses(
         (status = 200, description = "Deleted", body = Envelope<Deleted>),
+        (status = 400, description = "A body that is not the JSON described", body = ErrorEnvelope),
         (status = 401, description = "Missing or invalid token", body = ErrorEnvelope),
         (status = 403, description = "An account in minor mode without its guardian's PIN, or a wrong one", body = ErrorEnvelope),
         (status = 429, description = "The guardian PIN is locked after five wrong tries today (RATE_LIMITED, with Retry-After)", body = ErrorEnvelope),
