@@ -336,3 +336,4 @@ err-minor-mode-changed-meanwhile-read-it-and-retry = minor mode was changed mean
 err-too-many-real-name-checks-today-try-again-later = too many real-name checks today; try again later
 err-this-account-took-in-as-many-guests-as-it-may-lately = this account took in as many guest accounts as it may in 30 days; link this one later
 err-this-player-has-no-guardian-pin = this player has no guardian PIN (minor mode is off)
+err-a-guest-in-minor-mode-joins-only-an-account-in-minor-mode = a guest in minor mode joins only an account in minor mode: its guardian turns minor mode off first, with the PIN

@@ -335,3 +335,4 @@ err-minor-mode-changed-meanwhile-read-it-and-retry = 未成年人模式已被修
 err-too-many-real-name-checks-today-try-again-later = 今日实名认证次数过多，请稍后再试
 err-this-account-took-in-as-many-guests-as-it-may-lately = 该帐号 30 天内合并的游客帐号已达上限，请稍后再绑定
 err-this-player-has-no-guardian-pin = 该玩家没有监护人密码（未开启未成年人模式）
+err-a-guest-in-minor-mode-joins-only-an-account-in-minor-mode = 处于未成年人模式的游客帐号只能合并到同样开启未成年人模式的帐号：请监护人先用密码关闭未成年人模式

@@ -39,8 +39,9 @@ impl RouteLimiter {
 /// Every request of the player API that writes, with what limits it: a guest can make
 /// each of them, so each is bounded. A test compares this list with the API document
 /// (every operation with a method other than GET, and the GETs named here), so a new
-/// write without an entry here fails it. `token` is [`player_writes`]'s bucket of
-/// `RATE_LIMIT_PLAYER_WRITES_PER_MINUTE` per access token; `address` the sign-in
+/// route of such a method without an entry here fails it (a GET that starts to write
+/// must be added by hand, to [`WRITING_GETS`] too). `token` is [`player_writes`]'s
+/// bucket of `RATE_LIMIT_PLAYER_WRITES_PER_MINUTE` per player; `address` the sign-in
 /// buckets per client address.
 pub const PLAYER_WRITES: &[(&str, &str, &str)] = &[
     (
@@ -147,15 +148,26 @@ pub const PLAYER_WRITES: &[(&str, &str, &str)] = &[
         "token; 20 PIN checks an hour, 5 wrong PINs a day",
     ),
     ("POST", "/v1/users/me/real-name", "token; NPPA checks a day"),
+    (
+        "GET",
+        "/v1/users/me/real-name",
+        "token; a pending check asks NPPA again at most every 10 s",
+    ),
     ("GET", "/v1/users/me/export", "token; one copy a day"),
     ("DELETE", "/v1/users/me", "token; once"),
 ];
 
-/// The GET routes that write (their paths as the router matches them).
-const WRITING_GETS: [&str; 2] = ["/v1/challenges/next", "/v1/users/me/export"];
+/// The GET routes that write (their paths as the router matches them): a new
+/// challenge, a challenge served again, a copy of one's data, a pending real-name check
+/// asked again.
+const WRITING_GETS: [&str; 3] = [
+    "/v1/challenges/next",
+    "/v1/users/me/export",
+    "/v1/users/me/real-name",
+];
 
 /// Whether a request writes: any method but GET, HEAD and OPTIONS, and the GETs of
-/// [`WRITING_GETS`].
+/// [`WRITING_GETS`] (by HEAD too: axum answers a HEAD with the GET's handler).
 fn writes(req: &Request) -> bool {
     use axum::http::Method;
     if !matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS) {
@@ -165,14 +177,15 @@ fn writes(req: &Request) -> bool {
         .extensions()
         .get::<axum::extract::MatchedPath>()
         .map_or(req.uri().path(), |p| p.as_str());
-    WRITING_GETS
-        .iter()
-        .any(|w| path.ends_with(w.trim_start_matches("/v1")))
+    *req.method() != Method::OPTIONS
+        && WRITING_GETS
+            .iter()
+            .any(|w| path.ends_with(w.trim_start_matches("/v1")))
 }
 
-/// The write bucket of each access token.
+/// The write bucket of each player.
 pub struct PlayerWriteLimiter {
-    limiter: DefaultKeyedRateLimiter<u64>,
+    limiter: DefaultKeyedRateLimiter<shared::ids::PlayerId>,
 }
 
 impl PlayerWriteLimiter {
@@ -184,32 +197,29 @@ impl PlayerWriteLimiter {
     }
 }
 
-/// Middleware: a request that writes with a bearer token takes a place in that token's
-/// bucket (keyed by a hash of the token, never the token itself): 429 RATE_LIMITED with
-/// `Retry-After` once it is empty. Without a token it passes (its route answers 401,
-/// or limits it by address).
+/// Middleware: a request that writes with a valid access token takes a place in its
+/// player's bucket (every token of the player shares it, however the header is
+/// written): 429 RATE_LIMITED with `Retry-After` once it is empty. A request without a
+/// valid token passes, to be refused by its route (401) or limited by address: so only
+/// players who signed in hold a bucket, and a flood of made-up tokens grows nothing.
 pub async fn player_writes(
-    State(limiter): State<Arc<PlayerWriteLimiter>>,
+    State(state): State<crate::AppState>,
     req: Request,
     next: Next,
 ) -> Response {
     if !writes(&req) {
         return next.run(req).await;
     }
-    let Some(token) = req
-        .headers()
-        .get(axum::http::header::AUTHORIZATION)
-        .map(|v| v.as_bytes())
-    else {
+    let (parts, body) = req.into_parts();
+    let player = shared::http::bearer_token(&parts)
+        .ok()
+        .and_then(|token| shared::services::player_auth::verify_access(&state.ctx, token).ok())
+        .map(|subject| subject.player_id);
+    let req = Request::from_parts(parts, body);
+    let Some(player) = player else {
         return next.run(req).await;
     };
-    let key = {
-        use std::hash::{BuildHasher as _, Hasher as _};
-        let mut hasher = TOKEN_KEYS.build_hasher();
-        hasher.write(token);
-        hasher.finish()
-    };
-    match limiter.limiter.check_key(&key) {
+    match state.limiters.player_writes.limiter.check_key(&player) {
         Ok(()) => next.run(req).await,
         Err(not_until) => {
             let wait = not_until.wait_time_from(DefaultClock::default().now());
@@ -221,11 +231,6 @@ pub async fn player_writes(
         }
     }
 }
-
-/// The keys of the token buckets: a hash with a per-process random seed, so a client
-/// cannot aim two tokens at one bucket.
-static TOKEN_KEYS: std::sync::LazyLock<std::collections::hash_map::RandomState> =
-    std::sync::LazyLock::new(std::collections::hash_map::RandomState::new);
 
 /// The limiters of every limited route.
 pub struct Limiters {

@@ -262,7 +262,16 @@ async fn mfa_page_enrols_with_an_inline_qr_code_and_sign_in_needs_the_code(app: 
         .await
         .assert_status(200)
         .assert_contains("MFA is off")
-        .assert_contains("id=\"mfa-setup\"");
+        .assert_contains("id=\"mfa-setup-password\"");
+    // a session alone sets nothing up: the password is typed again (issue 53)
+    browser
+        .post(
+            "/console/mfa/setup",
+            &[("current_password", "not-my-password")],
+        )
+        .await
+        .assert_status(401)
+        .assert_contains("current password is wrong");
     let started = browser
         .post(
             "/console/mfa/setup",

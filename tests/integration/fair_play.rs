@@ -745,6 +745,17 @@ async fn farmed_guests_do_not_set_the_too_fast_bar(engine: Engine) {
         .unwrap()
     });
     assert!(!paces.is_empty());
+    // the liars' signalled answers are in no statistic either: the attempts counted are
+    // the patient guests' 100
+    let counted = shared::read!(&app.ctx.db, |ex| {
+        sqlx::query_scalar::<_, i64>(
+            "SELECT CAST(COALESCE(SUM(attempts), 0) AS BIGINT) FROM question_stats",
+        )
+        .fetch_one(ex)
+        .await
+        .unwrap()
+    });
+    assert_eq!(counted, 20 * 5);
     for (question, players, pace) in &paces {
         let patient_players = answered
             .iter()

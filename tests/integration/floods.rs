@@ -256,8 +256,9 @@ async fn every_write_of_the_player_api_is_listed_with_its_limit(app: TestApp) {
     assert!(listed.contains(&("GET".into(), "/v1/challenges/next".into())));
 }
 
-/// Issue 53: one token's writes take places in its bucket (here 5 a minute): the sixth
-/// is 429 with Retry-After, whatever route; its reads and other tokens go on.
+/// Issue 53: a player's writes take places in one bucket (here 5 a minute), whichever
+/// of their tokens and however the header is written: the sixth is 429 with
+/// Retry-After, whatever route, by GET or HEAD; their reads and other players go on.
 async fn a_tokens_writes_are_bounded(engine: tests::Engine) {
     let app = TestApp::spawn_with(
         engine,
@@ -269,15 +270,41 @@ async fn a_tokens_writes_are_bounded(engine: tests::Engine) {
     .await;
     let (_, token, _) = app.guest("writes-bucket").await;
     let next = "/v1/challenges/next?trackId=world-geography";
-    for _ in 0..4 {
+    for _ in 0..3 {
         app.get(next, Some(&token)).await.ok();
     }
-    send(&app, &token, "one more").await.ok();
+    // the header written another way is the same player's bucket
+    let odd = app
+        .client
+        .post(app.url(tests::Service::Player, "/v1/feedback"))
+        .header("authorization", format!("bearer   {token} "))
+        .json(&json!({ "content": "one more" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(odd.status().as_u16(), 200);
+    // and so is a HEAD of a GET that writes
+    let head = app
+        .client
+        .head(app.url(tests::Service::Player, next))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(head.status().as_u16(), 200);
     let refused = app.get(next, Some(&token)).await;
     assert_limited(&refused);
     assert_limited(&send(&app, &token, "and another").await);
+    // a second token of the same player shares the bucket
+    let (_, again, _) = app.guest("writes-bucket").await;
+    assert_ne!(again, token);
+    assert_limited(&app.get(next, Some(&again)).await);
     // reads go on, and so does another player
     app.get("/v1/progress/summary", Some(&token)).await.ok();
     let (_, other, _) = app.guest("writes-bucket-other").await;
     app.get(next, Some(&other)).await.ok();
+    // a made-up token is no bucket of anyone's: its route refuses it
+    app.get(next, Some("not-a-token"))
+        .await
+        .assert_error(401, "UNAUTHORIZED");
 }

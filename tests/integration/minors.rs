@@ -631,4 +631,46 @@ async fn merges_into_and_deletion_of_a_protected_account_need_the_pin(engine: En
     // the new PIN, unlocked, deletes the account
     let gone = delete(Some(json!({"guardianPin": pin}))).await;
     assert_eq!(gone.ok()["deleted"], true);
+
+    // a guest in minor mode does not leave its protection behind in an account without
+    // it: refused until its guardian turns minor mode off
+    app.post(
+        "/v1/auth/ios_vendor",
+        json!({ "identityToken": apple.token("minor-free-account") }),
+        None,
+    )
+    .await
+    .ok();
+    let (_, protected, _) = app.guest("minor-protected-guest").await;
+    set_band(&app, &protected, json!({"ageBand": "8to12", "pin": "9753"}))
+        .await
+        .ok();
+    let body = |pin: Option<&str>| {
+        let mut body = json!({
+            "provider": "ios_vendor",
+            "credential": { "identityToken": apple.token("minor-free-account") },
+            "mergePolicy": "server_account_first",
+            "clientMigrationId": "free-1",
+        });
+        if let Some(pin) = pin {
+            body["guardianPin"] = json!(pin);
+        }
+        body
+    };
+    for pin in [None, Some("9753")] {
+        let refused = app.post("/v1/auth/link", body(pin), Some(&protected)).await;
+        refused.assert_error(403, "FORBIDDEN");
+        assert!(
+            refused.body.to_string().contains("minor mode"),
+            "{}",
+            refused.body
+        );
+    }
+    set_band(&app, &protected, json!({"ageBand": "adult", "pin": "9753"}))
+        .await
+        .ok();
+    let joined = app
+        .post("/v1/auth/link", body(None), Some(&protected))
+        .await;
+    joined.ok();
 }

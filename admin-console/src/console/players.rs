@@ -269,7 +269,8 @@ async fn unban(
 }
 
 /// A guardian's forgotten or locked PIN, reset at their request: the new PIN is shown
-/// once, in the flash of the player's page, for staff to hand over.
+/// once, on the player's page answered here (not through a redirect's flash, which the
+/// session store would keep), for staff to hand over.
 async fn reset_guardian_pin(
     State(state): State<AppState>,
     me: ConsoleAdmin,
@@ -277,13 +278,13 @@ async fn reset_guardian_pin(
     ConsoleForm(_): ConsoleForm<serde::de::IgnoredAny>,
 ) -> PageResult {
     let reset = shared::services::minors::reset_guardian_pin(&state.ctx, &me.admin, &id).await?;
-    Ok(redirect_with(
-        &me.session,
-        "ok",
-        i18n::t1("people-flash-guardian-pin", "pin", &reset.guardian_pin),
-        &urls::player(&id),
-    )
-    .await)
+    let player = moderation::player(&state.ctx, &id).await?;
+    let mut shown = player_page(&me, player, BanForm::default(), None).await;
+    shown.chrome.flash = Some(super::page::Flash {
+        kind: "ok".into(),
+        text: i18n::t1("people-flash-guardian-pin", "pin", &reset.guardian_pin),
+    });
+    Ok(page(&shown))
 }
 
 #[cfg(test)]

@@ -44,7 +44,7 @@ fn v1(state: &AppState) -> OpenApiRouter<AppState> {
         .merge(feedback::router())
         // every write a signed-in player makes, bounded per access token
         .route_layer(axum::middleware::from_fn_with_state(
-            std::sync::Arc::clone(&state.limiters.player_writes),
+            state.clone(),
             crate::rate_limit::player_writes,
         ))
 }

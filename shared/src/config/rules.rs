@@ -161,9 +161,9 @@ pub struct Limits {
     pub auth_per_minute: u32,
     /// `RATE_LIMIT_SEND_CODE_PER_MINUTE`: `/auth/phone/send-code`.
     pub send_code_per_minute: u32,
-    /// `RATE_LIMIT_PLAYER_WRITES_PER_MINUTE`: requests that write, per access token and
-    /// process (every write a signed-in player can make: `player-api`'s
-    /// `rate_limit::PLAYER_WRITES`).
+    /// `RATE_LIMIT_PLAYER_WRITES_PER_MINUTE`: requests that write, per player (all their
+    /// tokens together) and process: every write a signed-in player can make
+    /// (`player-api`'s `rate_limit::PLAYER_WRITES`).
     pub player_writes_per_minute: u32,
     /// `SMS_RESEND_SECONDS`: the resend window of one number.
     pub sms_resend_seconds: i64,

@@ -92,7 +92,7 @@ pub fn strip_webp(bytes: &[u8]) -> Option<Vec<u8>> {
         // chunks are padded to an even length
         let end = at.checked_add(8)?.checked_add(len)?.checked_add(len % 2)?;
         let whole = bytes.get(at..end.min(bytes.len()))?;
-        match &kind {
+        match kind.to_ascii_uppercase().as_slice() {
             b"EXIF" | b"XMP " => {}
             b"VP8X" => {
                 let mut chunk = whole.to_vec();

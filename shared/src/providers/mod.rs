@@ -51,6 +51,21 @@ impl ProviderClients {
         let http = reqwest::Client::builder()
             .timeout(OUTSIDE_CALL_TIMEOUT)
             .connect_timeout(OUTSIDE_CALL_TIMEOUT)
+            // a provider reached over https is never followed to plain http (a swapped
+            // answer there could sign anyone in, or make a minor an adult)
+            .redirect(reqwest::redirect::Policy::custom(|attempt| {
+                let from_https = attempt
+                    .previous()
+                    .last()
+                    .is_some_and(|url| url.scheme() == "https");
+                if from_https && attempt.url().scheme() != "https" {
+                    attempt.error("a provider redirected from https to plain http")
+                } else if attempt.previous().len() >= 5 {
+                    attempt.stop()
+                } else {
+                    attempt.follow()
+                }
+            }))
             .build()?;
         let sms = match &settings.sms {
             SmsProvider::None => SmsBackend::Unconfigured,

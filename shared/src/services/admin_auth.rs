@@ -42,8 +42,9 @@ pub struct AdminLogin {
     pub access_token: String,
     pub refresh_token: String,
     pub admin: AdminIdentity,
-    /// Changes to this account's password and MFA since its previous sign-in, the
-    /// latest first (at most 20): a change the admin did not make is a stolen session.
+    /// Changes to this account's password and MFA since its previous sign-in, and at
+    /// least those of the last 14 days, the latest first (at most 20): a change the admin
+    /// did not make is a stolen session.
     pub security_changes: Vec<SecurityChange>,
 }
 
@@ -63,13 +64,21 @@ pub struct SecurityChange {
 /// Changes listed at most at a sign-in.
 const SECURITY_CHANGES_SHOWN: i64 = 20;
 
-/// The changes to `row`'s account since its previous sign-in (read in the sign-in's
-/// transaction, before it is recorded).
+/// How far back a sign-in lists changes to the account at least: a change stays listed
+/// this long even when someone else (who made it) signed in since.
+const SECURITY_CHANGES_DAYS: i64 = 14;
+
+/// The changes to `row`'s account since its previous sign-in, and at least those of the
+/// last [`SECURITY_CHANGES_DAYS`] (read in the sign-in's transaction, before it is
+/// recorded): whoever changed the account and signed in after cannot hide it from the
+/// owner's next sign-in.
 async fn security_changes_since_last_sign_in(
     tx: &mut db::Tx,
     row: &AdminRow,
+    now_ms: i64,
 ) -> Result<Vec<SecurityChange>> {
-    let since = row.last_login_at.unwrap_or(row.created_at);
+    let recent = now_ms - SECURITY_CHANGES_DAYS * 86_400_000;
+    let since = row.last_login_at.unwrap_or(row.created_at).min(recent);
     Ok(
         db::audit::security_changes(tx, row.id.as_str(), since, SECURITY_CHANGES_SHOWN)
             .await?
@@ -251,7 +260,7 @@ pub async fn login(ctx: &AppContext, sign_in: &SignIn, origin: Origin) -> Result
         now,
     )
     .await?;
-    let security_changes = security_changes_since_last_sign_in(&mut tx, &row).await?;
+    let security_changes = security_changes_since_last_sign_in(&mut tx, &row, now).await?;
     db::admins::touch_login(&mut tx, &row.id, now).await?;
     record_sign_in(&mut tx, ctx, &row, origin).await?;
     tx.commit().await?;
@@ -284,7 +293,7 @@ pub async fn console_login(
 ) -> Result<(AdminPrincipal, ConsoleIdentity, Vec<SecurityChange>)> {
     let row = check_credentials(ctx, sign_in, origin).await?;
     let mut tx = ctx.db.begin().await?;
-    let changes = security_changes_since_last_sign_in(&mut tx, &row).await?;
+    let changes = security_changes_since_last_sign_in(&mut tx, &row, ctx.clock.now_ms()).await?;
     db::admins::touch_login(&mut tx, &row.id, ctx.clock.now_ms()).await?;
     record_sign_in(&mut tx, ctx, &row, origin).await?;
     tx.commit().await?;

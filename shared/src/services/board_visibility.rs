@@ -84,7 +84,8 @@ pub(crate) async fn after_commit(ctx: &AppContext, change: &VisibilityChange) {
 /// `tx`: their tier goes back to the cohort's, and their frozen row no longer counts as
 /// having moved (the others' zones stay as they were settled). For a ban (of either
 /// door: a fair-play decision or a plain ban) of a player who raised fair-play signals
-/// that week (cheating that week); true when a promotion was withdrawn.
+/// that week (an answer's, or an unusual merge's: cheating that week); true when a
+/// promotion was withdrawn.
 pub(crate) async fn withdraw_last_week_promotion(
     tx: &mut Tx,
     ctx: &AppContext,
@@ -114,7 +115,19 @@ pub(crate) async fn withdraw_last_week_promotion(
         beijing::day_start(last_week_day).timestamp_millis(),
         beijing::day_start(this_week_day).timestamp_millis(),
     );
-    if !db::fairplay::signalled_between(tx, player_id, from, to).await? {
+    // a signal is an answer's, or a merge of that week that was unusual (another
+    // merge within the 30 days before it: `domain::merge`)
+    let merges =
+        db::accounts::merges_since(tx, player_id, crate::domain::merge::window_start(from)).await?;
+    let unusual_merge = merges.iter().any(|&at| {
+        (from..to).contains(&at)
+            && merges
+                .iter()
+                .filter(|&&other| (crate::domain::merge::window_start(at)..=at).contains(&other))
+                .count()
+                >= 2
+    });
+    if !unusual_merge && !db::fairplay::signalled_between(tx, player_id, from, to).await? {
         return Ok(false);
     }
     db::settlement::uncount(tx, &last_week, &board, player_id).await?;

@@ -226,8 +226,8 @@ async fn with_pin_state(
 /// Proves the guardian of `player_id` with `pin`, when the player has a guardian PIN
 /// (minor mode on): the try is counted first (five wrong ones a Beijing day lock the PIN
 /// until the next midnight: 429 with `Retry-After`), then judged (403 when wrong or
-/// missing). Answers the stored PIN hash, None without a guardian. A right PIN's caller
-/// clears the day's wrong tries in its own write.
+/// missing); a right one clears the day's wrong tries. Answers the stored PIN hash, None
+/// without a guardian.
 pub async fn prove_guardian(
     ctx: &AppContext,
     player_id: &PlayerId,
@@ -267,6 +267,11 @@ pub async fn prove_guardian(
     if !crate::password::verify(pin.to_string(), Some(stored.clone())).await? {
         return Err(Error::forbidden(msg::THE_GUARDIAN_PIN_IS_WRONG));
     }
+    // a right PIN clears the day's count at once, in a write of its own: whatever the
+    // caller then refuses (a merge limit, a change meanwhile), the try was no failure
+    let mut tx = ctx.db.begin().await?;
+    db::minors::clear_pin_failures(&mut tx, player_id).await?;
+    tx.commit().await?;
     Ok(Some(stored))
 }
 

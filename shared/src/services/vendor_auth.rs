@@ -321,6 +321,17 @@ pub async fn link(
                 let guardian =
                     super::minors::prove_guardian(ctx, &target, req.guardian_pin.as_deref())
                         .await?;
+                // a guest in minor mode would leave its protection behind in an account
+                // without it: its guardian turns minor mode off first (with the PIN)
+                if guardian.is_none()
+                    && db::minors::guardian(&ctx.db, &caller.id)
+                        .await?
+                        .is_some_and(|g| g.guardian_pin_hash.is_some())
+                {
+                    return Err(Error::forbidden(
+                        msg::A_GUEST_IN_MINOR_MODE_JOINS_ONLY_AN_ACCOUNT_IN_MINOR_MODE,
+                    ));
+                }
                 Some((target, region, guardian))
             }
             None => None,
@@ -384,7 +395,6 @@ pub async fn link(
                         msg::MINOR_MODE_CHANGED_MEANWHILE_READ_IT_AND_RETRY,
                     ));
                 }
-                db::minors::clear_pin_failures(&mut tx, &target).await?;
             }
             // at most a few guests a month: each brings a player's day (under the
             // account's lock, so two merges at once count each other)

@@ -218,11 +218,12 @@ pub(super) struct Directory {
 
 /// The zip's directory, read from its one end record (the zip reader holds the whole
 /// directory in memory: it is bounded before the reader sees it). `tail` is the file's
-/// last bytes, at most 64 KiB + 22; `zip64` reads the 56-byte Zip64 end record at an
-/// offset when the classic one defers to it. None without an end record, or with more
-/// than one in the tail (a second one hidden in the archive's comment could show this
-/// check a small directory while the reader takes a large one), or with one whose
-/// comment does not end the file.
+/// last bytes, [`TAIL_BYTES`] of them (more than the reader searches); `zip64` reads the
+/// 56-byte Zip64 end record at an offset when the classic one defers to it. None
+/// without an end record, or with more than one in the tail (the reader skips an end
+/// record it finds unfit and takes an earlier one: a second one anywhere it looks could
+/// show this check a small directory while the reader loads a large one), or with one
+/// whose comment does not end the file, or of a multi-disk archive.
 pub(super) fn directory_extent(
     tail: &[u8],
     zip64: impl FnOnce(u64) -> std::io::Result<[u8; 56]>,
@@ -237,6 +238,10 @@ pub(super) fn directory_extent(
     let end = &tail[at..];
     let comment = usize::from(u16::from_le_bytes([end[20], end[21]]));
     if at + 22 + comment != tail.len() {
+        return None;
+    }
+    // one disk: its number and the directory's are 0, and it holds every file
+    if end[4..8] != [0, 0, 0, 0] || end[8..10] != end[10..12] {
         return None;
     }
     let entries = u64::from(u16::from_le_bytes([end[10], end[11]]));
@@ -289,7 +294,7 @@ pub(super) fn count_headers(directory: &[u8]) -> Option<u64> {
 /// exactly the files it says, so the zip reader reads no more than what was counted.
 fn open_archive(mut file: std::fs::File) -> Result<ZipArchive<std::fs::File>> {
     let len = file.seek(SeekFrom::End(0)).map_err(spool_failed)?;
-    let start = len.saturating_sub(64 * 1024 + 22);
+    let start = len.saturating_sub(TAIL_BYTES);
     file.seek(SeekFrom::Start(start)).map_err(spool_failed)?;
     let mut tail = Vec::new();
     (&mut file)
@@ -334,8 +339,23 @@ fn open_archive(mut file: std::fs::File) -> Result<ZipArchive<std::fs::File>> {
         }
     }
     file.seek(SeekFrom::Start(0)).map_err(spool_failed)?;
-    ZipArchive::new(file).map_err(not_a_bundle)
+    // the archive starts at the file's start (no search for another offset), and the
+    // reader must have read the directory counted above
+    let config = zip::read::Config {
+        archive_offset: zip::read::ArchiveOffset::Known(0),
+    };
+    let archive = ZipArchive::with_config(config, file).map_err(not_a_bundle)?;
+    if archive.len() as u64 != directory.entries {
+        return Err(not_a_bundle(
+            "its directory does not hold the files it lists",
+        ));
+    }
+    Ok(archive)
 }
+
+/// The bytes of a bundle's end searched for end records: the zip reader searches the
+/// last 64 KiB + 36; twice that leaves it nothing this check did not see.
+const TAIL_BYTES: u64 = 128 * 1024;
 
 /// Reads entry `name` whole, refusing more than `limit` bytes unpacked (whatever the
 /// entry claims: a zip bomb stops at the limit). `None` when there is no such entry.
@@ -519,7 +539,7 @@ mod tests {
     }
 
     fn directory_of(bytes: &[u8]) -> Option<Directory> {
-        let start = bytes.len().saturating_sub(64 * 1024 + 22);
+        let start = bytes.len().saturating_sub(TAIL_BYTES as usize);
         directory_extent(&bytes[start..], |offset| {
             let at = usize::try_from(offset).unwrap();
             Ok(bytes[at..at + 56].try_into().unwrap())
@@ -551,6 +571,26 @@ mod tests {
         real[n - 2..].copy_from_slice(&(fake.len() as u16).to_le_bytes());
         real.append(&mut fake);
         assert_eq!(directory_of(&real), None);
+    }
+
+    #[test]
+    fn a_hidden_end_record_beyond_the_readers_window_or_a_multi_disk_one_is_refused() {
+        // a real end record 65,562 bytes before the end (past a 64 KiB + 22 search),
+        // then a last, unfit one claiming nothing
+        let real = zip_with(3, false);
+        let mut hidden = real.clone();
+        hidden.extend(std::iter::repeat_n(0_u8, 65_540));
+        hidden.extend_from_slice(b"PK\x05\x06\x01\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0");
+        assert_eq!(directory_of(&hidden), None);
+        // multi-disk: refused
+        let mut disks = real.clone();
+        let n = disks.len();
+        disks[n - 22 + 4] = 1;
+        assert_eq!(directory_of(&disks), None);
+        let mut disks = real;
+        let n = disks.len();
+        disks[n - 22 + 8] = 2;
+        assert_eq!(directory_of(&disks), None);
     }
 
     #[test]
