@@ -45,6 +45,9 @@ pub struct AppContext {
     pub media: MediaStore,
     /// The last database check of `GET /ready`.
     pub readiness: crate::http::Readiness,
+    /// Places for the copies of players' data written at once by this process
+    /// (`services::data_export`).
+    pub data_exports: std::sync::Arc<tokio::sync::Semaphore>,
 }
 
 impl AppContext {

@@ -10,14 +10,12 @@
 //! its copy was made).
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use futures::stream::{self, BoxStream};
 use serde::Serialize;
 use tokio::io::{AsyncReadExt, AsyncSeekExt, AsyncWriteExt, BufWriter};
-use tokio::sync::Semaphore;
 use tokio::time::timeout;
 use utoipa::ToSchema;
 
@@ -30,14 +28,12 @@ use crate::{Error, Result};
 /// One copy a day per player.
 const EVERY_MS: i64 = 86_400_000;
 /// Copies being written at once in one process (each holds a read connection while it
-/// reads); more are refused with 503.
-const AT_ONCE: usize = 2;
+/// reads); more are refused with 503. The places are the process's context's.
+pub const AT_ONCE: usize = 2;
 /// The most writing a copy may take.
 const DEADLINE: Duration = Duration::from_secs(120);
 /// The chunks the file is sent in.
 const CHUNK_BYTES: usize = 32 * 1024;
-
-static EXPORTS: LazyLock<Arc<Semaphore>> = LazyLock::new(|| Arc::new(Semaphore::new(AT_ONCE)));
 
 /// The document's `data`, as the OpenAPI document describes it (it is written as a
 /// stream, never built whole).
@@ -69,7 +65,8 @@ pub struct PlayerExport {
 /// Starts the player's copy: 429 when one was made in the last 24 hours, 503 while
 /// the process writes as many as it may at once (two).
 pub async fn export(ctx: &AppContext, player_id: &PlayerId) -> Result<PlayerExport> {
-    let permit = EXPORTS
+    let permit = ctx
+        .data_exports
         .clone()
         .try_acquire_owned()
         .map_err(|_| Error::Overloaded {

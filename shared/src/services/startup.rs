@@ -86,6 +86,9 @@ impl AppContext {
             sign_in_attempts,
             media,
             readiness: crate::http::Readiness::default(),
+            data_exports: Arc::new(tokio::sync::Semaphore::new(
+                crate::services::data_export::AT_ONCE,
+            )),
         }))
     }
 }
