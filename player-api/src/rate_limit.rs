@@ -40,7 +40,7 @@ impl RouteLimiter {
 /// each of them, so each is bounded. A test compares this list with the API document
 /// (every operation with a method other than GET, and the GETs named here), so a new
 /// route of such a method without an entry here fails it (a GET that starts to write
-/// must be added by hand, to [`WRITING_GETS`] too). `token` is [`player_writes`]'s
+/// must be added by hand, to `WRITING_GETS` too). `token` is [`player_writes`]'s
 /// bucket of `RATE_LIMIT_PLAYER_WRITES_PER_MINUTE` per player; `address` the sign-in
 /// buckets per client address.
 pub const PLAYER_WRITES: &[(&str, &str, &str)] = &[
