@@ -57,7 +57,15 @@ async fn review_app(engine: Engine) -> TestApp {
 }
 
 async fn fit_app(engine: Engine) -> TestApp {
-    app_with(engine, &[("FSRS_MIN_REVIEWS", "50")]).await
+    app_with(
+        engine,
+        &[
+            ("FSRS_MIN_REVIEWS", "50"),
+            // six weeks of one player's answers in seconds: past the write bucket
+            ("RATE_LIMIT_PLAYER_WRITES_PER_MINUTE", "100000"),
+        ],
+    )
+    .await
 }
 
 /// Signs in again with `refresh` (the clock moved past the access token's life): the new

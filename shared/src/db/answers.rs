@@ -58,9 +58,13 @@ pub struct LearnedRows<'a> {
     pub track_delta: f64,
     /// The player's overall skill moves by this.
     pub overall_delta: f64,
-    /// A first answer's surprise (outcome − predicted success), recorded on the answer:
-    /// the calibration job's fold moves the question's difficulty by it.
+    /// A first answer's surprise (outcome − predicted success), recorded on the answer
+    /// (the previous release's fold moves the question's difficulty by it).
     pub surprise: Option<f64>,
+    /// With it, what the fold takes the surprise from again: the answerer's track skill
+    /// when they answered and the question's guessing floor (`$72`, `$73`).
+    pub answer_skill: Option<f64>,
+    pub guess_floor: Option<f64>,
 }
 
 /// A first answer's own writes, after the progress row's guard (in
@@ -68,7 +72,9 @@ pub struct LearnedRows<'a> {
 /// the progress row: the session must still be the player's, open, with the count the
 /// answer was judged on, `$43`), the node completion. The answer records the question
 /// version it was judged on (`$45`), the server's time (`$46`), its fair-play signals
-/// (`$47`) and a first answer's surprise (`$61`); the session its last answer's instant and its fast right answers (`$48`).
+/// (`$47`) and a first answer's surprise (`$61`) with the skill and floor it was taken
+/// from (`$72`, `$73`); the session its last answer's instant and its fast right answers
+/// (`$48`).
 /// `$N` are the same in both
 /// engines' texts; `$from` is where each takes its one row from (on PostgreSQL the
 /// guard's result). `INSERT … SELECT … ON CONFLICT` needs the SELECT's WHERE, or
@@ -78,8 +84,8 @@ macro_rules! first_answer_rows {
         concat!(
             "INSERT INTO challenge_answers (id, session_id, player_id, question_id, selected_option_id,
     is_correct, xp_delta, hearts_delta, time_ms, combo_count, submit_request_id, created_at,
-    question_version, server_elapsed_ms, signals, surprise)
-SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $45, $46, $47, $61",
+    question_version, server_elapsed_ms, signals, surprise, answer_skill, guess_floor)
+SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $45, $46, $47, $61, $72, $73",
             $from
         )
     };

@@ -188,16 +188,25 @@ pub async fn fold_first_answers(tx: &mut Tx, after: &Cursor, to: &Cursor) -> sql
     }))
 }
 
-/// The surprises of the first answers after `after` up to `to`, in answer order, by
-/// question: of answers `in_good_standing!` only.
-pub async fn surprises_between(
-    db: &Db,
-    after: &Cursor,
-    to: &Cursor,
-) -> sqlx::Result<Vec<(String, f64)>> {
+/// A first answer as the fold reads it: its question, its outcome, the skill and floor
+/// its surprise is taken from (None on an answer recorded before they were kept), and
+/// the surprise it recorded.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct FoldRow {
+    pub question_id: String,
+    pub is_correct: bool,
+    pub answer_skill: Option<f64>,
+    pub guess_floor: Option<f64>,
+    pub surprise: f64,
+}
+
+/// The first answers after `after` up to `to` that move difficulties, in answer order:
+/// of answers `in_good_standing!` only.
+pub async fn surprises_between(db: &Db, after: &Cursor, to: &Cursor) -> sqlx::Result<Vec<FoldRow>> {
     Ok(read!(db, |ex| {
-        sqlx::query_as::<_, (String, f64)>(concat!(
-            "SELECT a.question_id, a.surprise FROM challenge_answers a
+        sqlx::query_as::<_, FoldRow>(concat!(
+            "SELECT a.question_id, a.is_correct, a.answer_skill, a.guess_floor, a.surprise
+             FROM challenge_answers a
              WHERE a.created_at >= $1 AND (a.created_at > $1 OR a.id > $2)
                AND (a.created_at < $3 OR (a.created_at = $3 AND a.id <= $4))
                AND a.surprise IS NOT NULL AND ",

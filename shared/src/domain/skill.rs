@@ -237,6 +237,54 @@ pub fn difficulty_step(rules: &EloRules, question: Estimate, surprise: f64) -> E
     }
 }
 
+/// A first answer as the calibration job's fold reads it: what the answerer's track
+/// skill was when they answered, the question's guessing floor, the outcome; or, for an
+/// answer recorded before skills were kept with it, the surprise it recorded.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum FoldedAnswer {
+    /// θ at the answer, the floor, right or wrong: the surprise is taken against the
+    /// difficulty as the fold has moved it so far.
+    Judged {
+        skill: f64,
+        floor: f64,
+        correct: bool,
+    },
+    /// A surprise computed against the difficulty read when the challenge was made.
+    Recorded { surprise: f64 },
+}
+
+/// A question's difficulty after its first answers, in answer order: sequential Elo,
+/// each answer's surprise taken against the difficulty the answers before it left
+/// (outcome − p(θ, b_now)), however many a fold takes at once. This is where a
+/// question's difficulty moves: the answer records θ, the fold moves b. A burst of a
+/// thousand first answers between two folds then moves it as a thousand answers one by
+/// one would, not a thousand times by the surprise against the same stale b.
+pub fn fold_first_answers(
+    rules: &EloRules,
+    question: Estimate,
+    answers: &[FoldedAnswer],
+) -> Estimate {
+    answers.iter().fold(sane(question), |b, answer| {
+        let surprise = match *answer {
+            FoldedAnswer::Judged {
+                skill,
+                floor,
+                correct,
+            } => surprise(
+                Estimate {
+                    value: skill,
+                    answers: 0,
+                },
+                b,
+                floor,
+                correct,
+            ),
+            FoldedAnswer::Recorded { surprise } => surprise,
+        };
+        difficulty_step(rules, b, surprise)
+    })
+}
+
 fn sane(estimate: Estimate) -> Estimate {
     if estimate.value.is_finite() {
         estimate
@@ -257,6 +305,58 @@ mod tests {
         alpha: 0.8,
         beta: 0.05,
     };
+
+    /// A burst of first answers from players around θ = 0 to a question whose truth is
+    /// b = +1 (four options), drawn with a fixed seed.
+    fn burst(n: usize, seed: u64) -> Vec<(f64, bool)> {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        (0..n)
+            .map(|_| {
+                let theta: f64 = rng.random_range(-1.0..1.0);
+                let p = predicted_success(theta, 1.0, guessing_floor(4));
+                (theta, rng.random_bool(p))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_burst_of_first_answers_in_one_fold_ends_near_the_truth() {
+        for seed in [2026, 7, 1, 2, 3] {
+            let answers = burst(1000, seed);
+            let folded: Vec<FoldedAnswer> = answers
+                .iter()
+                .map(|&(skill, correct)| FoldedAnswer::Judged {
+                    skill,
+                    floor: guessing_floor(4),
+                    correct,
+                })
+                .collect();
+            let b = fold_first_answers(&RULES, Estimate::NEW_PLAYER, &folded);
+            assert!((b.value - 1.0).abs() < 0.5, "seed {seed}: b = {}", b.value);
+            assert_eq!(b.answers, 1000);
+            // the same answers one at a time, as each answer's own step: the same
+            let mut one_by_one = Estimate::NEW_PLAYER;
+            for f in &folded {
+                one_by_one = fold_first_answers(&RULES, one_by_one, std::slice::from_ref(f));
+            }
+            assert!((one_by_one.value - b.value).abs() < 1e-9);
+            // what the fold did before: every surprise against the b read at the start
+            let stale: Vec<FoldedAnswer> = answers
+                .iter()
+                .map(|&(skill, correct)| FoldedAnswer::Recorded {
+                    surprise: f64::from(u8::from(correct))
+                        - predicted_success(skill, 0.0, guessing_floor(4)),
+                })
+                .collect();
+            let old = fold_first_answers(&RULES, Estimate::NEW_PLAYER, &stale);
+            assert!(
+                old.value > 3.0,
+                "seed {seed}: the stale fold ends at {}",
+                old.value
+            );
+        }
+    }
 
     #[test]
     fn k_shrinks_with_answers_as_alpha_over_one_plus_beta_n() {

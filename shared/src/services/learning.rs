@@ -136,10 +136,11 @@ pub async fn calibrate(ctx: &AppContext) -> Result<Calibrated> {
 }
 
 /// Folds the answers the cursor has not passed (and that are `until` old) into the first
-/// answers, and moves each question's difficulty by its first answers' surprises in
-/// answer order (`domain::skill::difficulty_step`: Elo's step for the question, taken
-/// here rather than in each answer's write); in batches, each with its cursor move in
-/// one transaction.
+/// answers, and moves each question's difficulty by its first answers in answer order
+/// (`domain::skill::fold_first_answers`: sequential Elo, each surprise taken against the
+/// difficulty the answers before it left, from the skill the answer recorded; this is
+/// where a question's difficulty moves, not in each answer's write); in batches, each
+/// with its cursor move in one transaction.
 async fn fold(ctx: &AppContext, until: i64, now: i64) -> Result<u64> {
     let mut folded = 0;
     for _ in 0..FOLDS_PER_RUN {
@@ -147,18 +148,31 @@ async fn fold(ctx: &AppContext, until: i64, now: i64) -> Result<u64> {
         let Some(to) = store::answers_end(&ctx.db, &from, until, FOLD_BATCH).await? else {
             break;
         };
-        let surprises = store::surprises_between(&ctx.db, &from, &to).await?;
-        let mut ids: Vec<&str> = surprises.iter().map(|(q, _)| q.as_str()).collect();
+        let answers = store::surprises_between(&ctx.db, &from, &to).await?;
+        let mut ids: Vec<&str> = answers.iter().map(|a| a.question_id.as_str()).collect();
         ids.sort_unstable();
         ids.dedup();
         let mut moved: HashMap<String, Estimate> = store::difficulties(&ctx.db, &ids)
             .await?
             .into_iter()
             .collect();
-        for (question, surprise) in &surprises {
-            if let Some(estimate) = moved.get_mut(question) {
-                *estimate =
-                    skill::difficulty_step(&ctx.settings.learning.elo, *estimate, *surprise);
+        for a in &answers {
+            if let Some(estimate) = moved.get_mut(&a.question_id) {
+                let answer = match (a.answer_skill, a.guess_floor) {
+                    (Some(skill), Some(floor)) => skill::FoldedAnswer::Judged {
+                        skill,
+                        floor,
+                        correct: a.is_correct,
+                    },
+                    _ => skill::FoldedAnswer::Recorded {
+                        surprise: a.surprise,
+                    },
+                };
+                *estimate = skill::fold_first_answers(
+                    &ctx.settings.learning.elo,
+                    *estimate,
+                    std::slice::from_ref(&answer),
+                );
             }
         }
         let moved: Vec<(String, Estimate)> = moved.into_iter().collect();

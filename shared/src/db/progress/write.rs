@@ -608,6 +608,8 @@ async fn write_answer(
             .bind(memory.review_at)
             .bind(rows.memory_read)
             .bind(r.review_hearts)
+            .bind(learned.answer_skill)
+            .bind(learned.guess_floor)
         };
     }
     let variant = |texts: &[[[&'static str; 2]; 2]; 2]| {

@@ -418,6 +418,8 @@ async fn judge(
     let surprise = learned
         .surprise
         .filter(|_| timing::counts_in_estimates(!progress.fairplay_held, timed.signals));
+    // with what the fold takes the surprise from again (sequential Elo: `skill::fold_first_answers`)
+    let floor = skill::guessing_floor(option_ids.len());
     let memory = review::schedule(ctx, c.memory_parameters.as_deref()).review(
         c.memory.as_ref(),
         judgement.correct,
@@ -452,6 +454,8 @@ async fn judge(
             track_delta: learned.track.value - c.track_skill.value,
             overall_delta: learned.overall.value - progress.skill.value,
             surprise,
+            answer_skill: surprise.map(|_| c.track_skill.value),
+            guess_floor: surprise.map(|_| floor),
         },
         memory,
         memory_read: c.memory.map(|m| m.reviews),
