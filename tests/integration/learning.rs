@@ -19,7 +19,8 @@ both_engines_with!(
     answers_move_skills_and_first_answers_move_difficulties,
     skills_show_every_track_and_reject_strangers,
     calibration_api_refuses_bad_input,
-    demo_history_plays_the_last_days_once
+    demo_history_plays_the_last_days_once,
+    after_a_perfect_challenge_the_next_serves_the_unanswered
 );
 both_engines_with!(lsat; lsat_answers_played_through_http_fit_as_mirt_fits_them);
 both_engines_with!(burst; a_burst_of_first_answers_moves_a_question_near_its_truth);
@@ -896,4 +897,57 @@ async fn a_burst_of_first_answers_moves_a_question_near_its_truth(app: TestApp) 
     let (b, n) = difficulty(app, studied).await.expect("a difficulty row");
     assert_eq!(n, 300);
     assert!((b - 1.0).abs() < 0.5, "b = {b}");
+}
+
+/// `operations.md` §6 under the adaptive pick: on the flags track (12 questions, read
+/// whole), a new player's perfect first challenge is followed by five of the seven
+/// questions never answered, never by one just answered right, whatever their predicted
+/// success (the first round's soft preference repeated two of them).
+async fn after_a_perfect_challenge_the_next_serves_the_unanswered(app: TestApp) {
+    let track = shared::services::demo::flags::CATEGORY_ID;
+    let rows: Vec<(String, String)> = shared::read!(&app.ctx.db, |ex| {
+        sqlx::query_as(
+            "SELECT q.id, q.correct_answer FROM questions q JOIN categories c ON c.id = q.category_id
+             WHERE c.slug = $1 AND q.status = 'published'",
+        )
+        .bind(track)
+        .fetch_all(ex)
+        .await
+        .unwrap()
+    });
+    assert_eq!(rows.len(), 12, "the flags track");
+    let questions: Vec<Question> = rows
+        .into_iter()
+        .map(|(id, answer)| Question { id, answer })
+        .collect();
+    let path = format!("/v1/challenges/next?trackId={track}");
+    for player in 0..5 {
+        let (_, token, _) = app.guest(&format!("rule-first-{player}")).await;
+        let first = app.get(&path, Some(&token)).await.ok().clone();
+        let served = |c: &Value| -> Vec<String> {
+            c["questions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s["question"]["id"].as_str().unwrap().to_string())
+                .collect()
+        };
+        let first_ids = served(&first);
+        assert_eq!(first_ids.len(), 5);
+        for id in &first_ids {
+            let judged = answer(&app, &token, &first, id, true, &questions).await;
+            assert_eq!(judged["answerState"], "correct", "{judged}");
+        }
+        let second = app.get(&path, Some(&token)).await.ok().clone();
+        let second_ids = served(&second);
+        assert_eq!(second_ids.len(), 5);
+        let repeated: Vec<_> = second_ids
+            .iter()
+            .filter(|id| first_ids.contains(id))
+            .collect();
+        assert!(
+            repeated.is_empty(),
+            "player {player} got {repeated:?} again"
+        );
+    }
 }

@@ -400,9 +400,13 @@ async fn the_fitting_job_fits_a_players_parameters_and_answers_use_them(app: Tes
 
     let questions = all_questions(&app).await;
     let (player, mut token, mut refresh) = app.guest("review-fit").await;
-    // six weeks of a challenge a day on each of two tracks, with a mistake now and
-    // then: the optimizer needs many questions (it sets aside the rarest first
-    // intervals) and 64 later-day answers to train on
+    // six weeks of a challenge a day on each of two tracks, by a forgetful player: a
+    // first answer wrong now and then, a later one right only within a week of the
+    // one before. The optimizer needs many questions (it sets aside the rarest first
+    // intervals) and 64 later-day answers to train on, and the fit is adopted only
+    // where it predicts the player's later answers better than the defaults, which
+    // expect a question remembered for days.
+    let mut last_day: std::collections::HashMap<String, usize> = Default::default();
     for day in 0..45 {
         for path in [
             format!("/v1/challenges/next?trackId={TRACK}"),
@@ -414,7 +418,11 @@ async fn the_fitting_job_fits_a_players_parameters_and_answers_use_them(app: Tes
                 continue;
             }
             for (i, id) in served_ids(&c).iter().enumerate() {
-                answer(&app, &token, &c, id, (i + day) % 4 != 0, &questions).await;
+                let right = match last_day.insert(id.clone(), day) {
+                    None => (i + day) % 4 != 0,
+                    Some(before) => day - before < 7,
+                };
+                answer(&app, &token, &c, id, right, &questions).await;
             }
         }
         app.clock.advance(chrono::Duration::hours(26));

@@ -251,6 +251,90 @@ pub fn fit_parameters(histories: &[Vec<PastAnswer>]) -> Option<Vec<f32>> {
         .then_some(fitted)
 }
 
+/// The share of a player's later-day answers (the last, by time) that checks a fit.
+pub const CHECK_SHARE: f64 = 0.2;
+
+/// What fitting a player's own parameters found.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FitOutcome {
+    /// Parameters that predicted the player's held-out answers better than the defaults.
+    Fitted(Vec<f32>),
+    /// Too little to fit, or to check a fit on.
+    TooLittle,
+    /// A fit that predicted the held-out answers no better than the defaults (log loss).
+    NoBetter { fitted: f64, defaults: f64 },
+}
+
+/// A player's own parameters, adopted only where they help: fitted
+/// ([`fit_parameters`]) on the answers before the last [`CHECK_SHARE`] of the player's
+/// later-day answers (by time), then both the fit and the defaults predict those
+/// held-out answers from the history before each, as the service would have
+/// scheduled them; the fit is adopted only when its log loss is lower. A fit the
+/// optimizer overfits to a short or odd history so never replaces defaults that
+/// predict this player better.
+pub fn fit_checked(histories: &[Vec<PastAnswer>]) -> FitOutcome {
+    let later_day =
+        |h: &[PastAnswer], i: usize| i > 0 && elapsed_days(h[i - 1].at_ms, h[i].at_ms) > 0;
+    let mut times: Vec<i64> = histories
+        .iter()
+        .flat_map(|h| {
+            (0..h.len())
+                .filter(|&i| later_day(h, i))
+                .map(|i| h[i].at_ms)
+        })
+        .collect();
+    times.sort_unstable();
+    let held_out = ((times.len() as f64) * CHECK_SHARE).ceil() as usize;
+    let Some(&cut_at) = times.len().checked_sub(held_out).and_then(|i| times.get(i)) else {
+        return FitOutcome::TooLittle;
+    };
+    let training: Vec<Vec<PastAnswer>> = histories
+        .iter()
+        .map(|h| h.iter().copied().filter(|a| a.at_ms < cut_at).collect())
+        .collect();
+    let Some(parameters) = fit_parameters(&training) else {
+        return FitOutcome::TooLittle;
+    };
+    let Ok(fitted) = Schedule::new(&parameters, 0.9) else {
+        return FitOutcome::TooLittle;
+    };
+    let defaults = Schedule::with_defaults(0.9);
+    let (mut fitted_loss, mut default_loss, mut n) = (0.0, 0.0, 0usize);
+    for h in histories {
+        let (mut by_fit, mut by_default): (Option<Memory>, Option<Memory>) = (None, None);
+        for (i, a) in h.iter().enumerate() {
+            if a.at_ms >= cut_at
+                && later_day(h, i)
+                && let (Some(f), Some(d)) = (&by_fit, &by_default)
+            {
+                fitted_loss += binary_log_loss(fitted.recall(f, a.at_ms), a.correct);
+                default_loss += binary_log_loss(defaults.recall(d, a.at_ms), a.correct);
+                n += 1;
+            }
+            by_fit = Some(fitted.review(by_fit.as_ref(), a.correct, a.at_ms));
+            by_default = Some(defaults.review(by_default.as_ref(), a.correct, a.at_ms));
+        }
+    }
+    if n == 0 {
+        return FitOutcome::TooLittle;
+    }
+    let (fitted_loss, default_loss) = (fitted_loss / n as f64, default_loss / n as f64);
+    if fitted_loss < default_loss {
+        FitOutcome::Fitted(parameters)
+    } else {
+        FitOutcome::NoBetter {
+            fitted: fitted_loss,
+            defaults: default_loss,
+        }
+    }
+}
+
+/// The log loss of predicting `p` for an answer that was `correct` (p kept off 0 and 1).
+fn binary_log_loss(p: f64, correct: bool) -> f64 {
+    let p = p.clamp(1e-6, 1.0 - 1e-6);
+    -(if correct { p.ln() } else { (1.0 - p).ln() })
+}
+
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;
@@ -372,6 +456,76 @@ mod tests {
         assert_eq!(quickly_forgotten_threshold(&[3.0, 1.5, 9.0]), Some(1.5));
         assert_eq!(quickly_forgotten_threshold(&[]), None);
         assert_eq!(quickly_forgotten_threshold(&[f64::NAN, 4.0]), Some(4.0));
+    }
+
+    /// A player's answers drawn from `truth`: 80 questions, two new a day for 40 days,
+    /// each answered again about 1, 3, 7, 15 and 30 days after the answer before.
+    fn drawn_histories(truth: &Schedule, seed: u64) -> Vec<Vec<PastAnswer>> {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        (0..80)
+            .map(|q| {
+                let mut at = T0 + (q / 2) as i64 * DAY_MS + rng.random_range(0..8 * 3_600_000);
+                let mut state: Option<Memory> = None;
+                let mut history = Vec::new();
+                for gap in [0.0, 1.0, 3.0, 7.0, 15.0, 30.0] {
+                    at += ((gap * rng.random_range(0.7..1.4)) * DAY_MS as f64) as i64;
+                    let p = state.as_ref().map_or(1.0, |m| truth.recall(m, at));
+                    let correct = rng.random_bool(p.clamp(0.0, 1.0));
+                    history.push(PastAnswer { correct, at_ms: at });
+                    state = Some(truth.review(state.as_ref(), correct, at));
+                }
+                history
+            })
+            .collect()
+    }
+
+    /// A forgetful player: the default initial stabilities divided by ten, and a
+    /// stability that grows a quarter as fast (w8, the growth's log scale, less 1.4).
+    fn forgetful() -> Schedule {
+        let mut w = default_parameters();
+        for w in &mut w[..4] {
+            *w /= 10.0;
+        }
+        w[8] -= 1.4;
+        Schedule::new(&w, 0.9).unwrap()
+    }
+
+    #[test]
+    fn a_fit_that_predicts_the_later_answers_better_is_adopted() {
+        for seed in [1, 2, 3, 4, 5] {
+            match fit_checked(&drawn_histories(&forgetful(), seed)) {
+                FitOutcome::Fitted(w) => assert_eq!(w.len(), 21),
+                other => panic!("seed {seed}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_fit_no_better_on_the_later_answers_keeps_the_defaults() {
+        // forgetful until the held-out part, which the player then answers all right:
+        // the fit learned the forgetting, the defaults predict those answers better
+        let mut histories = drawn_histories(&forgetful(), 4);
+        let mut times: Vec<i64> = histories
+            .iter()
+            .flat_map(|h| {
+                (1..h.len())
+                    .filter(|&i| elapsed_days(h[i - 1].at_ms, h[i].at_ms) > 0)
+                    .map(|i| h[i].at_ms)
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        times.sort_unstable();
+        let cut_at = times[times.len() - (times.len() as f64 * CHECK_SHARE).ceil() as usize];
+        for a in histories.iter_mut().flatten().filter(|a| a.at_ms >= cut_at) {
+            a.correct = true;
+        }
+        match fit_checked(&histories) {
+            FitOutcome::NoBetter { fitted, defaults } => assert!(fitted >= defaults),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(fit_checked(&[]), FitOutcome::TooLittle);
+        assert_eq!(fit_checked(&histories[..3]), FitOutcome::TooLittle);
     }
 
     #[test]

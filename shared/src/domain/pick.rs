@@ -9,13 +9,13 @@
 //! is exactly "unanswered first, random otherwise".
 //!
 //! The adaptive pick ([`choose_adaptive`], `ADAPTIVE_PICK`) reads the same window and
-//! orders it by how near each question's predicted success for the player is to
-//! `TARGET_SUCCESS`, a question answered correctly before counting
-//! [`ANSWERED_CORRECTLY_PENALTY`] farther (so the others still come first unless they
-//! are much farther from the target: a strong or weak player would otherwise run out of
-//! questions at their level and be served ever further from it), and keeps one
-//! uncalibrated question in every challenge while the window has one, so new questions
-//! get the answers that calibrate them.
+//! keeps the rule of `operations.md` §6 first: the questions the player has not answered
+//! correctly (never answered, or answered wrong) come before those answered right, which
+//! fill a challenge only when fewer than five others are in the window. Within each
+//! group, the questions whose predicted success for the player is nearest
+//! `TARGET_SUCCESS` come first. One place goes to a question without a fitted difficulty
+//! that the player has never answered, while the window has one of the same group, so
+//! new questions get the first answers that calibrate them.
 
 use rand::Rng;
 use rand::seq::SliceRandom;
@@ -62,15 +62,13 @@ pub fn choose<T, R: Rng + ?Sized>(
     candidates.into_iter().take(n).map(|c| c.question).collect()
 }
 
-/// How much farther from the target a question the player answered correctly before
-/// counts in the adaptive pick.
-pub const ANSWERED_CORRECTLY_PENALTY: f64 = 0.15;
-
 /// The `n` questions of an adaptive challenge from the candidates read at `start`: the
-/// window as [`choose`] takes it, ordered by the distance of each predicted success from
-/// `target`, plus [`ANSWERED_CORRECTLY_PENALTY`] for a question answered correctly
-/// before (ties in random order); when none of those is uncalibrated but the window holds an uncalibrated
-/// question, the best of those takes the last place.
+/// window as [`choose`] takes it, those not answered correctly first, each group ordered
+/// by the distance of its predicted success from `target` (ties in random order). When
+/// none of the chosen is an exploration question (no fitted difficulty, never answered
+/// by the player) and the rest of the window holds one that does not break the rule
+/// (answered correctly only if the last chosen was too), the nearest of those takes the
+/// last place.
 pub fn choose_adaptive<T, R: Rng + ?Sized>(
     mut candidates: Vec<Candidate<T>>,
     start: i64,
@@ -82,29 +80,24 @@ pub fn choose_adaptive<T, R: Rng + ?Sized>(
     candidates.truncate(WINDOW);
     candidates.shuffle(rng);
     let distance = |c: &Candidate<T>| {
-        let d = (c.success - target).abs()
-            + if c.answered_correctly {
-                ANSWERED_CORRECTLY_PENALTY
-            } else {
-                0.0
-            };
+        let d = (c.success - target).abs();
         if d.is_finite() { d } else { f64::MAX }
     };
     // stable: equal distances stay in random order
-    candidates.sort_by(|a, b| distance(a).total_cmp(&distance(b)));
-    let mut chosen: Vec<Candidate<T>> = Vec::with_capacity(n);
-    let mut rest = Vec::new();
-    for c in candidates {
-        if chosen.len() < n {
-            chosen.push(c);
-        } else {
-            rest.push(c);
-        }
-    }
-    if n > 0
+    candidates.sort_by(|a, b| {
+        a.answered_correctly
+            .cmp(&b.answered_correctly)
+            .then(distance(a).total_cmp(&distance(b)))
+    });
+    let explores = |c: &Candidate<T>| !c.calibrated && !c.answered;
+    let mut rest = candidates.split_off(n.min(candidates.len()));
+    let mut chosen = candidates;
+    if let Some(last) = chosen.last()
         && chosen.len() == n
-        && !chosen.iter().any(|c| !c.calibrated)
-        && let Some(at) = rest.iter().position(|c| !c.calibrated)
+        && !chosen.iter().any(explores)
+        && let Some(at) = rest
+            .iter()
+            .position(|c| explores(c) && c.answered_correctly <= last.answered_correctly)
     {
         chosen[n - 1] = rest.swap_remove(at);
     }
@@ -148,16 +141,85 @@ mod tests {
     }
 
     #[test]
-    fn the_adaptive_pick_still_prefers_questions_not_answered_correctly() {
-        let mut pool: Vec<_> = (0..10).map(|i| rated(i, 0.75, true, true)).collect();
-        pool.extend((10..13).map(|i| rated(i, 0.65, true, false)));
-        // far from the target, a question not answered correctly comes after them
-        pool.push(rated(13, 0.2, true, false));
-        let picked = choose_adaptive(pool, 0, 5, 0.75, &mut StdRng::seed_from_u64(2));
-        let mut first = picked[..3].to_vec();
-        first.sort_unstable();
-        assert_eq!(first, vec![10, 11, 12]);
-        assert!(!picked.contains(&13));
+    fn the_adaptive_pick_serves_questions_not_answered_correctly_first() {
+        // the case of a track of 12 after a perfect challenge: 5 answered right and
+        // nearest the target, 7 never answered and far from it
+        let mut pool: Vec<_> = (0..5).map(|i| rated(i, 0.75, true, true)).collect();
+        pool.extend((5..12).map(|i| rated(i, 0.2 + f64::from(i) / 100.0, true, false)));
+        let mut picked = choose_adaptive(pool.clone(), 0, 5, 0.75, &mut StdRng::seed_from_u64(2));
+        picked.sort_unstable();
+        // the five of the seven nearest the target
+        assert_eq!(picked, vec![7, 8, 9, 10, 11]);
+        // only three not answered correctly: answered ones fill, the nearest first
+        pool.truncate(8);
+        for (i, success) in [(0, 0.1), (3, 0.3), (4, 0.2)] {
+            pool[i].success = success;
+        }
+        let mut picked = choose_adaptive(pool, 0, 5, 0.75, &mut StdRng::seed_from_u64(2));
+        picked[3..].sort_unstable();
+        assert!(
+            picked[..3].iter().all(|id| (5..8).contains(id)),
+            "{picked:?}"
+        );
+        assert_eq!(picked[3..], [1, 2]);
+    }
+
+    #[test]
+    fn the_exploration_place_keeps_the_rule() {
+        // five unanswered calibrated questions, and an uncalibrated one answered right:
+        // the exploration place does not put an answered question before them
+        let mut pool: Vec<_> = (0..5).map(|i| rated(i, 0.75, true, false)).collect();
+        pool.push(rated(98, 0.75, false, true));
+        let picked = choose_adaptive(pool.clone(), 0, 5, 0.75, &mut StdRng::seed_from_u64(5));
+        assert!(!picked.contains(&98));
+        // an uncalibrated question answered wrong before: its answer no longer calibrates
+        pool.pop();
+        let mut wrong = rated(97, 0.2, false, false);
+        wrong.answered = true;
+        pool.push(wrong);
+        let picked = choose_adaptive(pool.clone(), 0, 5, 0.75, &mut StdRng::seed_from_u64(5));
+        assert!(!picked.contains(&97));
+        // an unanswered uncalibrated one takes the last place, however far
+        pool.push(rated(99, 0.01, false, false));
+        let picked = choose_adaptive(pool, 0, 5, 0.75, &mut StdRng::seed_from_u64(5));
+        assert_eq!(picked[4], 99);
+    }
+
+    proptest::proptest! {
+        /// Whatever the predictions, a question answered correctly comes only after
+        /// every question of the window not answered correctly, and one place explores
+        /// when it can.
+        #[test]
+        fn the_rule_holds_for_any_predictions(
+            pool in proptest::collection::vec(
+                (0.0f64..1.0, proptest::bool::ANY, proptest::bool::ANY, proptest::bool::ANY),
+                0..80,
+            ),
+            seed in 0u64..1000,
+        ) {
+            let pool: Vec<_> = pool
+                .into_iter()
+                .enumerate()
+                .map(|(i, (success, calibrated, answered, right))| Candidate {
+                    question: i,
+                    key: i as i64,
+                    answered: answered || right,
+                    answered_correctly: right,
+                    success,
+                    calibrated,
+                })
+                .collect();
+            let window: Vec<_> = pool.iter().take(WINDOW).cloned().collect();
+            let picked = choose_adaptive(pool, 0, 5, 0.75, &mut StdRng::seed_from_u64(seed));
+            proptest::prop_assert_eq!(picked.len(), window.len().min(5));
+            let not_right = window.iter().filter(|c| !c.answered_correctly).count();
+            let picked_right = picked.iter().filter(|&&i| window[i].answered_correctly).count();
+            proptest::prop_assert_eq!(picked_right, picked.len() - not_right.min(picked.len()));
+            let explorable = window.iter().any(|c| !c.calibrated && !c.answered);
+            if explorable && picked.len() == 5 && not_right >= 5 {
+                proptest::prop_assert!(picked.iter().any(|&i| !window[i].calibrated && !window[i].answered));
+            }
+        }
     }
 
     #[test]

@@ -13,7 +13,7 @@ use crate::closed_set::closed_set;
 use crate::context::AppContext;
 use crate::db;
 use crate::db::question_stats::{self as cursors, Cursor};
-use crate::domain::memory::{self, Memory, PastAnswer, Schedule};
+use crate::domain::memory::{self, FitOutcome, Memory, PastAnswer, Schedule};
 use crate::ids::{PlayerId, QuestionId};
 
 /// The schedule of a player with `parameters` (their fitted FSRS parameters as JSON,
@@ -109,8 +109,9 @@ pub struct Fits {
     pub scanned: u64,
     /// Players whose parameters were fitted and stored.
     pub fitted: u64,
-    /// Players due whose answers the optimizer could not fit (too few repeats): tried
-    /// again a week later.
+    /// Players due whose answers the optimizer could not fit (too few repeats), or
+    /// whose fit predicted their own later answers no better than the defaults
+    /// (`domain::memory::fit_checked`): they keep the defaults, tried again a week later.
     pub unfit: u64,
     /// Questions whose players' mean stability was refreshed.
     pub questions: u64,
@@ -304,16 +305,20 @@ async fn fit_player(ctx: &AppContext, player_id: &PlayerId, now: i64) -> Result<
         }
     }
     // the optimizer is CPU work: off the request threads
-    let fitted = tokio::task::spawn_blocking(move || memory::fit_parameters(&histories))
+    let fitted = tokio::task::spawn_blocking(move || memory::fit_checked(&histories))
         .await
         .map_err(|e| crate::Error::internal(format!("FSRS fit: {e}")))?;
     let json = match fitted {
-        Some(parameters) => Some(
+        FitOutcome::Fitted(parameters) => Some(
             serde_json::to_string(&parameters)
                 .map_err(|e| crate::Error::internal(format!("FSRS parameters: {e}")))?,
         ),
         // remembered as tried, so the next passes go to others for a week
-        None => None,
+        FitOutcome::TooLittle => None,
+        FitOutcome::NoBetter { fitted, defaults } => {
+            tracing::debug!(%player_id, fitted, defaults, "a fit no better than the defaults");
+            None
+        }
     };
     db::review::store_parameters(&ctx.db, player_id, json.as_deref(), answers, now).await?;
     Ok(json.is_some())
