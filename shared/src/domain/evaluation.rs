@@ -85,10 +85,57 @@ pub fn decile_gap(predictions: &[f64], outcomes: &[bool]) -> Option<f64> {
     Some(gaps / 10.0)
 }
 
+/// RMSE by bins: predictions sorted into `bins` equal-width bins of the predicted
+/// probability, the square root of the count-weighted mean of the squared differences
+/// between each bin's mean prediction and its share of right answers (the calibration
+/// measure of the open srs-benchmark, there binned by review history). `None` for no
+/// predictions, no bins, or series of different lengths.
+pub fn binned_rmse(predictions: &[f64], outcomes: &[bool], bins: usize) -> Option<f64> {
+    if predictions.is_empty() || bins == 0 || predictions.len() != outcomes.len() {
+        return None;
+    }
+    // per bin: (count, sum of predictions, right answers)
+    let mut sums = vec![(0usize, 0.0f64, 0usize); bins];
+    for (&p, &y) in predictions.iter().zip(outcomes) {
+        let p = if p.is_finite() {
+            p.clamp(0.0, 1.0)
+        } else {
+            0.5
+        };
+        let bin = ((p * bins as f64) as usize).min(bins - 1);
+        sums[bin].0 += 1;
+        sums[bin].1 += p;
+        sums[bin].2 += usize::from(y);
+    }
+    let squared: f64 = sums
+        .iter()
+        .filter(|(n, _, _)| *n > 0)
+        .map(|&(n, p, right)| {
+            let n = n as f64;
+            n * (p / n - right as f64 / n).powi(2)
+        })
+        .sum();
+    Some((squared / predictions.len() as f64).sqrt())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn binned_rmse_weighs_each_bins_gap_by_its_answers() {
+        // bin [0.2, 0.3): 0.2 predicted, 1 of 4 right (gap 0.05); bin [0.9, 1]: 0.9
+        // predicted, 1 of 1 right (gap 0.1): sqrt((4 * 0.0025 + 0.01) / 5) = 0.0632...
+        let p = [0.2, 0.2, 0.2, 0.2, 0.9];
+        let y = [true, false, false, false, true];
+        let rmse = binned_rmse(&p, &y, 10).unwrap();
+        assert!((rmse - (0.02f64 / 5.0).sqrt()).abs() < 1e-12, "{rmse}");
+        // perfectly calibrated bins have none
+        assert_eq!(binned_rmse(&[0.5, 0.5], &[true, false], 20), Some(0.0));
+        assert!(binned_rmse(&[], &[], 20).is_none());
+        assert!(binned_rmse(&[0.5], &[true], 0).is_none());
+    }
 
     #[test]
     fn log_loss_of_a_coin_is_ln_two() {

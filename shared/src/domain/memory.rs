@@ -254,6 +254,11 @@ pub fn fit_parameters(histories: &[Vec<PastAnswer>]) -> Option<Vec<f32>> {
 /// The share of a player's later-day answers (the last, by time) that checks a fit.
 pub const CHECK_SHARE: f64 = 0.2;
 
+/// How many standard errors a fit's gain in log loss over the defaults, on the held-out
+/// answers, must clear to be adopted (one-sided, about 97.7 %): a gain the size of the
+/// noise of a few dozen answers would adopt overfitted parameters half the time.
+pub const ADOPTION_Z: f64 = 2.0;
+
 /// What fitting a player's own parameters found.
 #[derive(Clone, Debug, PartialEq)]
 pub enum FitOutcome {
@@ -261,7 +266,8 @@ pub enum FitOutcome {
     Fitted(Vec<f32>),
     /// Too little to fit, or to check a fit on.
     TooLittle,
-    /// A fit that predicted the held-out answers no better than the defaults (log loss).
+    /// A fit that predicted the held-out answers not clearly better than the defaults
+    /// (their mean log losses).
     NoBetter { fitted: f64, defaults: f64 },
 }
 
@@ -269,9 +275,9 @@ pub enum FitOutcome {
 /// ([`fit_parameters`]) on the answers before the last [`CHECK_SHARE`] of the player's
 /// later-day answers (by time), then both the fit and the defaults predict those
 /// held-out answers from the history before each, as the service would have
-/// scheduled them; the fit is adopted only when its log loss is lower. A fit the
-/// optimizer overfits to a short or odd history so never replaces defaults that
-/// predict this player better.
+/// scheduled them; the fit is adopted only when its log loss is lower by more than
+/// [`ADOPTION_Z`] standard errors of the paired gain. A fit the optimizer overfits to a
+/// short or odd history so does not replace defaults that predict this player as well.
 pub fn fit_checked(histories: &[Vec<PastAnswer>]) -> FitOutcome {
     let later_day =
         |h: &[PastAnswer], i: usize| i > 0 && elapsed_days(h[i - 1].at_ms, h[i].at_ms) > 0;
@@ -299,7 +305,8 @@ pub fn fit_checked(histories: &[Vec<PastAnswer>]) -> FitOutcome {
         return FitOutcome::TooLittle;
     };
     let defaults = Schedule::with_defaults(0.9);
-    let (mut fitted_loss, mut default_loss, mut n) = (0.0, 0.0, 0usize);
+    // per held-out answer: (the fit's log loss, the defaults')
+    let mut losses: Vec<(f64, f64)> = Vec::new();
     for h in histories {
         let (mut by_fit, mut by_default): (Option<Memory>, Option<Memory>) = (None, None);
         for (i, a) in h.iter().enumerate() {
@@ -307,19 +314,30 @@ pub fn fit_checked(histories: &[Vec<PastAnswer>]) -> FitOutcome {
                 && later_day(h, i)
                 && let (Some(f), Some(d)) = (&by_fit, &by_default)
             {
-                fitted_loss += binary_log_loss(fitted.recall(f, a.at_ms), a.correct);
-                default_loss += binary_log_loss(defaults.recall(d, a.at_ms), a.correct);
-                n += 1;
+                losses.push((
+                    binary_log_loss(fitted.recall(f, a.at_ms), a.correct),
+                    binary_log_loss(defaults.recall(d, a.at_ms), a.correct),
+                ));
             }
             by_fit = Some(fitted.review(by_fit.as_ref(), a.correct, a.at_ms));
             by_default = Some(defaults.review(by_default.as_ref(), a.correct, a.at_ms));
         }
     }
-    if n == 0 {
+    if losses.len() < 2 {
         return FitOutcome::TooLittle;
     }
-    let (fitted_loss, default_loss) = (fitted_loss / n as f64, default_loss / n as f64);
-    if fitted_loss < default_loss {
+    let n = losses.len() as f64;
+    let fitted_loss = losses.iter().map(|l| l.0).sum::<f64>() / n;
+    let default_loss = losses.iter().map(|l| l.1).sum::<f64>() / n;
+    // the gain per answer, paired, and its standard error
+    let gain = default_loss - fitted_loss;
+    let variance = losses
+        .iter()
+        .map(|(f, d)| (d - f - gain).powi(2))
+        .sum::<f64>()
+        / (n - 1.0);
+    let standard_error = (variance / n).sqrt();
+    if gain > ADOPTION_Z * standard_error && gain > 0.0 {
         FitOutcome::Fitted(parameters)
     } else {
         FitOutcome::NoBetter {
@@ -458,14 +476,14 @@ mod tests {
         assert_eq!(quickly_forgotten_threshold(&[f64::NAN, 4.0]), Some(4.0));
     }
 
-    /// A player's answers drawn from `truth`: 80 questions, two new a day for 40 days,
+    /// A player's answers drawn from `truth`: 160 questions, four new a day for 40 days,
     /// each answered again about 1, 3, 7, 15 and 30 days after the answer before.
     fn drawn_histories(truth: &Schedule, seed: u64) -> Vec<Vec<PastAnswer>> {
         use rand::{Rng, SeedableRng};
         let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-        (0..80)
+        (0..160)
             .map(|q| {
-                let mut at = T0 + (q / 2) as i64 * DAY_MS + rng.random_range(0..8 * 3_600_000);
+                let mut at = T0 + (q / 4) as i64 * DAY_MS + rng.random_range(0..8 * 3_600_000);
                 let mut state: Option<Memory> = None;
                 let mut history = Vec::new();
                 for gap in [0.0, 1.0, 3.0, 7.0, 15.0, 30.0] {
@@ -480,14 +498,16 @@ mod tests {
             .collect()
     }
 
-    /// A forgetful player: the default initial stabilities divided by ten, and a
-    /// stability that grows a quarter as fast (w8, the growth's log scale, less 1.4).
+    /// A forgetful player: the default initial stabilities divided by ten, a stability
+    /// that grows a quarter as fast (w8, the growth's log scale, less 1.4) and a quarter
+    /// of the stability after a lapse (w11).
     fn forgetful() -> Schedule {
         let mut w = default_parameters();
         for w in &mut w[..4] {
             *w /= 10.0;
         }
         w[8] -= 1.4;
+        w[11] /= 4.0;
         Schedule::new(&w, 0.9).unwrap()
     }
 
