@@ -61,7 +61,7 @@ async fn fit_app(engine: Engine) -> TestApp {
         engine,
         &[
             ("FSRS_MIN_REVIEWS", "50"),
-            // six weeks of one player's answers in seconds: past the write bucket
+            // ten weeks of one player's answers in seconds: past the write bucket
             ("RATE_LIMIT_PLAYER_WRITES_PER_MINUTE", "100000"),
         ],
     )
@@ -390,7 +390,7 @@ async fn review_refuses_bad_input_and_deletion_takes_the_memory(app: TestApp) {
     );
 }
 
-/// A player with `FSRS_MIN_REVIEWS` answers over six weeks gets their own parameters from
+/// A player with `FSRS_MIN_REVIEWS` answers over ten weeks gets their own parameters from
 /// the `review_fit` job (the staff see them fitted, with the date); their next answer's
 /// memory follows those parameters, not the defaults; a second run leaves a fresh fit.
 async fn the_fitting_job_fits_a_players_parameters_and_answers_use_them(app: TestApp) {
@@ -400,14 +400,14 @@ async fn the_fitting_job_fits_a_players_parameters_and_answers_use_them(app: Tes
 
     let questions = all_questions(&app).await;
     let (player, mut token, mut refresh) = app.guest("review-fit").await;
-    // six weeks of a challenge a day on each of two tracks, by a forgetful player: a
+    // ten weeks of a challenge a day on each of two tracks, by a forgetful player: a
     // first answer wrong now and then, a later one right only within a week of the
     // one before. The optimizer needs many questions (it sets aside the rarest first
     // intervals) and 64 later-day answers to train on, and the fit is adopted only
     // where it predicts the player's later answers better than the defaults, which
     // expect a question remembered for days.
     let mut last_day: std::collections::HashMap<String, usize> = Default::default();
-    for day in 0..45 {
+    for day in 0..70 {
         for path in [
             format!("/v1/challenges/next?trackId={TRACK}"),
             format!("/v1/challenges/next?trackId={OTHER_TRACK}"),

@@ -21,8 +21,9 @@
 //! activation when it was made (so massed practice decays faster: the spacing effect),
 //! c = 0.217 and α the player's rate (the paper's 0.177 scaled by a log-normal factor,
 //! σ = 0.25); recall is 1 / (1 + e^((τ − m)/s)) with s = 0.25 and τ the question's
-//! threshold (−2.43, recall 0.85 a day after one presentation at α = 0.177, shifted by
-//! N(0, 0.3²) per question).
+//! threshold. The paper's scaling of the time between sessions (h) is left out, so τ
+//! is set here, not taken from the paper: −2.43 (recall about 0.84 a day after one
+//! presentation at α = 0.177), shifted by N(0, 0.3²) per question.
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};

@@ -88,8 +88,9 @@ pub fn decile_gap(predictions: &[f64], outcomes: &[bool]) -> Option<f64> {
 /// RMSE by bins: predictions sorted into `bins` equal-width bins of the predicted
 /// probability, the square root of the count-weighted mean of the squared differences
 /// between each bin's mean prediction and its share of right answers (the calibration
-/// measure of the open srs-benchmark, there binned by review history). `None` for no
-/// predictions, no bins, or series of different lengths.
+/// measure of the open srs-benchmark, there binned by review history); a prediction
+/// that is not a number counts as 0.5, as in [`log_loss`]. `None` for no predictions, no
+/// bins, or series of different lengths.
 pub fn binned_rmse(predictions: &[f64], outcomes: &[bool], bins: usize) -> Option<f64> {
     if predictions.is_empty() || bins == 0 || predictions.len() != outcomes.len() {
         return None;

@@ -11,11 +11,12 @@
 //! The adaptive pick ([`choose_adaptive`], `ADAPTIVE_PICK`) reads the same window and
 //! keeps the rule of `operations.md` §6 first: the questions the player has not answered
 //! correctly (never answered, or answered wrong) come before those answered right, which
-//! fill a challenge only when fewer than five others are in the window. Within each
-//! group, the questions whose predicted success for the player is nearest
-//! `TARGET_SUCCESS` come first. One place goes to a question without a fitted difficulty
-//! that the player has never answered, while the window has one of the same group, so
-//! new questions get the first answers that calibrate them.
+//! fill a challenge only when fewer others than its questions are in the window. Within
+//! each group, the questions whose predicted success for the player is nearest
+//! `TARGET_SUCCESS` come first. The last place goes to a question without a fitted
+//! difficulty that the player has never answered, while the window has one, so new
+//! questions get the first answers that calibrate them (never answered, such a question
+//! belongs to the first group: the rule holds).
 
 use rand::Rng;
 use rand::seq::SliceRandom;
@@ -66,9 +67,9 @@ pub fn choose<T, R: Rng + ?Sized>(
 /// window as [`choose`] takes it, those not answered correctly first, each group ordered
 /// by the distance of its predicted success from `target` (ties in random order). When
 /// none of the chosen is an exploration question (no fitted difficulty, never answered
-/// by the player) and the rest of the window holds one that does not break the rule
-/// (answered correctly only if the last chosen was too), the nearest of those takes the
-/// last place.
+/// by the player) and the rest of the window holds one, the nearest of those takes the
+/// last place; never answered, it is of the first group, so it never goes before a
+/// question of that group that it displaces out of turn: the rule holds.
 pub fn choose_adaptive<T, R: Rng + ?Sized>(
     mut candidates: Vec<Candidate<T>>,
     start: i64,
@@ -92,12 +93,10 @@ pub fn choose_adaptive<T, R: Rng + ?Sized>(
     let explores = |c: &Candidate<T>| !c.calibrated && !c.answered;
     let mut rest = candidates.split_off(n.min(candidates.len()));
     let mut chosen = candidates;
-    if let Some(last) = chosen.last()
+    if n > 0
         && chosen.len() == n
         && !chosen.iter().any(explores)
-        && let Some(at) = rest
-            .iter()
-            .position(|c| explores(c) && c.answered_correctly <= last.answered_correctly)
+        && let Some(at) = rest.iter().position(explores)
     {
         chosen[n - 1] = rest.swap_remove(at);
     }
@@ -186,15 +185,23 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// Whatever the predictions, a question answered correctly comes only after
-        /// every question of the window not answered correctly, and one place explores
-        /// when it can.
+        /// Whatever the predictions (NaN included) and the challenge's size: every
+        /// question of the window not answered correctly comes before any answered
+        /// correctly, each group is ordered by distance from the target except the last
+        /// place, which goes to the nearest exploration question when none was chosen
+        /// and the window has one.
         #[test]
         fn the_rule_holds_for_any_predictions(
             pool in proptest::collection::vec(
-                (0.0f64..1.0, proptest::bool::ANY, proptest::bool::ANY, proptest::bool::ANY),
+                (
+                    proptest::prop_oneof![9 => 0.0f64..1.0, 1 => proptest::strategy::Just(f64::NAN)],
+                    proptest::bool::ANY,
+                    proptest::bool::ANY,
+                    proptest::bool::ANY,
+                ),
                 0..80,
             ),
+            n in 0usize..9,
             seed in 0u64..1000,
         ) {
             let pool: Vec<_> = pool
@@ -210,14 +217,45 @@ mod tests {
                 })
                 .collect();
             let window: Vec<_> = pool.iter().take(WINDOW).cloned().collect();
-            let picked = choose_adaptive(pool, 0, 5, 0.75, &mut StdRng::seed_from_u64(seed));
-            proptest::prop_assert_eq!(picked.len(), window.len().min(5));
+            let target = 0.75;
+            let picked = choose_adaptive(pool, 0, n, target, &mut StdRng::seed_from_u64(seed));
+            proptest::prop_assert_eq!(picked.len(), window.len().min(n));
+            let right = |i: usize| window[i].answered_correctly;
+            let explores = |i: usize| !window[i].calibrated && !window[i].answered;
+            let distance = |i: usize| {
+                let d = (window[i].success - target).abs();
+                if d.is_finite() { d } else { f64::MAX }
+            };
+            // not answered correctly first, in the order of the picked list
+            let first_right = picked.iter().position(|&i| right(i)).unwrap_or(picked.len());
+            proptest::prop_assert!(picked[first_right..].iter().all(|&i| right(i)), "{picked:?}");
             let not_right = window.iter().filter(|c| !c.answered_correctly).count();
-            let picked_right = picked.iter().filter(|&&i| window[i].answered_correctly).count();
-            proptest::prop_assert_eq!(picked_right, picked.len() - not_right.min(picked.len()));
-            let explorable = window.iter().any(|c| !c.calibrated && !c.answered);
-            if explorable && picked.len() == 5 && not_right >= 5 {
-                proptest::prop_assert!(picked.iter().any(|&i| !window[i].calibrated && !window[i].answered));
+            proptest::prop_assert_eq!(first_right, not_right.min(picked.len()));
+            // an exploration question is chosen whenever the window has one
+            if n > 0 && (0..window.len()).any(explores) {
+                proptest::prop_assert!(picked.iter().any(|&i| explores(i)), "{picked:?}");
+            }
+            // the places before the last are the nearest of their group, in order, and
+            // none of the window's left-outs of a group is nearer than its chosen ones
+            let body = &picked[..picked.len().saturating_sub(1)];
+            for pair in body.windows(2) {
+                if right(pair[0]) == right(pair[1]) {
+                    proptest::prop_assert!(distance(pair[0]) <= distance(pair[1]), "{picked:?}");
+                }
+            }
+            for &i in body {
+                for j in (0..window.len()).filter(|j| !picked.contains(j) && right(*j) == right(i)) {
+                    proptest::prop_assert!(distance(i) <= distance(j), "{i} {j} {picked:?}");
+                }
+            }
+            // a swapped-in explorer is the nearest of the left-out explorers
+            if let Some(&last) = picked.last()
+                && explores(last)
+                && !body.iter().any(|&i| explores(i))
+            {
+                for j in (0..window.len()).filter(|&j| explores(j) && !picked.contains(&j)) {
+                    proptest::prop_assert!(distance(last) <= distance(j));
+                }
             }
         }
     }
