@@ -19,7 +19,11 @@ both_engines_with!(
     a_memory_row_changed_meanwhile_is_judged_again_on_a_read,
     review_refuses_bad_input_and_deletion_takes_the_memory
 );
-both_engines_with!(fit_app; the_fitting_job_fits_a_players_parameters_and_answers_use_them);
+both_engines_with!(
+    fit_app;
+    the_fitting_job_fits_a_players_parameters_and_answers_use_them,
+    a_fit_no_better_than_the_defaults_on_later_answers_is_not_adopted
+);
 both_engines_with!(
     review_app;
     the_question_forgotten_fastest_is_flagged_for_the_staff,
@@ -390,22 +394,17 @@ async fn review_refuses_bad_input_and_deletion_takes_the_memory(app: TestApp) {
     );
 }
 
-/// A player with `FSRS_MIN_REVIEWS` answers over ten weeks gets their own parameters from
-/// the `review_fit` job (the staff see them fitted, with the date); their next answer's
-/// memory follows those parameters, not the defaults; a second run leaves a fresh fit.
-async fn the_fitting_job_fits_a_players_parameters_and_answers_use_them(app: TestApp) {
-    use shared::domain::memory::Schedule;
-    use shared::metrics::Metrics;
-    use shared::services::jobs::{self, Job};
-
-    let questions = all_questions(&app).await;
-    let (player, mut token, mut refresh) = app.guest("review-fit").await;
-    // ten weeks of a challenge a day on each of two tracks, by a forgetful player: a
-    // first answer wrong now and then, a later one right only within a week of the
-    // one before. The optimizer needs many questions (it sets aside the rarest first
-    // intervals) and 64 later-day answers to train on, and the fit is adopted only
-    // where it predicts the player's later answers better than the defaults, which
-    // expect a question remembered for days.
+/// Ten weeks of a challenge a day on each of two tracks and the day's review, played by
+/// a new guest `name`: a first answer wrong now and then, a later one as
+/// `right(day, days since the question's last answer)` says. The guest's id and
+/// their last access token.
+async fn play_days(
+    app: &TestApp,
+    name: &str,
+    questions: &[Question],
+    right: impl Fn(usize, usize) -> bool,
+) -> (String, String) {
+    let (player, mut token, mut refresh) = app.guest(name).await;
     let mut last_day: std::collections::HashMap<String, usize> = Default::default();
     for day in 0..70 {
         for path in [
@@ -418,16 +417,64 @@ async fn the_fitting_job_fits_a_players_parameters_and_answers_use_them(app: Tes
                 continue;
             }
             for (i, id) in served_ids(&c).iter().enumerate() {
-                let right = match last_day.insert(id.clone(), day) {
+                let is_right = match last_day.insert(id.clone(), day) {
                     None => (i + day) % 4 != 0,
-                    Some(before) => day - before < 7,
+                    Some(before) => right(day, day - before),
                 };
-                answer(&app, &token, &c, id, right, &questions).await;
+                answer(app, &token, &c, id, is_right, questions).await;
             }
         }
         app.clock.advance(chrono::Duration::hours(26));
-        (token, refresh) = refreshed(&app, &refresh).await;
+        (token, refresh) = refreshed(app, &refresh).await;
     }
+    (player, token)
+}
+
+/// A fit is adopted only where it predicts the player's own later answers better than
+/// the defaults (`domain::memory::fit_checked`): a player forgetful for eight weeks who
+/// then remembers everything (the held-out last fifth) keeps the defaults, and the
+/// staff see them as such.
+async fn a_fit_no_better_than_the_defaults_on_later_answers_is_not_adopted(app: TestApp) {
+    use shared::metrics::Metrics;
+    use shared::services::jobs::{self, Job};
+
+    let questions = all_questions(&app).await;
+    let (player, _) = play_days(&app, "review-unfit", &questions, |day, gap| {
+        day >= 56 || gap < 7
+    })
+    .await;
+    let metrics = Metrics::new(app.ctx.db.clone());
+    assert!(jobs::run(&app.ctx, "process-a", Job::ReviewFit, &metrics.jobs()).await);
+    let stored: Option<String> = shared::read!(&app.ctx.db, |ex| {
+        sqlx::query_scalar("SELECT parameters FROM review_parameters WHERE player_id = $1")
+            .bind(&player)
+            .fetch_one(ex)
+            .await
+            .unwrap()
+    });
+    assert_eq!(stored, None, "tried, and kept the defaults");
+    let (admin, _, _) = app.admin_login().await;
+    let record = app
+        .admin_get(&format!("/v1/admin/users/{player}"), Some(&admin))
+        .await;
+    assert_eq!(record.ok()["review"]["parameters"], "default");
+    assert!(record.ok()["review"]["parametersFittedAt"].is_null());
+}
+
+/// A player with `FSRS_MIN_REVIEWS` answers over ten weeks gets their own parameters from
+/// the `review_fit` job (the staff see them fitted, with the date); their next answer's
+/// memory follows those parameters, not the defaults; a second run leaves a fresh fit.
+async fn the_fitting_job_fits_a_players_parameters_and_answers_use_them(app: TestApp) {
+    use shared::domain::memory::Schedule;
+    use shared::metrics::Metrics;
+    use shared::services::jobs::{self, Job};
+
+    let questions = all_questions(&app).await;
+    // the optimizer needs many questions (it sets aside the rarest first intervals)
+    // and 64 later-day answers to train on, and the fit is adopted only where it
+    // predicts the player's later answers better than the defaults, which expect a
+    // question remembered for days: a forgetful player, right within a week only
+    let (player, token) = play_days(&app, "review-fit", &questions, |_, gap| gap < 7).await;
     let metrics = Metrics::new(app.ctx.db.clone());
     assert!(jobs::run(&app.ctx, "process-a", Job::ReviewFit, &metrics.jobs()).await);
     let (json, fitted_at): (String, i64) = shared::read!(&app.ctx.db, |ex| {
