@@ -18,7 +18,7 @@ VALUES ('scale-node', 'scale-track', 'Everything', NULL, 0, 5, 3, @NOW@, @NOW@);
 INSERT INTO questions (id, category_id, stem_text, content_type, correct_answer, distractors,
                        difficulty, status, source, pick_key, created_at, updated_at,
                        stats_attempts, stats_correct, stats_accuracy_key, stats_flags,
-                       stats_severity)
+                       stats_severity, pick_difficulty, option_count, calibrated)
 SELECT 'sq-' || value, 'scale-track',
        'Scale question ' || value || ' about topic ' || ((value * 7919) % 997),
        'text', 'Answer ' || value,
@@ -27,7 +27,9 @@ SELECT 'sq-' || value, 'scale-track',
        @NOW@ - value * 1000, @NOW@ - value * 1000,
        200, 20 + value % 150, (20 + value % 150) / 200.0,
        CASE WHEN value % 50 = 0 THEN 'likely_miskeyed' END,
-       CASE WHEN value % 50 = 0 THEN 16 ELSE 0 END
+       CASE WHEN value % 50 = 0 THEN 16 ELSE 0 END,
+       -- the pick's copy of the learning engine's rows below
+       ((value * 37) % 81 - 40) / 10.0, 4, value % 2 = 0
 FROM generate_series(CAST(1 AS BIGINT), @QUESTIONS@) AS value;
 -- the statistics job's rows for every question: counts, picks, one day
 -- (derived, as the job leaves them: nothing due)

@@ -24,6 +24,7 @@ both_engines_with!(
 );
 both_engines_with!(lsat; lsat_answers_played_through_http_fit_as_mirt_fits_them);
 both_engines_with!(burst; a_burst_of_first_answers_moves_a_question_near_its_truth);
+both_engines_with!(seeded_track; weak_and_strong_players_both_answer_near_the_target);
 both_engines_raw!(a_linked_guests_skills_and_first_answers_follow_the_account);
 
 pub(crate) const TRACK: &str = "world-geography";
@@ -66,6 +67,23 @@ async fn burst(engine: Engine) -> TestApp {
             ("RATE_LIMIT_AUTH_PER_MINUTE", "1000000".to_string()),
             ("RATE_LIMIT_PLAYER_WRITES_PER_MINUTE", "1000000".to_string()),
             ("IRT_MIN_ANSWERS", "1000000".to_string()),
+            ("JOBS_ENABLED", "false".to_string()),
+        ],
+    )
+    .await
+}
+
+/// A game whose wrong answers cost nothing and whose attempts do not run out, without
+/// jobs and request limits: players play as many challenges as a test needs.
+async fn seeded_track(engine: Engine) -> TestApp {
+    TestApp::spawn_with(
+        engine,
+        &[
+            ("RATE_LIMIT_AUTH_PER_MINUTE", "1000000".to_string()),
+            ("RATE_LIMIT_PLAYER_WRITES_PER_MINUTE", "1000000".to_string()),
+            ("RATE_LIMIT_PER_MINUTE", "1000000".to_string()),
+            ("RULE_WRONG_ANSWER_HEARTS", "0".to_string()),
+            ("RULE_DAILY_ATTEMPTS", "1000000".to_string()),
             ("JOBS_ENABLED", "false".to_string()),
         ],
     )
@@ -517,6 +535,16 @@ async fn lsat_answers_played_through_http_fit_as_mirt_fits_them(app: TestApp) {
         assert!(cal["computedAt"].is_string());
         let (stored, _) = difficulty(app, &q.id).await.unwrap();
         close(stored, b, "calibrated difficulty replaces Elo's");
+        // and the pick's index carries it, marked calibrated (issue 54 §6)
+        let carried = app
+            .scalar(
+                "SELECT COUNT(*) FROM questions q JOIN question_difficulty d
+                     ON d.question_id = q.id
+                 WHERE q.id = $1 AND q.calibrated AND q.pick_difficulty = d.difficulty",
+                &[&q.id],
+            )
+            .await;
+        assert_eq!(carried, 1, "{}", q.id);
     }
     // the console's question page: the calibrated difficulty beside the author's, and
     // the mismatch in words once the author's 1-5 is two bands or more away
@@ -861,7 +889,7 @@ async fn a_burst_of_first_answers_moves_a_question_near_its_truth(app: TestApp) 
     let studied = questions[0].id.clone();
     // authored 3: b = 0, and no difficulty moved yet
     app.exec(
-        "UPDATE questions SET difficulty = 3 WHERE id = $1",
+        "UPDATE questions SET difficulty = 3, pick_difficulty = NULL WHERE id = $1",
         &[&studied],
     )
     .await;
@@ -948,6 +976,93 @@ async fn after_a_perfect_challenge_the_next_serves_the_unanswered(app: TestApp) 
         assert!(
             repeated.is_empty(),
             "player {player} got {repeated:?} again"
+        );
+    }
+}
+
+/// Issue 54 §4: on a seeded track (400 questions, b evenly spread on [−4, 4], the
+/// difficulties as a calibration left them), simulated players of skill −1.5 and +1.5
+/// answer through HTTP with the learning model's chance (four options); over 20
+/// challenges each group's share of right answers is within 0.08 of `TARGET_SUCCESS`
+/// (0.75), new players though they all start at θ = 0. The bank reaches past the players
+/// on both sides: the rule of `operations.md` §6 serves a question answered right again
+/// only when fewer than five others are in the window, so a player needs about a hundred
+/// questions near their level for 20 challenges (on [−3, 3] with 200 questions the weak
+/// group runs out of easy ones and ends near 0.66: the bank's ceiling, not the pick's).
+async fn weak_and_strong_players_both_answer_near_the_target(app: TestApp) {
+    use rand::{Rng, SeedableRng};
+    const TRACK_ID: &str = "seeded-track";
+    const BANK: usize = 400;
+    app.exec(
+        "INSERT INTO categories (id, name, slug, created_at, updated_at)
+         VALUES ('seeded-track', 'Seeded', 'seeded-track', 0, 0)",
+        &[],
+    )
+    .await;
+    app.exec(
+        "INSERT INTO skill_nodes (id, category_id, title, created_at, updated_at)
+         VALUES ('seeded-node', 'seeded-track', 'All', 0, 0)",
+        &[],
+    )
+    .await;
+    let mut questions = Vec::new();
+    let mut truth = std::collections::HashMap::new();
+    for i in 0..BANK {
+        let id = format!("seeded-{i:03}");
+        let b = -4.0 + 8.0 * i as f64 / (BANK - 1) as f64;
+        // keys spread over the range in a scrambled order
+        let key = (i as i64 * 7_919 % BANK as i64) * 5_000_000;
+        app.exec(
+            "INSERT INTO questions (id, category_id, stem_text, content_type, correct_answer,
+                                    distractors, difficulty, status, pick_key, option_count,
+                                    pick_difficulty, calibrated, created_at, updated_at)
+             VALUES ($1, 'seeded-track', $1, 'text', 'right', '[\"a\", \"b\", \"c\"]', 3,
+                     'published', CAST($2 AS BIGINT), 4, CAST($3 AS DOUBLE PRECISION), TRUE, 0, 0)",
+            &[&id, &key.to_string(), &b.to_string()],
+        )
+        .await;
+        app.exec(
+            "INSERT INTO question_difficulty (question_id, difficulty, answers, updated_at)
+             VALUES ($1, CAST($2 AS DOUBLE PRECISION), 200, 0)",
+            &[&id, &b.to_string()],
+        )
+        .await;
+        truth.insert(id.clone(), b);
+        questions.push(Question {
+            id,
+            answer: "right".to_string(),
+        });
+    }
+    app.version_raw_questions().await;
+    let path = format!("/v1/challenges/next?trackId={TRACK_ID}");
+    let floor = skill::guessing_floor(4);
+    for (group, theta) in [(0, -1.5), (1, 1.5)] {
+        let (mut right, mut all) = (0u32, 0u32);
+        for player in 0..6 {
+            let (_, token, _) = app.guest(&format!("seeded-{group}-{player}")).await;
+            let mut rng = rand::rngs::StdRng::seed_from_u64(54_000 + group * 100 + player);
+            for _ in 0..20 {
+                let c = app.get(&path, Some(&token)).await.ok().clone();
+                let served: Vec<String> = c["questions"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|s| s["question"]["id"].as_str().unwrap().to_string())
+                    .collect();
+                assert_eq!(served.len(), 5);
+                for id in &served {
+                    let p = skill::predicted_success(theta, truth[id], floor);
+                    let correct = rng.random_bool(p);
+                    answer(&app, &token, &c, id, correct, &questions).await;
+                    right += u32::from(correct);
+                    all += 1;
+                }
+            }
+        }
+        let accuracy = f64::from(right) / f64::from(all);
+        assert!(
+            (accuracy - 0.75).abs() <= 0.08,
+            "θ = {theta}: {accuracy:.3} right over {all} answers"
         );
     }
 }

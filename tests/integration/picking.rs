@@ -10,7 +10,8 @@ use tests::{TestApp, both_engines_demo};
 
 both_engines_demo!(
     a_small_pool_gives_the_unanswered_questions_first,
-    a_large_pool_gives_the_unanswered_questions_of_its_window
+    a_large_pool_gives_the_unanswered_questions_of_its_window,
+    the_pick_reads_its_candidates_from_the_index_alone
 );
 
 async fn ids(app: &TestApp, sql: &'static str, arg: &str) -> Vec<String> {
@@ -157,4 +158,123 @@ async fn a_large_pool_gives_the_unanswered_questions_of_its_window(app: TestApp)
     }
     // random starts reach different parts of the pool
     assert!(seen.len() > 20, "{}", seen.len());
+}
+
+/// Issue 54 §6: the candidates' difficulty, options and calibration ride in the pick's
+/// index, so the plan reads no question's row: on PostgreSQL both sides of the window are
+/// index-only scans of `questions_pick_covering` and nothing else scans `questions`; on
+/// SQLite both use it as a covering index. And the copy the pick reads follows the
+/// calibration job: a fold or a fit writes it, an edit its options.
+async fn the_pick_reads_its_candidates_from_the_index_alone(app: TestApp) {
+    use sqlx::Row;
+    let sql = shared::db::gameplay::pick_candidates_sql(64)
+        .replace("$1", "'player'")
+        .replace("$2", "'category'")
+        .replace("$3", "12345")
+        .replace("$4", "'track'");
+    let postgres = app.engine.is_postgres();
+    let explain = if postgres {
+        format!("EXPLAIN {sql}")
+    } else {
+        format!("EXPLAIN QUERY PLAN {sql}")
+    };
+    let mut tx = app.ctx.db.begin().await.unwrap();
+    let plan: Vec<String> = shared::in_tx!(&mut tx, |ex| {
+        if postgres {
+            // A test's tables are small enough to be read whole, and without a VACUUM an
+            // index-only scan is costed as visiting the heap: with every other way of
+            // reading a table turned off, a plan that needs a question's row has to
+            // show a disabled scan of `questions`.
+            for off in ["enable_seqscan", "enable_indexscan", "enable_bitmapscan"] {
+                sqlx::query(sqlx::AssertSqlSafe(format!("SET LOCAL {off} = off")))
+                    .execute(&mut *ex)
+                    .await
+                    .unwrap();
+            }
+        }
+        sqlx::query(sqlx::AssertSqlSafe(explain.clone()))
+            .fetch_all(&mut *ex)
+            .await
+            .unwrap()
+            .iter()
+            .map(|row| {
+                row.try_get::<String, _>(if postgres { "QUERY PLAN" } else { "detail" })
+                    .unwrap()
+            })
+            .collect()
+    });
+    drop(tx); // rolls back
+    let plan = plan.join("\n");
+    let on_questions: Vec<&str> = plan
+        .lines()
+        .filter(|l| {
+            l.contains(" questions ") || l.contains(" on questions") || l.ends_with(" questions")
+        })
+        .collect();
+    if postgres {
+        assert_eq!(
+            plan.matches("Index Only Scan using questions_pick_covering on questions")
+                .count(),
+            2,
+            "{plan}"
+        );
+        assert!(
+            on_questions
+                .iter()
+                .all(|l| l.contains("Index Only Scan using questions_pick_covering")),
+            "{plan}"
+        );
+    } else {
+        assert_eq!(
+            plan.matches("USING COVERING INDEX questions_pick_covering")
+                .count(),
+            2,
+            "{plan}"
+        );
+        // both sides read `questions` as q: no other read of it
+        assert!(
+            plan.lines()
+                .filter(|l| l.contains("SEARCH q ") || l.contains("SCAN q "))
+                .all(|l| l.contains("COVERING INDEX questions_pick_covering")),
+            "{plan}"
+        );
+        assert!(on_questions.is_empty(), "{plan}");
+    }
+
+    // what the index carries follows the job and the editors
+    let id = app
+        .text(
+            "SELECT id FROM questions WHERE status = 'published' ORDER BY id LIMIT 1",
+            &[],
+        )
+        .await;
+    let carried = |sql: &'static str| {
+        let app = &app;
+        let id = id.clone();
+        async move { app.text(sql, &[&id]).await }
+    };
+    let distractors = carried("SELECT distractors FROM questions WHERE id = $1").await;
+    assert_eq!(
+        carried("SELECT CAST(option_count AS TEXT) FROM questions WHERE id = $1").await,
+        shared::domain::skill::option_count(&distractors).to_string()
+    );
+    let mut tx = app.ctx.db.begin().await.unwrap();
+    shared::db::learning::store_difficulties(
+        &mut tx,
+        &[(
+            id.clone(),
+            shared::domain::skill::Estimate {
+                value: 1.25,
+                answers: 40,
+            },
+        )],
+        0,
+    )
+    .await
+    .unwrap();
+    tx.commit().await.unwrap();
+    assert_eq!(
+        carried("SELECT CAST(pick_difficulty AS TEXT) FROM questions WHERE id = $1").await,
+        "1.25"
+    );
 }

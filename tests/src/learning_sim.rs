@@ -11,7 +11,7 @@
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
-use shared::domain::evaluation::{auc, decile_gap, log_loss};
+use shared::domain::evaluation::{auc, log_loss};
 use shared::domain::irt::{self, Examinee, FitSettings, IrtModel};
 use shared::domain::pick::{self, Candidate};
 use shared::domain::skill::{self, EloRules, Estimate};
@@ -27,14 +27,15 @@ pub struct TrueQuestion {
 }
 
 impl TrueQuestion {
-    fn success(&self, skill: f64) -> f64 {
+    /// The chance that a player of skill `skill` answers it right.
+    pub fn success(&self, skill: f64) -> f64 {
         let c = skill::guessing_floor(OPTIONS);
         c + (1.0 - c) * skill::logistic(self.slope * (skill - self.difficulty))
     }
 }
 
 /// A normal deviate (Box-Muller).
-fn normal<R: Rng>(rng: &mut R) -> f64 {
+pub fn normal<R: Rng>(rng: &mut R) -> f64 {
     let u: f64 = rng.random_range(f64::EPSILON..1.0);
     let v: f64 = rng.random_range(0.0..1.0);
     (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
@@ -56,6 +57,37 @@ pub fn questions<R: Rng>(count: usize, rng: &mut R) -> Vec<TrueQuestion> {
         .collect()
 }
 
+/// Spearman correlations with the true difficulty of each estimate the first
+/// experiment makes.
+#[derive(Clone, Debug, Default)]
+pub struct Recovery {
+    pub authored: f64,
+    /// Of the share of wrong answers per question (what the answers tell without
+    /// knowing who answered).
+    pub share_wrong: f64,
+    /// Of each question's maximum-likelihood b from its answers with every player's
+    /// true skill and the question's true slope known: the most these answers can tell
+    /// about difficulty without a prior.
+    pub oracle: f64,
+    /// Elo with both estimates moved at each answer.
+    pub elo_per_answer: f64,
+    /// Elo as the service runs it: the player's skill moved at the answer against the
+    /// difficulty of the last fold, the difficulty moved in folds of [`FOLD_EVERY`]
+    /// answers from the skills the answers recorded (`skill::fold_first_answers`).
+    pub elo_folded: f64,
+    /// Fits of every question, without a prior, and with the prior the authors' ratings
+    /// give (`irt::fit_with_author_prior`); measured only when asked for (the 2PL fits
+    /// of thousands of players take minutes).
+    pub fit_2pl: Option<f64>,
+    pub fit_1pl: Option<f64>,
+    pub fit_2pl_prior: Option<f64>,
+    pub fit_1pl_prior: Option<f64>,
+    /// What the pick reads after the calibration job at the default settings: the
+    /// default fit's b for questions with `IRT_MIN_ANSWERS` first answers, the folded
+    /// Elo's for the others.
+    pub pick_reads: f64,
+}
+
 /// What the first experiment measured: recovery of difficulties, and predictions of the
 /// held-out answers.
 #[derive(Clone, Debug)]
@@ -64,31 +96,40 @@ pub struct Estimation {
     pub players: usize,
     pub answers: usize,
     pub answers_per_question: f64,
-    /// Spearman correlation of estimated and true difficulty.
-    pub elo_recovery: f64,
-    pub calibrated_recovery: f64,
-    pub calibrated_recovery_1pl: f64,
-    pub authored_recovery: f64,
-    /// Of the share of wrong answers per question (what 30 answers can tell at best,
-    /// without knowing who answered).
-    pub share_wrong_recovery: f64,
-    /// Of each question's maximum-likelihood b from its answers with every player's
-    /// true skill and the question's true slope known: the most these answers can tell
-    /// about difficulty, whatever the estimator.
-    pub oracle_recovery: f64,
+    pub recovery: Recovery,
     pub held_out: usize,
-    /// Log loss and AUC of Elo, of the per-question average, and of a constant.
+    /// Log loss and AUC of the true model, of Elo (as the service runs it), of the
+    /// per-question average, and of a constant.
+    pub truth: (f64, f64),
     pub elo: (f64, f64),
     pub question_average: (f64, f64),
     pub constant: (f64, f64),
-    /// Elo's calibration gap by decile on the held-out answers.
-    pub elo_decile_gap: f64,
+    /// Elo's predictions of the held-out answers and the outcomes, for calibration by
+    /// decile over several runs.
+    pub elo_predictions: Vec<(f64, bool)>,
+}
+
+/// Answers between two folds of the questions' difficulties in [`estimation`]: more
+/// first answers per question between folds than a minute brings at this bank's size
+/// (about 3 a question), so the folded Elo is tried harder than the service's.
+pub const FOLD_EVERY: usize = 1_000;
+
+/// The calibration job's settings as the service's defaults set them.
+fn default_job() -> shared::config::LearningSettings {
+    shared::config::LearningSettings::default()
 }
 
 /// Experiment 1: `players` players each answer `per_player` distinct random questions of
 /// `bank`, interleaved in a random order (each player's answers in their own order);
-/// each player's last 20 % are held out: predicted, never learned from.
-pub fn estimation(seed: u64, bank: usize, players: usize, per_player: usize) -> Estimation {
+/// each player's last 20 % are held out: predicted, never learned from. `alternatives`:
+/// also fit the models the job does not run by default.
+pub fn estimation(
+    seed: u64,
+    bank: usize,
+    players: usize,
+    per_player: usize,
+    alternatives: bool,
+) -> Estimation {
     let mut rng = StdRng::seed_from_u64(seed);
     let truth = questions(bank, &mut rng);
     let skills: Vec<f64> = (0..players).map(|_| normal(&mut rng)).collect();
@@ -107,13 +148,25 @@ pub fn estimation(seed: u64, bank: usize, players: usize, per_player: usize) -> 
     turns.shuffle(&mut rng);
     let held_from = per_player - per_player / 5;
 
-    let rules = EloRules::default();
+    let job = default_job();
+    let rules = job.elo;
     let floor = skill::guessing_floor(OPTIONS);
-    let mut player_estimates = vec![Estimate::NEW_PLAYER; players];
-    let mut question_estimates: Vec<Estimate> = truth
+    let authored_estimates: Vec<Estimate> = truth
         .iter()
         .map(|q| Estimate::new_question(q.authored))
         .collect();
+    // per-answer Elo
+    let mut player_estimates = vec![Estimate::NEW_PLAYER; players];
+    let mut question_estimates = authored_estimates.clone();
+    // the service's Elo: skills at the answer, difficulties in folds
+    let mut service_players = vec![Estimate::NEW_PLAYER; players];
+    let mut folded = authored_estimates.clone();
+    let mut unfolded: Vec<(usize, skill::FoldedAnswer)> = Vec::new();
+    let fold = |folded: &mut Vec<Estimate>, unfolded: &mut Vec<(usize, skill::FoldedAnswer)>| {
+        for (q, answer) in unfolded.drain(..) {
+            folded[q] = skill::fold_first_answers(&rules, folded[q], &[answer]);
+        }
+    };
     let mut next = vec![0usize; players];
     let mut question_counts = vec![(0u32, 0u32); bank];
     let (mut train_right, mut train_all) = (0u32, 0u32);
@@ -123,17 +176,21 @@ pub fn estimation(seed: u64, bank: usize, players: usize, per_player: usize) -> 
             responses: Vec::new(),
         })
         .collect();
-    let (mut elo_p, mut average_p, mut constant_p, mut outcomes) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    for p in turns {
+    let (mut truth_p, mut elo_p, mut average_p, mut constant_p, mut outcomes) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for (turn, p) in turns.into_iter().enumerate() {
+        if turn % FOLD_EVERY == 0 {
+            fold(&mut folded, &mut unfolded);
+        }
         let k = next[p];
         next[p] += 1;
         let q = plans[p][k];
         let right = rng.random_bool(truth[q].success(skills[p]));
         if k >= held_from {
+            truth_p.push(truth[q].success(skills[p]));
             elo_p.push(skill::predicted_success(
-                player_estimates[p].value,
-                question_estimates[q].value,
+                service_players[p].value,
+                folded[q].value,
                 floor,
             ));
             let (r, n) = question_counts[q];
@@ -154,33 +211,51 @@ pub fn estimation(seed: u64, bank: usize, players: usize, per_player: usize) -> 
         if let Some(b) = updated.question {
             question_estimates[q] = b;
         }
+        unfolded.push((
+            q,
+            skill::FoldedAnswer::Judged {
+                skill: service_players[p].value,
+                floor,
+                correct: right,
+            },
+        ));
+        service_players[p] =
+            skill::update(&rules, service_players[p], folded[q], floor, right, false).player;
         question_counts[q].0 += u32::from(right);
         question_counts[q].1 += 1;
         train_right += u32::from(right);
         train_all += 1;
         examinees[p].responses.push((q, right));
     }
+    fold(&mut folded, &mut unfolded);
     let true_b: Vec<f64> = truth.iter().map(|q| q.difficulty).collect();
-    let elo_b: Vec<f64> = question_estimates.iter().map(|e| e.value).collect();
+    let rho = |b: &[f64]| irt::spearman(b, &true_b).unwrap_or(f64::NAN);
     let authored_b: Vec<f64> = truth
         .iter()
         .map(|q| skill::authored_difficulty(q.authored))
         .collect();
-    let fitted = |model| {
-        let fit = irt::fit(
-            &vec![floor; bank],
-            &examinees,
-            &FitSettings {
-                model,
-                ..FitSettings::default()
-            },
-        );
-        let b: Vec<f64> = fit
-            .items
+    let settings = |model| FitSettings {
+        model,
+        ..FitSettings::default()
+    };
+    let difficulties = |fit: &irt::Fit| -> Vec<f64> {
+        fit.items
             .iter()
             .map(|i| i.parameters.difficulty())
-            .collect();
-        irt::spearman(&b, &true_b).unwrap_or(f64::NAN)
+            .collect()
+    };
+    let floors = vec![floor; bank];
+    let plain = |model| {
+        rho(&difficulties(&irt::fit(
+            &floors,
+            &examinees,
+            &settings(model),
+        )))
+    };
+    let with_prior = |model| {
+        rho(&difficulties(
+            &irt::fit_with_author_prior(&floors, &authored_b, &examinees, &settings(model)).0,
+        ))
     };
     let mut answered_by: Vec<Vec<(f64, bool)>> = vec![Vec::new(); bank];
     for (p, examinee) in examinees.iter().enumerate() {
@@ -203,23 +278,91 @@ pub fn estimation(seed: u64, bank: usize, players: usize, per_player: usize) -> 
             auc(p, &outcomes).unwrap_or(f64::NAN),
         )
     };
+    let per_answer_b: Vec<f64> = question_estimates.iter().map(|e| e.value).collect();
+    let folded_b: Vec<f64> = folded.iter().map(|e| e.value).collect();
+    let pick_b = after_the_job(&job, &folded_b, &authored_b, &examinees, floor);
     Estimation {
         questions: bank,
         players,
         answers: players * per_player,
         answers_per_question: f64::from(train_all) / bank as f64,
-        elo_recovery: irt::spearman(&elo_b, &true_b).unwrap_or(f64::NAN),
-        calibrated_recovery: fitted(IrtModel::TwoPl),
-        calibrated_recovery_1pl: fitted(IrtModel::OnePl),
-        share_wrong_recovery: irt::spearman(&share_wrong, &true_b).unwrap_or(f64::NAN),
-        oracle_recovery: irt::spearman(&oracle_b, &true_b).unwrap_or(f64::NAN),
-        authored_recovery: irt::spearman(&authored_b, &true_b).unwrap_or(f64::NAN),
+        recovery: Recovery {
+            authored: rho(&authored_b),
+            share_wrong: rho(&share_wrong),
+            oracle: rho(&oracle_b),
+            elo_per_answer: rho(&per_answer_b),
+            elo_folded: rho(&folded_b),
+            fit_2pl: alternatives.then(|| plain(IrtModel::TwoPl)),
+            fit_1pl: alternatives.then(|| plain(IrtModel::OnePl)),
+            fit_2pl_prior: alternatives.then(|| with_prior(IrtModel::TwoPl)),
+            fit_1pl_prior: alternatives.then(|| with_prior(IrtModel::OnePl)),
+            pick_reads: rho(&pick_b),
+        },
         held_out: outcomes.len(),
+        truth: score(&truth_p),
         elo: score(&elo_p),
         question_average: score(&average_p),
         constant: score(&constant_p),
-        elo_decile_gap: decile_gap(&elo_p, &outcomes).unwrap_or(f64::NAN),
+        elo_predictions: elo_p
+            .iter()
+            .copied()
+            .zip(outcomes.iter().copied())
+            .collect(),
     }
+}
+
+/// The difficulties the pick reads after the calibration job, as `services::learning`
+/// runs it: the questions with `irt_min_answers` first answers fitted together (each
+/// with the first `irt_sample_per_question` players in id order, here player order) by
+/// `learning::calibration_fit`, their b replacing the folded Elo's; the others keep
+/// theirs.
+fn after_the_job(
+    job: &shared::config::LearningSettings,
+    folded_b: &[f64],
+    authored_b: &[f64],
+    examinees: &[Examinee],
+    floor: f64,
+) -> Vec<f64> {
+    let bank = folded_b.len();
+    let mut answers: Vec<Vec<(usize, bool)>> = vec![Vec::new(); bank];
+    for (p, examinee) in examinees.iter().enumerate() {
+        for &(q, right) in &examinee.responses {
+            answers[q].push((p, right));
+        }
+    }
+    let fitted: Vec<usize> = (0..bank)
+        .filter(|&q| answers[q].len() as i64 >= job.irt_min_answers)
+        .collect();
+    let sample = usize::try_from(job.irt_sample_per_question).unwrap_or(usize::MAX);
+    let mut by_player: std::collections::BTreeMap<usize, Vec<(usize, bool)>> =
+        std::collections::BTreeMap::new();
+    for (index, &q) in fitted.iter().enumerate() {
+        for &(p, right) in answers[q].iter().take(sample) {
+            by_player.entry(p).or_default().push((index, right));
+        }
+    }
+    let fit_examinees: Vec<Examinee> = by_player
+        .into_values()
+        .map(|responses| Examinee {
+            weight: 1.0,
+            responses,
+        })
+        .collect();
+    let authored: Vec<f64> = fitted.iter().map(|&q| authored_b[q]).collect();
+    let fit = shared::services::learning::calibration_fit(
+        job,
+        &vec![floor; fitted.len()],
+        &authored,
+        &fit_examinees,
+    );
+    let mut b = folded_b.to_vec();
+    for (&q, item) in fitted.iter().zip(&fit.items) {
+        let d = item.parameters.difficulty();
+        if d.is_finite() {
+            b[q] = d;
+        }
+    }
+    b
 }
 
 /// The maximum-likelihood difficulty of a question of slope `slope` from `answers`
@@ -252,6 +395,77 @@ fn oracle_difficulty(slope: f64, floor: f64, answers: &[(f64, bool)]) -> f64 {
     (lo + hi) / 2.0
 }
 
+/// What a burst of first answers did to new questions' difficulties: the distance to
+/// the true b after the fold, mean and worst, folded sequentially (as the job folds)
+/// and with every surprise taken against the b read before the burst (as it folded
+/// before answers recorded the skill).
+#[derive(Clone, Debug)]
+pub struct Burst {
+    pub questions: usize,
+    pub answers: usize,
+    pub sequential: (f64, f64),
+    pub stale: (f64, f64),
+}
+
+/// `questions` new questions (true b uniform on [−2, 2], slope log-normal, the author's
+/// rating 3) each get `answers` first answers in one fold, from players of skill
+/// N(0, 1) whose recorded skill (the Elo estimate the answer stores) is off by
+/// N(0, 0.3).
+pub fn burst(seed: u64, answers: usize, questions: usize) -> Burst {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let rules = EloRules::default();
+    let floor = skill::guessing_floor(OPTIONS);
+    let (mut sequential, mut stale) = (Vec::new(), Vec::new());
+    for _ in 0..questions {
+        let question = TrueQuestion {
+            difficulty: rng.random_range(-2.0..2.0),
+            slope: (0.2 * normal(&mut rng)).exp(),
+            authored: 3,
+        };
+        let before = Estimate::new_question(question.authored);
+        let folded: Vec<skill::FoldedAnswer> = (0..answers)
+            .map(|_| {
+                let theta = normal(&mut rng);
+                skill::FoldedAnswer::Judged {
+                    skill: theta + 0.3 * normal(&mut rng),
+                    floor,
+                    correct: rng.random_bool(question.success(theta)),
+                }
+            })
+            .collect();
+        let after = skill::fold_first_answers(&rules, before, &folded);
+        sequential.push((after.value - question.difficulty).abs());
+        let recorded: Vec<skill::FoldedAnswer> = folded
+            .iter()
+            .map(|a| match *a {
+                skill::FoldedAnswer::Judged {
+                    skill,
+                    floor,
+                    correct,
+                } => skill::FoldedAnswer::Recorded {
+                    surprise: f64::from(u8::from(correct))
+                        - skill::predicted_success(skill, before.value, floor),
+                },
+                recorded => recorded,
+            })
+            .collect();
+        let after_stale = skill::fold_first_answers(&rules, before, &recorded);
+        stale.push((after_stale.value - question.difficulty).abs());
+    }
+    let summary = |d: &[f64]| {
+        (
+            d.iter().sum::<f64>() / d.len().max(1) as f64,
+            d.iter().copied().fold(0.0, f64::max),
+        )
+    };
+    Burst {
+        questions,
+        answers,
+        sequential: summary(&sequential),
+        stale: summary(&stale),
+    }
+}
+
 /// What the second experiment measured: each skill group's accuracy over its challenges.
 #[derive(Clone, Debug)]
 pub struct Adaptive {
@@ -281,12 +495,39 @@ pub fn adaptive(
     adaptive: bool,
     target: f64,
 ) -> Adaptive {
+    adaptive_with(
+        seed,
+        bank,
+        group_skills,
+        per_group,
+        challenges,
+        adaptive,
+        target,
+        false,
+    )
+}
+
+/// [`adaptive`], or with `knows_skill` the pick's ceiling on this bank: each player's
+/// true skill in place of its estimate, so only the bank and the rule of `operations.md`
+/// §6 (a question answered right comes back only when fewer than five others are in the
+/// window) stand between the pick and the target.
+#[allow(clippy::too_many_arguments)]
+pub fn adaptive_with(
+    seed: u64,
+    bank: usize,
+    group_skills: &[f64],
+    per_group: usize,
+    challenges: usize,
+    adaptive: bool,
+    target: f64,
+    knows_skill: bool,
+) -> Adaptive {
+    let rules = EloRules::default();
     let mut rng = StdRng::seed_from_u64(seed);
     let truth = questions(bank, &mut rng);
     let keys: Vec<i64> = (0..bank)
         .map(|_| rng.random_range(0..pick::KEY_RANGE))
         .collect();
-    let rules = EloRules::default();
     let floor = skill::guessing_floor(OPTIONS);
     let groups = group_skills
         .iter()
@@ -295,15 +536,20 @@ pub fn adaptive(
             for _ in 0..per_group {
                 let mut estimate = Estimate::NEW_PLAYER;
                 let mut right_before = vec![false; bank];
+                let mut seen = vec![false; bank];
                 for _ in 0..challenges {
                     let candidates: Vec<Candidate<usize>> = (0..bank)
                         .map(|q| Candidate {
                             question: q,
                             key: keys[q],
-                            answered: false,
+                            answered: seen[q],
                             answered_correctly: right_before[q],
                             success: skill::predicted_success(
-                                estimate.value,
+                                if knows_skill {
+                                    true_skill
+                                } else {
+                                    estimate.value
+                                },
                                 truth[q].difficulty,
                                 floor,
                             ),
@@ -325,6 +571,7 @@ pub fn adaptive(
                         estimate =
                             skill::update(&rules, estimate, question, floor, right, false).player;
                         right_before[q] |= right;
+                        seen[q] = true;
                         right_total += u32::from(right);
                         all += 1;
                     }
@@ -342,13 +589,16 @@ mod tests {
 
     #[test]
     fn elo_recovers_difficulties_and_beats_both_baselines() {
-        let e = estimation(7, 150, 200, 25);
-        assert!(e.elo_recovery > 0.85, "{e:?}");
-        assert!(e.calibrated_recovery > 0.85, "{e:?}");
-        // the oracle sees the players' true skills: no estimate from who-answered-what
-        // beats it by much, and it beats counting wrong answers
-        assert!(e.oracle_recovery > e.share_wrong_recovery, "{e:?}");
-        assert!(e.elo_recovery < e.oracle_recovery + 0.05, "{e:?}");
+        let e = estimation(7, 150, 200, 25, false);
+        let r = &e.recovery;
+        assert!(r.elo_folded > 0.85, "{r:?}");
+        assert!(r.pick_reads > 0.85, "{r:?}");
+        // folds of 1,000 answers cost the difficulties next to nothing
+        assert!((r.elo_folded - r.elo_per_answer).abs() <= 0.01, "{r:?}");
+        // the oracle sees the players' true skills: it beats counting wrong answers
+        assert!(r.oracle > r.share_wrong, "{r:?}");
+        // the true model predicts best
+        assert!(e.truth.0 < e.elo.0, "{e:?}");
         assert!(
             e.elo.0 < e.question_average.0 && e.elo.0 < e.constant.0,
             "{e:?}"
@@ -368,6 +618,14 @@ mod tests {
         }
         let off = adaptive(11, 300, &groups, 10, 20, false, 0.75);
         assert!(off.spread() > 0.3, "{off:?}");
+    }
+
+    #[test]
+    fn a_burst_of_first_answers_in_one_fold_lands_near_the_truth() {
+        let b = burst(3, 1_000, 10);
+        assert!(b.sequential.1 <= 0.5, "{b:?}");
+        // the old fold, every surprise against the b before the burst, runs away
+        assert!(b.stale.0 > 2.0, "{b:?}");
     }
 
     #[test]

@@ -14,6 +14,7 @@ pub mod memory_sim;
 pub mod nppa;
 pub mod pg_cluster;
 pub mod pgbouncer;
+pub mod pick_sim;
 pub mod process;
 pub mod raw_http;
 pub mod s3;

@@ -19,6 +19,9 @@ pub struct LearningSettings {
     pub irt_model: IrtModel,
     /// `IRT_GUESSING`.
     pub irt_guessing: IrtGuessing,
+    /// `IRT_AUTHOR_PRIOR`: a fit takes the authors' 1-5 ratings as a prior on the
+    /// difficulties, its line and spread learned from the category's own answers.
+    pub irt_author_prior: bool,
     /// `IRT_MIN_ANSWERS`: a question needs this many first answers to be calibrated.
     pub irt_min_answers: i64,
     /// `IRT_SAMPLE_PER_QUESTION`: a fit reads at most this many first answers of each
@@ -40,9 +43,10 @@ impl Default for LearningSettings {
             target_success: 0.75,
             adaptive_pick: true,
             calibration_refresh_seconds: 3600,
-            irt_model: IrtModel::TwoPl,
+            irt_model: IrtModel::OnePl,
             irt_guessing: IrtGuessing::Options,
-            irt_min_answers: 30,
+            irt_author_prior: true,
+            irt_min_answers: 5,
             irt_sample_per_question: 2000,
             review_retention: 0.9,
             fsrs_min_reviews: 400,
@@ -80,6 +84,7 @@ impl LearningSettings {
                 .parsed("CALIBRATION_REFRESH_SECONDS", d.calibration_refresh_seconds),
             irt_model,
             irt_guessing,
+            irt_author_prior: r.flag("IRT_AUTHOR_PRIOR", d.irt_author_prior),
             irt_min_answers: r.parsed("IRT_MIN_ANSWERS", d.irt_min_answers),
             irt_sample_per_question: r.parsed("IRT_SAMPLE_PER_QUESTION", d.irt_sample_per_question),
             review_retention: r.parsed("REVIEW_RETENTION", d.review_retention),

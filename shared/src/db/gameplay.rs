@@ -184,38 +184,74 @@ struct CandidateRow {
     /// Whether the player's best answer to it was right; none when never answered.
     best_answer: Option<bool>,
     authored_difficulty: i64,
-    estimated_difficulty: Option<f64>,
-    difficulty_answers: Option<i64>,
-    distractors: String,
+    pick_difficulty: Option<f64>,
+    option_count: Option<i32>,
     calibrated: bool,
     track_skill: Option<f64>,
     track_skill_answers: Option<i64>,
 }
 
+/// Options a candidate is taken to offer while its row has no count (a row the
+/// release before the pick's index carried it wrote, until an edit or the backfill).
+const OPTIONS_UNKNOWN: usize = 4;
+
 /// A candidate of a pick as read: what the pick's rule needs, and what predicting the
 /// player's success on it needs.
 pub struct PickCandidate {
     pub candidate: Candidate<QuestionId>,
-    pub difficulty: Estimate,
-    /// JSON array of the distractors.
-    pub distractors: String,
+    /// The difficulty b the pick reads: the calibration job's (Elo's folds, or a fit's
+    /// where it replaced them), or the author's 1-5 mapped while no answer moved it.
+    pub difficulty: f64,
+    /// The options it offers (its guessing floor is one over them).
+    pub options: usize,
     /// The player's skill on the track the pick is for, read in the same statement
     /// (the same on every candidate).
     pub track_skill: Estimate,
 }
 
+/// The statement of [`pick_candidates`] for a window of `window` (clamped to
+/// 1-10,000): $1 the player, $2 the category, $3 the start key, $4 the track.
+pub fn pick_candidates_sql(window: i64) -> String {
+    const ONE_SIDE: &str = "SELECT q.id, q.pick_key, q.difficulty, q.pick_difficulty,
+                q.option_count, q.calibrated
+         FROM questions q
+         WHERE q.category_id = $2 AND q.status = 'published' AND q.pick_key";
+    // The window is a number of this code's, written into the text: SQLite prepares a
+    // statement again on every run when its LIMIT is a bound parameter (the bundled
+    // 3.51 reads a bound LIMIT while planning; measured, half a million instructions a
+    // pick).
+    let window = window.clamp(1, 10_000);
+    format!(
+        "SELECT w.id, w.pick_key,
+                (SELECT a.is_correct FROM challenge_answers a
+                 WHERE a.player_id = $1 AND a.question_id = w.id
+                 ORDER BY a.is_correct DESC LIMIT 1) AS best_answer,
+                w.difficulty AS authored_difficulty, w.pick_difficulty, w.option_count,
+                w.calibrated, ps.skill AS track_skill, ps.answers AS track_skill_answers
+         FROM (SELECT c.* FROM (
+                   SELECT * FROM ({ONE_SIDE} >= $3 ORDER BY q.pick_key LIMIT {window}) AS from_start
+                   UNION ALL
+                   SELECT * FROM ({ONE_SIDE} < $3 ORDER BY q.pick_key LIMIT {window}) AS wrapped
+               ) AS c
+               ORDER BY CASE WHEN c.pick_key >= $3 THEN 0 ELSE 1 END, c.pick_key
+               LIMIT {window}) AS w
+         LEFT JOIN player_skills ps ON ps.player_id = $1 AND ps.track_id = $4"
+    )
+}
+
 /// The candidates of a pick in one category ([`crate::domain::pick`]), by question id:
 /// the `window` published questions nearest `start` going up the keys (wrapping round
 /// to the smallest key), each with whether the player has answered it (at all, and
-/// correctly), its difficulty and whether a fit calibrated it. Two
-/// index-only range scans of at most `window` entries (`questions_pick`) and at most
-/// `window` index-only probes of the player's answers (`challenge_answers_player_question`)
-/// and primary-key probes of the difficulties and fits, whatever the pool's size and
-/// however many answers the player has. The answers are read by one scalar subquery
-/// (the first entry of the index from the right end: a right answer if there is one):
-/// as two `EXISTS`, PostgreSQL's generic plan of the prepared statement hashed every
-/// answer of the player instead (measured: 18k buffers a pick for a player of 10k
-/// answers); as a `MAX`, it read every answer of the player to each question.
+/// correctly), its difficulty, options and whether a fit calibrated it. Two index-only
+/// range scans of at most `window` entries (`questions_pick_covering` carries the
+/// difficulty, the options and the calibration, so no candidate's row is read) and at
+/// most `window` index-only probes of the player's answers
+/// (`challenge_answers_player_question`), whatever the pool's size and however many
+/// answers the player has. The answers are read by one scalar subquery (the first entry
+/// of the index from the right end: a right answer if there is one): as two `EXISTS`,
+/// PostgreSQL's generic plan of the prepared statement hashed every answer of the player
+/// instead (measured: 18k buffers a pick for a player of 10k answers); as a `MAX`, it
+/// read every answer of the player to each question.
 pub async fn pick_candidates(
     db: &Db,
     player_id: &PlayerId,
@@ -224,51 +260,28 @@ pub async fn pick_candidates(
     start: i64,
     window: i64,
 ) -> sqlx::Result<Vec<PickCandidate>> {
-    const ONE_SIDE: &str = "SELECT q.id, q.pick_key FROM questions q
-         WHERE q.category_id = $2 AND q.status = 'published' AND q.pick_key";
-    // The window is a number of this code's, written into the text: SQLite prepares a
-    // statement again on every run when its LIMIT is a bound parameter (the bundled
-    // 3.51 reads a bound LIMIT while planning; measured, half a million instructions a
-    // pick).
-    let window = window.clamp(1, 10_000);
     let rows = read!(db, |ex| {
-        sqlx::query_as::<_, CandidateRow>(sqlx::AssertSqlSafe(format!(
-            "SELECT w.id, w.pick_key,
-                    (SELECT a.is_correct FROM challenge_answers a
-                     WHERE a.player_id = $1 AND a.question_id = w.id
-                     ORDER BY a.is_correct DESC LIMIT 1) AS best_answer,
-                    q.difficulty AS authored_difficulty, q.distractors,
-                    d.difficulty AS estimated_difficulty, d.answers AS difficulty_answers,
-                    EXISTS (SELECT 1 FROM question_calibrations k WHERE k.question_id = w.id)
-                        AS calibrated,
-                    ps.skill AS track_skill, ps.answers AS track_skill_answers
-             FROM (SELECT c.id, c.pick_key FROM (
-                       SELECT * FROM ({ONE_SIDE} >= $3 ORDER BY q.pick_key LIMIT {window}) AS from_start
-                       UNION ALL
-                       SELECT * FROM ({ONE_SIDE} < $3 ORDER BY q.pick_key LIMIT {window}) AS wrapped
-                   ) AS c
-                   ORDER BY CASE WHEN c.pick_key >= $3 THEN 0 ELSE 1 END, c.pick_key
-                   LIMIT {window}) AS w
-             JOIN questions q ON q.id = w.id
-             LEFT JOIN question_difficulty d ON d.question_id = w.id
-             LEFT JOIN player_skills ps ON ps.player_id = $1 AND ps.track_id = $4"
-        )))
-        .bind(player_id)
-        .bind(category_id)
-        .bind(start)
-        .bind(track_id)
-        .fetch_all(ex)
-        .await?
+        sqlx::query_as::<_, CandidateRow>(sqlx::AssertSqlSafe(pick_candidates_sql(window)))
+            .bind(player_id)
+            .bind(category_id)
+            .bind(start)
+            .bind(track_id)
+            .fetch_all(ex)
+            .await?
     });
     Ok(rows
         .into_iter()
         .map(|r| PickCandidate {
             difficulty: Estimate::stored_or_authored(
-                r.estimated_difficulty,
-                r.difficulty_answers,
+                r.pick_difficulty,
+                None,
                 r.authored_difficulty,
-            ),
-            distractors: r.distractors,
+            )
+            .value,
+            options: r
+                .option_count
+                .and_then(|n| usize::try_from(n).ok())
+                .unwrap_or(OPTIONS_UNKNOWN),
             track_skill: match r.track_skill {
                 Some(value) => Estimate {
                     value,

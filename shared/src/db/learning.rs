@@ -268,6 +268,12 @@ pub async fn store_difficulties(
             .bind(now_ms)
             .execute(&mut *ex)
             .await?;
+            // the copy the pick reads from its index
+            sqlx::query("UPDATE questions SET pick_difficulty = $2 WHERE id = $1")
+                .bind(id)
+                .bind(estimate.value)
+                .execute(&mut *ex)
+                .await?;
         }
     });
     Ok(())
@@ -294,6 +300,8 @@ pub async fn categories_due(db: &Db, before: i64, limit: i64) -> sqlx::Result<Ve
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct FitQuestion {
     pub id: QuestionId,
+    /// The author's 1-5.
+    pub authored_difficulty: i64,
     /// JSON array of the distractors.
     pub distractors: String,
 }
@@ -307,7 +315,7 @@ pub async fn fit_questions(
 ) -> sqlx::Result<Vec<FitQuestion>> {
     Ok(read!(db, |ex| {
         sqlx::query_as::<_, FitQuestion>(
-            "SELECT id, distractors FROM questions
+            "SELECT id, difficulty AS authored_difficulty, distractors FROM questions
              WHERE category_id = $1 AND status = 'published' AND id > $2
              ORDER BY id LIMIT $3",
         )
@@ -403,6 +411,13 @@ pub async fn store_fit(
         .bind(fit.computed_at)
         .execute(&mut *ex)
         .await?;
+        sqlx::query(
+            "UPDATE questions SET calibrated = FALSE
+             WHERE id IN (SELECT question_id FROM question_calibrations WHERE category_id = $1)",
+        )
+        .bind(&fit.category_id)
+        .execute(&mut *ex)
+        .await?;
         sqlx::query("DELETE FROM question_calibrations WHERE category_id = $1")
             .bind(&fit.category_id)
             .execute(&mut *ex)
@@ -441,6 +456,13 @@ pub async fn store_fit(
             .bind(item.difficulty)
             .bind(item.answers)
             .bind(item.computed_at)
+            .execute(&mut *ex)
+            .await?;
+            sqlx::query(
+                "UPDATE questions SET pick_difficulty = $2, calibrated = TRUE WHERE id = $1",
+            )
+            .bind(&item.question_id)
+            .bind(item.difficulty)
             .execute(&mut *ex)
             .await?;
         }

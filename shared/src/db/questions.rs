@@ -350,6 +350,13 @@ pub struct QuestionFields<'a> {
     pub status: &'a str,
 }
 
+impl QuestionFields<'_> {
+    /// The options the question offers, as the pick's index carries them.
+    fn option_count(&self) -> i32 {
+        i32::try_from(crate::domain::skill::option_count(self.distractors_json)).unwrap_or(i32::MAX)
+    }
+}
+
 /// Binds [`QuestionFields`] (id, category, stem, type, answer, distractors, difficulty,
 /// status) to `$query`'s `$1`..`$8`.
 macro_rules! bind_question_fields {
@@ -380,8 +387,8 @@ pub async fn insert(tx: &mut Tx, q: &NewQuestion<'_>) -> sqlx::Result<bool> {
             sqlx::query(
                 "INSERT INTO questions (id, category_id, stem_text, content_type, correct_answer,
                                         distractors, difficulty, status, source, pick_key,
-                                        created_at, updated_at)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $11, $10, $10)
+                                        created_at, updated_at, option_count)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $11, $10, $10, $12)
                  ON CONFLICT (id) DO NOTHING",
             ),
             q.fields
@@ -389,6 +396,7 @@ pub async fn insert(tx: &mut Tx, q: &NewQuestion<'_>) -> sqlx::Result<bool> {
         .bind(q.source)
         .bind(q.now_ms)
         .bind(crate::domain::pick::new_key())
+        .bind(q.fields.option_count())
         .execute(ex)
         .await?
         .rows_affected()
@@ -450,7 +458,7 @@ pub async fn update(tx: &mut Tx, u: &QuestionUpdate<'_>) -> sqlx::Result<bool> {
             sqlx::query(
                 "UPDATE questions SET category_id = $2, stem_text = $3, content_type = $4,
                      correct_answer = $5, distractors = $6, difficulty = $7, status = $8,
-                     updated_at = $9, version = $12
+                     updated_at = $9, version = $12, option_count = $13
                  WHERE id = $1 AND status = $10 AND version = $11",
             ),
             u.fields
@@ -459,6 +467,7 @@ pub async fn update(tx: &mut Tx, u: &QuestionUpdate<'_>) -> sqlx::Result<bool> {
         .bind(u.expected_status)
         .bind(u.expected_version)
         .bind(u.version)
+        .bind(u.fields.option_count())
         .execute(ex)
         .await?
         .rows_affected()

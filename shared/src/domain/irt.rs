@@ -135,6 +135,25 @@ fn quadrature(settings: &FitSettings) -> (Vec<f64>, Vec<f64>) {
 /// Fits the questions whose guessing floors are `floors` (one per question; the index
 /// of a response names its question) to `examinees`' answers.
 pub fn fit(floors: &[f64], examinees: &[Examinee], settings: &FitSettings) -> Fit {
+    fit_with_priors(floors, &[], examinees, settings)
+}
+
+/// A prior on a question's difficulty: b ~ N(mean, sd²).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DifficultyPrior {
+    pub mean: f64,
+    pub sd: f64,
+}
+
+/// [`fit`] with a prior on each question's difficulty (`priors[j]` for question j; none
+/// past the slice's end): the maximum a posteriori estimates. The standard errors stay
+/// the answers' own (the likelihood's), so they say what the answers tell.
+pub fn fit_with_priors(
+    floors: &[f64],
+    priors: &[Option<DifficultyPrior>],
+    examinees: &[Examinee],
+    settings: &FitSettings,
+) -> Fit {
     let (nodes, weights) = quadrature(settings);
     let mut items: Vec<ItemParameters> = floors
         .iter()
@@ -155,7 +174,7 @@ pub fn fit(floors: &[f64], examinees: &[Examinee], settings: &FitSettings) -> Fi
     while iterations < settings.max_iterations {
         iterations += 1;
         let expected = expectation(&items, examinees, &nodes, &weights, false);
-        let moved = maximisation(&mut items, &expected, &nodes, settings.model);
+        let moved = maximisation(&mut items, &expected, &nodes, settings.model, priors);
         if moved < settings.tolerance {
             converged = true;
             break;
@@ -182,6 +201,127 @@ pub fn fit(floors: &[f64], examinees: &[Examinee], settings: &FitSettings) -> Fi
         iterations,
         converged,
     }
+}
+
+/// Questions a category needs before its authors' ratings are turned into a prior.
+pub const AUTHOR_PRIOR_MIN_QUESTIONS: usize = 20;
+/// The prior's spread is never taken narrower than this: the authors' ratings never
+/// outweigh a question's own answers entirely.
+const AUTHOR_PRIOR_MIN_SD: f64 = 0.25;
+/// Fitted difficulties beyond this (all right or all wrong) say nothing of the authors.
+const AUTHOR_PRIOR_EDGE: f64 = 5.0;
+
+/// What the authors' 1-5 ratings say of a category's difficulties, learned from its own
+/// answers (empirical Bayes): b ≈ intercept + slope · (the rating on the scale), with
+/// the spread `sd` of the true difficulties around that line (the fitted difficulties'
+/// spread around it less their standard errors' share).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AuthorPrior {
+    pub intercept: f64,
+    pub slope: f64,
+    pub sd: f64,
+}
+
+impl AuthorPrior {
+    /// The prior of a question its author rated `authored` (on the scale, −2 … +2).
+    pub fn of(&self, authored: f64) -> DifficultyPrior {
+        DifficultyPrior {
+            mean: self.intercept + self.slope * authored,
+            sd: self.sd,
+        }
+    }
+
+    /// The prior from a fit without one: a least-squares line of the fitted difficulties
+    /// on the authors' (`authored[j]` for question j), over the questions whose
+    /// difficulty has a standard error and lies inside the scale; None under
+    /// [`AUTHOR_PRIOR_MIN_QUESTIONS`] of them.
+    pub fn learned(authored: &[f64], fit: &Fit) -> Option<AuthorPrior> {
+        let points: Vec<(f64, f64, f64)> = fit
+            .items
+            .iter()
+            .zip(authored)
+            .filter_map(|(item, &x)| {
+                let b = item.parameters.difficulty();
+                let se = item.difficulty_standard_error?;
+                (b.is_finite() && b.abs() < AUTHOR_PRIOR_EDGE && se.is_finite() && x.is_finite())
+                    .then_some((x, b, se))
+            })
+            .collect();
+        if points.len() < AUTHOR_PRIOR_MIN_QUESTIONS {
+            return None;
+        }
+        // Random effects as a meta-analysis takes them (Paule & Mandel 1982): b̂_j ~
+        // N(α + β·x_j, τ² + se_j²); the line by weighted least squares at a given τ², and
+        // τ² where the weighted squared residuals equal their degrees of freedom. A
+        // question whose answers tell little (a large se) weighs little, in the line and
+        // in the spread.
+        let line = |tau2: f64| -> (f64, f64, f64) {
+            let w: Vec<f64> = points.iter().map(|p| 1.0 / (tau2 + p.2 * p.2)).collect();
+            let total: f64 = w.iter().sum();
+            let mean_x = points.iter().zip(&w).map(|(p, w)| w * p.0).sum::<f64>() / total;
+            let mean_y = points.iter().zip(&w).map(|(p, w)| w * p.1).sum::<f64>() / total;
+            let sxx: f64 = points
+                .iter()
+                .zip(&w)
+                .map(|(p, w)| w * (p.0 - mean_x).powi(2))
+                .sum();
+            let sxy: f64 = points
+                .iter()
+                .zip(&w)
+                .map(|(p, w)| w * (p.0 - mean_x) * (p.1 - mean_y))
+                .sum();
+            let slope = if sxx > 1e-12 { sxy / sxx } else { 0.0 };
+            let intercept = mean_y - slope * mean_x;
+            let q = points
+                .iter()
+                .zip(&w)
+                .map(|(p, w)| w * (p.1 - intercept - slope * p.0).powi(2))
+                .sum();
+            (intercept, slope, q)
+        };
+        let freedom = points.len() as f64 - 2.0;
+        let (mut lo, mut hi) = (0.0, 25.0);
+        if line(lo).2 > freedom {
+            for _ in 0..60 {
+                let mid = (lo + hi) / 2.0;
+                if line(mid).2 > freedom {
+                    lo = mid
+                } else {
+                    hi = mid
+                }
+            }
+        }
+        let tau2 = (lo + hi) / 2.0 * f64::from(u8::from(line(0.0).2 > freedom));
+        let sd = tau2.max(AUTHOR_PRIOR_MIN_SD.powi(2)).sqrt();
+        let (intercept, slope, _) = line(tau2);
+        Some(AuthorPrior {
+            intercept,
+            slope,
+            sd,
+        })
+    }
+}
+
+/// A fit that uses the authors' ratings where they help: fitted once without a prior,
+/// the prior learned from that fit ([`AuthorPrior::learned`]), then fitted again with
+/// it. `authored[j]` is question j's rating on the scale (−2 … +2). Without enough
+/// questions to learn a prior, the first fit stands.
+pub fn fit_with_author_prior(
+    floors: &[f64],
+    authored: &[f64],
+    examinees: &[Examinee],
+    settings: &FitSettings,
+) -> (Fit, Option<AuthorPrior>) {
+    let first = fit(floors, examinees, settings);
+    let Some(prior) = AuthorPrior::learned(authored, &first) else {
+        return (first, None);
+    };
+    let priors: Vec<Option<DifficultyPrior>> =
+        authored.iter().map(|&x| Some(prior.of(x))).collect();
+    (
+        fit_with_priors(floors, &priors, examinees, settings),
+        Some(prior),
+    )
 }
 
 /// The posterior mean and standard deviation of the skill of a player who gave
@@ -375,6 +515,23 @@ fn item_derivatives(
     (gradient, information)
 }
 
+/// Adds a difficulty prior's log density −u²/(2σ²), u = d/a + μ = μ − b, to one
+/// question's gradient and (Gauss-Newton) information in (slope, intercept).
+fn add_prior(item: &ItemParameters, prior: DifficultyPrior, g: &mut [f64; 2], info: &mut [f64; 3]) {
+    if !(prior.sd > 0.0 && prior.sd.is_finite() && prior.mean.is_finite()) {
+        return;
+    }
+    let precision = 1.0 / (prior.sd * prior.sd);
+    let u = item.intercept / item.slope + prior.mean;
+    let du_da = -item.intercept / (item.slope * item.slope);
+    let du_dd = 1.0 / item.slope;
+    g[0] -= precision * u * du_da;
+    g[1] -= precision * u * du_dd;
+    info[0] += precision * du_da * du_da;
+    info[1] += precision * du_da * du_dd;
+    info[2] += precision * du_dd * du_dd;
+}
+
 fn bounded_step(step: f64) -> f64 {
     if step.is_finite() {
         step.clamp(-MAX_STEP, MAX_STEP)
@@ -390,14 +547,18 @@ fn maximisation(
     expected: &Expected,
     nodes: &[f64],
     model: IrtModel,
+    priors: &[Option<DifficultyPrior>],
 ) -> f64 {
     let before: Vec<ItemParameters> = items.to_vec();
     for _ in 0..INNER_STEPS {
         let mut largest: f64 = 0.0;
         let (mut common_gradient, mut common_information) = (0.0, 0.0);
         for (j, item) in items.iter_mut().enumerate() {
-            let (g, info) =
+            let (mut g, mut info) =
                 item_derivatives(item, &expected.answered[j], &expected.right[j], nodes);
+            if let Some(prior) = priors.get(j).copied().flatten() {
+                add_prior(item, prior, &mut g, &mut info);
+            }
             match model {
                 IrtModel::TwoPl => {
                     let det = info[0] * info[2] - info[1] * info[1];
@@ -671,6 +832,93 @@ mod tests {
                 "item {j}: {f} vs {t} (se {se})"
             );
         }
+    }
+
+    /// Items of difficulty uniform on [−2.5, 2.5] and slopes 0.7-1.4, with an author's
+    /// rating: the true b blurred by N(0, 1), rounded and clamped to −2 … +2.
+    fn rated_items(count: usize, rng: &mut StdRng) -> (Vec<ItemParameters>, Vec<f64>) {
+        (0..count)
+            .map(|_| {
+                let b: f64 = rng.random_range(-2.5..2.5);
+                let a: f64 = rng.random_range(0.7..1.4);
+                let rated = (b + normal(rng)).round().clamp(-2.0, 2.0);
+                (
+                    ItemParameters {
+                        slope: a,
+                        intercept: -a * b,
+                        guessing: 0.25,
+                    },
+                    rated,
+                )
+            })
+            .unzip()
+    }
+
+    #[test]
+    fn the_authors_prior_ranks_sparse_difficulties_better_than_the_answers_alone() {
+        let mut rng = StdRng::seed_from_u64(11);
+        let (truth, rated) = rated_items(120, &mut rng);
+        let true_b: Vec<f64> = truth.iter().map(ItemParameters::difficulty).collect();
+        // about 25 answers a question
+        let examinees = simulate(&truth, 300, 10, 5);
+        let settings = FitSettings {
+            model: IrtModel::OnePl,
+            ..FitSettings::default()
+        };
+        let floors = vec![0.25; truth.len()];
+        let plain = fit(&floors, &examinees, &settings);
+        let (with_prior, prior) = fit_with_author_prior(&floors, &rated, &examinees, &settings);
+        let prior = prior.expect("120 questions are enough to learn the authors' line");
+        // the ratings rise with difficulty, and their spread around the line is about
+        // the blur (1) the ratings were made with, not the answers' noise on top
+        assert!(prior.slope > 0.5 && prior.slope < 1.5, "{prior:?}");
+        assert!(prior.sd > 0.5 && prior.sd < 1.6, "{prior:?}");
+        let rho = |f: &Fit| {
+            let b: Vec<f64> = f.items.iter().map(|i| i.parameters.difficulty()).collect();
+            spearman(&b, &true_b).expect("a correlation")
+        };
+        assert!(
+            rho(&with_prior) > rho(&plain),
+            "{} vs {} {prior:?}",
+            rho(&with_prior),
+            rho(&plain)
+        );
+    }
+
+    #[test]
+    fn a_prior_pulls_a_difficulty_only_as_far_as_its_answers_allow() {
+        let item = ItemParameters {
+            slope: 1.0,
+            intercept: 0.0,
+            guessing: 0.25,
+        };
+        let settings = FitSettings {
+            model: IrtModel::OnePl,
+            ..FitSettings::default()
+        };
+        let pulled = |answers: usize| {
+            let examinees = simulate(&[item; 2], answers, 2, 3);
+            let priors = [Some(DifficultyPrior { mean: 2.0, sd: 0.5 }), None];
+            let with = fit_with_priors(&[0.25; 2], &priors, &examinees, &settings);
+            let without = fit(&[0.25; 2], &examinees, &settings);
+            with.items[0].parameters.difficulty() - without.items[0].parameters.difficulty()
+        };
+        let (few, many) = (pulled(20), pulled(5_000));
+        // towards the prior's mean, far with 20 answers, hardly with 5,000
+        assert!(few > 0.4, "{few}");
+        assert!(many > 0.0 && many < 0.1, "{many}");
+        // no prior, or one too wide to say anything, is the plain fit
+        let examinees = simulate(&[item; 2], 200, 2, 4);
+        let wide = [Some(DifficultyPrior { mean: 2.0, sd: 1e6 }); 2];
+        let a = fit_with_priors(&[0.25; 2], &wide, &examinees, &settings);
+        let b = fit(&[0.25; 2], &examinees, &settings);
+        for (x, y) in a.items.iter().zip(&b.items) {
+            assert!((x.parameters.difficulty() - y.parameters.difficulty()).abs() < 1e-4);
+        }
+        // too few questions to learn a line: the plain fit
+        let (alone, none) = fit_with_author_prior(&[0.25; 2], &[0.0, 1.0], &examinees, &settings);
+        assert!(none.is_none());
+        assert_eq!(alone, b);
     }
 
     #[test]

@@ -99,6 +99,13 @@ pub fn guessing_floor(options: usize) -> f64 {
     }
 }
 
+/// How many options a question offers: its right answer and its non-blank distractors
+/// (`distractors_json`, a JSON array of strings).
+pub fn option_count(distractors_json: &str) -> usize {
+    let distractors: Vec<String> = serde_json::from_str(distractors_json).unwrap_or_default();
+    1 + distractors.iter().filter(|d| !d.trim().is_empty()).count()
+}
+
 /// The logistic function σ(x) = 1 / (1 + e^−x), computed without overflow.
 pub fn logistic(x: f64) -> f64 {
     if x >= 0.0 {

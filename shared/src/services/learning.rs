@@ -84,11 +84,7 @@ fn round(x: f64, places: i32) -> f64 {
     (x * scale).round() / scale
 }
 
-/// How many options a question offers: its right answer and its non-blank distractors.
-pub fn option_count(distractors_json: &str) -> usize {
-    let distractors: Vec<String> = serde_json::from_str(distractors_json).unwrap_or_default();
-    1 + distractors.iter().filter(|d| !d.trim().is_empty()).count()
-}
+pub use crate::domain::skill::option_count;
 
 /// The calibration job's name for its cursor over the answers (`stats_cursors`).
 const FIRST_ANSWERS: &str = "first_answers";
@@ -221,12 +217,17 @@ async fn fit_category(ctx: &AppContext, category_id: &str, now: i64) -> Result<u
             IrtGuessing::None => 0.0,
         })
         .collect();
+    let authored: Vec<f64> = questions
+        .iter()
+        .map(|(q, _)| skill::authored_difficulty(q.authored_difficulty))
+        .collect();
     let examinees = examinees_of(questions.iter().map(|(_, answers)| answers.as_slice()));
-    let fit_settings = fit_settings(&settings);
+    let job = settings.clone();
     // The EM loop is CPU work of seconds on a large bank: off the request threads.
-    let fit = tokio::task::spawn_blocking(move || irt::fit(&floors, &examinees, &fit_settings))
-        .await
-        .map_err(|e| Error::internal(format!("calibration fit: {e}")))?;
+    let fit =
+        tokio::task::spawn_blocking(move || calibration_fit(&job, &floors, &authored, &examinees))
+            .await
+            .map_err(|e| Error::internal(format!("calibration fit: {e}")))?;
     let row = CalibrationRow {
         category_id: category_id.to_string(),
         model: settings.irt_model,
@@ -387,11 +388,24 @@ pub async fn question_calibration(
         }))
 }
 
-/// The settings a fit runs with.
-fn fit_settings(settings: &LearningSettings) -> FitSettings {
-    FitSettings {
+/// The calibration job's fit of one category's questions (`floors[j]` and `authored[j]`,
+/// the author's 1-5 on the scale, for question j) from `examinees`' first answers: the
+/// model `IRT_MODEL` names, with the prior the authors' ratings give
+/// (`irt::fit_with_author_prior`) unless `IRT_AUTHOR_PRIOR=false`.
+pub fn calibration_fit(
+    settings: &LearningSettings,
+    floors: &[f64],
+    authored: &[f64],
+    examinees: &[Examinee],
+) -> irt::Fit {
+    let fit_settings = FitSettings {
         model: settings.irt_model,
         ..FitSettings::default()
+    };
+    if settings.irt_author_prior {
+        irt::fit_with_author_prior(floors, authored, examinees, &fit_settings).0
+    } else {
+        irt::fit(floors, examinees, &fit_settings)
     }
 }
 

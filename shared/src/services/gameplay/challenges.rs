@@ -19,7 +19,7 @@ use crate::ids::{ChallengeId, PlayerId, QuestionId};
 use crate::message::msg;
 use crate::services::media::{self, PlayerMedia};
 use crate::services::player_auth::PlayerPrincipal;
-use crate::services::{learning, minors, review};
+use crate::services::{minors, review};
 use crate::tokens::random_token;
 use crate::{Error, Result};
 
@@ -390,9 +390,9 @@ async fn pick_questions(
         let candidates = read
             .into_iter()
             .map(|c| {
-                let floor = skill::guessing_floor(learning::option_count(&c.distractors));
+                let floor = skill::guessing_floor(c.options);
                 Candidate {
-                    success: skill::predicted_success(skill.value, c.difficulty.value, floor),
+                    success: skill::predicted_success(skill.value, c.difficulty, floor),
                     ..c.candidate
                 }
             })
