@@ -71,6 +71,9 @@ pub struct PickRun {
     pub groups: Vec<(f64, f64, f64, f64)>,
     /// Share of the measured challenges that served a question new to the bank.
     pub explored: f64,
+    /// Per measured skill, over the served questions: the success the service predicted
+    /// when it picked them (its skill and difficulty estimates) and the true chance.
+    pub predicted: Vec<(f64, f64)>,
 }
 
 impl PickRun {
@@ -146,15 +149,20 @@ pub async fn play(world: &PickWorld) -> PickRun {
         .flat_map(|(g, &theta)| (0..world.per_skill).map(move |p| (format!("sim-{g}-{p}"), theta)))
         .collect();
     let mut tallies: HashMap<String, Vec<(usize, bool)>> = HashMap::new();
+    let mut predictions: HashMap<String, Vec<(f64, f64)>> = HashMap::new();
     let mut explored = 0usize;
     for round in 0..world.challenges {
         for (device, theta) in &players {
             let played = game.challenge(device, *theta).await;
-            explored += usize::from(played.iter().any(|(index, _)| *index >= known));
+            explored += usize::from(played.iter().any(|p| p.index >= known));
+            predictions
+                .entry(device.clone())
+                .or_default()
+                .extend(played.iter().map(|p| (p.predicted, p.chance)));
             tallies
                 .entry(device.clone())
                 .or_default()
-                .extend(played.into_iter().map(|(_, right)| (round, right)));
+                .extend(played.into_iter().map(|p| (round, p.right)));
         }
         game.job().await;
     }
@@ -182,9 +190,22 @@ pub async fn play(world: &PickWorld) -> PickRun {
             )
         })
         .collect();
+    let predicted = (0..world.skills.len())
+        .map(|g| {
+            let all: Vec<(f64, f64)> = (0..world.per_skill)
+                .flat_map(|p| predictions[&format!("sim-{g}-{p}")].clone())
+                .collect();
+            let n = all.len().max(1) as f64;
+            (
+                all.iter().map(|a| a.0).sum::<f64>() / n,
+                all.iter().map(|a| a.1).sum::<f64>() / n,
+            )
+        })
+        .collect();
     drop(ctx);
     drop(database);
     PickRun {
+        predicted,
         groups,
         explored: explored as f64 / (players.len() * world.challenges).max(1) as f64,
     }
@@ -257,6 +278,15 @@ async fn seed_track(ctx: &AppContext, questions: &[TrueQuestion], first: usize, 
     tx.commit().await.expect("the track's questions");
 }
 
+/// One played question.
+struct Played {
+    index: usize,
+    right: bool,
+    /// The success the service predicted for it when it was picked, and the true chance.
+    predicted: f64,
+    chance: f64,
+}
+
 struct Game<'a> {
     ctx: &'a AppContext,
     /// Each question's truth and right answer, by id.
@@ -277,9 +307,8 @@ impl Game<'_> {
     }
 
     /// One challenge of the track played to its end by the player of `device`, who
-    /// answers right with the world's chance at skill `theta`; returns each question's
-    /// index and whether it was answered right.
-    async fn challenge(&mut self, device: &str, theta: f64) -> Vec<(usize, bool)> {
+    /// answers right with the world's chance at skill `theta`.
+    async fn challenge(&mut self, device: &str, theta: f64) -> Vec<Played> {
         let signed_in = player_auth::guest_sign_in(self.ctx, device)
             .await
             .expect("a guest");
@@ -292,11 +321,28 @@ impl Game<'_> {
             .await
             .expect("a challenge")
             .expect("the track has questions");
+        // what the pick read: the player's track skill and each question's difficulty
+        let skill = shared::db::learning::player_skills(&self.ctx.db, &principal.id)
+            .await
+            .expect("the player's skills")
+            .into_iter()
+            .find(|s| s.track_id == TRACK)
+            .map_or(0.0, |s| s.skill);
         let mut played = Vec::new();
         for served in &challenge.questions {
             let id = served.question.id.to_string();
             let (truth, right_text) = self.truth[&id].clone();
-            let right = self.rng.random_bool(truth.success(theta).clamp(0.0, 1.0));
+            let read: (Option<f64>, i64) = shared::read!(&self.ctx.db, |ex| {
+                sqlx::query_as("SELECT pick_difficulty, difficulty FROM questions WHERE id = $1")
+                    .bind(&id)
+                    .fetch_one(ex)
+                    .await
+                    .expect("a served question")
+            });
+            let b = shared::domain::skill::Estimate::stored_or_authored(read.0, None, read.1).value;
+            let predicted = shared::domain::skill::predicted_success(skill, b, 0.25);
+            let chance = truth.success(theta);
+            let right = self.rng.random_bool(chance.clamp(0.0, 1.0));
             let chosen = served
                 .question
                 .options
@@ -326,7 +372,12 @@ impl Game<'_> {
                 .trim_start_matches("sim-q-")
                 .parse()
                 .expect("a simulated id");
-            played.push((index, right));
+            played.push(Played {
+                index,
+                right,
+                predicted,
+                chance,
+            });
         }
         played
     }

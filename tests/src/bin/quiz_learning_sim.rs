@@ -282,7 +282,7 @@ fn pick_report() -> String {
         .iter()
         .map(|&seed| rt.block_on(pick_sim::play(&PickWorld::report(seed, false))))
         .collect();
-    out += "| true skill | adaptive, 20 challenges | first 5 | last 15 | random (`ADAPTIVE_PICK=false`) |\n|---|---|---|---|---|\n";
+    out += "| true skill | adaptive, 20 challenges | first 5 | last 15 | predicted by the service when picked | true chance of what it picked | random (`ADAPTIVE_PICK=false`) |\n|---|---|---|---|---|---|---|\n";
     let far = |values: &[f64]| {
         let mean = values.iter().sum::<f64>() / values.len() as f64;
         let worst = values
@@ -301,7 +301,11 @@ fn pick_report() -> String {
         let (f, _) = far(&first);
         let (l, _) = far(&rest);
         let (r, _) = far(&random);
-        out += &format!("| {skill:+.1} | {a:.3} ({aw:.3}) | {f:.3} | {l:.3} | {r:.3} |\n");
+        let predicted = on.iter().map(|r| r.predicted[g].0).sum::<f64>() / on.len() as f64;
+        let chance = on.iter().map(|r| r.predicted[g].1).sum::<f64>() / on.len() as f64;
+        out += &format!(
+            "| {skill:+.1} | {a:.3} ({aw:.3}) | {f:.3} | {l:.3} | {predicted:.3} | {chance:.3} | {r:.3} |\n"
+        );
     }
     let spread_on = on.iter().map(pick_sim::PickRun::spread).sum::<f64>() / on.len() as f64;
     let spread_off = off
