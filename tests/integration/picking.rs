@@ -11,7 +11,10 @@ use tests::{TestApp, both_engines_demo};
 both_engines_demo!(
     a_small_pool_gives_the_unanswered_questions_first,
     a_large_pool_gives_the_unanswered_questions_of_its_window,
-    the_pick_reads_its_candidates_from_the_index_alone
+    the_pick_reads_its_candidates_from_the_index_alone,
+    a_large_pool_serves_the_questions_near_the_players_target,
+    the_near_read_reads_its_candidates_from_the_band_index_alone,
+    the_band_the_database_computes_is_the_domains
 );
 
 async fn ids(app: &TestApp, sql: &'static str, arg: &str) -> Vec<String> {
@@ -160,18 +163,13 @@ async fn a_large_pool_gives_the_unanswered_questions_of_its_window(app: TestApp)
     assert!(seen.len() > 20, "{}", seen.len());
 }
 
-/// Issue 54 §6: the candidates' difficulty, options and calibration ride in the pick's
-/// index, so the plan reads no question's row: on PostgreSQL both sides of the window are
-/// index-only scans of `questions_pick_covering` and nothing else scans `questions`; on
-/// SQLite both use it as a covering index. And the copy the pick reads follows the
-/// calibration job: a fold or a fit writes it, an edit its options.
-async fn the_pick_reads_its_candidates_from_the_index_alone(app: TestApp) {
+/// The plan of `sql` (its binds written in), as lines. On PostgreSQL with every way of
+/// reading a table but an index-only scan turned off: a test's tables are small enough
+/// to be read whole, and without a VACUUM an index-only scan is costed as visiting the
+/// heap, so a plan that needs a question's row has to show a disabled scan of
+/// `questions`.
+async fn plan_of(app: &TestApp, sql: &str) -> String {
     use sqlx::Row;
-    let sql = shared::db::gameplay::pick_candidates_sql(64)
-        .replace("$1", "'player'")
-        .replace("$2", "'category'")
-        .replace("$3", "12345")
-        .replace("$4", "'track'");
     let postgres = app.engine.is_postgres();
     let explain = if postgres {
         format!("EXPLAIN {sql}")
@@ -181,10 +179,6 @@ async fn the_pick_reads_its_candidates_from_the_index_alone(app: TestApp) {
     let mut tx = app.ctx.db.begin().await.unwrap();
     let plan: Vec<String> = shared::in_tx!(&mut tx, |ex| {
         if postgres {
-            // A test's tables are small enough to be read whole, and without a VACUUM an
-            // index-only scan is costed as visiting the heap: with every other way of
-            // reading a table turned off, a plan that needs a question's row has to
-            // show a disabled scan of `questions`.
             for off in ["enable_seqscan", "enable_indexscan", "enable_bitmapscan"] {
                 sqlx::query(sqlx::AssertSqlSafe(format!("SET LOCAL {off} = off")))
                     .execute(&mut *ex)
@@ -204,7 +198,22 @@ async fn the_pick_reads_its_candidates_from_the_index_alone(app: TestApp) {
             .collect()
     });
     drop(tx); // rolls back
-    let plan = plan.join("\n");
+    plan.join("\n")
+}
+
+/// Issue 54 §6: the candidates' difficulty, options and calibration ride in the pick's
+/// index, so the plan reads no question's row: on PostgreSQL both sides of the window are
+/// index-only scans of `questions_pick_covering` and nothing else scans `questions`; on
+/// SQLite both use it as a covering index. And the copy the pick reads follows the
+/// calibration job: a fold or a fit writes it, an edit its options.
+async fn the_pick_reads_its_candidates_from_the_index_alone(app: TestApp) {
+    let sql = shared::db::gameplay::pick_candidates_sql(64)
+        .replace("$1", "'player'")
+        .replace("$2", "'category'")
+        .replace("$3", "12345")
+        .replace("$4", "'track'");
+    let postgres = app.engine.is_postgres();
+    let plan = plan_of(&app, &sql).await;
     let on_questions: Vec<&str> = plan
         .lines()
         .filter(|l| {
@@ -277,4 +286,140 @@ async fn the_pick_reads_its_candidates_from_the_index_alone(app: TestApp) {
         carried("SELECT CAST(pick_difficulty AS TEXT) FROM questions WHERE id = $1").await,
         "1.25"
     );
+}
+
+/// A category of 300 questions: 10 at the difficulty a new player should meet
+/// (three in four right: b = −ln 2), the rest far too hard. A window of 64 random keys
+/// holds about two of the ten; the adaptive pick's read by band of difficulty brings
+/// them all, so every challenge is made of them (issue 54 §4). Fails when the near read
+/// is left out or reads the wrong bands.
+async fn a_large_pool_serves_the_questions_near_the_players_target(app: TestApp) {
+    app.exec(
+        "INSERT INTO categories (id, name, slug, created_at, updated_at)
+         VALUES ('pick-near', 'Near pool', 'pick-near', 0, 0)",
+        &[],
+    )
+    .await;
+    app.exec(
+        "INSERT INTO skill_nodes (id, category_id, title, created_at, updated_at)
+         VALUES ('pick-near-node', 'pick-near', 'All', 0, 0)",
+        &[],
+    )
+    .await;
+    let mut near = HashSet::new();
+    for i in 0..300 {
+        let id = format!("near-{i:03}");
+        // the near ones spread over the keys, so no one window holds them
+        let difficulty = if i % 30 == 0 { "-0.7" } else { "3.0" };
+        if i % 30 == 0 {
+            near.insert(id.clone());
+        }
+        app.exec(
+            "INSERT INTO questions (id, category_id, stem_text, content_type, correct_answer,
+                                    distractors, status, pick_key, pick_difficulty,
+                                    option_count, calibrated, created_at, updated_at)
+             VALUES ($1, 'pick-near', $1, 'text', 'yes', '[\"no\", \"maybe\", \"never\"]',
+                     'published', CAST($2 AS BIGINT) * 7000000, CAST($3 AS DOUBLE PRECISION), 4, TRUE,
+                     0, 0)",
+            &[&id, &i.to_string(), difficulty],
+        )
+        .await;
+    }
+    app.version_raw_questions().await;
+    let (player, token, _) = app.guest("pick-near").await;
+    for _ in 0..6 {
+        let picked = pick(&app, &player, &token, "pick-near").await;
+        assert_eq!(picked.len(), 5);
+        assert!(picked.iter().all(|q| near.contains(q)), "{picked:?}");
+    }
+}
+
+/// The near read, like the window, reads no question's row: on PostgreSQL every read of
+/// `questions` is an index-only scan of `questions_pick_band`, two per band; on SQLite
+/// each uses it as a covering index.
+async fn the_near_read_reads_its_candidates_from_the_band_index_alone(app: TestApp) {
+    let bands = 2 * shared::domain::pick::NEAR_BANDS + 1;
+    let sql = shared::db::gameplay::pick_near_candidates_sql(bands, shared::domain::pick::PER_BAND)
+        .replace("$1", "'player'")
+        .replace("$2", "'category'")
+        .replace("$3", "12345")
+        .replace("$4", "'track'")
+        .replace("$5", "-3");
+    let plan = plan_of(&app, &sql).await;
+    let scans = 2 * usize::try_from(bands).unwrap();
+    if app.engine.is_postgres() {
+        assert_eq!(
+            plan.matches("Index Only Scan using questions_pick_band on questions")
+                .count(),
+            scans,
+            "{plan}"
+        );
+        assert!(
+            plan.lines()
+                .filter(|l| l.contains(" on questions"))
+                .all(|l| l.contains("Index Only Scan using questions_pick_band")),
+            "{plan}"
+        );
+    } else {
+        assert_eq!(
+            plan.matches("USING COVERING INDEX questions_pick_band")
+                .count(),
+            scans,
+            "{plan}"
+        );
+        assert!(
+            plan.lines()
+                .filter(|l| l.contains("SEARCH q ") || l.contains("SCAN q "))
+                .all(|l| l.contains("COVERING INDEX questions_pick_band")),
+            "{plan}"
+        );
+    }
+}
+
+/// `questions.pick_band`, computed by each engine from the difficulty the pick reads
+/// (or the author's 1-5 while it has none), is `domain::pick::band` of what the pick
+/// reads, at band edges, past the clamp and for every authored value.
+async fn the_band_the_database_computes_is_the_domains(app: TestApp) {
+    let id = app
+        .text(
+            "SELECT id FROM questions WHERE status = 'published' ORDER BY id LIMIT 1",
+            &[],
+        )
+        .await;
+    let band = |pick: Option<f64>, authored: i64| {
+        shared::domain::pick::band(
+            shared::domain::skill::Estimate::stored_or_authored(pick, None, authored).value,
+        )
+    };
+    let stored = || async {
+        app.text(
+            "SELECT CAST(pick_band AS TEXT) FROM questions WHERE id = $1",
+            &[&id],
+        )
+        .await
+    };
+    for authored in [-1i64, 0, 1, 2, 3, 4, 5, 6, 9] {
+        app.exec(
+            "UPDATE questions SET pick_difficulty = NULL, difficulty = CAST($2 AS BIGINT)
+             WHERE id = $1",
+            &[&id, &authored.to_string()],
+        )
+        .await;
+        assert_eq!(
+            stored().await,
+            band(None, authored).to_string(),
+            "authored {authored}"
+        );
+    }
+    for b in [
+        -100.0, -60.0, -2.2, -1.0, -0.75, -0.5, -0.25, -1e-9, 0.0, 1e-9, 0.25, 0.49999, 0.5, 0.7,
+        1.0, 2.75, 59.9, 100.0,
+    ] {
+        app.exec(
+            "UPDATE questions SET pick_difficulty = CAST($2 AS DOUBLE PRECISION) WHERE id = $1",
+            &[&id, &b.to_string()],
+        )
+        .await;
+        assert_eq!(stored().await, band(Some(b), 3).to_string(), "b = {b}");
+    }
 }

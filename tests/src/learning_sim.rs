@@ -558,7 +558,18 @@ pub fn adaptive_with(
                         .collect();
                     let start = rng.random_range(0..pick::KEY_RANGE);
                     let chosen = if adaptive {
-                        pick::choose_adaptive(candidates, start, 5, target, &mut rng)
+                        let skill_used = if knows_skill {
+                            true_skill
+                        } else {
+                            estimate.value
+                        };
+                        let near = near_read(
+                            &candidates,
+                            &truth,
+                            start,
+                            skill::target_difficulty(skill_used, target, floor),
+                        );
+                        pick::choose_adaptive(candidates, near, start, 5, target, &mut rng)
                     } else {
                         pick::choose(candidates, start, 5, &mut rng)
                     };
@@ -581,6 +592,30 @@ pub fn adaptive_with(
         })
         .collect();
     Adaptive { groups }
+}
+
+/// The service's second read (`db::gameplay::pick_near_candidates`) over a bank held in
+/// memory: when the bank is larger than the window, in each band near the target, the
+/// [`pick::PER_BAND`] questions nearest `start` going up the keys.
+fn near_read(
+    candidates: &[Candidate<usize>],
+    truth: &[TrueQuestion],
+    start: i64,
+    target_difficulty: f64,
+) -> Vec<Candidate<usize>> {
+    if candidates.len() <= pick::WINDOW {
+        return Vec::new();
+    }
+    pick::near_bands(target_difficulty)
+        .flat_map(|band| {
+            let mut in_band: Vec<&Candidate<usize>> = candidates
+                .iter()
+                .filter(|c| pick::band(truth[c.question].difficulty) == band)
+                .collect();
+            in_band.sort_by_key(|c| (c.key - start).rem_euclid(pick::KEY_RANGE));
+            in_band.into_iter().take(pick::PER_BAND).cloned()
+        })
+        .collect()
 }
 
 #[cfg(test)]

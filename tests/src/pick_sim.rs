@@ -74,6 +74,12 @@ pub struct PickRun {
     /// Per measured skill, over the served questions: the success the service predicted
     /// when it picked them (its skill and difficulty estimates) and the true chance.
     pub predicted: Vec<(f64, f64)>,
+    /// Per measured skill: the share of served questions that were uncalibrated when
+    /// served (the exploration place), and their mean true chance.
+    pub uncalibrated: Vec<(f64, f64)>,
+    /// Per measured skill: the share of served questions the player had answered before,
+    /// and their mean true chance.
+    pub repeats: Vec<(f64, f64)>,
 }
 
 impl PickRun {
@@ -121,6 +127,7 @@ pub async fn play(world: &PickWorld) -> PickRun {
     let mut game = Game {
         ctx: &ctx,
         truth: HashMap::new(),
+        seen: HashMap::new(),
         rng,
     };
     for (i, q) in truth.iter().enumerate() {
@@ -150,6 +157,7 @@ pub async fn play(world: &PickWorld) -> PickRun {
         .collect();
     let mut tallies: HashMap<String, Vec<(usize, bool)>> = HashMap::new();
     let mut predictions: HashMap<String, Vec<(f64, f64)>> = HashMap::new();
+    let mut served: HashMap<String, Vec<(bool, bool, f64)>> = HashMap::new();
     let mut explored = 0usize;
     for round in 0..world.challenges {
         for (device, theta) in &players {
@@ -159,6 +167,10 @@ pub async fn play(world: &PickWorld) -> PickRun {
                 .entry(device.clone())
                 .or_default()
                 .extend(played.iter().map(|p| (p.predicted, p.chance)));
+            served
+                .entry(device.clone())
+                .or_default()
+                .extend(played.iter().map(|p| (p.calibrated, p.repeat, p.chance)));
             tallies
                 .entry(device.clone())
                 .or_default()
@@ -202,9 +214,27 @@ pub async fn play(world: &PickWorld) -> PickRun {
             )
         })
         .collect();
+    let share_and_chance = |keep: &dyn Fn(&(bool, bool, f64)) -> bool| -> Vec<(f64, f64)> {
+        (0..world.skills.len())
+            .map(|g| {
+                let all: Vec<(bool, bool, f64)> = (0..world.per_skill)
+                    .flat_map(|p| served[&format!("sim-{g}-{p}")].clone())
+                    .collect();
+                let kept: Vec<f64> = all.iter().filter(|s| keep(s)).map(|s| s.2).collect();
+                (
+                    kept.len() as f64 / all.len().max(1) as f64,
+                    kept.iter().sum::<f64>() / kept.len().max(1) as f64,
+                )
+            })
+            .collect()
+    };
+    let uncalibrated = share_and_chance(&|s| !s.0);
+    let repeats = share_and_chance(&|s| s.1);
     drop(ctx);
     drop(database);
     PickRun {
+        uncalibrated,
+        repeats,
         predicted,
         groups,
         explored: explored as f64 / (players.len() * world.challenges).max(1) as f64,
@@ -285,12 +315,18 @@ struct Played {
     /// The success the service predicted for it when it was picked, and the true chance.
     predicted: f64,
     chance: f64,
+    /// A fit had calibrated it when it was served.
+    calibrated: bool,
+    /// The player had answered it before.
+    repeat: bool,
 }
 
 struct Game<'a> {
     ctx: &'a AppContext,
     /// Each question's truth and right answer, by id.
     truth: HashMap<String, (TrueQuestion, String)>,
+    /// The questions each player has been served, by device.
+    seen: HashMap<String, std::collections::HashSet<usize>>,
     rng: StdRng,
 }
 
@@ -332,12 +368,14 @@ impl Game<'_> {
         for served in &challenge.questions {
             let id = served.question.id.to_string();
             let (truth, right_text) = self.truth[&id].clone();
-            let read: (Option<f64>, i64) = shared::read!(&self.ctx.db, |ex| {
-                sqlx::query_as("SELECT pick_difficulty, difficulty FROM questions WHERE id = $1")
-                    .bind(&id)
-                    .fetch_one(ex)
-                    .await
-                    .expect("a served question")
+            let read: (Option<f64>, i64, bool) = shared::read!(&self.ctx.db, |ex| {
+                sqlx::query_as(
+                    "SELECT pick_difficulty, difficulty, calibrated FROM questions WHERE id = $1",
+                )
+                .bind(&id)
+                .fetch_one(ex)
+                .await
+                .expect("a served question")
             });
             let b = shared::domain::skill::Estimate::stored_or_authored(read.0, None, read.1).value;
             let predicted = shared::domain::skill::predicted_success(skill, b, 0.25);
@@ -373,6 +411,12 @@ impl Game<'_> {
                 .parse()
                 .expect("a simulated id");
             played.push(Played {
+                calibrated: read.2,
+                repeat: !self
+                    .seen
+                    .entry(device.to_string())
+                    .or_default()
+                    .insert(index),
                 index,
                 right,
                 predicted,

@@ -269,9 +269,12 @@ pub async fn pick_candidates(
             .fetch_all(ex)
             .await?
     });
-    Ok(rows
-        .into_iter()
-        .map(|r| PickCandidate {
+    Ok(rows.into_iter().map(PickCandidate::from).collect())
+}
+
+impl From<CandidateRow> for PickCandidate {
+    fn from(r: CandidateRow) -> Self {
+        PickCandidate {
             difficulty: Estimate::stored_or_authored(
                 r.pick_difficulty,
                 None,
@@ -298,8 +301,83 @@ pub async fn pick_candidates(
                 success: 0.0,
                 calibrated: r.calibrated,
             },
-        })
-        .collect())
+        }
+    }
+}
+
+/// The statement of [`pick_near_candidates`] for `bands` bands of `per_band` questions
+/// each (both clamped to 1-100): $1 the player, $2 the category, $3 the start key, $4 the
+/// track, $5 the lowest band.
+pub fn pick_near_candidates_sql(bands: i32, per_band: usize) -> String {
+    let bands = bands.clamp(1, 100);
+    let per_band = per_band.clamp(1, 100);
+    let one_band = |k: i32| {
+        let side = format!(
+            "SELECT q.id, q.pick_key, q.difficulty, q.pick_difficulty, q.option_count,
+                    q.calibrated
+             FROM questions q
+             WHERE q.category_id = $2 AND q.status = 'published' AND q.pick_band = $5 + {k}
+               AND q.pick_key"
+        );
+        format!(
+            "SELECT * FROM (SELECT c.* FROM (
+                 SELECT * FROM ({side} >= $3 ORDER BY q.pick_key LIMIT {per_band}) AS from_start
+                 UNION ALL
+                 SELECT * FROM ({side} < $3 ORDER BY q.pick_key LIMIT {per_band}) AS wrapped
+               ) AS c
+               ORDER BY CASE WHEN c.pick_key >= $3 THEN 0 ELSE 1 END, c.pick_key
+               LIMIT {per_band}) AS band_{k}"
+        )
+    };
+    let near = (0..bands)
+        .map(one_band)
+        .collect::<Vec<_>>()
+        .join("\n UNION ALL ");
+    format!(
+        "SELECT w.id, w.pick_key,
+                (SELECT a.is_correct FROM challenge_answers a
+                 WHERE a.player_id = $1 AND a.question_id = w.id
+                 ORDER BY a.is_correct DESC LIMIT 1) AS best_answer,
+                w.difficulty AS authored_difficulty, w.pick_difficulty, w.option_count,
+                w.calibrated, ps.skill AS track_skill, ps.answers AS track_skill_answers
+         FROM ({near}) AS w
+         LEFT JOIN player_skills ps ON ps.player_id = $1 AND ps.track_id = $4"
+    )
+}
+
+/// The adaptive pick's second read in a category ([`crate::domain::pick`]): in each band
+/// of difficulty of `bands` (`questions.pick_band`), the `per_band` published questions
+/// nearest `start` going up the keys (wrapping round), read as [`pick_candidates`] reads
+/// its window. Two index-only range scans of at most `per_band` entries per band
+/// (`questions_pick_band` leads with the band, then the key, and carries the rest) and
+/// one index-only probe of the player's answers per question read.
+pub async fn pick_near_candidates(
+    db: &Db,
+    player_id: &PlayerId,
+    track_id: &str,
+    category_id: &str,
+    start: i64,
+    bands: std::ops::RangeInclusive<i32>,
+    per_band: usize,
+) -> sqlx::Result<Vec<PickCandidate>> {
+    let lowest = *bands.start();
+    let count = bands.end().saturating_sub(lowest).saturating_add(1);
+    if count < 1 {
+        return Ok(Vec::new());
+    }
+    let rows = read!(db, |ex| {
+        sqlx::query_as::<_, CandidateRow>(sqlx::AssertSqlSafe(pick_near_candidates_sql(
+            count, per_band,
+        )))
+        .bind(player_id)
+        .bind(category_id)
+        .bind(start)
+        .bind(track_id)
+        .bind(lowest)
+        .fetch_all(ex)
+        .await?
+    });
+    Ok(rows.into_iter().map(PickCandidate::from).collect())
 }
 
 /// The picked questions, in the order of `ids`, each with its version's pace (the

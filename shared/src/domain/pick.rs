@@ -8,15 +8,27 @@
 //! random order. A pool of at most [`WINDOW`] questions is read whole, so there the pick
 //! is exactly "unanswered first, random otherwise".
 //!
-//! The adaptive pick ([`choose_adaptive`], `ADAPTIVE_PICK`) reads the same window and
-//! keeps the rule of `operations.md` §6 first: the questions the player has not answered
-//! correctly (never answered, or answered wrong) come before those answered right, which
-//! fill a challenge only when fewer others than its questions are in the window. Within
-//! each group, the questions whose predicted success for the player is nearest
+//! The adaptive pick ([`choose_adaptive`], `ADAPTIVE_PICK`) reads the same window and,
+//! where a category has more questions than the window, also the questions near the
+//! difficulty the player should meet: [`PER_BAND`] from the same start in each band of
+//! difficulty ([`band`], [`BAND_WIDTH`] wide) within [`NEAR_BANDS`] of the target's
+//! ([`near_bands`]), again index range scans. A random window of 64 in a bank of
+//! thousands holds a handful of questions near any one difficulty, and a player who has
+//! answered those right needs others; the bands give them. It keeps the rule of
+//! `operations.md` §6 first: of everything read, the questions the player has not
+//! answered correctly (never answered, or answered wrong) come before those answered
+//! right, which fill a challenge only when fewer others than its questions were read.
+//! Within each group, the questions whose predicted success for the player is nearest
 //! `TARGET_SUCCESS` come first. The last place goes to a question without a fitted
-//! difficulty that the player has never answered, while the window has one, so new
-//! questions get the first answers that calibrate them (never answered, such a question
-//! belongs to the first group: the rule holds).
+//! difficulty that the player has never answered, while the read has one predicted
+//! within [`EXPLORE_WITHIN`] of the target, so new questions get the first answers that
+//! calibrate them from the players they suit (never answered, such a question belongs to
+//! the first group: the rule holds). Without that bound the place went to whichever
+//! uncalibrated question was nearest, however far: questions at the bank's ends, which
+//! few players meet, stay uncalibrated longest, and a weak player's fifth question was
+//! then one they answered right about a third of the time (the simulator through the
+//! service: one question in five uncalibrated, their true chance 0.38 for players of
+//! skill −1.5).
 
 use rand::Rng;
 use rand::seq::SliceRandom;
@@ -25,6 +37,37 @@ use rand::seq::SliceRandom;
 pub const KEY_RANGE: i64 = i32::MAX as i64;
 /// How many questions one pick considers.
 pub const WINDOW: usize = 64;
+/// The width of a band of difficulty, on the skill scale (logits).
+pub const BAND_WIDTH: f64 = 0.5;
+/// The bands read on each side of the target's band.
+pub const NEAR_BANDS: i32 = 2;
+/// The questions read from each band.
+pub const PER_BAND: usize = 12;
+/// How far from the target an uncalibrated question's predicted success may be for it
+/// to take the exploration place.
+pub const EXPLORE_WITHIN: f64 = 0.15;
+/// Difficulties are clamped to ± this before their band is taken (a corrupted value
+/// still falls in a band).
+const BAND_CLAMP: f64 = 60.0;
+
+/// The band of a difficulty b: ⌊b / [`BAND_WIDTH`]⌋, b clamped to ±60 (a non-finite b
+/// as 0). The column `questions.pick_band` is this of the difficulty the pick reads,
+/// computed by the database (migration 0037 writes the same formula for each engine).
+pub fn band(difficulty: f64) -> i32 {
+    let b = if difficulty.is_finite() {
+        difficulty.clamp(-BAND_CLAMP, BAND_CLAMP)
+    } else {
+        0.0
+    };
+    (b / BAND_WIDTH).floor() as i32
+}
+
+/// The bands the pick's second read covers for a player whose target difficulty is
+/// `target_difficulty` (`domain::skill::target_difficulty`).
+pub fn near_bands(target_difficulty: f64) -> std::ops::RangeInclusive<i32> {
+    let centre = band(target_difficulty);
+    centre - NEAR_BANDS..=centre + NEAR_BANDS
+}
 
 /// A random key for a new question, or a random start for a pick.
 pub fn new_key() -> i64 {
@@ -63,15 +106,19 @@ pub fn choose<T, R: Rng + ?Sized>(
     candidates.into_iter().take(n).map(|c| c.question).collect()
 }
 
-/// The `n` questions of an adaptive challenge from the candidates read at `start`: the
-/// window as [`choose`] takes it, those not answered correctly first, each group ordered
-/// by the distance of its predicted success from `target` (ties in random order). When
-/// none of the chosen is an exploration question (no fitted difficulty, never answered
-/// by the player) and the rest of the window holds one, the nearest of those takes the
-/// last place; never answered, it is of the first group, so it never goes before a
-/// question of that group that it displaces out of turn: the rule holds.
-pub fn choose_adaptive<T, R: Rng + ?Sized>(
+/// The `n` questions of an adaptive challenge from the candidates read at `start` and
+/// the questions read near the target (`near`, possibly some of the same): the window
+/// as [`choose`] takes it, then every near question not already in it; those not
+/// answered correctly first, each group ordered by the distance of its predicted success
+/// from `target` (ties in random order). When none of the chosen is an exploration
+/// question (no fitted difficulty, never answered by the player) and the rest of the
+/// read holds one predicted within [`EXPLORE_WITHIN`] of `target`, the nearest of those
+/// takes the last place; never answered, it is of
+/// the first group, so it never goes before a question of that group that it displaces
+/// out of turn: the rule holds.
+pub fn choose_adaptive<T: PartialEq, R: Rng + ?Sized>(
     mut candidates: Vec<Candidate<T>>,
+    near: Vec<Candidate<T>>,
     start: i64,
     n: usize,
     target: f64,
@@ -79,6 +126,11 @@ pub fn choose_adaptive<T, R: Rng + ?Sized>(
 ) -> Vec<T> {
     candidates.sort_by_key(|c| (c.key - start).rem_euclid(KEY_RANGE));
     candidates.truncate(WINDOW);
+    for c in near {
+        if !candidates.iter().any(|w| w.question == c.question) {
+            candidates.push(c);
+        }
+    }
     candidates.shuffle(rng);
     let distance = |c: &Candidate<T>| {
         let d = (c.success - target).abs();
@@ -97,6 +149,7 @@ pub fn choose_adaptive<T, R: Rng + ?Sized>(
         && chosen.len() == n
         && !chosen.iter().any(explores)
         && let Some(at) = rest.iter().position(explores)
+        && distance(&rest[at]) <= EXPLORE_WITHIN
     {
         chosen[n - 1] = rest.swap_remove(at);
     }
@@ -133,7 +186,8 @@ mod tests {
         let pool: Vec<_> = (0..40)
             .map(|i| rated(i, f64::from(i) / 40.0, true, false))
             .collect();
-        let mut picked = choose_adaptive(pool, 0, 5, 0.75, &mut StdRng::seed_from_u64(1));
+        let mut picked =
+            choose_adaptive(pool, Vec::new(), 0, 5, 0.75, &mut StdRng::seed_from_u64(1));
         picked.sort_unstable();
         // 30/40 = 0.75; then 29 and 31, 28 and 32
         assert_eq!(picked, vec![28, 29, 30, 31, 32]);
@@ -145,7 +199,14 @@ mod tests {
         // nearest the target, 7 never answered and far from it
         let mut pool: Vec<_> = (0..5).map(|i| rated(i, 0.75, true, true)).collect();
         pool.extend((5..12).map(|i| rated(i, 0.2 + f64::from(i) / 100.0, true, false)));
-        let mut picked = choose_adaptive(pool.clone(), 0, 5, 0.75, &mut StdRng::seed_from_u64(2));
+        let mut picked = choose_adaptive(
+            pool.clone(),
+            Vec::new(),
+            0,
+            5,
+            0.75,
+            &mut StdRng::seed_from_u64(2),
+        );
         picked.sort_unstable();
         // the five of the seven nearest the target
         assert_eq!(picked, vec![7, 8, 9, 10, 11]);
@@ -154,7 +215,8 @@ mod tests {
         for (i, success) in [(0, 0.1), (3, 0.3), (4, 0.2)] {
             pool[i].success = success;
         }
-        let mut picked = choose_adaptive(pool, 0, 5, 0.75, &mut StdRng::seed_from_u64(2));
+        let mut picked =
+            choose_adaptive(pool, Vec::new(), 0, 5, 0.75, &mut StdRng::seed_from_u64(2));
         picked[3..].sort_unstable();
         assert!(
             picked[..3].iter().all(|id| (5..8).contains(id)),
@@ -169,27 +231,42 @@ mod tests {
         // the exploration place does not put an answered question before them
         let mut pool: Vec<_> = (0..5).map(|i| rated(i, 0.75, true, false)).collect();
         pool.push(rated(98, 0.75, false, true));
-        let picked = choose_adaptive(pool.clone(), 0, 5, 0.75, &mut StdRng::seed_from_u64(5));
+        let picked = choose_adaptive(
+            pool.clone(),
+            Vec::new(),
+            0,
+            5,
+            0.75,
+            &mut StdRng::seed_from_u64(5),
+        );
         assert!(!picked.contains(&98));
         // an uncalibrated question answered wrong before: its answer no longer calibrates
         pool.pop();
         let mut wrong = rated(97, 0.2, false, false);
         wrong.answered = true;
         pool.push(wrong);
-        let picked = choose_adaptive(pool.clone(), 0, 5, 0.75, &mut StdRng::seed_from_u64(5));
+        let picked = choose_adaptive(
+            pool.clone(),
+            Vec::new(),
+            0,
+            5,
+            0.75,
+            &mut StdRng::seed_from_u64(5),
+        );
         assert!(!picked.contains(&97));
-        // an unanswered uncalibrated one takes the last place, however far
-        pool.push(rated(99, 0.01, false, false));
-        let picked = choose_adaptive(pool, 0, 5, 0.75, &mut StdRng::seed_from_u64(5));
+        // an unanswered uncalibrated one near enough takes the last place
+        pool.push(rated(99, 0.62, false, false));
+        let picked = choose_adaptive(pool, Vec::new(), 0, 5, 0.75, &mut StdRng::seed_from_u64(5));
         assert_eq!(picked[4], 99);
     }
 
     proptest::proptest! {
-        /// Whatever the predictions (NaN included) and the challenge's size: every
-        /// question of the window not answered correctly comes before any answered
+        /// Whatever the predictions (NaN included), the challenge's size and which
+        /// questions the near read brings (some beyond the window, some already in it):
+        /// every question read not answered correctly comes before any answered
         /// correctly, each group is ordered by distance from the target except the last
         /// place, which goes to the nearest exploration question when none was chosen
-        /// and the window has one.
+        /// and the read has one within [`EXPLORE_WITHIN`] of the target.
         #[test]
         fn the_rule_holds_for_any_predictions(
             pool in proptest::collection::vec(
@@ -198,8 +275,9 @@ mod tests {
                     proptest::bool::ANY,
                     proptest::bool::ANY,
                     proptest::bool::ANY,
+                    proptest::bool::ANY,
                 ),
-                0..80,
+                0..120,
             ),
             n in 0usize..9,
             seed in 0u64..1000,
@@ -207,36 +285,44 @@ mod tests {
             let pool: Vec<_> = pool
                 .into_iter()
                 .enumerate()
-                .map(|(i, (success, calibrated, answered, right))| Candidate {
+                .map(|(i, (success, calibrated, answered, right, near))| (Candidate {
                     question: i,
                     key: i as i64,
                     answered: answered || right,
                     answered_correctly: right,
                     success,
                     calibrated,
-                })
+                }, near))
                 .collect();
-            let window: Vec<_> = pool.iter().take(WINDOW).cloned().collect();
+            let near: Vec<_> = pool.iter().filter(|(_, near)| *near).map(|(c, _)| c.clone()).collect();
+            let pool: Vec<_> = pool.into_iter().map(|(c, _)| c).collect();
+            // what the pick considers: the window, and the near read's others
+            let read: Vec<usize> = (0..pool.len())
+                .filter(|&i| i < WINDOW || near.iter().any(|c| c.question == i))
+                .collect();
             let target = 0.75;
-            let picked = choose_adaptive(pool, 0, n, target, &mut StdRng::seed_from_u64(seed));
-            proptest::prop_assert_eq!(picked.len(), window.len().min(n));
-            let right = |i: usize| window[i].answered_correctly;
-            let explores = |i: usize| !window[i].calibrated && !window[i].answered;
+            let picked = choose_adaptive(pool.clone(), near, 0, n, target, &mut StdRng::seed_from_u64(seed));
+            proptest::prop_assert_eq!(picked.len(), read.len().min(n));
+            proptest::prop_assert!(picked.iter().all(|i| read.contains(i)), "{picked:?}");
+            let unique: std::collections::HashSet<_> = picked.iter().collect();
+            proptest::prop_assert_eq!(unique.len(), picked.len());
+            let right = |i: usize| pool[i].answered_correctly;
+            let explores = |i: usize| !pool[i].calibrated && !pool[i].answered;
             let distance = |i: usize| {
-                let d = (window[i].success - target).abs();
+                let d = (pool[i].success - target).abs();
                 if d.is_finite() { d } else { f64::MAX }
             };
             // not answered correctly first, in the order of the picked list
             let first_right = picked.iter().position(|&i| right(i)).unwrap_or(picked.len());
             proptest::prop_assert!(picked[first_right..].iter().all(|&i| right(i)), "{picked:?}");
-            let not_right = window.iter().filter(|c| !c.answered_correctly).count();
+            let not_right = read.iter().filter(|&&i| !right(i)).count();
             proptest::prop_assert_eq!(first_right, not_right.min(picked.len()));
-            // an exploration question is chosen whenever the window has one
-            if n > 0 && (0..window.len()).any(explores) {
+            // an exploration question is chosen whenever the read has one near enough
+            if n > 0 && read.iter().any(|&i| explores(i) && distance(i) <= EXPLORE_WITHIN) {
                 proptest::prop_assert!(picked.iter().any(|&i| explores(i)), "{picked:?}");
             }
             // the places before the last are the nearest of their group, in order, and
-            // none of the window's left-outs of a group is nearer than its chosen ones
+            // none of the read's left-outs of a group is nearer than its chosen ones
             let body = &picked[..picked.len().saturating_sub(1)];
             for pair in body.windows(2) {
                 if right(pair[0]) == right(pair[1]) {
@@ -244,7 +330,7 @@ mod tests {
                 }
             }
             for &i in body {
-                for j in (0..window.len()).filter(|j| !picked.contains(j) && right(*j) == right(i)) {
+                for &j in read.iter().filter(|j| !picked.contains(j) && right(**j) == right(i)) {
                     proptest::prop_assert!(distance(i) <= distance(j), "{i} {j} {picked:?}");
                 }
             }
@@ -253,7 +339,7 @@ mod tests {
                 && explores(last)
                 && !body.iter().any(|&i| explores(i))
             {
-                for j in (0..window.len()).filter(|&j| explores(j) && !picked.contains(&j)) {
+                for &j in read.iter().filter(|&&j| explores(j) && !picked.contains(&j)) {
                     proptest::prop_assert!(distance(last) <= distance(j));
                 }
             }
@@ -261,20 +347,76 @@ mod tests {
     }
 
     #[test]
+    fn the_near_read_brings_questions_beyond_the_window() {
+        // a window of questions far from the target, and near ones beyond it (one also
+        // in the window, read twice)
+        let window: Vec<_> = (0..WINDOW as u32)
+            .map(|i| rated(i, 0.3, true, false))
+            .collect();
+        let mut near: Vec<_> = (500..510).map(|i| rated(i, 0.74, true, false)).collect();
+        near.push(rated(3, 0.3, true, false));
+        let picked = choose_adaptive(window, near, 0, 5, 0.75, &mut StdRng::seed_from_u64(6));
+        assert_eq!(picked.len(), 5);
+        assert!(
+            picked.iter().all(|&q| (500..510).contains(&q)),
+            "{picked:?}"
+        );
+        // the rule first: near questions answered right come after the window's others
+        let window: Vec<_> = (0..WINDOW as u32)
+            .map(|i| rated(i, 0.3, true, false))
+            .collect();
+        let near: Vec<_> = (500..510).map(|i| rated(i, 0.75, true, true)).collect();
+        let picked = choose_adaptive(window, near, 0, 5, 0.75, &mut StdRng::seed_from_u64(6));
+        assert!(picked.iter().all(|&q| q < WINDOW as u32), "{picked:?}");
+    }
+
+    #[test]
+    fn bands_are_half_a_logit_wide_and_bounded() {
+        assert_eq!(band(0.0), 0);
+        assert_eq!(band(0.49), 0);
+        assert_eq!(band(0.5), 1);
+        assert_eq!(band(-0.01), -1);
+        assert_eq!(band(-2.2), -5);
+        assert_eq!(band(1e9), 120);
+        assert_eq!(band(-1e9), -120);
+        assert_eq!(band(f64::NAN), 0);
+        assert_eq!(near_bands(-2.2), -7..=-3);
+    }
+
+    #[test]
     fn the_adaptive_pick_keeps_one_uncalibrated_question() {
         let mut pool: Vec<_> = (0..20).map(|i| rated(i, 0.75, true, false)).collect();
-        pool.push(rated(99, 0.05, false, false));
-        let picked = choose_adaptive(pool.clone(), 0, 5, 0.75, &mut StdRng::seed_from_u64(3));
+        pool.push(rated(99, 0.62, false, false));
+        let picked = choose_adaptive(
+            pool.clone(),
+            Vec::new(),
+            0,
+            5,
+            0.75,
+            &mut StdRng::seed_from_u64(3),
+        );
         assert_eq!(picked.len(), 5);
         assert_eq!(picked[4], 99);
+        // one predicted too far from the target waits for players it suits
+        pool.pop();
+        pool.push(rated(98, 0.55, false, false));
+        let picked = choose_adaptive(
+            pool.clone(),
+            Vec::new(),
+            0,
+            5,
+            0.75,
+            &mut StdRng::seed_from_u64(3),
+        );
+        assert!(!picked.contains(&98), "{picked:?}");
         // none uncalibrated in the window: all five by distance
         pool.pop();
-        let picked = choose_adaptive(pool, 0, 5, 0.75, &mut StdRng::seed_from_u64(3));
+        let picked = choose_adaptive(pool, Vec::new(), 0, 5, 0.75, &mut StdRng::seed_from_u64(3));
         assert!(!picked.contains(&99));
         // fewer than five read: all of them
         let few = vec![rated(1, 0.1, true, false), rated(2, 0.9, false, true)];
         assert_eq!(
-            choose_adaptive(few, 0, 5, 0.75, &mut StdRng::seed_from_u64(4)).len(),
+            choose_adaptive(few, Vec::new(), 0, 5, 0.75, &mut StdRng::seed_from_u64(4)).len(),
             2
         );
     }

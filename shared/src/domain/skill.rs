@@ -122,6 +122,17 @@ pub fn predicted_success(skill: f64, difficulty: f64, floor: f64) -> f64 {
     floor + (1.0 - floor) * logistic(skill - difficulty)
 }
 
+/// The difficulty at which a player of skill `skill` answers right with chance `target`
+/// among options with guessing floor `floor`: b = θ − logit((t − c) / (1 − c)), the
+/// inverse of [`predicted_success`]. A target at or below the floor (or at 1) has no such
+/// difficulty; the nearest finite one is given (the chance is bounded to 0.01-0.99 of the
+/// part above the floor).
+pub fn target_difficulty(skill: f64, target: f64, floor: f64) -> f64 {
+    let above_floor = ((target - floor) / (1.0 - floor)).clamp(0.01, 0.99);
+    let skill = if skill.is_finite() { skill } else { 0.0 };
+    skill - (above_floor / (1.0 - above_floor)).ln()
+}
+
 /// The estimates after one judged answer.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Updated {
@@ -370,6 +381,20 @@ mod tests {
         assert!((RULES.k(0) - 0.8).abs() < 1e-12);
         assert!((RULES.k(20) - 0.4).abs() < 1e-12);
         assert!((RULES.k(60) - 0.2).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_target_difficulty_inverts_the_prediction() {
+        for skill in [-2.0, 0.0, 1.5] {
+            for (target, floor) in [(0.75, 0.25), (0.6, 0.5), (0.9, 0.0)] {
+                let b = target_difficulty(skill, target, floor);
+                assert!((predicted_success(skill, b, floor) - target).abs() < 1e-12);
+            }
+        }
+        // four options, three in four: half the chances above the floor … ln 2 below θ
+        assert!((target_difficulty(0.0, 0.75, 0.25) + 2f64.ln()).abs() < 1e-12);
+        assert!(target_difficulty(0.0, 0.2, 0.25).is_finite());
+        assert!(target_difficulty(f64::NAN, 0.75, 0.25).is_finite());
     }
 
     #[test]

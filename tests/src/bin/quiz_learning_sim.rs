@@ -1,7 +1,8 @@
 //! The learning simulator's report (see `tests::learning_sim`, `tests::memory_sim`,
 //! `tests::pick_sim`): prints the "Learning" section of BENCHMARKS.md as markdown, every
 //! experiment on the five seeds of [`SEEDS`]. `quiz_learning_sim recovery LEVEL SEED` and
-//! `quiz_learning_sim pick SEED [off]` run one experiment once.
+//! `quiz_learning_sim pick SEED [on|off] [BANK]` run one experiment once;
+//! `quiz_learning_sim pick-report` prints only the pick's section.
 
 // A simulator's tool: a failure ends the run with its reason.
 #![allow(clippy::expect_used)]
@@ -86,12 +87,22 @@ fn main() {
         println!("{:#?}\n{:?}", e.recovery, started.elapsed());
         return;
     }
-    // `quiz_learning_sim pick SEED [off]`: one run of the pick through the service
+    // `quiz_learning_sim pick-report`: only the pick's section
+    if args.get(1).map(String::as_str) == Some("pick-report") {
+        println!("{}", pick_report());
+        return;
+    }
+    // `quiz_learning_sim pick SEED [on|off] [BANK]`: one run of the pick through the
+    // service (a bank of BANK questions, else the report's)
     if args.get(1).map(String::as_str) == Some("pick") {
         let seed: u64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(2026);
         let adaptive = args.get(3).map(String::as_str) != Some("off");
+        let mut world = PickWorld::report(seed, adaptive);
+        if let Some(bank) = args.get(4).and_then(|s| s.parse().ok()) {
+            world.bank = bank;
+        }
         let started = std::time::Instant::now();
-        let run = runtime().block_on(pick_sim::play(&PickWorld::report(seed, adaptive)));
+        let run = runtime().block_on(pick_sim::play(&world));
         println!("{run:#?}\n{:?}", started.elapsed());
         return;
     }
@@ -260,29 +271,83 @@ fn estimation_report() -> String {
 
 /// §3 and §4: the adaptive pick, through the service and in the domain model.
 fn pick_report() -> String {
-    let groups = [-1.5, 0.0, 1.5];
     let mut out = String::from(
         "**Adaptive pick through the service** (§4, `tests/src/pick_sim.rs`): on a fresh \
-         SQLite database, a track of 300 questions; a warm-up crowd of 400 players (θ ~ \
-         N(0, 1)) plays 4 challenges each on 270 of them through the service's own use \
+         SQLite database, a track of `bank` questions; a warm-up crowd of 400 players (θ ~ \
+         N(0, 1)) plays 4 challenges each on 90 % of them through the service's own use \
          cases (`gameplay::next_challenge`, `gameplay::answer`) and the calibration job \
          (`learning::calibrate`: the fold, then the fit) estimates their difficulties; then \
-         30 new questions join uncalibrated, and 30 players of each skill play 20 challenges \
+         the other 10 % join uncalibrated, and 30 players of each skill play 20 challenges \
          in turns, the job running between turns. Nothing is given to the pick: it reads \
          what the service estimated. Share of right answers per skill, mean (worst seed) \
          over the five seeds, with `ADAPTIVE_PICK=true` (target 0.75, goal ± 0.05 on every \
-         seed) and `false` (goal: spread > 0.3):\n\n",
+         seed) and `false` (goal: spread > 0.3); beside it, of the questions served, the \
+         share uncalibrated when served (the exploration place) with their true chance, and \
+         the share the player had met before (with 100 answers a player, a small bank runs \
+         out of questions near them, and the rule of `operations.md` §6 then serves what \
+         they answered wrong or have not met, however far).\n\n",
     );
+    for bank in [1_000, 300] {
+        out += &pick_table(bank);
+    }
+    out += "**The same pick in the domain model** (§3; `learning_sim::adaptive`): the bank's \
+            true difficulties given to the pick (the service's window and its read by band \
+            rebuilt over the bank in memory), 50 players per skill, the skill estimated by \
+            Elo from 0; and the pick's ceiling on the bank, the players' true skills given \
+            too, so only the bank and the rule of `operations.md` §6 (a question answered \
+            right comes back only when fewer than five others were read) stand between the \
+            pick and the target. Mean over the five seeds:\n\n\
+            | true skill | bank | adaptive | ceiling (true skill known) | random |\n|---|---|---|---|---|\n";
+    let groups = [-1.5, 0.0, 1.5];
+    for bank in [1_000, 300] {
+        let domain = |adaptive: bool, knows: bool| -> Vec<Vec<(f64, f64)>> {
+            SEEDS
+                .iter()
+                .map(|&seed| {
+                    adaptive_with(seed, bank, &groups, 50, 20, adaptive, 0.75, knows).groups
+                })
+                .collect()
+        };
+        let (d_on, d_ceiling, d_off) = (
+            domain(true, false),
+            domain(true, true),
+            domain(false, false),
+        );
+        for (g, skill) in groups.iter().enumerate() {
+            let mean = |runs: &[Vec<(f64, f64)>]| {
+                runs.iter().map(|r| r[g].1).sum::<f64>() / runs.len() as f64
+            };
+            out += &format!(
+                "| {skill:+.1} | {bank} | {:.3} | {:.3} | {:.3} |\n",
+                mean(&d_on),
+                mean(&d_ceiling),
+                mean(&d_off)
+            );
+        }
+    }
+    out
+}
+
+/// The service's pick on a track of `bank` questions, on every seed, adaptive and not.
+fn pick_table(bank: usize) -> String {
+    let groups = [-1.5, 0.0, 1.5];
     let rt = runtime();
+    let world = |seed: u64, adaptive: bool| PickWorld {
+        bank,
+        ..PickWorld::report(seed, adaptive)
+    };
     let on: Vec<pick_sim::PickRun> = SEEDS
         .iter()
-        .map(|&seed| rt.block_on(pick_sim::play(&PickWorld::report(seed, true))))
+        .map(|&seed| rt.block_on(pick_sim::play(&world(seed, true))))
         .collect();
     let off: Vec<pick_sim::PickRun> = SEEDS
         .iter()
-        .map(|&seed| rt.block_on(pick_sim::play(&PickWorld::report(seed, false))))
+        .map(|&seed| rt.block_on(pick_sim::play(&world(seed, false))))
         .collect();
-    out += "| true skill | adaptive, 20 challenges | first 5 | last 15 | predicted by the service when picked | true chance of what it picked | random (`ADAPTIVE_PICK=false`) |\n|---|---|---|---|---|---|---|\n";
+    let mut out = format!(
+        "A track of {bank} questions:\n\n\
+         | true skill | adaptive, 20 challenges | first 5 | last 15 | predicted by the service when picked | true chance of what it picked | uncalibrated when served (true chance) | met before | random (`ADAPTIVE_PICK=false`) |\n|---|---|---|---|---|---|---|---|---|\n"
+    );
     let far = |values: &[f64]| {
         let mean = values.iter().sum::<f64>() / values.len() as f64;
         let worst = values
@@ -292,6 +357,8 @@ fn pick_report() -> String {
             .unwrap_or(f64::NAN);
         (mean, worst)
     };
+    let mean =
+        |f: &dyn Fn(&pick_sim::PickRun) -> f64| on.iter().map(f).sum::<f64>() / on.len() as f64;
     for (g, skill) in groups.iter().enumerate() {
         let all: Vec<f64> = on.iter().map(|r| r.groups[g].1).collect();
         let first: Vec<f64> = on.iter().map(|r| r.groups[g].2).collect();
@@ -301,10 +368,15 @@ fn pick_report() -> String {
         let (f, _) = far(&first);
         let (l, _) = far(&rest);
         let (r, _) = far(&random);
-        let predicted = on.iter().map(|r| r.predicted[g].0).sum::<f64>() / on.len() as f64;
-        let chance = on.iter().map(|r| r.predicted[g].1).sum::<f64>() / on.len() as f64;
+        let predicted = mean(&|r| r.predicted[g].0);
+        let chance = mean(&|r| r.predicted[g].1);
+        let uncalibrated = mean(&|r| r.uncalibrated[g].0);
+        let uncalibrated_chance = mean(&|r| r.uncalibrated[g].1);
+        let repeats = mean(&|r| r.repeats[g].0);
         out += &format!(
-            "| {skill:+.1} | {a:.3} ({aw:.3}) | {f:.3} | {l:.3} | {predicted:.3} | {chance:.3} | {r:.3} |\n"
+            "| {skill:+.1} | {a:.3} ({aw:.3}) | {f:.3} | {l:.3} | {predicted:.3} | {chance:.3} | {:.0} % ({uncalibrated_chance:.3}) | {:.0} % | {r:.3} |\n",
+            100.0 * uncalibrated,
+            100.0 * repeats
         );
     }
     let spread_on = on.iter().map(pick_sim::PickRun::spread).sum::<f64>() / on.len() as f64;
@@ -315,38 +387,10 @@ fn pick_report() -> String {
     let explored = on.iter().map(|r| r.explored).sum::<f64>() / on.len() as f64;
     out += &format!(
         "\nSpread between the skills: {spread_on:.3} adaptive (mean), {spread_off:.3} random \
-         (smallest over the seeds). {:.0} % of the measured challenges served a new question \
-         (the exploration place).\n\n",
+         (smallest over the seeds). {:.0} % of the measured challenges served one of the \
+         questions that joined uncalibrated.\n\n",
         100.0 * explored
     );
-    out += "**The same pick in the domain model** (§3; `learning_sim::adaptive`): the bank's \
-            true difficulties given to the pick, 50 players per skill, the skill estimated \
-            by Elo from 0; and the pick's ceiling on this bank, the players' true skills \
-            given too, so only the bank and the rule of `operations.md` §6 (a question \
-            answered right comes back only when fewer than five others are in the window) \
-            stand between the pick and the target. Mean over the five seeds:\n\n\
-            | true skill | adaptive | ceiling (true skill known) | random |\n|---|---|---|---|\n";
-    let domain = |adaptive: bool, knows: bool| -> Vec<Vec<(f64, f64)>> {
-        SEEDS
-            .iter()
-            .map(|&seed| adaptive_with(seed, 300, &groups, 50, 20, adaptive, 0.75, knows).groups)
-            .collect()
-    };
-    let (d_on, d_ceiling, d_off) = (
-        domain(true, false),
-        domain(true, true),
-        domain(false, false),
-    );
-    for (g, skill) in groups.iter().enumerate() {
-        let mean =
-            |runs: &[Vec<(f64, f64)>]| runs.iter().map(|r| r[g].1).sum::<f64>() / runs.len() as f64;
-        out += &format!(
-            "| {skill:+.1} | {:.3} | {:.3} | {:.3} |\n",
-            mean(&d_on),
-            mean(&d_ceiling),
-            mean(&d_off)
-        );
-    }
     out
 }
 

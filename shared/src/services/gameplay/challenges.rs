@@ -354,6 +354,10 @@ async fn open_challenge(
     }))
 }
 
+/// The options the near read's target difficulty is computed for: most questions offer
+/// four (each candidate's own floor is used when predicting its success).
+const TYPICAL_OPTIONS: usize = 4;
+
 /// Up to `n` published questions of the track for the player, by [`pick`]'s rule, and
 /// which of them the player has answered before.
 async fn pick_questions(
@@ -365,21 +369,46 @@ async fn pick_questions(
     let rules = &ctx.settings.learning;
     let start = pick::new_key();
     let mut read = Vec::new();
+    let mut near = Vec::new();
     for category in db::tracks::track_categories(&ctx.db, track_id).await? {
-        read.extend(
-            db::gameplay::pick_candidates(
-                &ctx.db,
-                player_id,
-                track_id,
-                &category,
-                start,
-                pick::WINDOW as i64,
-            )
-            .await?,
-        );
+        let window = db::gameplay::pick_candidates(
+            &ctx.db,
+            player_id,
+            track_id,
+            &category,
+            start,
+            pick::WINDOW as i64,
+        )
+        .await?;
+        // A category the window did not read whole: its questions near the player's
+        // target difficulty too (the window then holds only a handful of them).
+        if rules.adaptive_pick
+            && window.len() >= pick::WINDOW
+            && let Some(first) = window.first()
+        {
+            let target = skill::target_difficulty(
+                first.track_skill.value,
+                rules.target_success,
+                skill::guessing_floor(TYPICAL_OPTIONS),
+            );
+            near.extend(
+                db::gameplay::pick_near_candidates(
+                    &ctx.db,
+                    player_id,
+                    track_id,
+                    &category,
+                    start,
+                    pick::near_bands(target),
+                    pick::PER_BAND,
+                )
+                .await?,
+            );
+        }
+        read.extend(window);
     }
     let answered: HashSet<QuestionId> = read
         .iter()
+        .chain(&near)
         .filter(|c| c.candidate.answered)
         .map(|c| c.candidate.question.clone())
         .collect();
@@ -387,17 +416,23 @@ async fn pick_questions(
     let chosen = if rules.adaptive_pick {
         // read with every candidate (a new player's when the track has none)
         let skill = read.first().map_or(Estimate::NEW_PLAYER, |c| c.track_skill);
-        let candidates = read
-            .into_iter()
-            .map(|c| {
-                let floor = skill::guessing_floor(c.options);
-                Candidate {
-                    success: skill::predicted_success(skill.value, c.difficulty, floor),
-                    ..c.candidate
-                }
-            })
-            .collect();
-        pick::choose_adaptive(candidates, start, n, rules.target_success, &mut rand::rng())
+        let predicted = |c: db::gameplay::PickCandidate| {
+            let floor = skill::guessing_floor(c.options);
+            Candidate {
+                success: skill::predicted_success(skill.value, c.difficulty, floor),
+                ..c.candidate
+            }
+        };
+        let window = read.into_iter().map(predicted).collect();
+        let near = near.into_iter().map(predicted).collect();
+        pick::choose_adaptive(
+            window,
+            near,
+            start,
+            n,
+            rules.target_success,
+            &mut rand::rng(),
+        )
     } else {
         let candidates = read.into_iter().map(|c| c.candidate).collect();
         pick::choose(candidates, start, n, &mut rand::rng())
