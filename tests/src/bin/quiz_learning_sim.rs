@@ -331,19 +331,17 @@ fn pick_report() -> String {
 /// The service's pick on a track of `bank` questions, on every seed, adaptive and not.
 fn pick_table(bank: usize) -> String {
     let groups = [-1.5, 0.0, 1.5];
-    let rt = runtime();
-    let world = |seed: u64, adaptive: bool| PickWorld {
-        bank,
-        ..PickWorld::report(seed, adaptive)
+    // a runtime per run: dropping it stops the tasks the run's service left behind,
+    // which on one shared runtime piled up run after run and slowed the later runs
+    // several times over
+    let play = |seed: u64, adaptive: bool| {
+        runtime().block_on(pick_sim::play(&PickWorld {
+            bank,
+            ..PickWorld::report(seed, adaptive)
+        }))
     };
-    let on: Vec<pick_sim::PickRun> = SEEDS
-        .iter()
-        .map(|&seed| rt.block_on(pick_sim::play(&world(seed, true))))
-        .collect();
-    let off: Vec<pick_sim::PickRun> = SEEDS
-        .iter()
-        .map(|&seed| rt.block_on(pick_sim::play(&world(seed, false))))
-        .collect();
+    let on: Vec<pick_sim::PickRun> = SEEDS.iter().map(|&seed| play(seed, true)).collect();
+    let off: Vec<pick_sim::PickRun> = SEEDS.iter().map(|&seed| play(seed, false)).collect();
     let mut out = format!(
         "A track of {bank} questions:\n\n\
          | true skill | adaptive, 20 challenges | first 5 | last 15 | predicted by the service when picked | true chance of what it picked | uncalibrated when served (true chance) | met before | random (`ADAPTIVE_PICK=false`) |\n|---|---|---|---|---|---|---|---|---|\n"
