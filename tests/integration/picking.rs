@@ -27,6 +27,22 @@ async fn ids(app: &TestApp, sql: &'static str, arg: &str) -> Vec<String> {
     })
 }
 
+/// A category `id` (named after it) with one skill node, `{id}-node`.
+async fn category_with_one_node(app: &TestApp, id: &str) {
+    app.exec(
+        "INSERT INTO categories (id, name, slug, created_at, updated_at)
+         VALUES ($1, $1, $1, 0, 0)",
+        &[id],
+    )
+    .await;
+    app.exec(
+        "INSERT INTO skill_nodes (id, category_id, title, created_at, updated_at)
+         VALUES ($2, $1, 'All', 0, 0)",
+        &[id, &format!("{id}-node")],
+    )
+    .await;
+}
+
 /// Records right answers of `player` to `questions` (in a finished challenge).
 async fn answered_correctly(app: &TestApp, player: &str, track: &str, questions: &[String]) {
     let session = format!(
@@ -119,18 +135,7 @@ async fn a_small_pool_gives_the_unanswered_questions_first(app: TestApp) {
 }
 
 async fn a_large_pool_gives_the_unanswered_questions_of_its_window(app: TestApp) {
-    app.exec(
-        "INSERT INTO categories (id, name, slug, created_at, updated_at)
-         VALUES ('pick-big', 'Big pool', 'pick-big', 0, 0)",
-        &[],
-    )
-    .await;
-    app.exec(
-        "INSERT INTO skill_nodes (id, category_id, title, created_at, updated_at)
-         VALUES ('pick-big-node', 'pick-big', 'All', 0, 0)",
-        &[],
-    )
-    .await;
+    category_with_one_node(&app, "pick-big").await;
     // 300 questions on evenly spaced keys; the even ones answered: any window of 64
     // consecutive keys holds 32 unanswered
     let mut answered = Vec::new();
@@ -294,18 +299,7 @@ async fn the_pick_reads_its_candidates_from_the_index_alone(app: TestApp) {
 /// them all, so every challenge is made of them (issue 54 §4). Fails when the near read
 /// is left out or reads the wrong bands.
 async fn a_large_pool_serves_the_questions_near_the_players_target(app: TestApp) {
-    app.exec(
-        "INSERT INTO categories (id, name, slug, created_at, updated_at)
-         VALUES ('pick-near', 'Near pool', 'pick-near', 0, 0)",
-        &[],
-    )
-    .await;
-    app.exec(
-        "INSERT INTO skill_nodes (id, category_id, title, created_at, updated_at)
-         VALUES ('pick-near-node', 'pick-near', 'All', 0, 0)",
-        &[],
-    )
-    .await;
+    category_with_one_node(&app, "pick-near").await;
     let mut near = HashSet::new();
     for i in 0..300 {
         let id = format!("near-{i:03}");

@@ -212,15 +212,42 @@ pub struct PickCandidate {
 /// The statement of [`pick_candidates`] for a window of `window` (clamped to
 /// 1-10,000): $1 the player, $2 the category, $3 the start key, $4 the track.
 pub fn pick_candidates_sql(window: i64) -> String {
-    const ONE_SIDE: &str = "SELECT q.id, q.pick_key, q.difficulty, q.pick_difficulty,
-                q.option_count, q.calibrated
-         FROM questions q
-         WHERE q.category_id = $2 AND q.status = 'published' AND q.pick_key";
     // The window is a number of this code's, written into the text: SQLite prepares a
     // statement again on every run when its LIMIT is a bound parameter (the bundled
     // 3.51 reads a bound LIMIT while planning; measured, half a million instructions a
     // pick).
     let window = window.clamp(1, 10_000);
+    with_answer_and_skill(&nearest_keys(
+        "WHERE q.category_id = $2 AND q.status = 'published'",
+        window,
+    ))
+}
+
+/// The `limit` questions of `questions q` matching `filter` whose keys come first from
+/// the start key $3 going up (wrapping round to the smallest): two range scans of at
+/// most `limit` entries each, on an index that leads with the filter's columns then
+/// the key.
+fn nearest_keys(filter: &str, limit: i64) -> String {
+    let side = format!(
+        "SELECT q.id, q.pick_key, q.difficulty, q.pick_difficulty, q.option_count,
+                q.calibrated
+         FROM questions q
+         {filter} AND q.pick_key"
+    );
+    format!(
+        "SELECT c.* FROM (
+             SELECT * FROM ({side} >= $3 ORDER BY q.pick_key LIMIT {limit}) AS from_start
+             UNION ALL
+             SELECT * FROM ({side} < $3 ORDER BY q.pick_key LIMIT {limit}) AS wrapped
+         ) AS c
+         ORDER BY CASE WHEN c.pick_key >= $3 THEN 0 ELSE 1 END, c.pick_key
+         LIMIT {limit}"
+    )
+}
+
+/// The candidate rows of `read` (questions as [`nearest_keys`] reads them), each with the
+/// player's ($1) best answer to it and their skill on the track ($4).
+fn with_answer_and_skill(read: &str) -> String {
     format!(
         "SELECT w.id, w.pick_key,
                 (SELECT a.is_correct FROM challenge_answers a
@@ -228,13 +255,7 @@ pub fn pick_candidates_sql(window: i64) -> String {
                  ORDER BY a.is_correct DESC LIMIT 1) AS best_answer,
                 w.difficulty AS authored_difficulty, w.pick_difficulty, w.option_count,
                 w.calibrated, ps.skill AS track_skill, ps.answers AS track_skill_answers
-         FROM (SELECT c.* FROM (
-                   SELECT * FROM ({ONE_SIDE} >= $3 ORDER BY q.pick_key LIMIT {window}) AS from_start
-                   UNION ALL
-                   SELECT * FROM ({ONE_SIDE} < $3 ORDER BY q.pick_key LIMIT {window}) AS wrapped
-               ) AS c
-               ORDER BY CASE WHEN c.pick_key >= $3 THEN 0 ELSE 1 END, c.pick_key
-               LIMIT {window}) AS w
+         FROM ({read}) AS w
          LEFT JOIN player_skills ps ON ps.player_id = $1 AND ps.track_id = $4"
     )
 }
@@ -310,39 +331,21 @@ impl From<CandidateRow> for PickCandidate {
 /// track, $5 the lowest band.
 pub fn pick_near_candidates_sql(bands: i32, per_band: usize) -> String {
     let bands = bands.clamp(1, 100);
-    let per_band = per_band.clamp(1, 100);
-    let one_band = |k: i32| {
-        let side = format!(
-            "SELECT q.id, q.pick_key, q.difficulty, q.pick_difficulty, q.option_count,
-                    q.calibrated
-             FROM questions q
-             WHERE q.category_id = $2 AND q.status = 'published' AND q.pick_band = $5 + {k}
-               AND q.pick_key"
-        );
-        format!(
-            "SELECT * FROM (SELECT c.* FROM (
-                 SELECT * FROM ({side} >= $3 ORDER BY q.pick_key LIMIT {per_band}) AS from_start
-                 UNION ALL
-                 SELECT * FROM ({side} < $3 ORDER BY q.pick_key LIMIT {per_band}) AS wrapped
-               ) AS c
-               ORDER BY CASE WHEN c.pick_key >= $3 THEN 0 ELSE 1 END, c.pick_key
-               LIMIT {per_band}) AS band_{k}"
-        )
-    };
+    let per_band = i64::try_from(per_band.clamp(1, 100)).unwrap_or(1);
     let near = (0..bands)
-        .map(one_band)
+        .map(|k| {
+            let band = nearest_keys(
+                &format!(
+                    "WHERE q.category_id = $2 AND q.status = 'published' \
+                     AND q.pick_band = $5 + {k}"
+                ),
+                per_band,
+            );
+            format!("SELECT * FROM ({band}) AS band_{k}")
+        })
         .collect::<Vec<_>>()
         .join("\n UNION ALL ");
-    format!(
-        "SELECT w.id, w.pick_key,
-                (SELECT a.is_correct FROM challenge_answers a
-                 WHERE a.player_id = $1 AND a.question_id = w.id
-                 ORDER BY a.is_correct DESC LIMIT 1) AS best_answer,
-                w.difficulty AS authored_difficulty, w.pick_difficulty, w.option_count,
-                w.calibrated, ps.skill AS track_skill, ps.answers AS track_skill_answers
-         FROM ({near}) AS w
-         LEFT JOIN player_skills ps ON ps.player_id = $1 AND ps.track_id = $4"
-    )
+    with_answer_and_skill(&near)
 }
 
 /// The adaptive pick's second read in a category ([`crate::domain::pick`]): in each band
