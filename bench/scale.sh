@@ -17,7 +17,8 @@
 # 1M/100k/20M/1M/1M, on SQLite 100k/20k/2M/100k/100k. Knobs: SAMPLES (200), SIZES
 # ("small large"), SCALE_PG_URL (default postgres://postgres@127.0.0.1:5432/test; the run
 # works in schema quiz_scale, dropped at the end), RUN_DIR, REDIS_URL
-# (redis://127.0.0.1:6379; keys under a per-run prefix), ONLY (endpoint subset).
+# (redis://127.0.0.1:6379; keys under a per-run prefix), ONLY (endpoint subset),
+# LARGE_QUESTIONS (the large size's published questions: issue 54's pick at 200,000).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -59,8 +60,8 @@ log "cargo build --release -p player-api -p admin-console (CARGO_TARGET_DIR=$TAR
 dims() {
   case "$1:$2" in
     *:small) echo "1000 100 10000 1000 1000 1 10000" ;;
-    postgres:large) echo "1000000 100000 20000000 1000000 1000000 100 10000" ;;
-    sqlite:large) echo "100000 20000 2000000 100000 100000 100 10000" ;;
+    postgres:large) echo "1000000 ${LARGE_QUESTIONS:-100000} 20000000 1000000 1000000 100 10000" ;;
+    sqlite:large) echo "100000 ${LARGE_QUESTIONS:-20000} 2000000 100000 100000 100 10000" ;;
   esac
 }
 

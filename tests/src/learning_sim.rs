@@ -101,6 +101,14 @@ pub struct Estimation {
     /// Log loss and AUC of the true model, of Elo (as the service runs it), of the
     /// per-question average, and of a constant.
     pub truth: (f64, f64),
+    /// The true skills and difficulties with one slope for every question: the best a
+    /// model without slopes (as the service's) can do.
+    pub one_slope: (f64, f64),
+    /// Every question's true parameters, the player's skill only from their own earlier
+    /// answers (the posterior mean of the chance under a N(0, 1) prior): the best any
+    /// estimate of a player seen for a few answers can do, however well it knows the
+    /// questions.
+    pub known_questions: (f64, f64),
     pub elo: (f64, f64),
     pub question_average: (f64, f64),
     pub constant: (f64, f64),
@@ -178,6 +186,7 @@ pub fn estimation(
         .collect();
     let (mut truth_p, mut elo_p, mut average_p, mut constant_p, mut outcomes) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut one_slope_p, mut known_questions_p) = (Vec::new(), Vec::new());
     for (turn, p) in turns.into_iter().enumerate() {
         if turn % FOLD_EVERY == 0 {
             fold(&mut folded, &mut unfolded);
@@ -188,6 +197,12 @@ pub fn estimation(
         let right = rng.random_bool(truth[q].success(skills[p]));
         if k >= held_from {
             truth_p.push(truth[q].success(skills[p]));
+            one_slope_p.push(skill::predicted_success(
+                skills[p],
+                truth[q].difficulty,
+                floor,
+            ));
+            known_questions_p.push(posterior_success(&truth, &examinees[p].responses, q));
             elo_p.push(skill::predicted_success(
                 service_players[p].value,
                 folded[q].value,
@@ -300,6 +315,8 @@ pub fn estimation(
         },
         held_out: outcomes.len(),
         truth: score(&truth_p),
+        one_slope: score(&one_slope_p),
+        known_questions: score(&known_questions_p),
         elo: score(&elo_p),
         question_average: score(&average_p),
         constant: score(&constant_p),
@@ -309,6 +326,28 @@ pub fn estimation(
             .zip(outcomes.iter().copied())
             .collect(),
     }
+}
+
+/// The chance that a player answers `question` right, averaged over the posterior of
+/// their skill given their `answers` so far (a N(0, 1) prior, the true question
+/// parameters; a grid of 161 points on [−5, 5]).
+fn posterior_success(truth: &[TrueQuestion], answers: &[(usize, bool)], question: usize) -> f64 {
+    let grid = (0..=160).map(|i| -5.0 + f64::from(i) / 16.0);
+    let (mut weight_sum, mut chance_sum) = (0.0, 0.0);
+    for theta in grid {
+        let log_weight = -0.5 * theta * theta
+            + answers
+                .iter()
+                .map(|&(q, right)| {
+                    let p = truth[q].success(theta);
+                    if right { p.ln() } else { (1.0 - p).ln() }
+                })
+                .sum::<f64>();
+        let weight = log_weight.exp();
+        weight_sum += weight;
+        chance_sum += weight * truth[question].success(theta);
+    }
+    chance_sum / weight_sum
 }
 
 /// The difficulties the pick reads after the calibration job, as `services::learning`
@@ -634,6 +673,16 @@ mod tests {
         assert!(r.oracle > r.share_wrong, "{r:?}");
         // the true model predicts best
         assert!(e.truth.0 < e.elo.0, "{e:?}");
+        // knowing the questions but not the player sits between the truth and Elo,
+        // and so does knowing both but not the slopes
+        assert!(
+            e.truth.0 < e.known_questions.0 && e.known_questions.0 < e.elo.0,
+            "{e:?}"
+        );
+        assert!(
+            e.truth.0 < e.one_slope.0 && e.one_slope.0 < e.elo.0,
+            "{e:?}"
+        );
         assert!(
             e.elo.0 < e.question_average.0 && e.elo.0 < e.constant.0,
             "{e:?}"

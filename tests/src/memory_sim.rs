@@ -171,6 +171,8 @@ pub struct MemoryReport {
     pub truth: (f64, f64, f64),
     pub fsrs_default: (f64, f64, f64),
     pub fsrs_fitted: (f64, f64, f64),
+    /// In the FSRS world, [`ceiling_schedule`]'s.
+    pub ceiling: Option<(f64, f64, f64)>,
     pub half_life: (f64, f64, f64),
     pub constant: (f64, f64, f64),
     /// Players whose own parameters the optimizer fitted (the others kept the defaults).
@@ -185,13 +187,75 @@ pub struct MemoryReport {
     pub recall_when_reviewed: f64,
 }
 
-/// A player's true FSRS parameters: the defaults with some scaled (see the module).
-fn true_parameters<R: Rng>(rng: &mut R) -> Vec<f32> {
+/// The FSRS parameters a player of the FSRS world has their own of: the initial
+/// stabilities (0-3), the stability growth (8, 10) and the decay (20).
+const SCALED: [usize; 7] = [0, 1, 2, 3, 8, 10, 20];
+/// The spread of each scaled parameter's log-normal factor.
+const SPREAD: f64 = 0.4;
+
+/// The defaults with each of [`SCALED`] multiplied by e^(factor).
+fn scaled_parameters(log_factors: &[f64; 7]) -> Vec<f32> {
     let mut w = memory::default_parameters();
-    for i in [0, 1, 2, 3, 8, 10, 20] {
-        w[i] *= (0.4 * normal(rng)).exp() as f32;
+    for (&i, factor) in SCALED.iter().zip(log_factors) {
+        w[i] *= factor.exp() as f32;
     }
     w
+}
+
+/// A player's true FSRS parameters: the defaults with some scaled (see the module).
+fn true_parameters<R: Rng>(rng: &mut R) -> Vec<f32> {
+    let mut log_factors = [0.0; 7];
+    for factor in &mut log_factors {
+        *factor = SPREAD * normal(rng);
+    }
+    scaled_parameters(&log_factors)
+}
+
+/// The FSRS world's ceiling for any fit of a player's own parameters: the world's own
+/// family and prior known (the seven factors of [`SCALED`], each N(0, [`SPREAD`]²) in
+/// logs), the factors estimated from the player's `training` answers alone (the
+/// maximum a posteriori, by a coordinate search in steps of 0.2, 0.1 and 0.05). What
+/// it misses of the true recall is what so many reviews cannot tell about a player.
+fn ceiling_schedule(training: &[Answer], questions: usize) -> Schedule {
+    let objective = |log_factors: &[f64; 7]| -> f64 {
+        let Ok(schedule) = Schedule::new(&scaled_parameters(log_factors), RETENTION) else {
+            return f64::INFINITY;
+        };
+        let mut states: Vec<Option<Memory>> = vec![None; questions];
+        let mut loss = 0.0;
+        for a in training {
+            let state = &mut states[a.question];
+            if let Some(m) = state {
+                let p = schedule.recall(m, a.at_ms).clamp(1e-6, 1.0 - 1e-6);
+                loss -= if a.correct { p.ln() } else { (1.0 - p).ln() };
+            }
+            *state = Some(schedule.review(state.as_ref(), a.correct, a.at_ms));
+        }
+        loss + log_factors.iter().map(|f| f * f).sum::<f64>() / (2.0 * SPREAD * SPREAD)
+    };
+    let mut best = [0.0; 7];
+    let mut best_loss = objective(&best);
+    for step in [0.2, 0.1, 0.05] {
+        for _pass in 0..2 {
+            let mut moved = false;
+            for k in 0..best.len() {
+                for direction in [1.0, -1.0] {
+                    let mut tried = best;
+                    tried[k] += direction * step;
+                    let loss = objective(&tried);
+                    if loss < best_loss {
+                        (best, best_loss, moved) = (tried, loss, true);
+                        break;
+                    }
+                }
+            }
+            if !moved {
+                break;
+            }
+        }
+    }
+    Schedule::new(&scaled_parameters(&best), RETENTION)
+        .unwrap_or_else(|_| Schedule::with_defaults(RETENTION))
 }
 
 /// Runs the simulation with `seed` in `world`: `players` players, a track of
@@ -292,7 +356,7 @@ pub fn memory(
     }
 
     // the held-out reviews: each player's last 20 % of later answers, by time
-    let mut predictions: [Vec<f64>; 4] = [Vec::new(), Vec::new(), Vec::new(), Vec::new()];
+    let mut predictions: [Vec<f64>; 5] = Default::default();
     let mut outcomes = Vec::new();
     let mut train_reviews: Vec<half_life::Review> = Vec::new();
     let mut test_reviews: Vec<half_life::Review> = Vec::new();
@@ -327,6 +391,11 @@ pub fn memory(
         };
         fitted_players += usize::from(fitted.is_some());
         let fitted = fitted.unwrap_or_else(|| service.clone());
+        let ceiling = (world == World::Fsrs).then(|| {
+            let training: Vec<Answer> = log.iter().copied().filter(|a| a.at_ms < cut_at).collect();
+            ceiling_schedule(&training, questions)
+        });
+        let mut ceiling_states: Vec<Option<Memory>> = vec![None; questions];
         // replay the log: each later answer predicted from the history before it
         let mut states: [Vec<Option<Memory>>; 2] = [vec![None; questions], vec![None; questions]];
         let mut counts = vec![(0u32, 0u32); questions];
@@ -344,6 +413,9 @@ pub fn memory(
                     predictions[0].push(service.recall(d, a.at_ms));
                     predictions[1].push(fitted.recall(f, a.at_ms));
                     predictions[3].push(a.p_true);
+                    if let (Some(schedule), Some(m)) = (&ceiling, &ceiling_states[q]) {
+                        predictions[4].push(schedule.recall(m, a.at_ms));
+                    }
                     outcomes.push(a.correct);
                     test_reviews.push(review);
                 } else {
@@ -352,6 +424,10 @@ pub fn memory(
             }
             states[0][q] = Some(service.review(states[0][q].as_ref(), a.correct, a.at_ms));
             states[1][q] = Some(fitted.review(states[1][q].as_ref(), a.correct, a.at_ms));
+            if let Some(schedule) = &ceiling {
+                ceiling_states[q] =
+                    Some(schedule.review(ceiling_states[q].as_ref(), a.correct, a.at_ms));
+            }
             if a.correct {
                 counts[q].0 += 1;
             } else {
@@ -381,6 +457,7 @@ pub fn memory(
         truth: score(&predictions[3]),
         fsrs_default: score(&predictions[0]),
         fsrs_fitted: score(&predictions[1]),
+        ceiling: (world == World::Fsrs).then(|| score(&predictions[4])),
         half_life: score(&predictions[2]),
         constant: score(&vec![base; outcomes.len()]),
         fitted_players,
@@ -403,6 +480,13 @@ mod tests {
         // to win, and the adoption check keeps what an overfitted one loses as small
         assert!(fitted <= r.fsrs_default.0 + 0.005, "{r:?}");
         assert!(r.truth.0 < fitted && r.truth.0 < r.fsrs_default.0, "{r:?}");
+        // knowing the world's family and prior, a player's own reviews tell their
+        // parameters well enough to come near the truth, nearer than the defaults
+        let ceiling = r.ceiling.map_or(f64::NAN, |c| c.0);
+        assert!(
+            ceiling < r.fsrs_default.0 && ceiling < r.truth.0 + 0.005,
+            "{r:?}"
+        );
         assert!(fitted < r.half_life.0 && fitted < r.constant.0, "{r:?}");
         assert!(
             r.fsrs_fitted.1 > r.half_life.1 && r.fsrs_fitted.1 > 0.5,
@@ -417,6 +501,10 @@ mod tests {
         eprintln!("{r:?}");
         let fitted = r.fsrs_fitted.0;
         assert!(fitted < r.fsrs_default.0, "{r:?}");
+        assert!(
+            r.ceiling.is_none(),
+            "the ceiling is the FSRS world's: {r:?}"
+        );
         assert!(fitted < r.half_life.0, "{r:?}");
         assert!(fitted <= r.constant.0 - 0.02, "{r:?}");
         assert!(r.truth.0 < fitted, "{r:?}");

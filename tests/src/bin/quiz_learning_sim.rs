@@ -2,7 +2,8 @@
 //! `tests::pick_sim`): prints the "Learning" section of BENCHMARKS.md as markdown, every
 //! experiment on the five seeds of [`SEEDS`]. `quiz_learning_sim recovery LEVEL SEED` and
 //! `quiz_learning_sim pick SEED [on|off] [BANK]` run one experiment once;
-//! `quiz_learning_sim pick-report` prints only the pick's section.
+//! `quiz_learning_sim pick-report` and `quiz_learning_sim memory-report` print only the
+//! pick's and the memory's sections.
 
 // A simulator's tool: a failure ends the run with its reason.
 #![allow(clippy::expect_used)]
@@ -90,6 +91,11 @@ fn main() {
     // `quiz_learning_sim pick-report`: only the pick's section
     if args.get(1).map(String::as_str) == Some("pick-report") {
         println!("{}", pick_report());
+        return;
+    }
+    // `quiz_learning_sim memory-report`: only the memory section
+    if args.get(1).map(String::as_str) == Some("memory-report") {
+        println!("{}", memory_report());
         return;
     }
     // `quiz_learning_sim pick SEED [on|off] [BANK]`: one run of the pick through the
@@ -236,8 +242,17 @@ fn estimation_report() -> String {
              over the five seeds); log loss mean (worst), AUC mean:\n\n| model | log loss | AUC |\n|---|---|---|\n"
         );
         type Score = fn(&Estimation) -> (f64, f64);
-        let models: [(&str, Score); 4] = [
+        let models: [(&str, Score); 6] = [
             ("the true model (the world's own probability)", |e| e.truth),
+            (
+                "ceiling without slopes: the true skills and difficulties, one slope for all",
+                |e| e.one_slope,
+            ),
+            (
+                "ceiling for a player seen for a few answers: every question's true parameters, \
+                 the skill from the player's own earlier answers (Bayes, N(0, 1) prior)",
+                |e| e.known_questions,
+            ),
             ("Elo as the service runs it", |e| e.elo),
             ("per-question average", |e| e.question_average),
             ("constant", |e| e.constant),
@@ -251,6 +266,16 @@ fn estimation_report() -> String {
         }
         let gap: Vec<f64> = level_runs.iter().map(|e| e.elo.0 - e.truth.0).collect();
         let worst_gap = gap.iter().copied().fold(f64::MIN, f64::max);
+        let ceiling_gap: Vec<f64> = level_runs
+            .iter()
+            .map(|e| e.known_questions.0 - e.truth.0)
+            .collect();
+        let ceiling_worst = ceiling_gap.iter().copied().fold(f64::MIN, f64::max);
+        let over_ceiling: Vec<f64> = level_runs
+            .iter()
+            .map(|e| e.elo.0 - e.known_questions.0)
+            .collect();
+        let over_ceiling_worst = over_ceiling.iter().copied().fold(f64::MIN, f64::max);
         let goal = if *level == 30 { 0.035 } else { 0.025 };
         let (p, o): (Vec<f64>, Vec<bool>) = level_runs
             .iter()
@@ -259,10 +284,15 @@ fn estimation_report() -> String {
         let decile = shared::domain::evaluation::decile_gap(&p, &o).unwrap_or(f64::NAN);
         out += &format!(
             "\nElo's log loss above the true model's: {:.4} on average, {worst_gap:.4} on the \
-             worst seed (goal ≤ {goal}). Calibration of Elo's predictions: mean squared gap \
+             worst seed (goal ≤ {goal}); the ceiling for a player seen for a few answers is \
+             itself {:.4} above it on average, {ceiling_worst:.4} on the worst seed, and Elo \
+             {:.4} above that ceiling on average ({over_ceiling_worst:.4} on the worst seed). \
+             Calibration of Elo's predictions: mean squared gap \
              between predicted and observed success by decile over the {} pooled held-out \
              answers {decile:.5} (goal ≤ 0.0009, i.e. 0.03²).\n\n",
             gap.iter().sum::<f64>() / gap.len() as f64,
+            ceiling_gap.iter().sum::<f64>() / ceiling_gap.len() as f64,
+            over_ceiling.iter().sum::<f64>() / over_ceiling.len() as f64,
             p.len(),
         );
     }
@@ -450,8 +480,13 @@ fn memory_report() -> String {
         );
         out += "| model | log loss, mean | log loss, worst seed | AUC | RMSE (bins) |\n|---|---|---|---|---|\n";
         type Line = fn(&tests::memory_sim::MemoryReport) -> (f64, f64, f64);
-        let lines: [(&str, Line); 5] = [
+        let lines: [(&str, Line); 6] = [
             ("the true recall (the world's own probability)", |r| r.truth),
+            (
+                "ceiling for a player's own fit: the world's family and prior known, the \
+                 player's seven factors from their own earlier reviews (maximum a posteriori)",
+                |r| r.ceiling.unwrap_or((f64::NAN, f64::NAN, f64::NAN)),
+            ),
             ("FSRS, each player's own parameters where adopted", |r| {
                 r.fsrs_fitted
             }),
@@ -463,6 +498,9 @@ fn memory_report() -> String {
             ("constant (the first 80 %'s share right)", |r| r.constant),
         ];
         for (label, line) in lines {
+            if runs.iter().any(|r| line(r).0.is_nan()) {
+                continue;
+            }
             out += &format!(
                 "| {label} | {:.4} | {:.4} | {:.4} | {:.4} |\n",
                 mean(&|r| line(r).0),
@@ -478,6 +516,19 @@ fn memory_report() -> String {
         let (own_vs_constant, own_vs_constant_worst) = gap(|r| r.fsrs_fitted, |r| r.constant);
         // the issue's goals: in FSRS's world near the truth, in the other ahead of the
         // baselines by 0.02; never worse than the defaults in either
+        let ceiling_gap = match world {
+            World::Fsrs => {
+                let (mean, worst) = gap(
+                    |r| r.ceiling.unwrap_or((f64::NAN, f64::NAN, f64::NAN)),
+                    |r| r.truth,
+                );
+                format!(
+                    "; the ceiling for a player's own fit is itself {mean:+.4} above the true \
+                     recall, worst {worst:+.4}"
+                )
+            }
+            World::ActR => String::new(),
+        };
         let (truth_goal, baseline_goal) = match world {
             World::Fsrs => ("; goal ≤ 0.005", ""),
             World::ActR => ("", "; goal ≤ −0.02"),
@@ -485,7 +536,7 @@ fn memory_report() -> String {
         out += &format!(
             "\nOwn parameters minus: the defaults {own_vs_default:+.4} (worst seed \
              {own_vs_default_worst:+.4}; goal ≤ 0 on every seed), the true recall \
-             {own_vs_truth:+.4} (worst {own_vs_truth_worst:+.4}{truth_goal}), half-life \
+             {own_vs_truth:+.4} (worst {own_vs_truth_worst:+.4}{truth_goal}{ceiling_gap}), half-life \
              regression {own_vs_hlr:+.4} (worst {own_vs_hlr_worst:+.4}{baseline_goal}), the \
              constant {own_vs_constant:+.4} (worst {own_vs_constant_worst:+.4}{baseline_goal}).\n\n"
         );
