@@ -171,7 +171,7 @@ pub struct MemoryReport {
     pub truth: (f64, f64, f64),
     pub fsrs_default: (f64, f64, f64),
     pub fsrs_fitted: (f64, f64, f64),
-    /// In the FSRS world, [`ceiling_schedule`]'s.
+    /// In the FSRS world, the ceiling for a player's own fit (`ceiling_schedule`).
     pub ceiling: Option<(f64, f64, f64)>,
     pub half_life: (f64, f64, f64),
     pub constant: (f64, f64, f64),
